@@ -1,0 +1,190 @@
+import { z } from "zod";
+import { parseDuration } from "./duration.js";
+
+/** A duration such as `45s`, `30m`, `2h` (or a number of seconds), as milliseconds. */
+export const durationSchema = z.union([z.string(), z.number()]).transform((value, context) => {
+  const ms = parseDuration(value);
+  if (ms === undefined) {
+    context.addIssue({ code: "custom", message: `expected a duration such as 45s, 30m or 2h, got ${JSON.stringify(value)}` });
+    return z.NEVER;
+  }
+  return ms;
+});
+
+const nameSchema = z
+  .string()
+  .regex(/^[A-Za-z][A-Za-z0-9_-]{0,63}$/, "expected a name of letters, digits, '-' and '_', starting with a letter");
+
+const optionalString = z.string().optional().transform((value) => (value === "" ? undefined : value));
+
+export const providerTypeSchema = z.enum(["openai", "anthropic", "google"]);
+export type ProviderType = z.infer<typeof providerTypeSchema>;
+
+/** `providers.<name>`: the keys openai, anthropic and google imply their type. */
+export const providerConfigSchema = z
+  .object({
+    type: providerTypeSchema.optional(),
+    apiKey: optionalString,
+    baseUrl: optionalString,
+    /** openai only: `chat` (Chat Completions, default) or `responses`. */
+    api: z.enum(["chat", "responses"]).default("chat"),
+    maxRetries: z.number().int().min(0).max(10).default(3),
+    timeout: durationSchema.default(120_000),
+  })
+  .strict();
+
+export const agentLimitsSchema = z
+  .object({
+    maxSteps: z.number().int().min(1).default(10),
+    deadline: durationSchema.default(300_000),
+    maxToolCallsPerStep: z.number().int().min(1).default(8),
+    /** How many times the same tool with the same arguments may run in one turn. */
+    maxRepeats: z.number().int().min(1).default(2),
+  })
+  .strict();
+
+export const agentConfigSchema = z
+  .object({
+    name: nameSchema,
+    provider: z.string(),
+    model: z.string().min(1),
+    systemPrompt: z.string().default(""),
+    tools: z.array(z.string()).default([]),
+    temperature: z.number().min(0).max(2).optional(),
+    maxOutputTokens: z.number().int().min(1).optional(),
+    /** Context budget in tokens; defaults by model. */
+    contextBudget: z.number().int().min(256).optional(),
+    limits: agentLimitsSchema.default(agentLimitsSchema.parse({})),
+    /** An agent's own Telegram bot (optional). */
+    telegram: z.object({ token: z.string().min(1) }).strict().optional(),
+  })
+  .strict();
+
+export const approversSchema = z.record(z.string(), z.array(z.union([z.string(), z.number()]).transform(String)));
+
+export const worldConfigSchema = z
+  .object({
+    name: nameSchema,
+    agents: z.array(z.string()).min(1),
+    defaultAgent: z.string().optional(),
+    turnLimit: z.number().int().min(1).default(6),
+    respond: z.enum(["addressed", "all"]).default("addressed"),
+    afterDenial: z.enum(["continue", "wait"]).default("continue"),
+    workdir: z.string().optional(),
+    approvers: approversSchema.default({}),
+    approvalTimeout: durationSchema.default(1_800_000),
+    /** Let other bots' messages start turns. */
+    allowBots: z.boolean().default(false),
+  })
+  .strict();
+
+const stdioServerSchema = z
+  .object({
+    command: z.string().min(1),
+    args: z.array(z.string()).default([]),
+    env: z.record(z.string(), z.string()).default({}),
+    cwd: z.string().optional(),
+    timeout: durationSchema.optional(),
+  })
+  .strict();
+
+const httpServerSchema = z
+  .object({
+    url: z.string().url(),
+    headers: z.record(z.string(), z.string()).default({}),
+    timeout: durationSchema.optional(),
+  })
+  .strict();
+
+export const mcpServerSchema = z.union([stdioServerSchema, httpServerSchema]);
+export type McpServerConfig = z.infer<typeof mcpServerSchema>;
+
+export const toolRuleSchema = z
+  .object({
+    /** Exact tool name or `<server>__*`. */
+    tool: z.string().min(1),
+    /** Per-argument regular expressions that must all match (arrays are joined with spaces). */
+    match: z.record(z.string(), z.string()).default({}),
+    /** `allow`: runs without asking (an `always` rule); `deny`: blocked. */
+    action: z.enum(["allow", "deny"]),
+  })
+  .strict();
+export type ToolRule = z.infer<typeof toolRuleSchema>;
+
+export const shellConfigSchema = z
+  .object({
+    enabled: z.boolean().default(true),
+    timeout: durationSchema.default(60_000),
+    maxOutputBytes: z.number().int().min(256).default(16_384),
+    /** Environment variables passed through to commands. */
+    envAllowlist: z.array(z.string()).default(["PATH", "HOME", "LANG", "LC_ALL", "TZ", "TMPDIR"]),
+  })
+  .strict();
+
+export const toolsConfigSchema = z
+  .object({
+    shell: shellConfigSchema.default(shellConfigSchema.parse({})),
+    mcpServers: z.record(nameSchema, mcpServerSchema).default({}),
+    mcpTimeout: durationSchema.default(60_000),
+    approval: z.record(z.string(), z.enum(["never", "required"])).default({}),
+    rules: z.array(toolRuleSchema).default([]),
+  })
+  .strict();
+
+const chatsSchema = z.record(z.string(), z.string()).default({});
+
+export const telegramChannelSchema = z
+  .object({
+    token: optionalString,
+    apiRoot: optionalString,
+    webhookUrl: optionalString,
+    webhookSecret: optionalString,
+    chats: chatsSchema,
+  })
+  .strict();
+
+export const slackChannelSchema = z
+  .object({
+    botToken: optionalString,
+    signingSecret: optionalString,
+    appToken: optionalString,
+    apiUrl: optionalString,
+    chats: chatsSchema,
+  })
+  .strict();
+
+export const discordChannelSchema = z
+  .object({
+    token: optionalString,
+    apiUrl: optionalString,
+    chats: chatsSchema,
+  })
+  .strict();
+
+export const channelsConfigSchema = z
+  .object({
+    telegram: telegramChannelSchema.optional(),
+    slack: slackChannelSchema.optional(),
+    discord: discordChannelSchema.optional(),
+  })
+  .strict();
+
+export const configSchema = z
+  .object({
+    providers: z.record(nameSchema, providerConfigSchema).default({}),
+    agents: z.array(agentConfigSchema).default([]),
+    worlds: z.array(worldConfigSchema).default([]),
+    tools: toolsConfigSchema.default(toolsConfigSchema.parse({})),
+    channels: channelsConfigSchema.default({}),
+  })
+  .strict();
+
+export type Config = z.infer<typeof configSchema>;
+export type ProviderConfig = z.infer<typeof providerConfigSchema>;
+export type AgentConfig = z.infer<typeof agentConfigSchema>;
+export type AgentLimits = z.infer<typeof agentLimitsSchema>;
+export type WorldConfig = z.infer<typeof worldConfigSchema>;
+export type ToolsConfig = z.infer<typeof toolsConfigSchema>;
+export type ShellConfig = z.infer<typeof shellConfigSchema>;
+export type ChannelsConfig = z.infer<typeof channelsConfigSchema>;
+export type TelegramChannelConfig = z.infer<typeof telegramChannelSchema>;

@@ -1,0 +1,106 @@
+/**
+ * The one error base class. `code` is stable (tests and logs key on it), `userMessage` is
+ * safe to show in a chat (never a stack trace, never a secret), `cause` keeps the origin.
+ */
+export type ErrorCode =
+  | "config.invalid"
+  | "config.not-found"
+  | "storage.failed"
+  | "storage.conflict"
+  | "platform.refused"
+  | "platform.network"
+  | "platform.unsigned"
+  | "platform.malformed"
+  | "provider.rate-limited"
+  | "provider.auth"
+  | "provider.context-too-long"
+  | "provider.content-refused"
+  | "provider.server"
+  | "provider.network"
+  | "provider.malformed"
+  | "provider.aborted"
+  | "tool.failed"
+  | "tool.timeout"
+  | "tool.invalid"
+  | "tool.unknown"
+  | "approval.not-allowed"
+  | "approval.unknown"
+  | "approval.already-decided"
+  | "internal";
+
+export interface RoundtableErrorOptions {
+  cause?: unknown;
+  userMessage?: string;
+}
+
+export class RoundtableError extends Error {
+  readonly code: ErrorCode;
+  readonly userMessage: string;
+
+  constructor(code: ErrorCode, message: string, options: RoundtableErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.code = code;
+    this.userMessage = options.userMessage ?? message;
+  }
+}
+
+/** A configuration file (or the environment) does not say what is expected. */
+export class ConfigError extends RoundtableError {
+  constructor(message: string, options: RoundtableErrorOptions = {}) {
+    super("config.invalid", message, options);
+  }
+}
+
+/** A platform API (Slack, Telegram, Discord) refused a call; `retryAfterMs` when it said when to retry. */
+export class PlatformApiError extends RoundtableError {
+  readonly retryAfterMs: number | undefined;
+  constructor(message: string, options: RoundtableErrorOptions & { retryAfterMs?: number } = {}) {
+    super("platform.refused", message, options);
+    this.retryAfterMs = options.retryAfterMs;
+  }
+}
+
+/** A network failure talking to a platform. */
+export class NetworkError extends RoundtableError {
+  constructor(message: string, options: RoundtableErrorOptions = {}) {
+    super("platform.network", message, options);
+  }
+}
+
+/** A model provider failed; `transient` ones are retried with backoff. */
+export type ProviderErrorCode = Extract<ErrorCode, `provider.${string}`>;
+export class ProviderError extends RoundtableError {
+  readonly retryAfterMs: number | undefined;
+  readonly transient: boolean;
+  constructor(
+    code: ProviderErrorCode,
+    message: string,
+    options: RoundtableErrorOptions & { retryAfterMs?: number; transient?: boolean } = {},
+  ) {
+    super(code, message, options);
+    this.retryAfterMs = options.retryAfterMs;
+    this.transient =
+      options.transient ??
+      (code === "provider.rate-limited" || code === "provider.server" || code === "provider.network");
+  }
+}
+
+/** A tool could not run or failed. */
+export class ToolError extends RoundtableError {}
+
+/** Someone tried something they may not do (an approval click, mostly). */
+export class NotAllowedError extends RoundtableError {
+  constructor(message: string, options: RoundtableErrorOptions = {}) {
+    super("approval.not-allowed", message, options);
+  }
+}
+
+/** A storage operation failed. */
+export class StorageError extends RoundtableError {}
+
+/** Narrowing helper for `catch (error: unknown)`. */
+export function errorMessage(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  return String(error);
+}

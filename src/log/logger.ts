@@ -1,0 +1,53 @@
+import pino from "pino";
+
+/** The one injected logger type. Child loggers bind `{ platform, chat, agent, turn }`. */
+export type Logger = pino.Logger;
+
+/** Paths that never reach a log line. */
+export const redactedPaths = [
+  "token",
+  "*.token",
+  "apiKey",
+  "*.apiKey",
+  "botToken",
+  "*.botToken",
+  "appToken",
+  "*.appToken",
+  "signingSecret",
+  "*.signingSecret",
+  "authorization",
+  "*.authorization",
+  "headers.authorization",
+  "*.headers.authorization",
+  "password",
+  "*.password",
+];
+
+export interface LoggerOptions {
+  level?: string;
+  pretty?: boolean;
+  destination?: pino.DestinationStream;
+}
+
+/** JSON by default; readable when `pretty` (a terminal). Secrets are redacted. */
+export function createLogger(options: LoggerOptions = {}): Logger {
+  const level = options.level ?? process.env.LOG_LEVEL ?? "info";
+  const base: pino.LoggerOptions = {
+    level,
+    redact: { paths: redactedPaths, censor: "[redacted]" },
+    base: { service: "roundtable" },
+  };
+  if (options.destination) return pino(base, options.destination);
+  if (options.pretty) {
+    return pino({
+      ...base,
+      transport: { target: "pino-pretty", options: { colorize: true, destination: 2 } },
+    });
+  }
+  return pino(base, pino.destination({ dest: 2, sync: false }));
+}
+
+/** A logger that writes nothing, for tests that do not look at logs. */
+export function silentLogger(): Logger {
+  return pino({ level: "silent" });
+}

@@ -1,0 +1,29 @@
+import type { ToolDefinition } from "../providers/model-provider.js";
+
+/** Context of one tool run. */
+export interface ToolRunContext {
+  /** The world's working directory (absolute). */
+  workdir: string;
+  signal: AbortSignal;
+  /** Deadline for this call, in milliseconds. */
+  timeoutMs: number;
+}
+
+/**
+ * What running a tool gave. `ok`/`error` are the tool's own answers (MCP `isError` → error);
+ * `timeout` and `failed` are what the runner saw. `text` is what the model will read.
+ */
+export type ToolOutcome =
+  | { kind: "ok"; text: string }
+  | { kind: "error"; text: string }
+  | { kind: "timeout"; text: string }
+  | { kind: "failed"; text: string };
+
+/** A set of tools: `shell_cmd`, or one MCP server's tools. */
+export interface ToolSource {
+  /** Tools offered now (an MCP server that is down offers none). */
+  list(): ToolDefinition[];
+  /** Run one call. Never throws for a tool failure: that is an outcome. */
+  call(name: string, args: Record<string, unknown>, context: ToolRunContext): Promise<ToolOutcome>;
+  close(): Promise<void>;
+}

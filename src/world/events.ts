@@ -1,0 +1,56 @@
+import type { ApprovalCard, ApprovalOutcome, ToolResultKind } from "./approval-types.js";
+import type { ChatRef } from "./chat-ref.js";
+import type { WorldMessage } from "./message.js";
+
+/** Why a turn ended. */
+export type TurnEndReason =
+  | "answered"
+  | "max-steps"
+  | "deadline"
+  | "max-tool-calls"
+  | "repeat-guard"
+  | "provider-error"
+  | "superseded"
+  | "denied"
+  | "interrupted";
+
+/**
+ * Everything that happens in a world, one union tagged by `type`. Persisted in the event log
+ * before it is emitted (except `stream` deltas, which are transient).
+ */
+export type WorldEvent =
+  | { type: "message"; chat: ChatRef; message: WorldMessage }
+  | { type: "system"; chat: ChatRef; level: "notice" | "error"; message: WorldMessage }
+  | {
+      type: "stream";
+      chat: ChatRef;
+      streamId: string;
+      agent: string;
+      phase: "start" | "delta" | "end";
+      text: string;
+    }
+  | {
+      type: "tool-calls";
+      chat: ChatRef;
+      agent: string;
+      turnId: string;
+      calls: { id: string; name: string; argumentsJson: string }[];
+    }
+  | { type: "approval-requested"; chat: ChatRef; card: ApprovalCard }
+  | { type: "approval-decided"; chat: ChatRef; outcome: ApprovalOutcome }
+  | {
+      type: "tool-result";
+      chat: ChatRef;
+      agent: string;
+      turnId: string;
+      toolCallId: string;
+      tool: string;
+      kind: ToolResultKind;
+      preview: string;
+    }
+  | { type: "turn-ended"; chat: ChatRef; agent: string; turnId: string; reason: TurnEndReason };
+
+export type WorldEventType = WorldEvent["type"];
+
+/** A persisted event with its position in the log. */
+export type StoredEvent = WorldEvent & { seq: number; createdAt: Date };

@@ -1,0 +1,67 @@
+import type { ChatRef } from "./chat-ref.js";
+
+/** Who sent something, as the platform identifies them. Ids are strings everywhere. */
+export interface Sender {
+  id: string;
+  displayName: string;
+  isBot: boolean;
+  /** Role names or ids the platform reports (Discord roles, `admin` for chat admins). */
+  roles?: string[];
+}
+
+/**
+ * A message a channel hands to the world. `text` is plain text in which platform mention
+ * syntax has been turned into `@name` of agents and people.
+ */
+export interface InboundMessage {
+  chat: ChatRef;
+  /** The platform's own id of this message: the dedupe key, with the chat. */
+  platformMessageId: string;
+  sender: Sender;
+  text: string;
+  /** Names (`alice`, not `@alice`) the platform marked as mentions, in text order. */
+  mentions: string[];
+  /** The platform id of the message this one replies to. */
+  replyTo?: string;
+  receivedAt: Date;
+  /** The platform payload, stored as it came. */
+  raw: unknown;
+}
+
+/** What a person can choose on an approval card. */
+export type ApprovalChoice = "once" | "session" | "deny";
+
+export const approvalChoices: readonly ApprovalChoice[] = ["once", "session", "deny"];
+
+/** A button press on an approval card. Everything but the id and choice comes from storage. */
+export interface ApprovalClick {
+  chat: ChatRef;
+  /** The opaque approval id, or the short id shown in the chat (console). */
+  approvalId: string;
+  choice: ApprovalChoice;
+  user: Sender;
+  /** The platform's id of this press, when it has one (dedupe of duplicate delivery). */
+  platformEventId?: string;
+  reason?: string;
+  raw: unknown;
+}
+
+/** The world's answer to an inbound message. */
+export type IngressResult =
+  | { status: "accepted"; messageId: string }
+  | { status: "duplicate" }
+  | { status: "ignored"; reason: string }
+  | { status: "unbound"; reason: string };
+
+/** The world's answer to a click: the channel shows `text` privately to the clicker. */
+export type ClickResult =
+  | { status: "decided"; text: string }
+  | { status: "not-allowed"; text: string }
+  | { status: "already-decided"; text: string }
+  | { status: "unknown"; text: string };
+
+/** What a channel adapter calls when something arrives. Implemented by the world's ingress. */
+export interface InboundSink {
+  message(message: InboundMessage): Promise<IngressResult>;
+  click(click: ApprovalClick): Promise<ClickResult>;
+}

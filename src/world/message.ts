@@ -1,0 +1,24 @@
+/** Who wrote a message in a world chat. */
+export type AuthorKind = "human" | "agent" | "system";
+
+export interface Author {
+  kind: AuthorKind;
+  /** Platform user id for humans, the agent name for agents, `roundtable` for the world. */
+  id: string;
+  name: string;
+}
+
+/** A message as the world stores it. Stored history is never rewritten. */
+export interface WorldMessage {
+  id: string;
+  chatKey: string;
+  author: Author;
+  /** Plain text; agents' text is Markdown the channel renders. */
+  text: string;
+  turnId?: string;
+  platformMessageId?: string;
+  createdAt: Date;
+}
+
+/** The name under which the world itself speaks. */
+export const worldAuthor: Author = { kind: "system", id: "roundtable", name: "roundtable" };
