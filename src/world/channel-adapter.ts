@@ -53,3 +53,19 @@ export interface StreamingChannel {
 export function isStreamingChannel(adapter: ChannelAdapter): adapter is ChannelAdapter & StreamingChannel {
   return typeof (adapter as Partial<StreamingChannel>).openStream === "function";
 }
+
+/** An HTTP route a channel serves on the service's port (webhooks, interactivity). */
+export interface WebhookRoute {
+  /** Exact path, e.g. `/telegram/webhook`. */
+  path: string;
+  handle(request: import("node:http").IncomingMessage, response: import("node:http").ServerResponse): Promise<void>;
+}
+
+/** Capability: the channel receives HTTP requests on the service's port. */
+export interface WebhookChannel {
+  webhookRoutes(): WebhookRoute[];
+}
+
+export function isWebhookChannel(adapter: ChannelAdapter): adapter is ChannelAdapter & WebhookChannel {
+  return typeof (adapter as Partial<WebhookChannel>).webhookRoutes === "function";
+}

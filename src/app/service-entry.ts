@@ -1,0 +1,30 @@
+import type { Config } from "../config/schema.js";
+import type { Logger } from "../log/logger.js";
+
+/** What `roundtable start` runs. Owned by the lead; the CLI calls it. */
+export interface StartServiceOptions {
+  config: Config;
+  /** Where the config came from (file path or `built-in default`), for logs. */
+  configSource: string;
+  databaseUrl: string;
+  port: number;
+  logger: Logger;
+}
+
+export interface RunningService {
+  /** Stop taking work, let running steps finish or park, close everything. */
+  stop(): Promise<void>;
+  /** The HTTP port actually bound (useful when 0 was asked). */
+  port: number;
+}
+
+/** What `roundtable chat` runs: the console channel. Resolves with the exit code. */
+export interface ConsoleChatOptions {
+  config: Config;
+  databaseUrl: string;
+  world?: string;
+  as?: string;
+  input: NodeJS.ReadableStream;
+  output: NodeJS.WritableStream;
+  logger: Logger;
+}
