@@ -26,5 +26,7 @@ export interface ConsoleChatOptions {
   as?: string;
   input: NodeJS.ReadableStream;
   output: NodeJS.WritableStream;
+  /** A terminal: stream answers as they come. Otherwise whole lines, each input line after the last settled. */
+  interactive?: boolean;
   logger: Logger;
 }

@@ -54,7 +54,10 @@ export interface Store {
   // turns
   createTurn(turn: Omit<TurnRecord, "state" | "step" | "startedAt"> & { state?: TurnState }): Promise<TurnRecord>;
   getTurn(id: string): Promise<TurnRecord | undefined>;
-  updateTurn(id: string, change: Partial<Pick<TurnRecord, "state" | "step" | "endReason" | "endedAt">>): Promise<TurnRecord>;
+  updateTurn(
+    id: string,
+    change: Partial<Pick<TurnRecord, "state" | "step" | "endReason" | "endedAt" | "deadlineAt">>,
+  ): Promise<TurnRecord>;
   listTurns(filter: { chatKey?: string; agent?: string; states?: TurnState[] }): Promise<TurnRecord[]>;
 
   // tool calls and results

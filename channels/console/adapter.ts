@@ -1,0 +1,167 @@
+import { randomBytes } from "node:crypto";
+import { createInterface } from "node:readline";
+import type { ApprovalCard, ApprovalOutcome } from "../../src/world/approval-types.js";
+import type {
+  ChannelAdapter,
+  MessageStream,
+  OutboundText,
+  SentRef,
+  StreamingChannel,
+} from "../../src/world/channel-adapter.js";
+import type { ChatRef } from "../../src/world/chat-ref.js";
+import type { InboundSink } from "../../src/world/inbound.js";
+import type { Author } from "../../src/world/message.js";
+import { approveUsage, parseConsoleLine } from "./parse.js";
+import { renderApprovalLine, renderMessageLine, renderOutcomeLine } from "./render.js";
+
+export interface ConsoleAdapterOptions {
+  /** The world this console talks to. */
+  world: string;
+  /** The local user's name; with the world it identifies the chat. */
+  user: string;
+  input: NodeJS.ReadableStream;
+  output: NodeJS.WritableStream;
+  /** Stream answers as they are written (a terminal); otherwise print whole lines. */
+  interactive: boolean;
+  /**
+   * Awaited before each line when not interactive, so a piped script acts on what the lines
+   * before it caused (an `/approve` after the message that asks for it).
+   */
+  settle?: () => Promise<void>;
+}
+
+/**
+ * The terminal channel: stdin lines are messages from the local user (an approver), every
+ * message of the chat is printed as `<sender>: <text>`. `finished` resolves when stdin has
+ * ended and every line was handed to the world.
+ */
+export class ConsoleAdapter implements ChannelAdapter, StreamingChannel {
+  readonly platform = "console" as const;
+  readonly chat: ChatRef;
+  private connected = false;
+  private counter = 0;
+  private readonly session = randomBytes(4).toString("hex");
+  private resolveFinished: () => void = () => {};
+  /** Resolves once the input has ended and all its lines were handled. */
+  readonly finished = new Promise<void>((resolve) => {
+    this.resolveFinished = resolve;
+  });
+
+  constructor(private readonly options: ConsoleAdapterOptions) {
+    this.chat = { platform: "console", workspace: options.world, channel: options.user };
+  }
+
+  async start(sink: InboundSink): Promise<void> {
+    this.connected = true;
+    const lines = createInterface({ input: this.options.input, crlfDelay: Number.POSITIVE_INFINITY, terminal: false });
+    void (async () => {
+      try {
+        for await (const line of lines) {
+          if (!this.options.interactive) await this.options.settle?.();
+          await this.handleLine(sink, line);
+        }
+      } finally {
+        this.connected = false;
+        this.resolveFinished();
+      }
+    })();
+  }
+
+  async stop(): Promise<void> {
+    this.connected = false;
+  }
+
+  isConnected(): boolean {
+    return this.connected;
+  }
+
+  async postMessage(_chat: ChatRef, message: OutboundText): Promise<SentRef> {
+    this.print(renderMessageLine(message));
+    return { ids: [this.nextId()] };
+  }
+
+  async postApprovalCard(_chat: ChatRef, card: ApprovalCard): Promise<SentRef> {
+    this.print(renderApprovalLine(card));
+    return { ids: [this.nextId()] };
+  }
+
+  async updateApprovalCard(_chat: ChatRef, _sent: SentRef, outcome: ApprovalOutcome): Promise<void> {
+    this.print(renderOutcomeLine(outcome));
+  }
+
+  async openStream(_chat: ChatRef, author: Author): Promise<MessageStream> {
+    const interactive = this.options.interactive;
+    let printed = "";
+    let started = false;
+    return {
+      update: (textSoFar: string) => {
+        if (!interactive || !textSoFar.startsWith(printed)) return;
+        if (!started) {
+          this.options.output.write(`${author.name}: `);
+          started = true;
+        }
+        this.options.output.write(textSoFar.slice(printed.length));
+        printed = textSoFar;
+      },
+      finish: async (finalText: string) => {
+        if (!started) this.print(renderMessageLine({ author, text: finalText }));
+        else if (finalText.startsWith(printed)) this.options.output.write(`${finalText.slice(printed.length)}\n`);
+        else this.options.output.write(`\n${renderMessageLine({ author, text: finalText })}\n`);
+        return { ids: [this.nextId()] };
+      },
+      abort: async () => {
+        if (started) this.options.output.write(" [cut]\n");
+      },
+    };
+  }
+
+  private async handleLine(sink: InboundSink, line: string): Promise<void> {
+    const input = parseConsoleLine(line);
+    const sender = { id: this.options.user, displayName: this.options.user, isBot: false };
+    switch (input.kind) {
+      case "empty":
+        return;
+      case "help":
+        this.print(`type a message (address agents with @name); ${approveUsage}`);
+        return;
+      case "invalid":
+        this.print(input.problem);
+        return;
+      case "approve": {
+        const result = await sink.click({
+          chat: this.chat,
+          approvalId: input.approvalId,
+          choice: input.choice,
+          user: sender,
+          ...(input.reason === undefined ? {} : { reason: input.reason }),
+          raw: line,
+        });
+        this.print(result.text);
+        return;
+      }
+      case "message": {
+        if (!this.options.interactive) this.print(`${this.options.user}: ${input.text}`);
+        const result = await sink.message({
+          chat: this.chat,
+          platformMessageId: `${Date.now().toString(36)}-${this.session}-${this.nextId()}`,
+          sender,
+          text: input.text,
+          mentions: [],
+          receivedAt: new Date(),
+          raw: line,
+        });
+        if (result.status === "unbound" || result.status === "ignored") this.print(`roundtable: ${result.reason}`);
+        return;
+      }
+    }
+  }
+
+  private print(line: string): void {
+    this.options.output.write(`${line}\n`);
+  }
+
+  private nextId(): string {
+    this.counter += 1;
+    return String(this.counter);
+  }
+}

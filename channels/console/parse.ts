@@ -1,0 +1,32 @@
+import type { ApprovalChoice } from "../../src/world/inbound.js";
+
+/** A line typed into the console: a message, an approval command, help, or a bad command. */
+export type ConsoleInput =
+  | { kind: "message"; text: string }
+  | { kind: "approve"; choice: ApprovalChoice; approvalId: string; reason?: string }
+  | { kind: "help" }
+  | { kind: "invalid"; problem: string }
+  | { kind: "empty" };
+
+export const approveUsage = "usage: /approve once|session|deny [id] [reason]";
+
+/** `/approve once|session|deny [id] [reason…]`; no id means the oldest pending approval. */
+export function parseConsoleLine(line: string): ConsoleInput {
+  const text = line.replace(/\r$/, "");
+  const trimmed = text.trim();
+  if (trimmed === "") return { kind: "empty" };
+  if (trimmed === "/help") return { kind: "help" };
+  if (!trimmed.startsWith("/approve")) return { kind: "message", text };
+  const [command, choice, id, ...reason] = trimmed.split(/\s+/);
+  if (command !== "/approve") return { kind: "message", text };
+  if (choice !== "once" && choice !== "session" && choice !== "deny") {
+    return { kind: "invalid", problem: approveUsage };
+  }
+  const joined = reason.join(" ");
+  return {
+    kind: "approve",
+    choice,
+    approvalId: id ?? "",
+    ...(joined === "" ? {} : { reason: joined }),
+  };
+}

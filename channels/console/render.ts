@@ -1,0 +1,26 @@
+import type { ApprovalCard, ApprovalOutcome } from "../../src/world/approval-types.js";
+import type { OutboundText } from "../../src/world/channel-adapter.js";
+
+/** `<sender>: <text>` */
+export function renderMessageLine(message: OutboundText): string {
+  return `${message.author.name}: ${message.text}`;
+}
+
+/** One line, e.g. `approval 7f3a: alice wants to run shell_cmd {"command":"ls"} — /approve once|session|deny 7f3a` */
+export function renderApprovalLine(card: ApprovalCard): string {
+  return `approval ${card.shortId}: ${card.agent} wants to run ${card.tool} ${card.argumentsJson} — /approve ${card.choices.join("|")} ${card.shortId}`;
+}
+
+const stateWords: Record<ApprovalOutcome["state"], string> = {
+  approved: "approved",
+  denied: "denied",
+  expired: "expired (no decision in time)",
+  skipped: "skipped (superseded)",
+};
+
+/** e.g. `approval 7f3a: approved once by ana` */
+export function renderOutcomeLine(outcome: ApprovalOutcome): string {
+  const scope = outcome.state === "approved" && outcome.choice === "session" ? " for this session" : outcome.state === "approved" ? " once" : "";
+  const who = outcome.decidedBy ? ` by ${outcome.decidedBy.name}` : "";
+  return `approval ${outcome.shortId}: ${stateWords[outcome.state]}${scope}${who}`;
+}

@@ -1,0 +1,56 @@
+import type { AgentConfig, WorldConfig } from "../config/schema.js";
+import type { ModelProvider, ModelRequest } from "../providers/model-provider.js";
+import type { TurnRecord } from "../storage/records.js";
+import type { Outbox } from "../world/outbox.js";
+import type { WorldContext } from "../world/world-context.js";
+import type { AgentPolicy, AgentTools } from "./agent-tools.js";
+import type { ViewCut, ViewTarget } from "./view/fit-request-view.js";
+
+/** A configured provider: the client and the API family it speaks. */
+export interface ProviderEntry {
+  provider: ModelProvider;
+  type: string;
+}
+
+/** Masks and truncates a request view for a target model; never changes its input. */
+export type ViewFitter = (request: ModelRequest, target: ViewTarget) => { request: ModelRequest; cuts: ViewCut[] };
+
+/** Everything the agents side works with, injected. */
+export interface AgentRuntime {
+  world: WorldContext;
+  outbox: Outbox;
+  providers: ReadonlyMap<string, ProviderEntry>;
+  tools: AgentTools;
+  policy: AgentPolicy;
+  fitView: ViewFitter;
+  /** Context budget and output reserve for a model (agent config overrides). */
+  modelLimits(agent: AgentConfig): { budgetTokens: number; reserveOutputTokens: number };
+  /** The short chat text for a provider failure. */
+  describeProviderError(error: unknown): string;
+  /** Aborted when the service stops. */
+  stopSignal: AbortSignal;
+}
+
+/** The turn with its agent and world, or why there is none. */
+export interface TurnScope {
+  turn: TurnRecord;
+  agent: AgentConfig;
+  world: WorldConfig;
+}
+
+export async function loadTurnScope(runtime: AgentRuntime, turnId: string): Promise<TurnScope | undefined> {
+  const { store, agents, worlds, logger } = runtime.world;
+  const turn = await store.getTurn(turnId);
+  if (!turn) {
+    logger.warn({ turnId }, "no such turn");
+    return undefined;
+  }
+  const chat = await store.getChat(turn.chatKey);
+  const world = chat ? worlds.get(chat.world) : undefined;
+  const agent = agents.get(turn.agent);
+  if (!world || !agent) {
+    logger.error({ turnId, agent: turn.agent }, "turn refers to an agent or world no longer configured");
+    return undefined;
+  }
+  return { turn, agent, world };
+}

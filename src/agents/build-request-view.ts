@@ -1,0 +1,87 @@
+import type { AgentConfig } from "../config/schema.js";
+import type { ModelRequest, ToolDefinition, ViewMessage } from "../providers/model-provider.js";
+import type { MessageRecord, ToolCallRecord, ToolResultRecord } from "../storage/records.js";
+import type { Store } from "../storage/store.js";
+
+/** How many stored messages a view starts from, before budget truncation. */
+export const viewWindow = 400;
+
+/**
+ * The request view of one agent in one chat, built from stored history (never changed): the
+ * chat's messages from people and other agents as `user` text led by the sender's name, the
+ * agent's own messages as `assistant` with its own tool calls, each followed by its result.
+ * Other agents' tool calls and the world's notices are not shown. History stops at the
+ * message the turn answers (plus the turn's own steps).
+ */
+export async function buildRequestView(
+  store: Store,
+  chatKey: string,
+  agent: AgentConfig,
+  tools: ToolDefinition[],
+  turn: { id: string; triggerMessageId: string },
+): Promise<ModelRequest> {
+  const all = await store.listMessages(chatKey);
+  // The turn answers its trigger: later messages (they have turns of their own) stay out,
+  // except what this turn itself wrote.
+  const trigger = all.find((message) => message.id === turn.triggerMessageId);
+  const upTo = trigger?.seq ?? Number.POSITIVE_INFINITY;
+  const messages = all.filter((message) => message.seq <= upTo || message.turnId === turn.id).slice(-viewWindow);
+  const calls = await store.listToolCalls({ chatKey, agent: agent.name });
+  const results = new Map(
+    (await store.listToolResults(calls.map((call) => call.id))).map((result) => [result.toolCallId, result]),
+  );
+  const callsByMessage = new Map<string, ToolCallRecord[]>();
+  for (const call of calls) {
+    const list = callsByMessage.get(call.messageId) ?? [];
+    list.push(call);
+    callsByMessage.set(call.messageId, list);
+  }
+  const view: ViewMessage[] = [];
+  for (const message of messages) view.push(...toView(message, agent.name, callsByMessage, results));
+  return {
+    model: agent.model,
+    system: agent.systemPrompt,
+    messages: view,
+    tools,
+    ...(agent.temperature === undefined ? {} : { temperature: agent.temperature }),
+    ...(agent.maxOutputTokens === undefined ? {} : { maxOutputTokens: agent.maxOutputTokens }),
+  };
+}
+
+function toView(
+  message: MessageRecord,
+  self: string,
+  callsByMessage: Map<string, ToolCallRecord[]>,
+  results: Map<string, ToolResultRecord>,
+): ViewMessage[] {
+  if (message.author.kind === "system") return [];
+  if (message.author.kind !== "agent" || message.author.name !== self) {
+    if (message.text.trim() === "") return [];
+    return [{ role: "user", text: `${message.author.name}: ${message.text}` }];
+  }
+  const origin =
+    message.provider !== undefined && message.model !== undefined
+      ? { origin: { provider: message.provider, model: message.model } }
+      : {};
+  const calls = (callsByMessage.get(message.id) ?? []).filter((call) => results.has(call.id));
+  const out: ViewMessage[] = [
+    {
+      role: "assistant",
+      text: message.text,
+      toolCalls: calls.map((call) => ({
+        id: call.providerCallId,
+        name: call.name,
+        argumentsJson: call.argumentsJson,
+        ...(call.providerFields === undefined ? {} : { providerFields: call.providerFields }),
+      })),
+      ...origin,
+      ...(message.providerFields === undefined ? {} : { providerFields: message.providerFields }),
+    },
+  ];
+  for (const call of calls) {
+    const result = results.get(call.id);
+    if (!result) continue;
+    out.push({ role: "tool", toolCallId: call.providerCallId, toolName: call.name, text: result.content, ...origin });
+  }
+  return out;
+}

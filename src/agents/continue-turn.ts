@@ -1,0 +1,36 @@
+import { jobKey } from "../world/jobs.js";
+import { closeTurn } from "../world/close-turn.js";
+import { type AgentRuntime, loadTurnScope } from "./agent-runtime.js";
+import { endWithLimit } from "./end-turn.js";
+import { repeatGuardDetail } from "./loop-limits.js";
+
+/**
+ * When every call of a step has its result, the turn goes on with the next provider call
+ * (queued once: the job key is the step). A repeat-guard block ends the turn; with
+ * `afterDenial: wait` a denial ends it quietly. While calls wait for approval, nothing happens.
+ */
+export async function continueTurn(runtime: AgentRuntime, turnId: string, step: number): Promise<void> {
+  const { store, queue, clock } = runtime.world;
+  const scope = await loadTurnScope(runtime, turnId);
+  if (!scope || scope.turn.state === "ended") return;
+  const calls = await store.listToolCalls({ turnId, step });
+  const results = await store.listToolResults(calls.map((call) => call.id));
+  if (results.length < calls.length) return;
+
+  if (results.some((result) => result.kind === "blocked" && result.content.includes(repeatGuardDetail))) {
+    await endWithLimit(runtime, scope, "repeat-guard", "it called the same tool with the same arguments again");
+    return;
+  }
+  if (scope.world.afterDenial === "wait" && results.some((result) => result.kind === "denied")) {
+    await closeTurn(runtime.world, runtime.outbox, turnId, "denied", { kind: "skipped", detail: "the turn ended after a denial" });
+    return;
+  }
+  // Time parked on approvals does not count against the turn's deadline.
+  const resumed = scope.turn.state === "parked";
+  await store.updateTurn(turnId, {
+    state: "running",
+    ...(resumed ? { deadlineAt: new Date(clock().getTime() + scope.agent.limits.deadline) } : {}),
+  });
+  const payload = { kind: "turn-step", turnId, step: step + 1 } as const;
+  await queue.add({ queue: scope.turn.chatKey, key: jobKey(payload), payload });
+}

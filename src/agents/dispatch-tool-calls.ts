@@ -1,0 +1,130 @@
+import type { ToolCallRecord } from "../storage/records.js";
+import { approvalChoices } from "../world/inbound.js";
+import { parseChatKey } from "../world/chat-ref.js";
+import { newId, newShortId } from "../world/ids.js";
+import { jobKey } from "../world/jobs.js";
+import { recordToolResult } from "../world/record-tool-result.js";
+import { chainHumans } from "../world/turn-chain.js";
+import type { AgentRuntime, TurnScope } from "./agent-runtime.js";
+import { continueTurn } from "./continue-turn.js";
+import { repeatGuardDetail } from "./loop-limits.js";
+
+
+/**
+ * Decide each open call of a step by policy: invalid arguments get an `invalid` result at
+ * once, blocked calls a `blocked` result, allowed ones are queued to run, the rest get an
+ * approval card (all at once). Idempotent: calls that have a result or an approval are left alone.
+ */
+export async function dispatchToolCalls(runtime: AgentRuntime, scope: TurnScope, step: number): Promise<void> {
+  const { store, queue } = runtime.world;
+  const { turn, agent } = scope;
+  const calls = await store.listToolCalls({ turnId: turn.id, step });
+  const earlier = (await store.listToolCalls({ turnId: turn.id })).filter((call) => call.step < step);
+  const offered = new Set(runtime.tools.definitionsFor(agent.tools).map((tool) => tool.name));
+  const epoch = (await store.getChat(turn.chatKey))?.sessionEpoch ?? 0;
+  let parked = false;
+
+  for (const call of calls) {
+    if (call.state !== "pending") {
+      if (call.state === "awaiting-approval") parked = true;
+      if (call.state === "running") await queueRun(runtime, call);
+      continue;
+    }
+    if (!offered.has(call.name)) {
+      await recordToolResult(runtime.world, runtime.outbox, call, "invalid", `there is no tool named ${call.name} for ${agent.name}`);
+      continue;
+    }
+    const checked = runtime.tools.check(call.name, call.argumentsJson);
+    if (!checked.ok) {
+      await recordToolResult(runtime.world, runtime.outbox, call, "invalid", checked.problem);
+      continue;
+    }
+    const hash = runtime.policy.hash(call.name, checked.args);
+    const repeats = earlier.filter((other) => other.name === call.name && sameCall(runtime, other, hash)).length;
+    if (repeats >= agent.limits.maxRepeats) {
+      await recordToolResult(runtime.world, runtime.outbox, call, "blocked", `${repeatGuardDetail} ${repeats} times in this turn`);
+      continue;
+    }
+    const verdict = runtime.policy.decide(call.name, checked.args);
+    if (verdict.action === "block") {
+      await recordToolResult(runtime.world, runtime.outbox, call, "blocked", verdict.reason);
+      continue;
+    }
+    const granted =
+      verdict.action === "ask" &&
+      (await store.hasSessionGrant({ chatKey: turn.chatKey, agent: agent.name, tool: call.name, argsHash: hash, sessionEpoch: epoch }));
+    if (verdict.action === "run" || granted) {
+      await queueRun(runtime, call);
+      continue;
+    }
+    await requestApproval(runtime, scope, call, checked.args, verdict.reason);
+    parked = true;
+  }
+  if (parked) await store.updateTurn(turn.id, { state: "parked" });
+  await continueTurn(runtime, turn.id, step);
+}
+
+function sameCall(runtime: AgentRuntime, call: ToolCallRecord, hash: string): boolean {
+  const checked = runtime.tools.check(call.name, call.argumentsJson);
+  return checked.ok && runtime.policy.hash(call.name, checked.args) === hash;
+}
+
+async function queueRun(runtime: AgentRuntime, call: ToolCallRecord): Promise<void> {
+  const payload = { kind: "run-tool", toolCallId: call.id } as const;
+  await runtime.world.queue.add({ queue: call.chatKey, key: jobKey(payload), payload });
+}
+
+async function requestApproval(
+  runtime: AgentRuntime,
+  scope: TurnScope,
+  call: ToolCallRecord,
+  args: Record<string, unknown>,
+  reason: string,
+): Promise<void> {
+  const { store, queue, clock } = runtime.world;
+  const { turn, world } = scope;
+  const expiresAt = new Date(clock().getTime() + world.approvalTimeout);
+  const approval = await store.createApproval({
+    id: newId(),
+    shortId: await uniqueShortId(runtime, turn.chatKey),
+    chatKey: turn.chatKey,
+    world: world.name,
+    agent: turn.agent,
+    turnId: turn.id,
+    toolCallId: call.id,
+    requestedFor: turn.startedById,
+    reason,
+    expiresAt,
+  });
+  await store.setToolCallState(call.id, "awaiting-approval");
+  const trigger = await store.getMessage(turn.triggerMessageId);
+  const humans = trigger ? await chainHumans(runtime.world, trigger) : [];
+  await runtime.outbox.publish(turn.chatKey, {
+    type: "approval-requested",
+    chat: parseChatKey(turn.chatKey),
+    card: {
+      approvalId: approval.id,
+      shortId: approval.shortId,
+      agent: turn.agent,
+      tool: call.name,
+      argumentsJson: JSON.stringify(args),
+      argumentsPreview: runtime.policy.preview(args),
+      reason,
+      requestedFor: humans[0] ?? turn.startedById,
+      choices: approvalChoices,
+      expiresAt,
+    },
+  });
+  const expire = { kind: "approval-expire", approvalId: approval.id } as const;
+  await queue.add({ queue: turn.chatKey, key: jobKey(expire), payload: expire, runAt: expiresAt });
+}
+
+async function uniqueShortId(runtime: AgentRuntime, chatKey: string): Promise<string> {
+  for (let length = 4; length < 16; length++) {
+    for (let attempt = 0; attempt < 4; attempt++) {
+      const candidate = newShortId(length);
+      if (!(await runtime.world.store.getApprovalByShortId(chatKey, candidate))) return candidate;
+    }
+  }
+  return newShortId(16);
+}

@@ -1,0 +1,172 @@
+import { ProviderError } from "../errors/roundtable-error.js";
+import type { LLMResponse } from "../providers/model-provider.js";
+import { isStreamingChannel, type MessageStream } from "../world/channel-adapter.js";
+import { parseChatKey } from "../world/chat-ref.js";
+import { jobKey } from "../world/jobs.js";
+import { addressBack } from "../world/routing/index.js";
+import { type AgentRuntime, loadTurnScope, type TurnScope } from "./agent-runtime.js";
+import { buildRequestView } from "./build-request-view.js";
+import { dispatchToolCalls } from "./dispatch-tool-calls.js";
+import { endWithLimit, failTurn } from "./end-turn.js";
+
+/** The id of the message a step produces: one per turn and step, so a retry cannot add a second. */
+export function stepMessageId(turnId: string, step: number): string {
+  return `${turnId}#${step}`;
+}
+
+/**
+ * One provider call of a turn: build the view, stream the answer to the chat, store it with
+ * its tool calls, then either end the turn (text only) or hand the calls to the policy.
+ */
+export async function runModelStep(runtime: AgentRuntime, turnId: string, step: number): Promise<void> {
+  const scope = await loadTurnScope(runtime, turnId);
+  if (!scope || scope.turn.state === "ended") return;
+  const { store, logger, clock } = runtime.world;
+  const { turn, agent } = scope;
+  const log = logger.child({ chat: turn.chatKey, agent: agent.name, turn: turn.id, step });
+
+  if (await store.getMessage(stepMessageId(turn.id, step))) {
+    // The answer of this step was stored before a restart: carry on from there.
+    log.info("step already answered; resuming its tool calls");
+    await dispatchToolCalls(runtime, scope, step);
+    return;
+  }
+  if (step > agent.limits.maxSteps) {
+    await endWithLimit(runtime, scope, "max-steps", `reached the limit of ${agent.limits.maxSteps} model calls in one turn`);
+    return;
+  }
+  if (clock().getTime() > turn.deadlineAt.getTime()) {
+    await endWithLimit(runtime, scope, "deadline", `reached the turn's time limit`);
+    return;
+  }
+  const entry = runtime.providers.get(agent.provider);
+  if (!entry) {
+    await failTurn(runtime, scope, `${agent.name} has no usable model provider ("${agent.provider}" is not configured with a key).`);
+    log.error({ provider: agent.provider }, "agent's provider is not configured");
+    return;
+  }
+  await store.updateTurn(turn.id, { state: "running", step });
+
+  const tools = runtime.tools.definitionsFor(agent.tools);
+  const view = await buildRequestView(store, turn.chatKey, agent, tools, turn);
+  const limits = runtime.modelLimits(agent);
+  const fitted = runtime.fitView(view, {
+    provider: agent.provider,
+    model: agent.model,
+    providerType: entry.type,
+    budgetTokens: limits.budgetTokens,
+    reserveOutputTokens: limits.reserveOutputTokens,
+    providerTypes: Object.fromEntries([...runtime.providers].map(([name, provider]) => [name, provider.type])),
+  });
+  if (fitted.cuts.length > 0) log.info({ cuts: fitted.cuts }, "request view cut to fit the model's budget");
+
+  const chat = parseChatKey(turn.chatKey);
+  const stream = await openStream(runtime, chat, agent.name);
+  const deadline = AbortSignal.timeout(Math.max(1, turn.deadlineAt.getTime() - clock().getTime()));
+  const signal = AbortSignal.any([deadline, runtime.stopSignal]);
+  let response: LLMResponse | undefined;
+  let streamed = "";
+  try {
+    for await (const part of entry.provider.stream(fitted.request, signal)) {
+      if (part.type === "text-delta") {
+        streamed += part.text;
+        stream?.update(streamed);
+        runtime.outbox.emitStream({ type: "stream", chat, streamId: turn.id, agent: agent.name, phase: "delta", text: part.text });
+      } else if (part.type === "finish") {
+        response = part.response;
+      }
+    }
+    if (!response) throw new ProviderError("provider.malformed", "the provider stream ended without a response");
+  } catch (error) {
+    if (stream) await runtime.outbox.abortStream(stream);
+    if (runtime.stopSignal.aborted) throw error; // shutting down: the step runs again after restart
+    if (deadline.aborted) {
+      await endWithLimit(runtime, scope, "deadline", "reached the turn's time limit");
+      return;
+    }
+    log.error({ err: error, code: error instanceof ProviderError ? error.code : undefined }, "provider call failed");
+    await failTurn(runtime, scope, runtime.describeProviderError(error));
+    return;
+  }
+  runtime.outbox.emitStream({ type: "stream", chat, streamId: turn.id, agent: agent.name, phase: "end", text: "" });
+
+  const calls = response.toolCalls;
+  let text = response.text;
+  if (calls.length === 0) text = await finalText(runtime, scope, text);
+  const stored = await store.addModelStep(
+    {
+      id: stepMessageId(turn.id, step),
+      chatKey: turn.chatKey,
+      author: { kind: "agent", id: agent.name, name: agent.name },
+      text,
+      turnId: turn.id,
+      provider: agent.provider,
+      model: agent.model,
+      ...(response.providerFields === undefined ? {} : { providerFields: response.providerFields }),
+    },
+    calls.map((call, index) => ({
+      id: `${turn.id}#${step}.${index + 1}`,
+      chatKey: turn.chatKey,
+      agent: agent.name,
+      turnId: turn.id,
+      messageId: stepMessageId(turn.id, step),
+      step,
+      providerCallId: call.id,
+      name: call.name,
+      argumentsJson: call.argumentsJson,
+      provider: agent.provider,
+      ...(call.providerFields === undefined ? {} : { providerFields: call.providerFields }),
+    })),
+  );
+  log.info({ toolCalls: calls.length, usage: response.usage, finish: response.finishReason }, "model answered");
+
+  if (text.trim() !== "") {
+    if (stream) runtime.outbox.attachStream(stored.message.id, stream);
+    await runtime.outbox.publish(turn.chatKey, { type: "message", chat, message: stored.message });
+  } else if (stream) {
+    await runtime.outbox.abortStream(stream);
+  }
+  if (calls.length === 0) {
+    await store.updateTurn(turn.id, { state: "ended", endReason: "answered", endedAt: clock() });
+    await runtime.outbox.publish(turn.chatKey, { type: "turn-ended", chat, agent: agent.name, turnId: turn.id, reason: "answered" });
+    const route = { kind: "route", messageId: stored.message.id } as const;
+    await runtime.world.queue.add({ queue: turn.chatKey, key: jobKey(route), payload: route });
+    return;
+  }
+  await runtime.outbox.publish(turn.chatKey, {
+    type: "tool-calls",
+    chat,
+    agent: agent.name,
+    turnId: turn.id,
+    calls: stored.calls.map((call) => ({ id: call.id, name: call.name, argumentsJson: call.argumentsJson })),
+  });
+  if (calls.length > agent.limits.maxToolCallsPerStep) {
+    await endWithLimit(
+      runtime,
+      scope,
+      "max-tool-calls",
+      `asked for ${calls.length} tool calls at once; the limit is ${agent.limits.maxToolCallsPerStep}`,
+    );
+    return;
+  }
+  await dispatchToolCalls(runtime, scope, step);
+}
+
+/** An answer to another agent goes back to it (auto-mention); an empty answer says so. */
+async function finalText(runtime: AgentRuntime, scope: TurnScope, text: string): Promise<string> {
+  const body = text.trim() === "" ? "(no answer)" : text;
+  const trigger = await runtime.world.store.getMessage(scope.turn.triggerMessageId);
+  if (trigger?.author.kind !== "agent") return body;
+  return addressBack(body, trigger.author.name, scope.agent.name, scope.world.agents);
+}
+
+async function openStream(runtime: AgentRuntime, chat: ReturnType<typeof parseChatKey>, agent: string) {
+  const adapter = runtime.world.channels.get(chat.platform);
+  if (!adapter || !isStreamingChannel(adapter)) return undefined;
+  try {
+    return await adapter.openStream(chat, { kind: "agent", id: agent, name: agent });
+  } catch (error) {
+    runtime.world.logger.warn({ err: error }, "could not open a streamed draft; the answer is posted whole");
+    return undefined;
+  }
+}

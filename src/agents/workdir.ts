@@ -1,0 +1,10 @@
+import { mkdir } from "node:fs/promises";
+import path from "node:path";
+import type { WorldConfig } from "../config/schema.js";
+
+/** The world's tools directory (absolute), created when missing. Default `./data/worlds/<name>`. */
+export async function resolveWorkdir(world: WorldConfig): Promise<string> {
+  const directory = path.resolve(world.workdir ?? path.join("data", "worlds", world.name));
+  await mkdir(directory, { recursive: true });
+  return directory;
+}

@@ -1,0 +1,78 @@
+import type { ProviderEntry } from "../agents/agent-runtime.js";
+import type { AgentPolicy, AgentTools } from "../agents/agent-tools.js";
+import { fitRequestView } from "../agents/view/fit-request-view.js";
+import { type Config, providerConfigSchema } from "../config/schema.js";
+import { ProviderError, type ProviderErrorCode } from "../errors/roundtable-error.js";
+import type { Logger } from "../log/logger.js";
+import { createProvider, resolveProviderType } from "../providers/create-provider.js";
+import { modelLimits } from "../providers/model-limits.js";
+import { userMessageFor } from "../providers/user-message.js";
+import { argumentsHash, decidePolicy, previewArguments } from "../tools/approval-policy.js";
+import { openTools } from "../tools/open-tools.js";
+import type { RoundtableParts } from "./roundtable.js";
+
+export type BuiltParts = Pick<
+  RoundtableParts,
+  "providers" | "tools" | "policy" | "fitView" | "modelLimits" | "describeProviderError" | "closeables"
+>;
+
+export interface BuildOverrides {
+  /** Used instead of the configured providers (tests pass scripted models). */
+  providers?: ReadonlyMap<string, ProviderEntry>;
+}
+
+/**
+ * The providers, tools (shell and MCP, connected now so their tools are offered from the
+ * first turn), approval policy and request-view fitting the config describes.
+ */
+export async function buildParts(config: Config, logger: Logger, overrides: BuildOverrides = {}): Promise<BuiltParts> {
+  const providers = overrides.providers ?? providersFromConfig(config, logger);
+  const opened = await openTools(config.tools, logger.child({ component: "tools" }));
+  const registry = opened.registry;
+  const tools: AgentTools = {
+    definitionsFor: (toolList) => registry.toolsForAgent(toolList),
+    check: (name, argumentsJson) => registry.check(name, argumentsJson),
+    call: (name, args, context) => registry.call(name, args, context),
+  };
+  const policy: AgentPolicy = {
+    decide: (name, args) => decidePolicy(name, args, config.tools),
+    hash: argumentsHash,
+    preview: (args) => previewArguments(args, 1500),
+  };
+  return {
+    providers,
+    tools,
+    policy,
+    fitView: fitRequestView,
+    modelLimits: (agent) => {
+      const limits = modelLimits(agent.model, {
+        ...(agent.contextBudget === undefined ? {} : { contextTokens: agent.contextBudget }),
+        ...(agent.maxOutputTokens === undefined ? {} : { maxOutputTokens: agent.maxOutputTokens }),
+      });
+      return { budgetTokens: limits.contextTokens, reserveOutputTokens: limits.maxOutputTokens };
+    },
+    describeProviderError: (error) =>
+      error instanceof ProviderError
+        ? userMessageFor(error.code as ProviderErrorCode, error.retryAfterMs === undefined ? {} : { retryAfterMs: error.retryAfterMs })
+        : "Something went wrong while the agent was answering; the details are in the service log.",
+    closeables: [opened],
+  };
+}
+
+/** One client per provider an agent uses (an agent may name openai/anthropic/google with no entry). */
+function providersFromConfig(config: Config, logger: Logger): Map<string, ProviderEntry> {
+  const entries = new Map<string, ProviderEntry>();
+  for (const agent of config.agents) {
+    if (entries.has(agent.provider)) continue;
+    const settings = config.providers[agent.provider] ?? providerConfigSchema.parse({});
+    try {
+      entries.set(agent.provider, {
+        provider: createProvider(agent.provider, settings, logger.child({ provider: agent.provider })),
+        type: resolveProviderType(agent.provider, settings),
+      });
+    } catch (error) {
+      logger.error({ err: error, provider: agent.provider }, "provider could not be set up; its agents will say so");
+    }
+  }
+  return entries;
+}

@@ -1,0 +1,34 @@
+import type { Metrics } from "../metrics/metrics.js";
+import type { EventListener } from "../world/outbox.js";
+
+/** Counts world events for `/metrics`, by listening to the outbox (the engine knows nothing of it). */
+export function eventMetrics(metrics: Metrics): EventListener {
+  const messages = metrics.counter("roundtable_messages_total", "Messages stored, by author kind and platform.");
+  const turns = metrics.counter("roundtable_turns_ended_total", "Agent turns ended, by reason.");
+  const approvals = metrics.counter("roundtable_approvals_requested_total", "Approval cards requested.");
+  const decisions = metrics.counter("roundtable_approvals_decided_total", "Approvals closed, by outcome.");
+  const results = metrics.counter("roundtable_tool_results_total", "Tool results, by kind.");
+  return (event) => {
+    switch (event.type) {
+      case "message":
+      case "system":
+        messages.inc({ author: event.message.author.kind, platform: event.chat.platform });
+        return;
+      case "turn-ended":
+        turns.inc({ reason: event.reason });
+        return;
+      case "approval-requested":
+        approvals.inc({ platform: event.chat.platform });
+        return;
+      case "approval-decided":
+        decisions.inc({ state: event.outcome.state });
+        return;
+      case "tool-result":
+        results.inc({ kind: event.kind });
+        return;
+      case "tool-calls":
+      case "stream":
+        return;
+    }
+  };
+}

@@ -1,0 +1,111 @@
+import type { AgentRuntime, ProviderEntry, ViewFitter } from "../agents/agent-runtime.js";
+import { AgentTurnRunner } from "../agents/agent-turn-runner.js";
+import type { AgentPolicy, AgentTools } from "../agents/agent-tools.js";
+import type { AgentConfig, Config } from "../config/schema.js";
+import type { Logger } from "../log/logger.js";
+import type { Store } from "../storage/store.js";
+import type { ChannelAdapter } from "../world/channel-adapter.js";
+import type { Platform } from "../world/chat-ref.js";
+import type { WorkQueue } from "../world/work-queue.js";
+import { createWorldDirectory } from "../world/world-directory.js";
+import { WorldEngine } from "../world/world-engine.js";
+
+/** Everything a running Roundtable is made of. Tests pass fakes for providers; nothing else differs. */
+export interface RoundtableParts {
+  config: Config;
+  store: Store;
+  queue: WorkQueue;
+  logger: Logger;
+  channels: ChannelAdapter[];
+  providers: ReadonlyMap<string, ProviderEntry>;
+  tools: AgentTools;
+  policy: AgentPolicy;
+  fitView: ViewFitter;
+  modelLimits: (agent: AgentConfig) => { budgetTokens: number; reserveOutputTokens: number };
+  describeProviderError: (error: unknown) => string;
+  clock?: () => Date;
+  /** How long running steps may take to finish on stop before they are cut (default 10 s). */
+  stopGraceMs?: number;
+  /** Closed on stop (MCP connections). */
+  closeables?: { close(): Promise<void> }[];
+}
+
+/** The world engine, the tool loop and the channels, wired. */
+export class Roundtable {
+  readonly engine: WorldEngine;
+  private readonly stopController = new AbortController();
+  private started = false;
+
+  constructor(private readonly parts: RoundtableParts) {
+    const channels = new Map<Platform, ChannelAdapter>(parts.channels.map((channel) => [channel.platform, channel]));
+    this.engine = new WorldEngine({
+      store: parts.store,
+      queue: parts.queue,
+      logger: parts.logger,
+      worlds: createWorldDirectory(parts.config.worlds, parts.config.channels),
+      channels,
+      agents: new Map(parts.config.agents.map((agent) => [agent.name, agent])),
+      clock: parts.clock ?? (() => new Date()),
+    });
+    const runtime: AgentRuntime = {
+      world: this.engine.context,
+      outbox: this.engine.outbox,
+      providers: parts.providers,
+      tools: parts.tools,
+      policy: parts.policy,
+      fitView: parts.fitView,
+      modelLimits: parts.modelLimits,
+      describeProviderError: parts.describeProviderError,
+      stopSignal: this.stopController.signal,
+    };
+    this.engine.setTurnRunner(new AgentTurnRunner(runtime));
+  }
+
+  /** Start the stored work (unfinished steps from before a restart first), then the channels. */
+  async start(): Promise<void> {
+    await this.engine.start();
+    this.started = true;
+    for (const channel of this.parts.channels) {
+      try {
+        await channel.start(this.engine.ingress);
+      } catch (error) {
+        // The service keeps running (other channels, stored work); /readyz shows the channel down.
+        this.parts.logger.error({ err: error, platform: channel.platform }, "channel failed to start");
+      }
+    }
+  }
+
+  /** Channels and whether each is connected, for `/readyz`. */
+  channelStatus(): { platform: string; connected: boolean }[] {
+    return this.parts.channels.map((channel) => ({ platform: channel.platform, connected: channel.isConnected() }));
+  }
+
+  /** Resolves when no step is running and none is due (a turn parked on approval is idle). */
+  whenIdle(): Promise<void> {
+    return this.parts.queue.whenIdle();
+  }
+
+  /** Stop taking input, let running steps finish (a step cut by the stop runs again after restart). */
+  async stop(): Promise<void> {
+    if (!this.started) return;
+    this.started = false;
+    for (const channel of this.parts.channels) {
+      try {
+        await channel.stop();
+      } catch (error) {
+        this.parts.logger.warn({ err: error, platform: channel.platform }, "channel did not stop cleanly");
+      }
+    }
+    // Running steps get a grace period to finish; then they are cut and run again after restart.
+    const stopped = this.engine.stop();
+    let timer: NodeJS.Timeout | undefined;
+    const grace = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, this.parts.stopGraceMs ?? 10_000);
+    });
+    await Promise.race([stopped, grace]);
+    clearTimeout(timer);
+    this.stopController.abort();
+    await stopped;
+    for (const closeable of this.parts.closeables ?? []) await closeable.close();
+  }
+}

@@ -1,0 +1,47 @@
+import { ConsoleAdapter } from "../../channels/console/adapter.js";
+import { migrateDatabase } from "../storage/migrate.js";
+import { openStore } from "../storage/open-store.js";
+import { buildParts } from "./build-parts.js";
+import { Roundtable } from "./roundtable.js";
+import type { ConsoleChatOptions } from "./service-entry.js";
+
+/**
+ * `roundtable chat`: the console channel. Lines from `input` are the local user's messages
+ * (the local user is an approver); every message of the chat is printed to `output`. At the end
+ * of the input it waits until no turn is running (a turn parked on an approval is not), then
+ * resolves with exit code 0.
+ */
+export async function runConsoleChat(options: ConsoleChatOptions): Promise<number> {
+  const { config, logger, output } = options;
+  const worldName = options.world ?? config.worlds[0]?.name;
+  const world = config.worlds.find((candidate) => candidate.name === worldName);
+  if (!world) {
+    const known = config.worlds.map((candidate) => candidate.name).join(", ") || "none";
+    output.write(`roundtable: no world named "${worldName ?? ""}" (worlds: ${known})\n`);
+    return 2;
+  }
+  const user = options.as ?? process.env.USER ?? "you";
+  await migrateDatabase({ databaseUrl: options.databaseUrl, logger });
+  const opened = await openStore({ databaseUrl: options.databaseUrl, logger });
+  const queue = opened.createQueue({});
+  let roundtable: Roundtable | undefined;
+  const adapter = new ConsoleAdapter({
+    world: world.name,
+    user,
+    input: options.input,
+    output,
+    interactive: options.interactive ?? false,
+    settle: () => roundtable?.whenIdle() ?? Promise.resolve(),
+  });
+  const parts = await buildParts(config, logger);
+  roundtable = new Roundtable({ ...parts, config, store: opened.store, queue, logger, channels: [adapter] });
+  try {
+    await roundtable.start();
+    await adapter.finished;
+    await roundtable.whenIdle();
+  } finally {
+    await roundtable.stop();
+    await opened.close();
+  }
+  return 0;
+}

@@ -1,0 +1,65 @@
+import { startHttpServer } from "../http/start-http-server.js";
+import { combineReadinessChecks } from "../http/readiness.js";
+import { createMetrics, registerProcessMetrics } from "../metrics/metrics.js";
+import { openStore } from "../storage/open-store.js";
+import { isWebhookChannel } from "../world/channel-adapter.js";
+import { buildParts } from "./build-parts.js";
+import { createChannels } from "./create-channels.js";
+import { eventMetrics } from "./event-metrics.js";
+import { Roundtable } from "./roundtable.js";
+import type { RunningService, StartServiceOptions } from "./service-entry.js";
+
+/**
+ * `roundtable start`: the store (migrated by the CLI before), the configured channels, the
+ * world engine with its stored work, and the HTTP server (health, readiness, metrics, webhooks).
+ */
+export async function startService(options: StartServiceOptions): Promise<RunningService> {
+  const { config, logger } = options;
+  const opened = await openStore({ databaseUrl: options.databaseUrl, logger });
+  const queue = opened.createQueue({});
+  const channels = createChannels(config, logger);
+  const parts = await buildParts(config, logger);
+  const roundtable = new Roundtable({ ...parts, config, store: opened.store, queue, logger, channels });
+  const metrics = createMetrics();
+  registerProcessMetrics(metrics);
+  roundtable.engine.outbox.subscribe(eventMetrics(metrics));
+  await roundtable.start();
+
+  const http = await startHttpServer({
+    port: options.port,
+    logger: logger.child({ component: "http" }),
+    metrics,
+    routes: channels.flatMap((channel) => (isWebhookChannel(channel) ? channel.webhookRoutes() : [])),
+    readiness: () =>
+      combineReadinessChecks({
+        database: async () => {
+          await opened.store.ping();
+          return { ok: true };
+        },
+        ...Object.fromEntries(
+          roundtable.channelStatus().map((status) => [
+            `channel:${status.platform}`,
+            () => (status.connected ? { ok: true } : { ok: false, detail: "not connected" }),
+          ]),
+        ),
+      }),
+  });
+  logger.info(
+    { port: http.port, config: options.configSource, channels: channels.map((channel) => channel.platform) },
+    "roundtable started",
+  );
+  let stopping: Promise<void> | undefined;
+  return {
+    port: http.port,
+    stop() {
+      stopping ??= (async () => {
+        logger.info("stopping: no new work; letting running steps finish");
+        await http.close();
+        await roundtable.stop();
+        await opened.close();
+        logger.info("stopped");
+      })();
+      return stopping;
+    },
+  };
+}

@@ -1,0 +1,87 @@
+import type { ApprovalRecord } from "../storage/records.js";
+import { mayDecide } from "./approval-rights.js";
+import { chatKey } from "./chat-ref.js";
+import type { ApprovalClick, ClickResult } from "./inbound.js";
+import { jobKey } from "./jobs.js";
+import type { WorldContext } from "./world-context.js";
+
+const choiceWords = { once: "approved once", session: "approved for this session", deny: "denied" } as const;
+
+/**
+ * A button press: find the approval, check that it belongs to this chat and world, that the
+ * user may decide, and that nobody decided first; record the decision; queue its effect.
+ */
+export async function handleApprovalClick(context: WorldContext, click: ApprovalClick): Promise<ClickResult> {
+  const { store, logger, worlds, queue, clock } = context;
+  const key = chatKey(click.chat);
+  const log = logger.child({ platform: click.chat.platform, chat: key, user: click.user.id });
+
+  if (click.platformEventId !== undefined) {
+    const fresh = await store.claimInboundKey(`click:${key}:${click.platformEventId}`);
+    if (!fresh) {
+      log.info({ event: click.platformEventId }, "duplicate click delivery dropped");
+      return { status: "already-decided", text: "This press was already handled." };
+    }
+  }
+
+  const approval = await findApproval(context, key, click.approvalId);
+  if (!approval) {
+    log.warn({ approvalId: click.approvalId }, "click for an unknown approval refused");
+    return { status: "unknown", text: "This approval does not exist (or is not from this chat)." };
+  }
+  const world = worlds.worldFor(click.chat);
+  const call = await store.getToolCall(approval.toolCallId);
+  const owned =
+    approval.chatKey === key &&
+    world !== undefined &&
+    approval.world === world.name &&
+    call !== undefined &&
+    call.agent === approval.agent &&
+    call.turnId === approval.turnId &&
+    call.chatKey === key;
+  if (!owned || !world) {
+    log.warn({ approvalId: approval.id, approvalChat: approval.chatKey }, "click with a foreign or forged approval id refused");
+    return { status: "unknown", text: "This approval does not exist (or is not from this chat)." };
+  }
+  if (!mayDecide(world, click.chat.platform, click.user, approval.requestedFor)) {
+    log.warn({ approvalId: approval.id }, "click by someone not allowed to decide refused");
+    return { status: "not-allowed", text: "You are not allowed to decide this approval." };
+  }
+  if (approval.state !== "pending") return alreadyDecided(approval);
+
+  const state = click.choice === "deny" ? "denied" : "approved";
+  const decision = {
+    state,
+    choice: click.choice,
+    actorId: click.user.id,
+    actorName: click.user.displayName,
+    at: clock(),
+    ...(click.reason === undefined ? {} : { note: click.reason }),
+  } as const;
+  const result = await store.decideApproval(approval.id, decision);
+  if (!result.won) return alreadyDecided(result.approval);
+  log.info({ approvalId: approval.id, choice: click.choice }, "approval decided");
+
+  const payload = { kind: "approval-decided", approvalId: approval.id } as const;
+  await queue.add({ queue: key, key: jobKey(payload), payload });
+  return { status: "decided", text: `${capitalize(choiceWords[click.choice])}.` };
+}
+
+async function findApproval(context: WorldContext, key: string, id: string): Promise<ApprovalRecord | undefined> {
+  const { store } = context;
+  if (id === "") {
+    const pending = await store.listApprovals({ chatKey: key, states: ["pending"] });
+    return pending.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())[0];
+  }
+  return (await store.getApproval(id)) ?? (await store.getApprovalByShortId(key, id));
+}
+
+function alreadyDecided(approval: ApprovalRecord): ClickResult {
+  const who = approval.decidedByName ?? "roundtable";
+  const what = approval.state === "approved" && approval.choice ? choiceWords[approval.choice] : approval.state;
+  return { status: "already-decided", text: `Already decided by ${who} (${what}).` };
+}
+
+function capitalize(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}

@@ -1,0 +1,91 @@
+import { createHash } from "node:crypto";
+import { handleApprovalClick } from "./approval-clicks.js";
+import { chatKey } from "./chat-ref.js";
+import type { ApprovalClick, ClickResult, InboundMessage, InboundSink, IngressResult } from "./inbound.js";
+import { jobKey } from "./jobs.js";
+import { worldAuthor } from "./message.js";
+import type { Outbox } from "./outbox.js";
+import type { WorldContext } from "./world-context.js";
+
+/** Longest message text routed to agents; longer ones are stored and answered with a notice. */
+export const maxInboundTextLength = 32_000;
+
+/** The id of an inbound message is derived from the platform's id: a second delivery collides. */
+export function inboundMessageId(key: string, platformMessageId: string): string {
+  return `in-${createHash("sha256").update(`${key}\u0000${platformMessageId}`).digest("hex").slice(0, 32)}`;
+}
+
+/**
+ * Where channels hand in messages and clicks. Dedupe on the platform's id (the message id is
+ * derived from it, unique in the database), persist, emit, then queue the routing step.
+ */
+export class Ingress implements InboundSink {
+  constructor(
+    private readonly context: WorldContext,
+    private readonly outbox: Outbox,
+  ) {}
+
+  async message(inbound: InboundMessage): Promise<IngressResult> {
+    const { store, logger, worlds, queue } = this.context;
+    const key = chatKey(inbound.chat);
+    const log = logger.child({ platform: inbound.chat.platform, chat: key });
+    const world = worlds.worldFor(inbound.chat);
+    if (!world) {
+      log.info({ messageId: inbound.platformMessageId }, "message from a chat bound to no world ignored");
+      return { status: "unbound", reason: "this chat is not bound to a world" };
+    }
+    const id = inboundMessageId(key, inbound.platformMessageId);
+    const routePayload = { kind: "route", messageId: id } as const;
+    if (await store.getMessage(id)) {
+      log.info({ messageId: inbound.platformMessageId }, "duplicate inbound message dropped");
+      // Routing is idempotent: queue it again in case the first delivery died before queueing.
+      await queue.add({ queue: key, key: jobKey(routePayload), payload: routePayload });
+      return { status: "duplicate" };
+    }
+    await store.ensureChat(key, world.name, inbound.chat.platform);
+    const human = !inbound.sender.isBot;
+    let message;
+    try {
+      message = await store.addMessage({
+        id,
+        chatKey: key,
+        author: { kind: "human", id: inbound.sender.id, name: inbound.sender.displayName },
+        text: inbound.text,
+        platformMessageId: inbound.platformMessageId,
+        ...(inbound.replyTo === undefined ? {} : { replyToId: inbound.replyTo }),
+        raw: inbound.raw,
+        createdAt: inbound.receivedAt,
+      });
+    } catch (error) {
+      if (await store.getMessage(id)) {
+        log.info({ messageId: inbound.platformMessageId }, "duplicate inbound message dropped (concurrent delivery)");
+        return { status: "duplicate" };
+      }
+      throw error;
+    }
+    if (human) await store.setAgentTurns(key, 0);
+    await this.outbox.publish(key, { type: "message", chat: inbound.chat, message });
+
+    if (inbound.sender.isBot && !world.allowBots) {
+      log.debug({ messageId: inbound.platformMessageId }, "bot message stored, not routed");
+      return { status: "ignored", reason: "messages from bots do not start turns" };
+    }
+    if (inbound.text.length > maxInboundTextLength) {
+      log.warn({ length: inbound.text.length }, "oversized message stored, not routed");
+      const notice = await store.addMessage({
+        id: `${id}:too-long`,
+        chatKey: key,
+        author: worldAuthor,
+        text: `That message is too long for the agents (${inbound.text.length} characters; the limit is ${maxInboundTextLength}). It was kept but not answered.`,
+      });
+      await this.outbox.publish(key, { type: "system", chat: inbound.chat, level: "notice", message: notice });
+      return { status: "ignored", reason: "message too long" };
+    }
+    await queue.add({ queue: key, key: jobKey(routePayload), payload: routePayload });
+    return { status: "accepted", messageId: id };
+  }
+
+  click(click: ApprovalClick): Promise<ClickResult> {
+    return handleApprovalClick(this.context, click);
+  }
+}

@@ -1,0 +1,40 @@
+import { z } from "zod";
+
+/**
+ * Every kind of stored step, one union tagged by `kind`. A job's key makes it idempotent:
+ * the same step is never queued twice, and a step run twice changes nothing the second time.
+ */
+export const jobPayloadSchema = z.discriminatedUnion("kind", [
+  /** Decide who answers a stored message, and start their turns. */
+  z.object({ kind: z.literal("route"), messageId: z.string() }),
+  /** One provider call of a turn (step is 1-based). */
+  z.object({ kind: z.literal("turn-step"), turnId: z.string(), step: z.number().int().min(1) }),
+  /** Run one tool call that needs no (more) approval. */
+  z.object({ kind: z.literal("run-tool"), toolCallId: z.string() }),
+  /** Act on a recorded approval decision (run or deny the call). */
+  z.object({ kind: z.literal("approval-decided"), approvalId: z.string() }),
+  /** Expire an approval that nobody decided in time. */
+  z.object({ kind: z.literal("approval-expire"), approvalId: z.string() }),
+  /** Show a stored event on its channel. */
+  z.object({ kind: z.literal("deliver"), seq: z.number().int() }),
+]);
+
+export type JobPayload = z.infer<typeof jobPayloadSchema>;
+
+/** The dedupe key of a job. */
+export function jobKey(payload: JobPayload): string {
+  switch (payload.kind) {
+    case "route":
+      return `route:${payload.messageId}`;
+    case "turn-step":
+      return `turn:${payload.turnId}:${payload.step}`;
+    case "run-tool":
+      return `tool:${payload.toolCallId}`;
+    case "approval-decided":
+      return `decided:${payload.approvalId}`;
+    case "approval-expire":
+      return `expire:${payload.approvalId}`;
+    case "deliver":
+      return `deliver:${payload.seq}`;
+  }
+}

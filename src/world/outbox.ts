@@ -1,0 +1,146 @@
+import { assertNever } from "../errors/assert-never.js";
+import type { MessageStream } from "./channel-adapter.js";
+import { chatKey } from "./chat-ref.js";
+import type { StoredEvent, WorldEvent } from "./events.js";
+import { jobKey } from "./jobs.js";
+import type { WorldContext } from "./world-context.js";
+
+export type EventListener = (event: StoredEvent | Extract<WorldEvent, { type: "stream" }>) => void;
+
+/**
+ * Persist → emit → enqueue. Every world event is stored first, then handed to in-process
+ * listeners, then (when a chat should see it) a `deliver` step is queued in the chat's queue.
+ * Delivery is idempotent: a stored record of where the event landed makes a second run a no-op.
+ */
+export class Outbox {
+  private readonly listeners = new Set<EventListener>();
+  /** Live drafts of streamed answers, by the message id they will become. */
+  private readonly streams = new Map<string, MessageStream>();
+
+  constructor(private readonly context: WorldContext) {}
+
+  subscribe(listener: EventListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Store the event, tell listeners, and queue its delivery. */
+  async publish(chatKey: string, event: Exclude<WorldEvent, { type: "stream" }>): Promise<StoredEvent> {
+    const stored = await this.context.store.appendEvent(chatKey, event);
+    this.emit(stored);
+    if (shouldDeliver(event)) {
+      const payload = { kind: "deliver", seq: stored.seq } as const;
+      await this.context.queue.add({ queue: chatKey, key: jobKey(payload), payload });
+    }
+    return stored;
+  }
+
+  /** Transient stream events: emitted, never stored. */
+  emitStream(event: Extract<WorldEvent, { type: "stream" }>): void {
+    this.emit(event);
+  }
+
+  /** A draft that the delivery of message `messageId` should settle instead of posting anew. */
+  attachStream(messageId: string, stream: MessageStream): void {
+    this.streams.set(messageId, stream);
+  }
+
+  /** The `deliver` step. */
+  async deliver(seq: number): Promise<void> {
+    const { store, channels, logger } = this.context;
+    const event = await store.getEvent(seq);
+    if (!event) {
+      logger.warn({ seq }, "deliver: no such event");
+      return;
+    }
+    if (await store.getOutbound("event", String(seq))) return;
+    const chat = event.chat;
+    const adapter = channels.get(chat.platform);
+    if (!adapter) {
+      logger.warn({ seq, platform: chat.platform }, "deliver: no channel adapter for this platform; event stays stored");
+      return;
+    }
+    let platformMessageIds: string[] = [];
+    switch (event.type) {
+      case "message":
+      case "system": {
+        const message = event.message;
+        const stream = this.streams.get(message.id);
+        this.streams.delete(message.id);
+        const sent = stream
+          ? await stream.finish(message.text)
+          : await adapter.postMessage(chat, { author: message.author, text: message.text });
+        platformMessageIds = sent.ids;
+        await store.recordOutbound({ chatKey: message.chatKey, refKind: "message", refId: message.id, platformMessageIds });
+        break;
+      }
+      case "approval-requested": {
+        const sent = await adapter.postApprovalCard(chat, event.card);
+        platformMessageIds = sent.ids;
+        await store.recordOutbound({
+          chatKey: chatKeyOf(event),
+          refKind: "approval",
+          refId: event.card.approvalId,
+          platformMessageIds,
+        });
+        break;
+      }
+      case "approval-decided": {
+        const card = await store.getOutbound("approval", event.outcome.approvalId);
+        if (card) await adapter.updateApprovalCard(chat, { ids: card.platformMessageIds }, event.outcome);
+        else logger.warn({ approvalId: event.outcome.approvalId }, "deliver: decided approval has no posted card");
+        break;
+      }
+      case "tool-calls":
+      case "tool-result":
+      case "turn-ended":
+      case "stream":
+        return;
+      default:
+        assertNever(event, "event");
+    }
+    await store.recordOutbound({ chatKey: chatKeyOf(event), refKind: "event", refId: String(seq), platformMessageIds });
+  }
+
+  /** Abandon a live draft (the turn failed before its message was stored). */
+  async abortStream(stream: MessageStream): Promise<void> {
+    try {
+      await stream.abort();
+    } catch (error) {
+      this.context.logger.warn({ err: error }, "could not abort a streamed draft");
+    }
+  }
+
+  private emit(event: StoredEvent | Extract<WorldEvent, { type: "stream" }>): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(event);
+      } catch (error) {
+        this.context.logger.error({ err: error }, "event listener failed");
+      }
+    }
+  }
+}
+
+function shouldDeliver(event: WorldEvent): boolean {
+  switch (event.type) {
+    case "message":
+      return event.message.author.kind === "agent";
+    case "system":
+    case "approval-requested":
+    case "approval-decided":
+      return true;
+    case "tool-calls":
+    case "tool-result":
+    case "turn-ended":
+    case "stream":
+      return false;
+    default:
+      return assertNever(event, "event");
+  }
+}
+
+function chatKeyOf(event: WorldEvent): string {
+  if (event.type === "message" || event.type === "system") return event.message.chatKey;
+  return chatKey(event.chat);
+}

@@ -1,0 +1,118 @@
+import type { MessageRecord } from "../storage/records.js";
+import { parseChatKey } from "./chat-ref.js";
+import { closeTurn } from "./close-turn.js";
+import { jobKey } from "./jobs.js";
+import { worldAuthor } from "./message.js";
+import type { Outbox } from "./outbox.js";
+import { chainHumans, chainStarter } from "./turn-chain.js";
+import { routeMessage, turnLimitNotice, unknownAgentNotice } from "./routing/index.js";
+import type { WorldContext } from "./world-context.js";
+
+/** The id of the turn an agent takes in answer to a message: one per message and agent. */
+export function turnIdFor(messageId: string, agent: string): string {
+  return `${messageId}>${agent}`;
+}
+
+/**
+ * The `route` step: decide who answers a stored message and start their turns. Idempotent:
+ * turn ids and notice ids derive from the message id, so a second run starts nothing new.
+ */
+export async function routeStoredMessage(context: WorldContext, outbox: Outbox, messageId: string): Promise<void> {
+  const { store, logger, worlds, queue, clock, agents } = context;
+  const message = await store.getMessage(messageId);
+  if (!message) {
+    logger.warn({ messageId }, "route: no such message");
+    return;
+  }
+  const chatRecord = await store.getChat(message.chatKey);
+  const world = chatRecord ? worlds.get(chatRecord.world) : undefined;
+  if (!chatRecord || !world) {
+    logger.warn({ messageId, chat: message.chatKey }, "route: chat has no world");
+    return;
+  }
+  const chat = parseChatKey(message.chatKey);
+  const log = logger.child({ platform: chat.platform, chat: message.chatKey, world: world.name });
+
+  const decision = routeMessage({
+    author: { kind: message.author.kind, name: message.author.name },
+    text: message.text,
+    agents: world.agents,
+    ...(world.defaultAgent === undefined ? {} : { defaultAgent: world.defaultAgent }),
+    respond: world.respond,
+    allowBots: world.allowBots,
+    people: await peopleInChat(context, message.chatKey),
+    ...(await replyTarget(context, message)),
+  });
+  if (decision.kind === "none") {
+    log.debug({ messageId, reason: decision.reason }, "no agent answers");
+    return;
+  }
+  if (decision.unknown.length > 0 && message.author.kind === "human") {
+    await postNotice(context, outbox, message, "unknown", unknownAgentNotice(decision.unknown, world.agents));
+  }
+
+  const startedById = await chainStarter(context, message);
+  for (const agent of decision.agents) {
+    const turnId = turnIdFor(message.id, agent);
+    if (await store.getTurn(turnId)) continue;
+    if (message.author.kind === "agent") {
+      const current = await store.getChat(message.chatKey);
+      if ((current?.agentTurnsSinceHuman ?? 0) >= world.turnLimit) {
+        const humans = await chainHumans(context, message);
+        await postNotice(context, outbox, message, "turn-limit", turnLimitNotice(humans, world.turnLimit));
+        log.info({ turnLimit: world.turnLimit }, "turn limit reached; handing back to the humans");
+        return;
+      }
+    } else {
+      await supersedeOpenTurns(context, outbox, message.chatKey, agent);
+    }
+    await store.incrementAgentTurns(message.chatKey);
+    const deadlineMs = agents.get(agent)?.limits.deadline ?? 300_000;
+    await store.createTurn({
+      id: turnId,
+      chatKey: message.chatKey,
+      agent,
+      triggerMessageId: message.id,
+      startedById,
+      deadlineAt: new Date(clock().getTime() + deadlineMs),
+    });
+    const payload = { kind: "turn-step", turnId, step: 1 } as const;
+    await queue.add({ queue: message.chatKey, key: jobKey(payload), payload });
+    log.info({ agent, turnId }, "turn started");
+  }
+}
+
+/** A new human message to an agent supersedes that agent's turns parked on approvals in the chat. */
+async function supersedeOpenTurns(context: WorldContext, outbox: Outbox, chatKey: string, agent: string) {
+  const open = await context.store.listTurns({ chatKey, agent, states: ["parked"] });
+  for (const turn of open) {
+    await closeTurn(context, outbox, turn.id, "superseded", {
+      kind: "skipped",
+      detail: "superseded by a newer message to this agent",
+    });
+  }
+}
+
+/** Names of the humans who have written in the chat (addressing them is not an unknown agent). */
+async function peopleInChat(context: WorldContext, chatKey: string): Promise<string[]> {
+  const names = new Set<string>();
+  for (const message of await context.store.listMessages(chatKey)) {
+    if (message.author.kind === "human") names.add(message.author.name);
+  }
+  return [...names];
+}
+
+async function replyTarget(context: WorldContext, message: MessageRecord): Promise<{ replyToAgent?: string }> {
+  if (message.replyToId === undefined) return {};
+  const outbound = await context.store.findOutboundByPlatformId(message.chatKey, message.replyToId);
+  if (!outbound || outbound.refKind !== "message") return {};
+  const replied = await context.store.getMessage(outbound.refId);
+  return replied?.author.kind === "agent" ? { replyToAgent: replied.author.name } : {};
+}
+
+async function postNotice(context: WorldContext, outbox: Outbox, about: MessageRecord, what: string, text: string) {
+  const id = `${about.id}:${what}`;
+  if (await context.store.getMessage(id)) return;
+  const notice = await context.store.addMessage({ id, chatKey: about.chatKey, author: worldAuthor, text });
+  await outbox.publish(about.chatKey, { type: "system", chat: parseChatKey(about.chatKey), level: "notice", message: notice });
+}

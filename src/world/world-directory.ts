@@ -1,0 +1,24 @@
+import type { ChannelsConfig, WorldConfig } from "../config/schema.js";
+import type { ChatRef } from "./chat-ref.js";
+import type { WorldDirectory } from "./world-context.js";
+
+/**
+ * Binds chats to worlds from `channels.<platform>.chats` (`*` matches any chat). Console and
+ * web chats name their world in `workspace`.
+ */
+export function createWorldDirectory(worlds: WorldConfig[], channels: ChannelsConfig): WorldDirectory {
+  const byName = new Map(worlds.map((world) => [world.name, world]));
+  return {
+    get: (name) => byName.get(name),
+    worldFor(chat: ChatRef) {
+      if (chat.platform === "console" || chat.platform === "web") {
+        return chat.workspace === undefined ? worlds[0] : byName.get(chat.workspace);
+      }
+      const chats = channels[chat.platform]?.chats ?? {};
+      const name = chats[chat.channel] ?? chats["*"];
+      if (name !== undefined) return byName.get(name);
+      // A single world with no explicit bindings takes every chat: what a first-time user expects.
+      return Object.keys(chats).length === 0 && worlds.length === 1 ? worlds[0] : undefined;
+    },
+  };
+}

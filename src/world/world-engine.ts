@@ -1,0 +1,65 @@
+import { assertNever } from "../errors/assert-never.js";
+import { errorMessage } from "../errors/roundtable-error.js";
+import { Ingress } from "./ingress.js";
+import { jobPayloadSchema } from "./jobs.js";
+import { Outbox } from "./outbox.js";
+import { routeStoredMessage } from "./route-message.js";
+import type { ClaimedJob } from "./work-queue.js";
+import type { TurnRunner, WorldContext } from "./world-context.js";
+
+/**
+ * The world: ingress for channels, the outbox, and the handler of every stored step. Turn
+ * steps go to the injected {@link TurnRunner}; routing and delivery are the world's own.
+ */
+export class WorldEngine {
+  readonly outbox: Outbox;
+  readonly ingress: Ingress;
+  private runner: TurnRunner | undefined;
+
+  constructor(readonly context: WorldContext) {
+    this.outbox = new Outbox(context);
+    this.ingress = new Ingress(context, this.outbox);
+  }
+
+  /** The agents side; set once before the queue starts. */
+  setTurnRunner(runner: TurnRunner): void {
+    this.runner = runner;
+  }
+
+  /** Start running stored steps (unfinished ones from before a restart included). */
+  async start(): Promise<void> {
+    await this.context.queue.start((job) => this.handle(job));
+  }
+
+  async stop(): Promise<void> {
+    await this.context.queue.stop();
+  }
+
+  /** One stored step. Throwing makes the queue retry it later. */
+  async handle(job: ClaimedJob): Promise<void> {
+    const parsed = jobPayloadSchema.safeParse(job.payload);
+    if (!parsed.success) {
+      this.context.logger.error({ key: job.key, problem: errorMessage(parsed.error) }, "malformed job dropped");
+      return;
+    }
+    const payload = parsed.data;
+    const runner = this.runner;
+    if (!runner) throw new Error("world engine has no turn runner");
+    switch (payload.kind) {
+      case "route":
+        return routeStoredMessage(this.context, this.outbox, payload.messageId);
+      case "deliver":
+        return this.outbox.deliver(payload.seq);
+      case "turn-step":
+        return runner.step(payload.turnId, payload.step);
+      case "run-tool":
+        return runner.runTool(payload.toolCallId);
+      case "approval-decided":
+        return runner.approvalDecided(payload.approvalId);
+      case "approval-expire":
+        return runner.approvalExpire(payload.approvalId);
+      default:
+        return assertNever(payload, "job");
+    }
+  }
+}

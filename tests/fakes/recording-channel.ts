@@ -1,0 +1,83 @@
+import type { ApprovalCard, ApprovalOutcome } from "../../src/world/approval-types.js";
+import type { ChannelAdapter, OutboundText, SentRef } from "../../src/world/channel-adapter.js";
+import type { ChatRef, Platform } from "../../src/world/chat-ref.js";
+import type { ApprovalClick, ClickResult, InboundMessage, InboundSink, IngressResult } from "../../src/world/inbound.js";
+
+export type Posted =
+  | { kind: "message"; chat: ChatRef; id: string; author: string; text: string }
+  | { kind: "card"; chat: ChatRef; id: string; card: ApprovalCard }
+  | { kind: "card-update"; chat: ChatRef; ids: string[]; outcome: ApprovalOutcome };
+
+/**
+ * A channel for world tests: records everything the world posts and lets the test send
+ * messages and clicks through the same `InboundSink` a platform adapter uses.
+ */
+export class RecordingChannel implements ChannelAdapter {
+  readonly posted: Posted[] = [];
+  private sink: InboundSink | undefined;
+  private counter = 0;
+
+  constructor(readonly platform: Platform = "console") {}
+
+  async start(sink: InboundSink): Promise<void> {
+    this.sink = sink;
+  }
+
+  async stop(): Promise<void> {
+    this.sink = undefined;
+  }
+
+  isConnected(): boolean {
+    return this.sink !== undefined;
+  }
+
+  async postMessage(chat: ChatRef, message: OutboundText): Promise<SentRef> {
+    const id = this.nextId();
+    this.posted.push({ kind: "message", chat, id, author: message.author.name, text: message.text });
+    return { ids: [id] };
+  }
+
+  async postApprovalCard(chat: ChatRef, card: ApprovalCard): Promise<SentRef> {
+    const id = this.nextId();
+    this.posted.push({ kind: "card", chat, id, card });
+    return { ids: [id] };
+  }
+
+  async updateApprovalCard(chat: ChatRef, sent: SentRef, outcome: ApprovalOutcome): Promise<void> {
+    this.posted.push({ kind: "card-update", chat, ids: sent.ids, outcome });
+  }
+
+  send(message: InboundMessage): Promise<IngressResult> {
+    if (!this.sink) throw new Error("channel not started");
+    return this.sink.message(message);
+  }
+
+  click(click: ApprovalClick): Promise<ClickResult> {
+    if (!this.sink) throw new Error("channel not started");
+    return this.sink.click(click);
+  }
+
+  messages(chat?: ChatRef): Extract<Posted, { kind: "message" }>[] {
+    return this.posted.filter(
+      (item): item is Extract<Posted, { kind: "message" }> =>
+        item.kind === "message" && (chat === undefined || sameChat(item.chat, chat)),
+    );
+  }
+
+  cards(): Extract<Posted, { kind: "card" }>[] {
+    return this.posted.filter((item): item is Extract<Posted, { kind: "card" }> => item.kind === "card");
+  }
+
+  updates(): Extract<Posted, { kind: "card-update" }>[] {
+    return this.posted.filter((item): item is Extract<Posted, { kind: "card-update" }> => item.kind === "card-update");
+  }
+
+  private nextId(): string {
+    this.counter += 1;
+    return `p${this.counter}`;
+  }
+}
+
+function sameChat(a: ChatRef, b: ChatRef): boolean {
+  return a.platform === b.platform && a.channel === b.channel && a.workspace === b.workspace && a.thread === b.thread;
+}

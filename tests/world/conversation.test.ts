@@ -1,0 +1,141 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { ScriptedProvider } from "../fakes/scripted-provider.js";
+import { createHarness, type Harness } from "./harness.js";
+
+let harness: Harness | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+describe("a conversation between a person and two agents", () => {
+  it("routes @alice, alice's @bob, bob's auto-mention back, stops at the turn limit, resets on a human message", async () => {
+    const alice = new ScriptedProvider((request) => {
+      const last = ScriptedProvider.lastText(request);
+      if (last.startsWith("ana:")) return { text: "@bob what do you think?" };
+      return { text: "Thanks, noted." };
+    });
+    const bob = new ScriptedProvider(() => ({ text: "I agree." }));
+    harness = await createHarness({
+      agents: [
+        { name: "alice", provider: alice },
+        { name: "bob", provider: bob },
+      ],
+      world: { turnLimit: 4 },
+    });
+    await harness.say("@alice plan the release");
+    await harness.idle();
+
+    const lines = harness.channel.messages().map((message) => `${message.author}: ${message.text}`);
+    expect(lines[0]).toBe("alice: @bob what do you think?");
+    // bob answers alice; no address of its own, so it is addressed back to alice.
+    expect(lines[1]).toBe("bob: @alice I agree.");
+    // alice answers bob (auto-mention), bob answers alice: 4 agent turns in all, then the world stops them.
+    expect(lines[2]).toBe("alice: @bob Thanks, noted.");
+    expect(lines[3]).toBe("bob: @alice I agree.");
+    expect(lines[4]).toMatch(/^roundtable: @ana .*4 turns/);
+    expect(lines).toHaveLength(5);
+
+    // bob saw alice's message as user text led by her name; never its own text as user text.
+    expect(bob.requests[0]?.messages.at(-1)).toEqual({ role: "user", text: "alice: @bob what do you think?" });
+
+    // A human message resets the count: alice answers again.
+    await harness.say("@alice one more thing");
+    await harness.idle();
+    const after = harness.channel.messages().map((message) => `${message.author}: ${message.text}`);
+    expect(after[5]).toBe("alice: @bob what do you think?");
+  });
+
+  it("a message with no address goes to the default agent; respond: all makes every agent answer", async () => {
+    harness = await createHarness({
+      agents: [
+        { name: "alice", provider: new ScriptedProvider(() => ({ text: "alice here" })) },
+        { name: "bob", provider: new ScriptedProvider(() => ({ text: "bob here" })) },
+      ],
+      world: { defaultAgent: "bob" },
+    });
+    await harness.say("hello there");
+    await harness.idle();
+    expect(harness.channel.messages().map((message) => message.text)).toEqual(["bob here"]);
+    await harness.close();
+
+    harness = await createHarness({
+      agents: [
+        { name: "alice", provider: new ScriptedProvider(() => ({ text: "alice here" })) },
+        { name: "bob", provider: new ScriptedProvider(() => ({ text: "bob here" })) },
+      ],
+      world: { respond: "all" },
+    });
+    await harness.say("hello everyone");
+    await harness.idle();
+    expect(harness.channel.messages().map((message) => message.text)).toEqual(["alice here", "bob here"]);
+  });
+
+  it("two agents addressed in one message answer in order of first mention", async () => {
+    harness = await createHarness({
+      agents: [
+        { name: "alice", provider: new ScriptedProvider(() => ({ text: "alice here" })) },
+        { name: "bob", provider: new ScriptedProvider(() => ({ text: "bob here" })) },
+      ],
+    });
+    await harness.say("@Bob @alice status?");
+    await harness.idle();
+    expect(harness.channel.messages().map((message) => message.author)).toEqual(["bob", "alice"]);
+  });
+
+  it("an unknown @name is answered with a notice naming the agents that exist", async () => {
+    harness = await createHarness({
+      agents: [{ name: "alice", provider: new ScriptedProvider(() => ({ text: "hi" })) }],
+    });
+    await harness.say("@carol are you there?");
+    await harness.idle();
+    const [notice] = harness.channel.messages();
+    expect(notice?.author).toBe("roundtable");
+    expect(notice?.text).toContain("@carol");
+    expect(notice?.text).toContain("@alice");
+  });
+
+  it("the same inbound message delivered twice produces one turn", async () => {
+    const alice = new ScriptedProvider(() => ({ text: "once" }));
+    harness = await createHarness({ agents: [{ name: "alice", provider: alice }] });
+    const first = await harness.say("@alice hi", { id: "m-1" });
+    const second = await harness.say("@alice hi", { id: "m-1" });
+    await harness.idle();
+    const third = await harness.say("@alice hi", { id: "m-1" });
+    await harness.idle();
+    expect(first.status).toBe("accepted");
+    expect(second.status).toBe("duplicate");
+    expect(third.status).toBe("duplicate");
+    expect(alice.requests).toHaveLength(1);
+    expect(harness.channel.messages()).toHaveLength(1);
+  });
+
+  it("bots' messages are stored but start no turn", async () => {
+    const alice = new ScriptedProvider(() => ({ text: "hi" }));
+    harness = await createHarness({ agents: [{ name: "alice", provider: alice }] });
+    const result = await harness.say("@alice hello", { bot: true });
+    await harness.idle();
+    expect(result.status).toBe("ignored");
+    expect(alice.requests).toHaveLength(0);
+  });
+
+  it("a provider error becomes a short chat message and ends the turn", async () => {
+    const { ProviderError } = await import("../../src/errors/roundtable-error.js");
+    harness = await createHarness({
+      agents: [
+        {
+          name: "alice",
+          provider: new ScriptedProvider([{ error: new ProviderError("provider.auth", "401 invalid key sk-secret") }]),
+        },
+      ],
+    });
+    await harness.say("@alice hi");
+    await harness.idle();
+    const [notice] = harness.channel.messages();
+    expect(notice?.author).toBe("roundtable");
+    expect(notice?.text).not.toContain("sk-secret");
+    expect(notice?.text).not.toMatch(/at .*\.ts:\d+/);
+    const turns = await harness.store.listTurns({});
+    expect(turns.map((turn) => turn.endReason)).toEqual(["provider-error"]);
+  });
+});

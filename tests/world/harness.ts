@@ -1,0 +1,184 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { Writable } from "node:stream";
+import pino from "pino";
+import { buildParts } from "../../src/app/build-parts.js";
+import { Roundtable } from "../../src/app/roundtable.js";
+import { configSchema, type WorldConfig } from "../../src/config/schema.js";
+import { migrateDatabase } from "../../src/storage/migrate.js";
+import { openStore } from "../../src/storage/open-store.js";
+import type { Store } from "../../src/storage/store.js";
+import type { ChatRef, Platform } from "../../src/world/chat-ref.js";
+import type { ApprovalChoice, ClickResult, IngressResult } from "../../src/world/inbound.js";
+import { RecordingChannel } from "../fakes/recording-channel.js";
+import type { ScriptedProvider } from "../fakes/scripted-provider.js";
+
+export interface HarnessAgent {
+  name: string;
+  provider: ScriptedProvider;
+  tools?: string[];
+  limits?: Record<string, unknown>;
+}
+
+export interface HarnessOptions {
+  agents: HarnessAgent[];
+  world?: Partial<Omit<WorldConfig, "approvalTimeout">> & { approvalTimeout?: number | string };
+  tools?: Record<string, unknown>;
+  /** The platform the test chat is on (default console). */
+  platform?: Platform;
+  databaseUrl?: string;
+  /** Keep the database file on close (restart tests). */
+  keepDatabase?: boolean;
+  concurrency?: number;
+}
+
+export interface SayOptions {
+  id?: string;
+  user?: string;
+  channel?: string;
+  bot?: boolean;
+  replyTo?: string;
+}
+
+export interface ClickOptions {
+  user?: string;
+  channel?: string;
+  roles?: string[];
+  reason?: string;
+}
+
+export interface Harness {
+  roundtable: Roundtable;
+  store: Store;
+  channel: RecordingChannel;
+  databaseUrl: string;
+  say(text: string, options?: SayOptions): Promise<IngressResult>;
+  click(approvalId: string, choice: ApprovalChoice, options?: ClickOptions): Promise<ClickResult>;
+  chat(channel?: string): ChatRef;
+  idle(): Promise<void>;
+  waitFor(condition: () => boolean | Promise<boolean>, timeoutMs?: number): Promise<void>;
+  logs(): string;
+  close(): Promise<void>;
+}
+
+/** A temporary SQLite database URL. */
+export function temporaryDatabaseUrl(): string {
+  return `file:${path.join(mkdtempSync(path.join(tmpdir(), "rt-world-")), "roundtable.db")}`;
+}
+
+/** Open (and migrate) a store on a database, for assertions outside a harness. */
+export async function openTestStore(databaseUrl: string) {
+  const logger = pino({ level: "silent" });
+  await migrateDatabase({ databaseUrl, logger });
+  const opened = await openStore({ databaseUrl, logger });
+  return { store: opened.store, close: () => opened.close() };
+}
+
+/**
+ * A Roundtable with scripted models, the real store (SQLite), the real queue and tools, and a
+ * recording channel standing in for a platform.
+ */
+export async function createHarness(options: HarnessOptions): Promise<Harness> {
+  const databaseUrl = options.databaseUrl ?? temporaryDatabaseUrl();
+  const platform = options.platform ?? "console";
+  let logText = "";
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      logText += chunk.toString();
+      callback();
+    },
+  });
+  const logger = pino({ level: process.env.LOG_LEVEL ?? "info" }, sink);
+  const workdir = mkdtempSync(path.join(tmpdir(), "rt-work-"));
+  const config = configSchema.parse({
+    providers: Object.fromEntries(options.agents.map((agent) => [`fake-${agent.name}`, { type: "openai", apiKey: "test" }])),
+    agents: options.agents.map((agent) => ({
+      name: agent.name,
+      provider: `fake-${agent.name}`,
+      model: "scripted-1",
+      systemPrompt: `You are ${agent.name}.`,
+      tools: agent.tools ?? [],
+      ...(agent.limits === undefined ? {} : { limits: agent.limits }),
+    })),
+    worlds: [
+      {
+        name: "main",
+        agents: options.agents.map((agent) => agent.name),
+        workdir,
+        ...options.world,
+      },
+    ],
+    tools: options.tools ?? {},
+  });
+  await migrateDatabase({ databaseUrl, logger });
+  const opened = await openStore({ databaseUrl, logger });
+  const queue = opened.createQueue({ concurrency: options.concurrency ?? 4 });
+  const channel = new RecordingChannel(platform);
+  const parts = await buildParts(config, logger, {
+    providers: new Map(options.agents.map((agent) => [`fake-${agent.name}`, { provider: agent.provider, type: "openai" }])),
+  });
+  const roundtable = new Roundtable({
+    ...parts,
+    config,
+    store: opened.store,
+    queue,
+    logger,
+    channels: [channel],
+    stopGraceMs: 2_000,
+  });
+  await roundtable.start();
+  let counter = 0;
+  const chat = (channelId?: string): ChatRef =>
+    platform === "console"
+      ? { platform, workspace: "main", channel: channelId ?? "ana" }
+      : { platform, channel: channelId ?? "chat-1" };
+  let closed = false;
+  return {
+    roundtable,
+    store: opened.store,
+    channel,
+    databaseUrl,
+    chat,
+    say(text, sayOptions = {}) {
+      counter += 1;
+      const user = sayOptions.user ?? "ana";
+      return channel.send({
+        chat: chat(sayOptions.channel),
+        platformMessageId: sayOptions.id ?? `m-${Date.now()}-${counter}`,
+        sender: { id: user, displayName: user, isBot: sayOptions.bot ?? false },
+        text,
+        mentions: [],
+        ...(sayOptions.replyTo === undefined ? {} : { replyTo: sayOptions.replyTo }),
+        receivedAt: new Date(),
+        raw: { text },
+      });
+    },
+    click(approvalId, choice, clickOptions = {}) {
+      const user = clickOptions.user ?? "ana";
+      return channel.click({
+        chat: chat(clickOptions.channel),
+        approvalId,
+        choice,
+        user: { id: user, displayName: user, isBot: false, ...(clickOptions.roles ? { roles: clickOptions.roles } : {}) },
+        ...(clickOptions.reason === undefined ? {} : { reason: clickOptions.reason }),
+        raw: {},
+      });
+    },
+    idle: () => roundtable.whenIdle(),
+    async waitFor(condition, timeoutMs = 20_000) {
+      const started = Date.now();
+      while (!(await condition())) {
+        if (Date.now() - started > timeoutMs) throw new Error("condition not met in time");
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+    },
+    logs: () => logText,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await roundtable.stop();
+      await opened.close();
+    },
+  };
+}
