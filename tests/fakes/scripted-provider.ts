@@ -31,7 +31,16 @@ export class ScriptedProvider implements ModelProvider {
     const index = this.index++;
     const step = typeof this.script === "function" ? this.script(request, index) : this.script[index];
     if (!step) throw new ProviderError("provider.malformed", `script has no step ${index + 1}`);
-    if (step.hold) await step.hold;
+    if (step.hold) {
+      // A held answer gives way to an abort, as a real HTTP stream would.
+      await Promise.race([
+        step.hold,
+        new Promise<void>((resolve) => {
+          if (signal?.aborted) resolve();
+          signal?.addEventListener("abort", () => resolve(), { once: true });
+        }),
+      ]);
+    }
     if (signal?.aborted) throw new ProviderError("provider.aborted", "aborted");
     if (step.error) throw step.error;
     const text = step.text ?? "";

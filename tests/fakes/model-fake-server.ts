@@ -1,0 +1,241 @@
+/**
+ * The common part of the three model API fakes (OpenAI, Anthropic, Gemini): an HTTP server on
+ * 127.0.0.1 with a script of steps (one per model call), recording every request. Each fake
+ * supplies a {@link WireProtocol} that encodes a step in its provider's real SSE format.
+ */
+import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+
+export interface FakeUsage {
+  /** All input tokens, cached ones included. */
+  inputTokens: number;
+  outputTokens: number;
+  cachedInputTokens?: number;
+}
+
+export interface FakeToolCall {
+  /** Omit for a provider that gives none (Gemini). */
+  id?: string;
+  name: string;
+  /** The arguments JSON text, in the pieces the stream carries (joined they must be JSON). */
+  argumentChunks: string[];
+  /** Extra raw fields on the call (OpenAI `extra_content`, Gemini `thoughtSignature`). */
+  extra?: Record<string, unknown>;
+}
+
+export type FakeFinish = "stop" | "tool-calls" | "length" | "content-filter";
+
+export type FakeErrorKind = "rate-limited" | "auth" | "context-too-long" | "server" | "overloaded" | "bad-request";
+
+export interface FakeReply {
+  type: "reply";
+  text?: string[];
+  toolCalls?: FakeToolCall[];
+  usage?: FakeUsage;
+  /** Defaults to `tool-calls` when there are tool calls, else `stop`. */
+  finish?: FakeFinish;
+}
+
+export interface FakeError {
+  type: "error";
+  kind: FakeErrorKind;
+  /** A `Retry-After` header value (seconds). */
+  retryAfter?: string;
+}
+
+export type FakeStep =
+  | FakeReply
+  | FakeError
+  /** Streams the text, then a data line that is not JSON. */
+  | { type: "malformed"; text?: string[] }
+  /** Streams the text, then destroys the connection (before the headers when `beforeHeaders`). */
+  | { type: "cut"; text?: string[]; beforeHeaders?: boolean }
+  /** Streams the text, then ends the response cleanly without the end marker. */
+  | { type: "truncated"; text?: string[] }
+  /** Streams the text, then an error event inside the open stream (provider overloaded). */
+  | { type: "stream-error"; text?: string[] }
+  /** Streams the text, then stays open until the client goes away. */
+  | { type: "hang"; text?: string[] }
+  /** Never answers at all, not even the headers (for client timeouts). */
+  | { type: "stall" };
+
+export interface RecordedRequest {
+  method: string;
+  /** Path and query. */
+  url: string;
+  headers: IncomingHttpHeaders;
+  body: unknown;
+}
+
+export interface ErrorAnswer {
+  status: number;
+  headers?: Record<string, string>;
+  body: unknown;
+}
+
+/** How one provider's wire protocol writes each kind of step. */
+export interface WireProtocol {
+  /** Whether the request is a streaming model call this fake answers. */
+  isModelCall(method: string, url: string): boolean;
+  /** The key the client sent, if any (to check against the configured one). */
+  keyOf(headers: IncomingHttpHeaders): string | undefined;
+  /** SSE frames (`event:`/`data:` lines ending in a blank line) for a whole reply. */
+  reply(step: FakeReply, request: RecordedRequest): string[];
+  /** SSE frames that start a reply and carry only this text (no end marker). */
+  partial(text: string[], request: RecordedRequest): string[];
+  /** One SSE frame whose data is not valid JSON. */
+  malformed(): string;
+  /** One SSE frame carrying an error inside the stream. */
+  streamError(): string;
+  /** The HTTP error answer for a kind (realistic body, `retry-after` when asked). */
+  error(step: FakeError): ErrorAnswer;
+}
+
+export interface FakeModelServer {
+  /** What the SDK is configured with (its base URL convention). */
+  readonly baseUrl: string;
+  readonly origin: string;
+  /** Every model call received, in order. */
+  readonly requests: RecordedRequest[];
+  /** Queue more steps. */
+  script(...steps: FakeStep[]): void;
+  /** Steps not yet used. */
+  readonly pending: number;
+  close(): Promise<void>;
+}
+
+export interface FakeServerOptions {
+  /** The key the fake accepts; a different one gets the protocol's 401. */
+  apiKey?: string;
+  steps?: FakeStep[];
+}
+
+/** Starts a fake on an ephemeral port of 127.0.0.1. */
+export async function startFakeModelServer(
+  protocol: WireProtocol,
+  basePath: string,
+  options: FakeServerOptions = {},
+): Promise<FakeModelServer> {
+  const steps: FakeStep[] = [...(options.steps ?? [])];
+  const requests: RecordedRequest[] = [];
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    request.on("end", () => {
+      const text = Buffer.concat(chunks).toString("utf8");
+      const recorded: RecordedRequest = {
+        method: request.method ?? "GET",
+        url: request.url ?? "/",
+        headers: request.headers,
+        body: text === "" ? undefined : JSON.parse(text),
+      };
+      if (!protocol.isModelCall(recorded.method, recorded.url)) {
+        response.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: "not found" }));
+        return;
+      }
+      requests.push(recorded);
+      if (options.apiKey !== undefined && protocol.keyOf(request.headers) !== options.apiKey) {
+        writeError(response, protocol.error({ type: "error", kind: "auth" }));
+        return;
+      }
+      const step = steps.shift();
+      if (!step) {
+        writeError(response, { status: 500, body: { error: { message: "fake: no scripted step left" } } });
+        return;
+      }
+      void play(protocol, step, recorded, response);
+    });
+  });
+  server.on("connection", (socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  const origin = `http://127.0.0.1:${port}`;
+  return {
+    baseUrl: `${origin}${basePath}`,
+    origin,
+    requests,
+    script: (...more) => steps.push(...more),
+    get pending() {
+      return steps.length;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+async function play(protocol: WireProtocol, step: FakeStep, request: RecordedRequest, response: ServerResponse) {
+  switch (step.type) {
+    case "error":
+      writeError(response, protocol.error(step));
+      return;
+    case "cut":
+      if (step.beforeHeaders) {
+        response.socket?.destroy();
+        return;
+      }
+      await writeFrames(response, protocol.partial(step.text ?? [], request));
+      response.socket?.destroy();
+      return;
+    case "reply":
+      await writeFrames(response, protocol.reply(step, request));
+      response.end();
+      return;
+    case "malformed":
+      await writeFrames(response, [...protocol.partial(step.text ?? [], request), protocol.malformed()]);
+      response.end();
+      return;
+    case "stream-error":
+      await writeFrames(response, [...protocol.partial(step.text ?? [], request), protocol.streamError()]);
+      response.end();
+      return;
+    case "truncated":
+      await writeFrames(response, protocol.partial(step.text ?? [], request));
+      response.end();
+      return;
+    case "stall":
+      return; // nothing sent; close() destroys the socket
+    case "hang":
+      await writeFrames(response, protocol.partial(step.text ?? [], request));
+      return; // left open; the client aborts, close() destroys what is left
+  }
+}
+
+function writeError(response: ServerResponse, answer: ErrorAnswer): void {
+  response.writeHead(answer.status, { "content-type": "application/json", ...answer.headers });
+  response.end(JSON.stringify(answer.body));
+}
+
+/** Writes frames one by one, yielding to the event loop between them so they travel apart. */
+async function writeFrames(response: ServerResponse, frames: string[]): Promise<void> {
+  if (!response.headersSent) {
+    response.writeHead(200, {
+      "content-type": "text/event-stream",
+      "cache-control": "no-cache",
+      connection: "keep-alive",
+    });
+    response.flushHeaders();
+  }
+  for (const frame of frames) {
+    if (response.destroyed) return;
+    response.write(frame);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+/** One SSE frame. */
+export function sseFrame(data: unknown, event?: string): string {
+  const payload = typeof data === "string" ? data : JSON.stringify(data);
+  return `${event === undefined ? "" : `event: ${event}\n`}data: ${payload}\n\n`;
+}
+
+/** The finish a reply implies. */
+export function finishOf(step: FakeReply): FakeFinish {
+  return step.finish ?? ((step.toolCalls?.length ?? 0) > 0 ? "tool-calls" : "stop");
+}

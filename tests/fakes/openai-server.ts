@@ -1,0 +1,151 @@
+/**
+ * A fake OpenAI Chat Completions server (`POST /v1/chat/completions`, SSE), also standing in
+ * for OpenAI-compatible servers. Tool calls stream as `delta.tool_calls[{ index, id, function }]`
+ * pieces, arguments split across chunks; usage comes in a last chunk with `choices: []` when
+ * the request asked for it; the stream ends with `data: [DONE]`.
+ */
+import type { IncomingHttpHeaders } from "node:http";
+import {
+  type ErrorAnswer,
+  type FakeError,
+  type FakeModelServer,
+  type FakeReply,
+  type FakeServerOptions,
+  finishOf,
+  type RecordedRequest,
+  sseFrame,
+  startFakeModelServer,
+  type WireProtocol,
+} from "./model-fake-server.js";
+
+export type { FakeModelServer, FakeStep } from "./model-fake-server.js";
+
+const finishReasons = {
+  stop: "stop",
+  "tool-calls": "tool_calls",
+  length: "length",
+  "content-filter": "content_filter",
+};
+
+function chunk(request: RecordedRequest, choices: unknown[], extra: Record<string, unknown> = {}) {
+  const model = (request.body as { model?: string } | undefined)?.model ?? "fake";
+  return sseFrame({
+    id: "chatcmpl-fake",
+    object: "chat.completion.chunk",
+    created: 1_700_000_000,
+    model,
+    choices,
+    ...extra,
+  });
+}
+
+function textChunks(request: RecordedRequest, text: string[]): string[] {
+  return [
+    chunk(request, [{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }]),
+    ...text.map((piece) => chunk(request, [{ index: 0, delta: { content: piece }, finish_reason: null }])),
+  ];
+}
+
+const errorBodies: Record<FakeError["kind"], { status: number; type: string; code: string | null; message: string }> = {
+  "rate-limited": {
+    status: 429,
+    type: "requests",
+    code: "rate_limit_exceeded",
+    message: "Rate limit reached for gpt-4.1 on requests per min (RPM): Limit 3, Used 3.",
+  },
+  auth: {
+    status: 401,
+    type: "invalid_request_error",
+    code: "invalid_api_key",
+    message:
+      "Incorrect API key provided: sk-wrong. You can find your API key at https://platform.openai.com/account/api-keys.",
+  },
+  "context-too-long": {
+    status: 400,
+    type: "invalid_request_error",
+    code: "context_length_exceeded",
+    message: "This model's maximum context length is 128000 tokens. However, your messages resulted in 250000 tokens.",
+  },
+  server: {
+    status: 500,
+    type: "server_error",
+    code: null,
+    message: "The server had an error while processing your request.",
+  },
+  overloaded: { status: 503, type: "server_error", code: null, message: "The engine is currently overloaded." },
+  "bad-request": {
+    status: 404,
+    type: "invalid_request_error",
+    code: "model_not_found",
+    message: "The model `gpt-nonexistent` does not exist or you do not have access to it.",
+  },
+};
+
+export const openAIProtocol: WireProtocol = {
+  isModelCall: (method, url) => method === "POST" && url.split("?")[0] === "/v1/chat/completions",
+  keyOf: (headers: IncomingHttpHeaders) => headers.authorization?.replace(/^Bearer /, ""),
+  reply(step: FakeReply, request: RecordedRequest): string[] {
+    const frames = textChunks(request, step.text ?? []);
+    for (const [index, call] of (step.toolCalls ?? []).entries()) {
+      const [first = "", ...rest] = call.argumentChunks;
+      frames.push(
+        chunk(request, [
+          {
+            index: 0,
+            delta: {
+              tool_calls: [
+                {
+                  index,
+                  id: call.id ?? `call_fake_${index}`,
+                  type: "function",
+                  function: { name: call.name, arguments: first },
+                  ...call.extra,
+                },
+              ],
+            },
+            finish_reason: null,
+          },
+        ]),
+      );
+      for (const piece of rest) {
+        frames.push(
+          chunk(request, [
+            { index: 0, delta: { tool_calls: [{ index, function: { arguments: piece } }] }, finish_reason: null },
+          ]),
+        );
+      }
+    }
+    frames.push(chunk(request, [{ index: 0, delta: {}, finish_reason: finishReasons[finishOf(step)] }]));
+    const wantsUsage = (request.body as { stream_options?: { include_usage?: boolean } }).stream_options?.include_usage;
+    if (step.usage && wantsUsage) {
+      frames.push(
+        chunk(request, [], {
+          usage: {
+            prompt_tokens: step.usage.inputTokens,
+            completion_tokens: step.usage.outputTokens,
+            total_tokens: step.usage.inputTokens + step.usage.outputTokens,
+            prompt_tokens_details: { cached_tokens: step.usage.cachedInputTokens ?? 0 },
+          },
+        }),
+      );
+    }
+    frames.push(sseFrame("[DONE]"));
+    return frames;
+  },
+  partial: (text, request) => textChunks(request, text),
+  malformed: () => 'data: {"id":"chatcmpl-fake","choices":[{"index":0,"delta":{"content":"oops"\n\n',
+  streamError: () => sseFrame({ error: { message: "The server is overloaded", type: "server_error", code: 503 } }),
+  error(step: FakeError): ErrorAnswer {
+    const body = errorBodies[step.kind];
+    return {
+      status: body.status,
+      ...(step.retryAfter === undefined ? {} : { headers: { "retry-after": step.retryAfter } }),
+      body: { error: { message: body.message, type: body.type, param: null, code: body.code } },
+    };
+  },
+};
+
+/** Starts the fake; point the SDK's `baseURL` at `baseUrl` (it ends in `/v1`). */
+export function startOpenAIFake(options: FakeServerOptions = {}): Promise<FakeModelServer> {
+  return startFakeModelServer(openAIProtocol, "/v1", options);
+}

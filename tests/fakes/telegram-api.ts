@@ -1,0 +1,386 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import {
+  type FakeChat,
+  FakeChats,
+  type FakeUser,
+  type Json,
+  type Outcome,
+  ok,
+  refuse,
+  type StoredMessage,
+} from "./telegram-messages.js";
+import type { FakeEntity } from "./telegram-html.js";
+
+export type { FakeChat, FakeUser, StoredMessage } from "./telegram-messages.js";
+
+/**
+ * A fake Telegram Bot API server on 127.0.0.1 speaking the real HTTP protocol
+ * (`{apiRoot}/bot{token}/{method}`, JSON in, `{ ok, result }` out). It keeps state (bots,
+ * chats, messages, pending updates with confirmed offsets, webhooks, drafts, callback answers),
+ * parses HTML the way Telegram does (refusing what Telegram refuses), records every call, and
+ * can be told to refuse the next calls of a method (429 with `retry_after`, 5xx, …).
+ */
+
+export interface FakeBotSetup {
+  token: string;
+  username: string;
+  firstName?: string;
+  /** False means privacy mode is on (the default for new bots on Telegram). */
+  canReadAllGroupMessages?: boolean;
+}
+
+export interface RecordedCall {
+  token: string;
+  method: string;
+  params: Record<string, unknown>;
+  ok: boolean;
+  errorCode?: number;
+}
+
+export interface InjectedFailure {
+  error_code: number;
+  description: string;
+  retry_after?: number;
+}
+
+interface BotState {
+  setup: FakeBotSetup;
+  user: FakeUser;
+  updates: Json[];
+  nextUpdateId: number;
+  confirmedOffset: number;
+  webhook?: { url: string; secret_token?: string };
+  waiters: Set<() => void>;
+  activePoll?: () => void;
+}
+
+export class FakeTelegramApi {
+  readonly calls: RecordedCall[] = [];
+  readonly drafts: { token: string; chatId: number; draftId: number; text: string }[] = [];
+  readonly callbackAnswers = new Map<string, { text?: string; show_alert?: boolean }>();
+  private readonly bots = new Map<string, BotState>();
+  private readonly chats = new FakeChats();
+  private readonly failures: { method: string; token?: string; failure: InjectedFailure; times: number }[] = [];
+  private readonly queries = new Map<string, { answered: boolean }>();
+  private readonly memberStatus = new Map<string, string>();
+  private nextQueryId = 1;
+  private nextBotId = 7000;
+  /** Set false to play a Bot API server without `sendMessageDraft` (answers 404). */
+  draftsSupported = true;
+
+  private constructor(
+    private readonly server: Server,
+    readonly apiRoot: string,
+  ) {}
+
+  static async start(bots: FakeBotSetup[]): Promise<FakeTelegramApi> {
+    let fake: FakeTelegramApi | undefined;
+    const server = createServer((request, response) => {
+      void fake?.handle(request, response);
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    fake = new FakeTelegramApi(server, `http://127.0.0.1:${port}`);
+    for (const bot of bots) fake.addBot(bot);
+    return fake;
+  }
+
+  addBot(setup: FakeBotSetup): FakeUser {
+    const user: FakeUser = {
+      id: this.nextBotId++,
+      is_bot: true,
+      first_name: setup.firstName ?? setup.username,
+      username: setup.username,
+    };
+    this.bots.set(setup.token, {
+      setup,
+      user,
+      updates: [],
+      nextUpdateId: 500_000,
+      confirmedOffset: 0,
+      waiters: new Set(),
+    });
+    return user;
+  }
+
+  botUser(token: string): FakeUser {
+    return this.bot(token).user;
+  }
+
+  addChat(chat: FakeChat): FakeChat {
+    return this.chats.add(chat);
+  }
+
+  async close(): Promise<void> {
+    for (const bot of this.bots.values()) for (const wake of bot.waiters) wake();
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  // ---- test controls -------------------------------------------------------------------
+
+  /** The next `times` calls of `method` (by `token`, or any bot) are refused with `failure`. */
+  failNext(method: string, failure: InjectedFailure, options: { times?: number; token?: string } = {}): void {
+    this.failures.push({
+      method,
+      failure,
+      times: options.times ?? 1,
+      ...(options.token ? { token: options.token } : {}),
+    });
+  }
+
+  /** A person's status in a chat (`creator`, `administrator`, `member`, …); `member` unless set. */
+  setMemberStatus(chatId: number, userId: number, status: string): void {
+    this.memberStatus.set(`${chatId}:${userId}`, status);
+  }
+
+  /** Queue a raw update for a bot (an `update_id` is assigned). Returns the update. */
+  pushUpdate(token: string, update: Json): Json {
+    const bot = this.bot(token);
+    const full = { update_id: bot.nextUpdateId++, ...update };
+    bot.updates.push(full);
+    for (const wake of bot.waiters) wake();
+    return full;
+  }
+
+  /** A person writes in a chat; the bot with `token` gets the update. */
+  userMessage(
+    token: string,
+    input: {
+      chatId: number;
+      from: FakeUser;
+      text: string;
+      entities?: FakeEntity[];
+      threadId?: number;
+      replyTo?: number;
+    },
+  ): { message: Json; update: Json } {
+    const chat = this.chat(input.chatId);
+    const stored: StoredMessage = {
+      message_id: this.chats.allocateMessageId(chat.id),
+      chat,
+      from: input.from,
+      text: input.text,
+      entities: input.entities ?? [],
+      editCount: 0,
+      ...(input.threadId === undefined ? {} : { message_thread_id: input.threadId }),
+      ...(input.replyTo === undefined ? {} : { reply_to_message_id: input.replyTo }),
+    };
+    this.chats.store(stored);
+    const message = this.chats.messageJson(stored);
+    return { message, update: this.pushUpdate(token, { message }) };
+  }
+
+  /** A person presses an inline button on a message; returns the callback query id. */
+  pressButton(token: string, input: { chatId: number; messageId: number; from: FakeUser; data: string }): string {
+    const stored = this.chats.message(input.chatId, input.messageId);
+    if (!stored) throw new Error(`no message ${input.messageId} in chat ${input.chatId}`);
+    const id = `cq${this.nextQueryId++}`;
+    this.queries.set(id, { answered: false });
+    this.pushUpdate(token, {
+      callback_query: {
+        id,
+        from: input.from,
+        chat_instance: "ci1",
+        message: this.chats.messageJson(stored),
+        data: input.data,
+      },
+    });
+    return id;
+  }
+
+  /** Deliver an update to the bot's webhook as Telegram would (with its secret token). */
+  async deliverWebhook(
+    token: string,
+    update: Json,
+    secretOverride?: string | null,
+  ): Promise<{ status: number; body: string }> {
+    const hook = this.bot(token).webhook;
+    if (!hook) throw new Error("no webhook set");
+    const headers: Record<string, string> = { "content-type": "application/json" };
+    const secret = secretOverride === undefined ? hook.secret_token : secretOverride;
+    if (secret !== null && secret !== undefined) headers["x-telegram-bot-api-secret-token"] = secret;
+    const response = await fetch(hook.url, { method: "POST", headers, body: JSON.stringify(update) });
+    return { status: response.status, body: await response.text() };
+  }
+
+  confirmedOffset(token: string): number {
+    return this.bot(token).confirmedOffset;
+  }
+
+  pendingUpdates(token: string): Json[] {
+    const bot = this.bot(token);
+    return bot.updates.filter((update) => (update.update_id as number) >= bot.confirmedOffset);
+  }
+
+  webhookOf(token: string): { url: string; secret_token?: string } | undefined {
+    return this.bot(token).webhook;
+  }
+
+  /** Messages in a chat (a forum topic when `threadId` is given), in order, deleted ones left out. */
+  messagesIn(chatId: number, threadId?: number): StoredMessage[] {
+    return this.chats.messagesIn(chatId, threadId);
+  }
+
+  message(chatId: number, messageId: number): StoredMessage | undefined {
+    return this.chats.message(chatId, messageId);
+  }
+
+  callsTo(method: string, token?: string): RecordedCall[] {
+    return this.calls.filter((call) => call.method === method && (token === undefined || call.token === token));
+  }
+
+  // ---- the protocol ---------------------------------------------------------------------
+
+  private bot(token: string): BotState {
+    const bot = this.bots.get(token);
+    if (!bot) throw new Error(`no bot with token ${token}`);
+    return bot;
+  }
+
+  private chat(chatId: number): FakeChat {
+    const chat = this.chats.get(chatId);
+    if (!chat) throw new Error(`no chat ${chatId}`);
+    return chat;
+  }
+
+  private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const match = /^\/bot([^/]+)\/([A-Za-z]+)$/.exec(new URL(request.url ?? "/", "http://x").pathname);
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const body = Buffer.concat(chunks).toString("utf8");
+    const send = (outcome: Outcome): void => {
+      if (response.writableEnded || response.destroyed) return;
+      response.writeHead(outcome.ok ? 200 : outcome.error_code, { "content-type": "application/json" });
+      response.end(JSON.stringify(outcome));
+    };
+    if (!match) return send(refuse(404, "Not Found"));
+    const [, token = "", method = ""] = match;
+    const params = (body === "" ? {} : JSON.parse(body)) as Json;
+    const bot = this.bots.get(token);
+    const record = (outcome: Outcome): void => {
+      this.calls.push({
+        token,
+        method,
+        params,
+        ok: outcome.ok,
+        ...(outcome.ok ? {} : { errorCode: outcome.error_code }),
+      });
+      send(outcome);
+    };
+    if (!bot) return record(refuse(401, "Unauthorized"));
+    const injected = this.failures.find((entry) => entry.method === method && (!entry.token || entry.token === token));
+    if (injected) {
+      injected.times -= 1;
+      if (injected.times <= 0) this.failures.splice(this.failures.indexOf(injected), 1);
+      const { error_code, description, retry_after } = injected.failure;
+      return record(refuse(error_code, description, retry_after === undefined ? undefined : { retry_after }));
+    }
+    if (method === "getUpdates") return record(await this.getUpdates(bot, params, request));
+    record(this.call(bot, token, method, params));
+  }
+
+  private async getUpdates(bot: BotState, params: Json, request: IncomingMessage): Promise<Outcome> {
+    if (bot.webhook)
+      return refuse(
+        409,
+        "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first",
+      );
+    const offset = typeof params.offset === "number" ? params.offset : 0;
+    if (offset > bot.confirmedOffset) bot.confirmedOffset = offset;
+    bot.updates = bot.updates.filter((update) => (update.update_id as number) >= bot.confirmedOffset);
+    const limit = typeof params.limit === "number" ? params.limit : 100;
+    const timeout = typeof params.timeout === "number" ? params.timeout : 0;
+    if (bot.updates.length === 0 && timeout > 0) {
+      bot.activePoll?.();
+      let conflict = false;
+      await new Promise<void>((resolve) => {
+        const done = (): void => {
+          clearTimeout(timer);
+          bot.waiters.delete(done);
+          request.socket.off("close", done);
+          if (bot.activePoll === terminate) delete bot.activePoll;
+          resolve();
+        };
+        const terminate = (): void => {
+          conflict = true;
+          done();
+        };
+        const timer = setTimeout(done, timeout * 1000);
+        bot.waiters.add(done);
+        bot.activePoll = terminate;
+        request.socket.once("close", done);
+      });
+      if (conflict)
+        return refuse(
+          409,
+          "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running",
+        );
+    }
+    return ok(bot.updates.slice(0, limit));
+  }
+
+  private call(bot: BotState, token: string, method: string, params: Json): Outcome {
+    switch (method) {
+      case "getMe":
+        return ok({
+          ...bot.user,
+          can_join_groups: true,
+          can_read_all_group_messages: bot.setup.canReadAllGroupMessages ?? false,
+          supports_inline_queries: false,
+        });
+      case "setWebhook": {
+        if (typeof params.url !== "string" || params.url === "")
+          return refuse(400, "Bad Request: bad webhook: URL must be set");
+        bot.webhook = {
+          url: params.url,
+          ...(typeof params.secret_token === "string" ? { secret_token: params.secret_token } : {}),
+        };
+        if (params.drop_pending_updates === true) bot.updates = [];
+        return ok(true);
+      }
+      case "deleteWebhook":
+        delete bot.webhook;
+        if (params.drop_pending_updates === true) bot.updates = [];
+        return ok(true);
+      case "sendMessage":
+        return this.chats.send(bot.user, token, params);
+      case "editMessageText":
+        return this.chats.edit(token, params, true);
+      case "editMessageReplyMarkup":
+        return this.chats.edit(token, params, false);
+      case "deleteMessage":
+        return this.chats.delete(params);
+      case "answerCallbackQuery": {
+        const query = this.queries.get(String(params.callback_query_id));
+        if (!query || query.answered)
+          return refuse(400, "Bad Request: query is too old and response timeout expired or query ID is invalid");
+        query.answered = true;
+        const answer: { text?: string; show_alert?: boolean } = {};
+        if (typeof params.text === "string") answer.text = params.text;
+        if (typeof params.show_alert === "boolean") answer.show_alert = params.show_alert;
+        this.callbackAnswers.set(String(params.callback_query_id), answer);
+        return ok(true);
+      }
+      case "getChatMember": {
+        if (!this.chats.get(Number(params.chat_id))) return refuse(400, "Bad Request: chat not found");
+        const status = this.memberStatus.get(`${params.chat_id}:${params.user_id}`) ?? "member";
+        return ok({ status, user: { id: params.user_id, is_bot: false, first_name: "?" } });
+      }
+      case "sendMessageDraft": {
+        if (!this.draftsSupported) return refuse(404, "Not Found");
+        const chat = this.chats.get(Number(params.chat_id));
+        if (chat?.type !== "private") return refuse(400, "Bad Request: TEXTDRAFT_PEER_INVALID");
+        if (typeof params.draft_id !== "number" || params.draft_id === 0)
+          return refuse(400, "Bad Request: draft_id must be non-zero");
+        const parsed = this.chats.parseText(params);
+        if (!parsed.ok) return refuse(400, parsed.error);
+        this.drafts.push({ token, chatId: chat.id, draftId: params.draft_id, text: parsed.text });
+        return ok(true);
+      }
+      default:
+        return refuse(404, "Not Found");
+    }
+  }
+}

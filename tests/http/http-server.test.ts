@@ -1,0 +1,240 @@
+import { request as httpRequest, type IncomingMessage } from "node:http";
+import { afterEach, describe, expect, it } from "vitest";
+import { combineReadinessChecks, type ReadinessReport } from "../../src/http/readiness.js";
+import { type RunningHttpServer, startHttpServer } from "../../src/http/start-http-server.js";
+import { createLogger } from "../../src/log/logger.js";
+import { createMetrics, type Metrics } from "../../src/metrics/metrics.js";
+import type { WebhookRoute } from "../../src/world/channel-adapter.js";
+
+interface LogLine {
+  level: number;
+  msg: string;
+  path?: string;
+  err?: { message: string };
+}
+
+let server: RunningHttpServer | undefined;
+
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+function readBody(request: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    request.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    request.on("error", reject);
+  });
+}
+
+/** A webhook route that echoes what it received. */
+const echoRoute: WebhookRoute = {
+  path: "/telegram/webhook",
+  async handle(request, response) {
+    const body = await readBody(request);
+    response.setHeader("content-type", "application/json");
+    response.end(
+      JSON.stringify({ method: request.method, body, length: request.headers["content-length"], url: request.url }),
+    );
+  },
+};
+
+const throwingRoute: WebhookRoute = {
+  path: "/slack/events",
+  async handle() {
+    throw new Error("handler exploded");
+  },
+};
+
+async function start(
+  options: { readiness?: () => Promise<ReadinessReport>; routes?: WebhookRoute[]; maxBodyBytes?: number } = {},
+): Promise<{ base: string; logs: LogLine[]; metrics: Metrics }> {
+  const logs: LogLine[] = [];
+  const logger = createLogger({
+    level: "debug",
+    destination: { write: (line: string) => logs.push(JSON.parse(line) as LogLine) },
+  });
+  const metrics = createMetrics();
+  server = await startHttpServer({
+    port: 0,
+    host: "127.0.0.1",
+    logger,
+    metrics,
+    readiness: options.readiness ?? (async () => ({ ok: true, checks: { database: { ok: true } } })),
+    routes: options.routes ?? [echoRoute, throwingRoute],
+    ...(options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes }),
+  });
+  return { base: `http://127.0.0.1:${server.port}`, logs, metrics };
+}
+
+/** Sends a chunked body (no content-length) with node:http. */
+function postChunked(base: string, path: string, chunks: string[]): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(`${base}${path}`, { method: "POST" }, (response) => {
+      readBody(response).then((body) => resolve({ status: response.statusCode ?? 0, body }), reject);
+    });
+    request.on("error", reject);
+    for (const chunk of chunks) request.write(chunk);
+    request.end();
+  });
+}
+
+describe("HTTP server", () => {
+  it("/healthz answers ok while the process is up", async () => {
+    const { base } = await start();
+    const response = await fetch(`${base}/healthz`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toMatch(/^application\/json/);
+    expect(await response.json()).toEqual({ status: "ok" });
+  });
+
+  it("/readyz is 200 when every check is ok and 503 naming what is not", async () => {
+    let databaseUp = true;
+    const { base } = await start({
+      readiness: () =>
+        combineReadinessChecks({
+          database: () => (databaseUp ? { ok: true } : { ok: false, detail: "connection refused" }),
+          telegram: () => ({ ok: true }),
+        }),
+    });
+    const ready = await fetch(`${base}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({ status: "ready", checks: { database: { ok: true }, telegram: { ok: true } } });
+    databaseUp = false;
+    const notReady = await fetch(`${base}/readyz`);
+    expect(notReady.status).toBe(503);
+    expect(await notReady.json()).toEqual({
+      status: "not ready",
+      checks: { database: { ok: false, detail: "connection refused" }, telegram: { ok: true } },
+    });
+  });
+
+  it("/readyz is 503 when the probe itself throws", async () => {
+    const { base } = await start({
+      readiness: async () => {
+        throw new Error("probe broke");
+      },
+    });
+    const response = await fetch(`${base}/readyz`);
+    expect(response.status).toBe(503);
+    expect(await response.json()).toEqual({
+      status: "not ready",
+      checks: { readiness: { ok: false, detail: "probe broke" } },
+    });
+  });
+
+  it("/metrics renders the registry, including the server's own request counter", async () => {
+    const { base, metrics } = await start();
+    metrics.counter("roundtable_messages_total", "Messages.").inc({ platform: "telegram" });
+    await fetch(`${base}/healthz`);
+    await fetch(`${base}/nowhere`);
+    const response = await fetch(`${base}/metrics`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("text/plain; version=0.0.4; charset=utf-8");
+    const text = await response.text();
+    expect(text).toContain('roundtable_messages_total{platform="telegram"} 1\n');
+    expect(text).toContain('roundtable_http_requests_total{route="/healthz",status="200"} 1\n');
+    expect(text).toContain('roundtable_http_requests_total{route="unmatched",status="404"} 1\n');
+  });
+
+  it("webhook routes match the exact path (query strings aside)", async () => {
+    const { base } = await start();
+    const response = await fetch(`${base}/telegram/webhook?from=test`, { method: "POST", body: '{"update_id":1}' });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({
+      method: "POST",
+      body: '{"update_id":1}',
+      length: "15",
+      url: "/telegram/webhook?from=test",
+    });
+    expect((await fetch(`${base}/telegram/webhook/extra`, { method: "POST", body: "{}" })).status).toBe(404);
+    expect((await fetch(`${base}/telegram`, { method: "POST", body: "{}" })).status).toBe(404);
+  });
+
+  it("anything else is 404, and built-in paths take only GET and HEAD", async () => {
+    const { base } = await start();
+    const missing = await fetch(`${base}/`);
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toEqual({ error: "not found" });
+    const post = await fetch(`${base}/healthz`, { method: "POST", body: "x" });
+    expect(post.status).toBe(405);
+    expect(post.headers.get("allow")).toBe("GET, HEAD");
+    expect((await fetch(`${base}/healthz`, { method: "HEAD" })).status).toBe(200);
+  });
+
+  it("a handler that throws gets 500 with a short body and a log line", async () => {
+    const { base, logs } = await start();
+    const response = await fetch(`${base}/slack/events`, { method: "POST", body: "{}" });
+    expect(response.status).toBe(500);
+    expect(await response.text()).toBe('{"error":"internal error"}\n');
+    const line = logs.find((entry) => entry.msg === "HTTP handler failed");
+    expect(line).toMatchObject({ level: 50, path: "/slack/events", err: { message: "handler exploded" } });
+  });
+
+  it("a body over the limit gets 413 and never reaches the handler", async () => {
+    let called = false;
+    const route: WebhookRoute = {
+      path: "/hook",
+      async handle(_request, response) {
+        called = true;
+        response.end("handled");
+      },
+    };
+    const { base } = await start({ routes: [route], maxBodyBytes: 64 });
+    const response = await fetch(`${base}/hook`, { method: "POST", body: "x".repeat(65) });
+    expect(response.status).toBe(413);
+    expect(await response.json()).toEqual({ error: "request body larger than 64 bytes" });
+    expect(called).toBe(false);
+    expect((await fetch(`${base}/hook`, { method: "POST", body: "x".repeat(64) })).status).toBe(200);
+  });
+
+  it("a chunked body under the limit reaches the handler whole, with its length", async () => {
+    const { base } = await start({ maxBodyBytes: 64 });
+    const response = await postChunked(base, "/telegram/webhook", ['{"a":', '"b"', "}"]);
+    expect(response.status).toBe(200);
+    expect(JSON.parse(response.body)).toMatchObject({ body: '{"a":"b"}', length: "9" });
+  });
+
+  it("a chunked body over the limit gets 413", async () => {
+    const { base } = await start({ maxBodyBytes: 64 });
+    const response = await postChunked(base, "/telegram/webhook", ["x".repeat(40), "y".repeat(40)]);
+    expect(response.status).toBe(413);
+  });
+
+  it("refuses a route registered twice or on a built-in path", async () => {
+    const logger = createLogger({ destination: { write: () => undefined } });
+    const base = { port: 0, host: "127.0.0.1", logger, metrics: createMetrics(), readiness: async () => ({ ok: true, checks: {} }) };
+    await expect(startHttpServer({ ...base, routes: [echoRoute, echoRoute] })).rejects.toThrow(
+      "HTTP route /telegram/webhook is registered twice",
+    );
+    await expect(startHttpServer({ ...base, routes: [{ ...echoRoute, path: "/metrics" }] })).rejects.toThrow(
+      "HTTP route /metrics is registered twice",
+    );
+  });
+
+  it("reports a port that is taken", async () => {
+    await start();
+    const taken = server?.port ?? 0;
+    const logger = createLogger({ destination: { write: () => undefined } });
+    await expect(
+      startHttpServer({
+        port: taken,
+        host: "127.0.0.1",
+        logger,
+        metrics: createMetrics(),
+        readiness: async () => ({ ok: true, checks: {} }),
+        routes: [],
+      }),
+    ).rejects.toThrow(`cannot listen on port ${taken}`);
+  });
+
+  it("close() ends with idle keep-alive connections open, and the port stops answering", async () => {
+    const { base } = await start();
+    expect((await fetch(`${base}/healthz`)).status).toBe(200);
+    await server?.close();
+    server = undefined;
+    await expect(fetch(`${base}/healthz`)).rejects.toThrow();
+  });
+});

@@ -1,0 +1,129 @@
+import { execFile } from "node:child_process";
+import { cp, mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+
+const run = promisify(execFile);
+const root = path.resolve(import.meta.dirname, "../..");
+const depcruise = path.join(root, "node_modules", ".bin", "depcruise");
+const environment = { ...process.env, PATH: `${path.join(root, "node_modules", ".bin")}${path.delimiter}${process.env.PATH}` };
+
+let project: string;
+
+/** A tiny project with the repository's rules; `files` maps paths to their text. */
+async function writeProject(files: Record<string, string>): Promise<void> {
+  await cp(path.join(root, ".dependency-cruiser.cjs"), path.join(project, ".dependency-cruiser.cjs"));
+  await mkdir(path.join(project, "src"), { recursive: true });
+  await mkdir(path.join(project, "channels"), { recursive: true });
+  await writeFile(
+    path.join(project, "tsconfig.json"),
+    JSON.stringify({ compilerOptions: { module: "NodeNext", moduleResolution: "NodeNext", strict: true } }),
+  );
+  for (const [file, text] of Object.entries(files)) {
+    await mkdir(path.dirname(path.join(project, file)), { recursive: true });
+    await writeFile(path.join(project, file), text);
+  }
+}
+
+/** Runs depcruise the way `npm run deps` does; resolves with its exit code and output. */
+async function cruise(): Promise<{ code: number; output: string }> {
+  try {
+    const { stdout } = await run(depcruise, ["src", "channels", "--config", ".dependency-cruiser.cjs"], {
+      cwd: project,
+      env: environment,
+    });
+    return { code: 0, output: stdout };
+  } catch (error) {
+    const failure = error as { code?: number; stdout?: string; stderr?: string };
+    return { code: failure.code ?? -1, output: `${failure.stdout ?? ""}${failure.stderr ?? ""}` };
+  }
+}
+
+const worldTypes = 'export type ChatRef = { channel: string };\n';
+
+beforeEach(async () => {
+  project = await mkdtemp(path.join(tmpdir(), "roundtable-deps-"));
+});
+
+afterEach(async () => {
+  await rm(project, { recursive: true, force: true });
+});
+
+describe("import rules (.dependency-cruiser.cjs)", () => {
+  it("a project that keeps the rules passes", async () => {
+    await writeProject({
+      "src/world/chat-ref.ts": worldTypes,
+      "src/errors/roundtable-error.ts": "export class RoundtableError extends Error {}\n",
+      "channels/telegram/parse.ts":
+        'import type { ChatRef } from "../../src/world/chat-ref.js";\nimport { RoundtableError } from "../../src/errors/roundtable-error.js";\nexport const parse = (chat: ChatRef) => new RoundtableError(chat.channel);\n',
+      "src/storage/prisma/generated/client.ts": "export const client = 1;\n",
+      "src/storage/prisma/prisma-store.ts": 'import { client } from "./generated/client.js";\nexport const store = client;\n',
+    });
+    const result = await cruise();
+    expect(result.output).toContain("no dependency violations found");
+    expect(result.code).toBe(0);
+  });
+
+  it("src/world importing a channel or a provider fails", async () => {
+    await writeProject({
+      "channels/telegram/render.ts": "export const render = 1;\n",
+      "src/providers/openai/openai-provider.ts": "export const provider = 1;\n",
+      "src/world/world-engine.ts":
+        'import { render } from "../../channels/telegram/render.js";\nimport { provider } from "../providers/openai/openai-provider.js";\nexport const engine = render + provider;\n',
+    });
+    const result = await cruise();
+    expect(result.code).not.toBe(0);
+    expect(result.output).toContain(
+      "error world-knows-no-platform-or-provider: src/world/world-engine.ts → channels/telegram/render.ts",
+    );
+    expect(result.output).toContain(
+      "error world-knows-no-platform-or-provider: src/world/world-engine.ts → src/providers/openai/openai-provider.ts",
+    );
+  });
+
+  it("src/world importing a platform or model SDK fails", async () => {
+    await writeProject({
+      "src/world/world-engine.ts": 'import OpenAI from "openai";\nimport { Bot } from "grammy";\nexport const parts = [OpenAI, Bot];\n',
+      "src/agents/tool-loop.ts": 'import OpenAI from "openai";\nexport const client = OpenAI;\n',
+    });
+    await symlink(path.join(root, "node_modules"), path.join(project, "node_modules"), "dir");
+    const result = await cruise();
+    expect(result.code).not.toBe(0);
+    expect(result.output).toMatch(/error world-uses-no-platform-or-model-sdk: src\/world\/world-engine\.ts → \S*node_modules\/openai\//);
+    expect(result.output).toMatch(/error world-uses-no-platform-or-model-sdk: src\/world\/world-engine\.ts → \S*node_modules\/grammy\//);
+    expect(result.output).not.toContain("src/agents/tool-loop.ts");
+  });
+
+  it("a channel importing beyond the world's types fails", async () => {
+    await writeProject({
+      "src/world/chat-ref.ts": worldTypes,
+      "src/agents/tool-loop.ts": "export const loop = 1;\n",
+      "channels/slack/adapter.ts": 'import { loop } from "../../src/agents/tool-loop.js";\nexport const adapter = loop;\n',
+    });
+    const result = await cruise();
+    expect(result.code).not.toBe(0);
+    expect(result.output).toContain("error channels-import-only-world: channels/slack/adapter.ts → src/agents/tool-loop.ts");
+  });
+
+  it("Prisma's generated client used outside src/storage/prisma fails", async () => {
+    await writeProject({
+      "src/storage/prisma/generated/client.ts": "export const client = 1;\n",
+      "src/app/start.ts": 'import { client } from "../storage/prisma/generated/client.js";\nexport const start = client;\n',
+    });
+    const result = await cruise();
+    expect(result.code).not.toBe(0);
+    expect(result.output).toContain("error prisma-stays-in-storage: src/app/start.ts → src/storage/prisma/generated/client.ts");
+  });
+
+  it("a cycle fails", async () => {
+    await writeProject({
+      "src/tools/a.ts": 'import { b } from "./b.js";\nexport const a = () => b;\n',
+      "src/tools/b.ts": 'import { a } from "./a.js";\nexport const b = () => a;\n',
+    });
+    const result = await cruise();
+    expect(result.code).not.toBe(0);
+    expect(result.output).toMatch(/error no-circular: src\/tools\/a\.ts →\s+src\/tools\/b\.ts →\s+src\/tools\/a\.ts/);
+  });
+});

@@ -1,0 +1,157 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import {
+  ana,
+  aliceToken,
+  forumId,
+  groupId,
+  type Harness,
+  harness,
+  logsMatching,
+  mainToken,
+  RecordingSink,
+} from "./helpers.js";
+
+describe("telegram long polling (real grammY against the fake Bot API)", () => {
+  let h: Harness;
+  afterEach(async () => {
+    await h.close();
+  });
+
+  it("delivers a group message to the sink with @name mentions, a stable id and the sender's id", async () => {
+    h = await harness({ agentBots: [{ agent: "alice", token: aliceToken }] });
+    await h.adapter.start(h.sink);
+    expect(h.fake.callsTo("getMe", mainToken)).toHaveLength(1);
+    expect(h.fake.callsTo("deleteWebhook", mainToken)).toHaveLength(1);
+    const text = "@alice_rt_bot and @Bob, look at this";
+    const { message } = h.fake.userMessage(mainToken, {
+      chatId: groupId,
+      from: ana,
+      text,
+      entities: [
+        { type: "mention", offset: 0, length: 13 },
+        { type: "mention", offset: 18, length: 4 },
+      ],
+    });
+    await vi.waitFor(() => expect(h.sink.messages).toHaveLength(1));
+    const inbound = h.sink.messages[0];
+    expect(inbound).toMatchObject({
+      chat: { platform: "telegram", channel: String(groupId) },
+      platformMessageId: String(message.message_id),
+      sender: { id: "111", displayName: "Ana", isBot: false },
+      text: "@alice and @bob, look at this",
+      mentions: ["alice", "bob"],
+    });
+    expect(h.adapter.isConnected()).toBe(true);
+    // Agent bots only send: nobody polls them.
+    expect(h.fake.callsTo("getUpdates", aliceToken)).toHaveLength(0);
+  });
+
+  it("warns at start when privacy mode hides group messages, and says how to fix it", async () => {
+    h = await harness();
+    h.fake.addBot({ token: "2000:private", username: "shy_bot", canReadAllGroupMessages: false });
+    const adapter = h.makeAdapter({ token: "2000:private" });
+    await adapter.start(h.sink);
+    const warnings = logsMatching(h.lines, /privacy mode is on/);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]?.msg).toMatch(/\/setprivacy.*Disable/);
+    expect(warnings[0]?.msg).toMatch(/admin/);
+    expect(warnings[0]?.level).toBe(40);
+
+    await h.adapter.start(new RecordingSink());
+    expect(logsMatching(h.lines, /privacy mode is on/)).toHaveLength(1); // the main bot reads everything
+  });
+
+  it("hands the same message delivered twice to the sink twice with the same platformMessageId (the world dedupes)", async () => {
+    h = await harness();
+    await h.adapter.start(h.sink);
+    const { message } = h.fake.userMessage(mainToken, { chatId: groupId, from: ana, text: "once" });
+    h.fake.pushUpdate(mainToken, { message });
+    await vi.waitFor(() => expect(h.sink.messages).toHaveLength(2));
+    const [first, second] = h.sink.messages;
+    expect(first?.platformMessageId).toBe(second?.platformMessageId);
+    expect(first?.chat).toEqual(second?.chat);
+    expect(h.sink.accepted).toHaveLength(1);
+  });
+
+  it("confirms offsets so that a restarted adapter does not get handled updates again", async () => {
+    h = await harness();
+    await h.adapter.start(h.sink);
+    const first = h.fake.userMessage(mainToken, { chatId: groupId, from: ana, text: "before restart" });
+    await vi.waitFor(() => expect(h.sink.messages).toHaveLength(1));
+    await h.adapter.stop();
+    expect(h.fake.confirmedOffset(mainToken)).toBe((first.update.update_id as number) + 1);
+    expect(h.fake.pendingUpdates(mainToken)).toHaveLength(0);
+    expect(h.adapter.isConnected()).toBe(false);
+
+    const restartedSink = new RecordingSink();
+    const restarted = h.makeAdapter();
+    await restarted.start(restartedSink);
+    h.fake.userMessage(mainToken, { chatId: groupId, from: ana, text: "after restart" });
+    await vi.waitFor(() => expect(restartedSink.messages).toHaveLength(1));
+    expect(restartedSink.messages.map((message) => message.text)).toEqual(["after restart"]);
+    expect(h.sink.messages).toHaveLength(1);
+  });
+
+  it("on stop, waits for the update in hand and then confirms it", async () => {
+    h = await harness();
+    let release: () => void = () => {};
+    h.sink.gate = new Promise((resolve) => {
+      release = resolve;
+    });
+    await h.adapter.start(h.sink);
+    const { update } = h.fake.userMessage(mainToken, { chatId: groupId, from: ana, text: "slow" });
+    await vi.waitFor(() => expect(h.sink.messages).toHaveLength(1));
+    const stopping = h.adapter.stop();
+    let stopped = false;
+    void stopping.then(() => {
+      stopped = true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(stopped).toBe(false);
+    expect(h.fake.confirmedOffset(mainToken)).toBeLessThanOrEqual(update.update_id as number);
+    release();
+    await stopping;
+    expect(h.sink.accepted).toHaveLength(1);
+    expect(h.fake.confirmedOffset(mainToken)).toBe((update.update_id as number) + 1);
+  });
+
+  it("hands an update in again when the world fails to take it, and only then moves on", async () => {
+    h = await harness();
+    h.sink.failNextMessages = 2;
+    await h.adapter.start(h.sink);
+    h.fake.userMessage(mainToken, { chatId: groupId, from: ana, text: "keep me" });
+    h.fake.userMessage(mainToken, { chatId: groupId, from: ana, text: "next" });
+    await vi.waitFor(() => expect(h.sink.accepted.map((message) => message.text)).toEqual(["keep me", "next"]));
+    expect(h.sink.messages.map((message) => message.text)).toEqual(["keep me", "keep me", "keep me", "next"]);
+    expect(logsMatching(h.lines, /not handled; retrying/)).toHaveLength(2);
+  });
+
+  it("logs and skips malformed updates without stopping the poller", async () => {
+    h = await harness();
+    await h.adapter.start(h.sink);
+    h.fake.pushUpdate(mainToken, { message: { message_id: 1, text: "no chat, no date" } });
+    h.fake.pushUpdate(mainToken, {
+      message: { message_id: 2, date: 1, chat: { id: groupId, type: "supergroup" }, text: "no sender" },
+    });
+    h.fake.userMessage(mainToken, { chatId: groupId, from: ana, text: "still here" });
+    await vi.waitFor(() => expect(h.sink.messages).toHaveLength(1));
+    expect(h.sink.messages[0]?.text).toBe("still here");
+    expect(logsMatching(h.lines, /malformed telegram update skipped/)).toHaveLength(2);
+    await h.adapter.stop();
+    expect(h.fake.pendingUpdates(mainToken)).toHaveLength(0);
+  });
+
+  it("makes a forum topic its own chat and passes replies on", async () => {
+    h = await harness();
+    await h.adapter.start(h.sink);
+    h.fake.userMessage(mainToken, { chatId: forumId, from: ana, text: "in a topic", threadId: 7 });
+    const sent = await h.adapter.postMessage(
+      { platform: "telegram", channel: String(groupId) },
+      { author: { kind: "agent", id: "bob", name: "bob" }, text: "Done." },
+    );
+    h.fake.userMessage(mainToken, { chatId: groupId, from: ana, text: "thanks", replyTo: Number(sent.ids[0]) });
+    await vi.waitFor(() => expect(h.sink.messages).toHaveLength(2));
+    expect(h.sink.messages[0]?.chat).toEqual({ platform: "telegram", channel: String(forumId), thread: "7" });
+    expect(h.sink.messages[1]?.replyTo).toBe(sent.ids[0]);
+  });
+});
