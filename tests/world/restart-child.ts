@@ -42,6 +42,20 @@ async function main(): Promise<void> {
       await never;
       return;
     }
+    case "kill-in-tool": {
+      const alice = new ScriptedProvider([{ toolCalls: [{ name: "shell_cmd", args: { command: "sleep", args: ["30"] } }] }]);
+      const harness = await createHarness({
+        databaseUrl,
+        agents: [{ name: "alice", provider: alice, tools: ["shell_cmd"] }],
+        tools: { approval: { shell_cmd: "never" } },
+        keepDatabase: true,
+      });
+      await harness.say("@alice wait a bit", { id: "m-1" });
+      await harness.waitFor(async () => (await harness.store.listToolCalls({})).some((call) => call.state === "running"));
+      report("IN_TOOL");
+      await never;
+      return;
+    }
     case "resume": {
       const alice = new ScriptedProvider((request) => {
         const last = request.messages.at(-1);

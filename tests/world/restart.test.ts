@@ -2,19 +2,20 @@ import { spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { openTestStore } from "./harness.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const tsx = path.join(root, "node_modules/.bin/tsx");
+// Node itself with tsx's loader (not the tsx CLI, which runs a second process a SIGKILL would not reach).
+const loader = pathToFileURL(path.join(root, "node_modules/tsx/dist/loader.mjs")).href;
 const child = path.join(root, "tests/world/restart-child.ts");
 const env = { ...process.env, PATH: `${path.join(root, "node_modules/.bin")}:${process.env.PATH ?? ""}`, LOG_LEVEL: "warn" };
 
 /** Start the child; resolve with its stdout lines once `until` matches a line (then SIGKILL), or at exit. */
 function runChild(args: string[], until?: RegExp): Promise<{ lines: string[]; code: number | null; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const process_ = spawn(tsx, [child, ...args], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
+    const process_ = spawn(process.execPath, ["--import", loader, child, ...args], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
     const lines: string[] = [];
     let buffer = "";
     let stderr = "";
@@ -75,6 +76,23 @@ describe("restart safety with real processes", () => {
     const chatKey = "telegram::chat-1:";
     const answers = (await store.listMessages(chatKey)).filter((message) => message.text.startsWith("final:"));
     expect(answers).toHaveLength(1);
+    await close();
+  });
+
+  it("a tool running when the process died gets `interrupted` on restart, is not run again, and the turn goes on", async () => {
+    const url = databaseUrl();
+    const first = await runChild(["kill-in-tool", url], /IN_TOOL/);
+    expect(first.lines).toContain("IN_TOOL");
+
+    const second = await runChild(["resume", url]);
+    expect(second.code, second.stderr).toBe(0);
+    const posted = JSON.parse(second.lines.find((line) => line.startsWith("POSTED "))?.slice(7) ?? "[]") as string[];
+    expect(posted).toEqual([expect.stringMatching(/^final: interrupted: the service restarted while this tool was running/)]);
+
+    const { store, close } = await openTestStore(url);
+    const calls = await store.listToolCalls({});
+    const results = await store.listToolResults(calls.map((call) => call.id));
+    expect(results.map((result) => result.kind)).toEqual(["interrupted"]);
     await close();
   });
 });
