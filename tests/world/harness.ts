@@ -12,11 +12,14 @@ import type { Store } from "../../src/storage/store.js";
 import type { ChatRef, Platform } from "../../src/world/chat-ref.js";
 import type { ApprovalChoice, ClickResult, IngressResult } from "../../src/world/inbound.js";
 import { RecordingChannel } from "../fakes/recording-channel.js";
-import type { ScriptedProvider } from "../fakes/scripted-provider.js";
+import type { ModelProvider } from "../../src/providers/model-provider.js";
 
 export interface HarnessAgent {
   name: string;
-  provider: ScriptedProvider;
+  provider: ModelProvider;
+  /** The provider's config name (default `fake-<agent>`) and wire type (default openai). */
+  providerName?: string;
+  providerType?: string;
   tools?: string[];
   limits?: Record<string, unknown>;
 }
@@ -62,6 +65,10 @@ export interface Harness {
   close(): Promise<void>;
 }
 
+function providerNameOf(agent: HarnessAgent): string {
+  return agent.providerName ?? `fake-${agent.name}`;
+}
+
 /** A temporary SQLite database URL. */
 export function temporaryDatabaseUrl(): string {
   return `file:${path.join(mkdtempSync(path.join(tmpdir(), "rt-world-")), "roundtable.db")}`;
@@ -92,10 +99,12 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
   const logger = pino({ level: process.env.LOG_LEVEL ?? "info" }, sink);
   const workdir = mkdtempSync(path.join(tmpdir(), "rt-work-"));
   const config = configSchema.parse({
-    providers: Object.fromEntries(options.agents.map((agent) => [`fake-${agent.name}`, { type: "openai", apiKey: "test" }])),
+    providers: Object.fromEntries(
+      options.agents.map((agent) => [providerNameOf(agent), { type: agent.providerType ?? "openai", apiKey: "test" }]),
+    ),
     agents: options.agents.map((agent) => ({
       name: agent.name,
-      provider: `fake-${agent.name}`,
+      provider: providerNameOf(agent),
       model: "scripted-1",
       systemPrompt: `You are ${agent.name}.`,
       tools: agent.tools ?? [],
@@ -116,7 +125,9 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
   const queue = opened.createQueue({ concurrency: options.concurrency ?? 4 });
   const channel = new RecordingChannel(platform);
   const parts = await buildParts(config, logger, {
-    providers: new Map(options.agents.map((agent) => [`fake-${agent.name}`, { provider: agent.provider, type: "openai" }])),
+    providers: new Map(
+      options.agents.map((agent) => [providerNameOf(agent), { provider: agent.provider, type: agent.providerType ?? "openai" }]),
+    ),
   });
   const roundtable = new Roundtable({
     ...parts,
