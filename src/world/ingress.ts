@@ -10,6 +10,9 @@ import type { WorldContext } from "./world-context.js";
 /** Longest message text routed to agents; longer ones are stored and answered with a notice. */
 export const maxInboundTextLength = 32_000;
 
+/** A human message of exactly this text resets the chat's session (session approvals end). */
+export const resetCommand = "/reset";
+
 /** The id of an inbound message is derived from the platform's id: a second delivery collides. */
 export function inboundMessageId(key: string, platformMessageId: string): string {
   return `in-${createHash("sha256").update(`${key}\u0000${platformMessageId}`).digest("hex").slice(0, 32)}`;
@@ -70,19 +73,29 @@ export class Ingress implements InboundSink {
       log.debug({ messageId: inbound.platformMessageId }, "bot message stored, not routed");
       return { status: "ignored", reason: "messages from bots do not start turns" };
     }
+    if (human && inbound.text.trim() === resetCommand) {
+      const epoch = await store.resetSession(key);
+      log.info({ epoch }, "chat reset: session approvals cleared");
+      await this.postNotice(inbound, `${id}:reset`, "Chat reset: approvals given for this session no longer apply.");
+      return { status: "ignored", reason: "chat reset" };
+    }
     if (inbound.text.length > maxInboundTextLength) {
       log.warn({ length: inbound.text.length }, "oversized message stored, not routed");
-      const notice = await store.addMessage({
-        id: `${id}:too-long`,
-        chatKey: key,
-        author: worldAuthor,
-        text: `That message is too long for the agents (${inbound.text.length} characters; the limit is ${maxInboundTextLength}). It was kept but not answered.`,
-      });
-      await this.outbox.publish(key, { type: "system", chat: inbound.chat, level: "notice", message: notice });
+      await this.postNotice(
+        inbound,
+        `${id}:too-long`,
+        `That message is too long for the agents (${inbound.text.length} characters; the limit is ${maxInboundTextLength}). It was kept but not answered.`,
+      );
       return { status: "ignored", reason: "message too long" };
     }
     await queue.add({ queue: key, key: jobKey(routePayload), payload: routePayload });
     return { status: "accepted", messageId: id };
+  }
+
+  private async postNotice(inbound: InboundMessage, id: string, text: string): Promise<void> {
+    const key = chatKey(inbound.chat);
+    const notice = await this.context.store.addMessage({ id, chatKey: key, author: worldAuthor, text });
+    await this.outbox.publish(key, { type: "system", chat: inbound.chat, level: "notice", message: notice });
   }
 
   click(click: ApprovalClick): Promise<ClickResult> {

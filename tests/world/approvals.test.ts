@@ -218,3 +218,23 @@ describe("approvals in the tool loop", () => {
     expect(answer?.text).toMatch(/^invalid: .+ \| invalid: .*command/);
   });
 });
+
+describe("chat reset", () => {
+  it("/reset ends session approvals: the same call asks again", async () => {
+    const alice = new ScriptedProvider((request) => {
+      const last = request.messages.at(-1);
+      if (last?.role === "tool") return { text: "done" };
+      return { toolCalls: [echoCall("same")] };
+    });
+    harness = await createHarness({ agents: [{ name: "alice", provider: alice, tools: ["shell_cmd"] }], platform: "telegram" });
+    await harness.say("@alice first", { user: "ana" });
+    await harness.idle();
+    await harness.click(harness.channel.cards()[0]?.card.approvalId ?? "", "session", { user: "ana" });
+    await harness.idle();
+    const reset = await harness.say("/reset", { user: "ana" });
+    expect(reset).toEqual({ status: "ignored", reason: "chat reset" });
+    await harness.say("@alice again", { user: "ana" });
+    await harness.idle();
+    expect(harness.channel.cards()).toHaveLength(2);
+  });
+});
