@@ -51,12 +51,18 @@ export async function buildParts(config: Config, logger: Logger, overrides: Buil
       });
       return { budgetTokens: limits.contextTokens, reserveOutputTokens: limits.maxOutputTokens };
     },
-    describeProviderError: (error) =>
-      error instanceof ProviderError
-        ? userMessageFor(error.code as ProviderErrorCode, error.retryAfterMs === undefined ? {} : { retryAfterMs: error.retryAfterMs })
-        : "Something went wrong while the agent was answering; the details are in the service log.",
+    describeProviderError,
     closeables: [opened],
   };
+}
+
+/** The chat text for a failed model call: the provider's own safe message when it wrote one. */
+function describeProviderError(error: unknown): string {
+  if (!(error instanceof ProviderError)) {
+    return "Something went wrong while the agent was answering; the details are in the service log.";
+  }
+  if (error.userMessage !== error.message) return error.userMessage;
+  return userMessageFor(error.code as ProviderErrorCode, error.retryAfterMs === undefined ? {} : { retryAfterMs: error.retryAfterMs });
 }
 
 /** One client per provider an agent uses (an agent may name openai/anthropic/google with no entry). */
@@ -67,7 +73,7 @@ function providersFromConfig(config: Config, logger: Logger): Map<string, Provid
     const settings = config.providers[agent.provider] ?? providerConfigSchema.parse({});
     try {
       entries.set(agent.provider, {
-        provider: createProvider(agent.provider, settings, logger.child({ provider: agent.provider })),
+        provider: createProvider(agent.provider, settings, logger),
         type: resolveProviderType(agent.provider, settings),
       });
     } catch (error) {

@@ -2,6 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import type { TelegramAdapter } from "../../channels/telegram/adapter.js";
+import { webhookSecretFor } from "../../channels/telegram/verify.js";
 import { ana, groupId, type Harness, harness, logsMatching, mainToken } from "./helpers.js";
 
 /** The service's HTTP server, reduced to what a channel's webhook routes need. */
@@ -108,5 +109,14 @@ describe("telegram webhook", () => {
     expect(malformed.status).toBe(200);
     expect(logsMatching(h.lines, /malformed telegram update skipped/)).toHaveLength(1);
     expect(h.sink.messages).toHaveLength(0);
+  });
+});
+
+describe("telegram webhook secret", () => {
+  it("refuses a configured secret Telegram would not accept, and derives a stable one otherwise", () => {
+    expect(() => webhookSecretFor("1:x", "has spaces!")).toThrow(/A–Z, a–z, 0–9, _ and -/);
+    expect(webhookSecretFor("1:x")).toMatch(/^[a-f0-9]{64}$/);
+    expect(webhookSecretFor("1:x")).toBe(webhookSecretFor("1:x"));
+    expect(webhookSecretFor("1:x")).not.toBe(webhookSecretFor("2:y"));
   });
 });

@@ -9,6 +9,7 @@ import { configSchema, type WorldConfig } from "../../src/config/schema.js";
 import { migrateDatabase } from "../../src/storage/migrate.js";
 import { openStore } from "../../src/storage/open-store.js";
 import type { Store } from "../../src/storage/store.js";
+import type { ChannelAdapter } from "../../src/world/channel-adapter.js";
 import type { ChatRef, Platform } from "../../src/world/chat-ref.js";
 import type { ApprovalChoice, ClickResult, IngressResult } from "../../src/world/inbound.js";
 import { RecordingChannel } from "../fakes/recording-channel.js";
@@ -34,6 +35,12 @@ export interface HarnessOptions {
   /** Keep the database file on close (restart tests). */
   keepDatabase?: boolean;
   concurrency?: number;
+  /** Real platform adapters to run besides the recording channel (e.g. Telegram on its fake API). */
+  channels?: ChannelAdapter[];
+  /** Extra config (e.g. `channels.telegram.chats`). */
+  channelsConfig?: Record<string, unknown>;
+  /** Extra fields per agent config (e.g. `telegram: { token }`). */
+  agentConfig?: Record<string, Record<string, unknown>>;
 }
 
 export interface SayOptions {
@@ -109,6 +116,7 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
       systemPrompt: `You are ${agent.name}.`,
       tools: agent.tools ?? [],
       ...(agent.limits === undefined ? {} : { limits: agent.limits }),
+      ...(options.agentConfig?.[agent.name] ?? {}),
     })),
     worlds: [
       {
@@ -119,6 +127,7 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
       },
     ],
     tools: options.tools ?? {},
+    channels: options.channelsConfig ?? {},
   });
   await migrateDatabase({ databaseUrl, logger });
   const opened = await openStore({ databaseUrl, logger });
@@ -135,7 +144,7 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
     store: opened.store,
     queue,
     logger,
-    channels: [channel],
+    channels: [channel, ...(options.channels ?? [])],
     stopGraceMs: 2_000,
   });
   await roundtable.start();

@@ -1,0 +1,306 @@
+import { randomInt } from "node:crypto";
+import { Bot } from "grammy";
+import type { Update } from "grammy/types";
+import { assertNever } from "../../src/errors/assert-never.js";
+import type { Logger } from "../../src/log/logger.js";
+import type { ApprovalCard, ApprovalOutcome } from "../../src/world/approval-types.js";
+import type {
+  ChannelAdapter,
+  MessageStream,
+  OutboundText,
+  SentRef,
+  StreamingChannel,
+  WebhookChannel,
+  WebhookRoute,
+} from "../../src/world/channel-adapter.js";
+import type { ChatRef } from "../../src/world/chat-ref.js";
+import type { InboundSink } from "../../src/world/inbound.js";
+import type { Author } from "../../src/world/message.js";
+import { AdminRoles } from "./admin-roles.js";
+import { type BotHandle, TelegramOutbound, createApi, isPrivateChat, isRefusal, toPlatformError } from "./api.js";
+import { EditThrottle } from "./edit-throttle.js";
+import { type MentionDirectory, emptyMentionDirectory } from "./mentions.js";
+import { TelegramMessageStream } from "./message-stream.js";
+import { type TelegramAdapterOptions, type TelegramClock, systemClock } from "./options.js";
+import { type ParsedUpdate, parseUpdate } from "./parse.js";
+import { UpdatePoller } from "./polling.js";
+import { htmlToPlain, renderApprovalCard, renderApprovalOutcome, renderText } from "./render.js";
+import { retryTransformer } from "./retry-transformer.js";
+import { webhookSecretFor } from "./verify.js";
+import { createWebhookRoute, telegramWebhookPath } from "./webhook-route.js";
+
+const allowedUpdates = ["message", "callback_query"] as const;
+
+/** The answer to a press on a button the service cannot read. */
+export const staleButtonText = "This button is no longer valid.";
+
+/**
+ * Telegram through grammY. Long polling by default, a webhook on the service's port when
+ * `webhookUrl` is set. Only the main bot's updates are read; agent bots only send.
+ */
+export class TelegramAdapter implements ChannelAdapter, StreamingChannel, WebhookChannel {
+  readonly platform = "telegram" as const;
+  private readonly bot: Bot;
+  private readonly main: BotHandle;
+  private readonly agentBots = new Map<string, BotHandle>();
+  private readonly logger: Logger;
+  private readonly clock: TelegramClock;
+  private readonly outbound: TelegramOutbound;
+  private readonly throttle: EditThrottle;
+  private readonly draftsUnsupported = new Set<string>();
+  private readonly webhookSecret: string;
+  private readonly adminRoles: AdminRoles;
+  private directory: MentionDirectory = emptyMentionDirectory();
+  private poller: UpdatePoller | undefined;
+  private sink: InboundSink | undefined;
+  private webhookConnected = false;
+  private route: WebhookRoute | undefined;
+
+  constructor(private readonly options: TelegramAdapterOptions) {
+    this.logger = options.logger.child({ platform: "telegram" });
+    this.clock = options.clock ?? systemClock;
+    const transformer = retryTransformer({
+      clock: this.clock,
+      logger: this.logger,
+      maxDelaySeconds: options.retry?.maxDelaySeconds ?? 60,
+      maxRetryAttempts: options.retry?.maxRetryAttempts ?? 5,
+    });
+    const apiRoot = options.apiRoot?.replace(/\/+$/, "") || undefined;
+    this.bot = new Bot(options.token, apiRoot === undefined ? {} : { client: { apiRoot } });
+    this.bot.api.config.use(transformer);
+    this.bot.use(async (context) => this.dispatch(context.update));
+    this.main = { api: this.bot.api, key: "main" };
+    for (const { agent, token } of options.agentBots ?? []) {
+      this.agentBots.set(agent, {
+        api: createApi(token, apiRoot, [transformer]),
+        key: `agent:${agent}`,
+        agent,
+      });
+    }
+    this.outbound = new TelegramOutbound(this.logger);
+    this.throttle = new EditThrottle(this.clock);
+    this.webhookSecret = webhookSecretFor(options.token, options.webhookSecret);
+    this.adminRoles = new AdminRoles(this.bot.api, this.clock, this.logger);
+  }
+
+  async start(sink: InboundSink): Promise<void> {
+    this.sink = sink;
+    const me = await this.identify(this.main, "main bot");
+    this.bot.botInfo = me;
+    this.main.key = String(me.id);
+    if (!me.can_read_all_group_messages) {
+      this.logger.warn(
+        { bot: me.username },
+        `privacy mode is on for @${me.username}: in groups it only sees commands, replies to it and mentions of it. ` +
+          "To let it read every group message: in @BotFather send /setprivacy, choose the bot, then Disable " +
+          "(and remove and re-add the bot to each group), or make the bot an admin of the group.",
+      );
+    }
+    await Promise.all([...this.agentBots.values()].map((handle) => this.identifyAgentBot(handle)));
+    this.directory = this.buildDirectory(me.username);
+    if (this.options.webhookUrl !== undefined && this.options.webhookUrl !== "") {
+      await this.setWebhook(this.options.webhookUrl);
+      return;
+    }
+    try {
+      await this.bot.api.deleteWebhook({ drop_pending_updates: false });
+    } catch (error) {
+      throw toPlatformError(error, "deleteWebhook");
+    }
+    this.poller = new UpdatePoller({
+      api: this.bot.api,
+      clock: this.clock,
+      logger: this.logger,
+      timeoutSeconds: this.options.pollingTimeoutSeconds ?? 30,
+      maxDeliveryAttempts: this.options.maxDeliveryAttempts ?? 5,
+      allowedUpdates,
+      handle: (update) => this.bot.handleUpdate(update),
+    });
+    this.poller.start();
+    this.logger.info({ bot: me.username }, "telegram long polling started");
+  }
+
+  async stop(): Promise<void> {
+    await this.poller?.stop();
+    this.poller = undefined;
+    this.webhookConnected = false;
+    this.sink = undefined;
+  }
+
+  isConnected(): boolean {
+    return this.webhookConnected || (this.poller?.isConnected() ?? false);
+  }
+
+  webhookRoutes(): WebhookRoute[] {
+    if (this.options.webhookUrl === undefined || this.options.webhookUrl === "") return [];
+    this.route ??= createWebhookRoute({
+      bot: this.bot,
+      secret: this.webhookSecret,
+      logger: this.logger,
+      isReady: () => this.sink !== undefined && this.bot.isInited(),
+    });
+    return [this.route];
+  }
+
+  async postMessage(chat: ChatRef, message: OutboundText): Promise<SentRef> {
+    const { bot, name } = this.identityFor(chat, message.author);
+    const ids: string[] = [];
+    for (const [index, part] of renderText(message.text, name).entries()) {
+      const replyTo = index === 0 ? message.replyTo : undefined;
+      ids.push(String(await this.outbound.send(bot, chat, part, replyTo === undefined ? {} : { replyTo })));
+    }
+    return { ids };
+  }
+
+  async postApprovalCard(chat: ChatRef, card: ApprovalCard): Promise<SentRef> {
+    // Cards always come from the main bot: its updates are the ones read, presses included.
+    const { html, keyboard } = renderApprovalCard(card);
+    const id = await this.outbound.send(this.main, chat, { html, plain: htmlToPlain(html) }, { keyboard });
+    return { ids: [String(id)] };
+  }
+
+  async updateApprovalCard(chat: ChatRef, sent: SentRef, outcome: ApprovalOutcome): Promise<void> {
+    const html = renderApprovalOutcome(outcome);
+    const part = { html, plain: htmlToPlain(html) };
+    const messageId = Number(sent.ids[0]);
+    try {
+      if (!Number.isInteger(messageId)) throw new Error(`no card message id in ${JSON.stringify(sent.ids)}`);
+      await this.outbound.edit(this.main, chat, messageId, part);
+    } catch (error) {
+      const cause = error instanceof Error ? error.cause : undefined;
+      if (Number.isInteger(messageId) && !isRefusal(cause, /message to edit not found|message can't be edited/i)) {
+        throw error;
+      }
+      // The card is gone (deleted, too old): say the outcome in a new message instead.
+      this.logger.warn(
+        { err: error, approvalId: outcome.approvalId },
+        "approval card could not be edited; posting the outcome",
+      );
+      await this.outbound.send(this.main, chat, part);
+    }
+  }
+
+  async openStream(chat: ChatRef, author: Author): Promise<MessageStream> {
+    const { bot, name } = this.identityFor(chat, author);
+    const isPrivate = isPrivateChat(chat);
+    const useDrafts = isPrivate && (this.options.drafts ?? true) && !this.draftsUnsupported.has(bot.key);
+    return new TelegramMessageStream({
+      outbound: this.outbound,
+      throttle: this.throttle,
+      clock: this.clock,
+      logger: this.logger.child({ chat: chat.channel }),
+      bot,
+      chat,
+      ...(name === undefined ? {} : { authorName: name }),
+      intervalMs: isPrivate
+        ? (this.options.throttle?.privateIntervalMs ?? 1000)
+        : (this.options.throttle?.groupIntervalMs ?? 3000),
+      draftId: useDrafts ? randomInt(1, 2 ** 31 - 1) : 0,
+      onDraftsUnsupported: () => this.draftsUnsupported.add(bot.key),
+    });
+  }
+
+  /**
+   * Which bot posts for `author` in `chat`, and whether the text needs the author's bold name.
+   * An agent with its own bot posts as that bot in groups; in a private chat (which belongs to
+   * the main bot) and without its own bot it posts through the main bot under its name.
+   */
+  private identityFor(chat: ChatRef, author: Author): { bot: BotHandle; name?: string } {
+    if (author.kind === "system") return { bot: this.main };
+    if (author.kind === "agent") {
+      const own = this.agentBots.get(author.name) ?? this.agentBots.get(author.id);
+      if (own?.me && !isPrivateChat(chat)) return { bot: own };
+    }
+    return { bot: this.main, name: author.name };
+  }
+
+  private async identify(handle: BotHandle, what: string) {
+    try {
+      return await handle.api.getMe();
+    } catch (error) {
+      throw toPlatformError(error, `getMe (${what})`);
+    }
+  }
+
+  private async identifyAgentBot(handle: BotHandle): Promise<void> {
+    try {
+      handle.me = await this.identify(handle, `bot of agent ${handle.agent}`);
+      handle.key = String(handle.me.id);
+      this.logger.info({ agent: handle.agent, bot: handle.me.username }, "agent posts as its own telegram bot");
+    } catch (error) {
+      this.logger.error(
+        { err: error, agent: handle.agent },
+        "agent bot token refused; the agent posts through the main bot under its name",
+      );
+    }
+  }
+
+  private buildDirectory(mainUsername: string): MentionDirectory {
+    const agentBotsByUsername = new Map<string, string>();
+    const agentBotsById = new Map<number, string>();
+    for (const handle of this.agentBots.values()) {
+      if (!handle.me || handle.agent === undefined) continue;
+      agentBotsByUsername.set(handle.me.username.toLowerCase(), handle.agent);
+      agentBotsById.set(handle.me.id, handle.agent);
+    }
+    const agentNames = new Map((this.options.agentNames ?? []).map((name) => [name.toLowerCase(), name] as const));
+    return { mainBotUsername: mainUsername, agentBotsByUsername, agentBotsById, agentNames };
+  }
+
+  private async setWebhook(webhookUrl: string): Promise<void> {
+    const url = new URL(webhookUrl);
+    if (url.pathname === "/" || url.pathname === "") url.pathname = telegramWebhookPath;
+    try {
+      await this.bot.api.setWebhook(url.toString(), {
+        secret_token: this.webhookSecret,
+        allowed_updates: [...allowedUpdates],
+        drop_pending_updates: false,
+      });
+    } catch (error) {
+      throw toPlatformError(error, "setWebhook");
+    }
+    this.webhookConnected = true;
+    this.logger.info({ url: url.toString() }, "telegram webhook set");
+  }
+
+  /** One update, from polling or the webhook. Only a failure of the world itself is thrown. */
+  private async dispatch(update: Update): Promise<void> {
+    const sink = this.sink;
+    if (!sink) throw new Error("telegram update before start");
+    const parsed: ParsedUpdate = parseUpdate(update, this.directory);
+    const log = this.logger.child({ updateId: update.update_id });
+    switch (parsed.kind) {
+      case "message": {
+        const result = await sink.message(parsed.message);
+        log.debug({ chat: parsed.message.chat.channel, status: result.status }, "telegram message handed in");
+        return;
+      }
+      case "click": {
+        let answer: { text: string; alert: boolean };
+        try {
+          const roles = await this.adminRoles.rolesOf(parsed.click.chat, parsed.click.user.id);
+          const click = roles.length === 0 ? parsed.click : { ...parsed.click, user: { ...parsed.click.user, roles } };
+          const result = await sink.click(click);
+          answer = { text: result.text, alert: result.status === "not-allowed" || result.status === "unknown" };
+        } catch (error) {
+          log.error({ err: error, approvalId: parsed.click.approvalId }, "approval click failed");
+          answer = { text: "Something went wrong; please try again.", alert: true };
+        }
+        await this.outbound.answerCallback(this.main, parsed.callbackQueryId, answer.text, answer.alert);
+        return;
+      }
+      case "bad-click":
+        log.warn({ reason: parsed.reason }, "telegram button press refused");
+        await this.outbound.answerCallback(this.main, parsed.callbackQueryId, staleButtonText, true);
+        return;
+      case "ignored":
+        log.debug({ reason: parsed.reason }, "telegram update ignored");
+        return;
+      case "invalid":
+        log.warn({ reason: parsed.reason }, "malformed telegram update skipped");
+        return;
+      default:
+        assertNever(parsed, "parsed update");
+    }
+  }
+}

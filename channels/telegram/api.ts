@@ -1,0 +1,152 @@
+import { Api, GrammyError, HttpError, type Transformer } from "grammy";
+import type { InlineKeyboardMarkup, UserFromGetMe } from "grammy/types";
+import { NetworkError, PlatformApiError, RoundtableError } from "../../src/errors/roundtable-error.js";
+import type { Logger } from "../../src/log/logger.js";
+import type { ChatRef } from "../../src/world/chat-ref.js";
+import type { RenderedPart } from "./render.js";
+
+/** One bot that can post: the main bot, or an agent's own bot. */
+export interface BotHandle {
+  api: Api;
+  /** Stable key for throttles and capability caches (the bot's user id once known). */
+  key: string;
+  /** The agent this bot belongs to; absent for the main bot. */
+  agent?: string;
+  me?: UserFromGetMe;
+}
+
+/** A grammY client for `token` talking to `apiRoot`, with the shared transformers installed. */
+export function createApi(token: string, apiRoot: string | undefined, transformers: Transformer[]): Api {
+  const api = new Api(token, apiRoot === undefined ? {} : { apiRoot });
+  api.config.use(...transformers);
+  return api;
+}
+
+/** The chat id grammY wants: numeric ids as numbers, `@channelname` as is. */
+export function chatIdOf(chat: ChatRef): number | string {
+  return /^-?\d+$/.test(chat.channel) ? Number(chat.channel) : chat.channel;
+}
+
+/** Private chats have the user's (positive) id; groups and supergroups negative ones. */
+export function isPrivateChat(chat: ChatRef): boolean {
+  return /^\d+$/.test(chat.channel);
+}
+
+function threadOf(chat: ChatRef): { message_thread_id: number } | Record<string, never> {
+  return chat.thread === undefined ? {} : { message_thread_id: Number(chat.thread) };
+}
+
+/** A grammY failure as a RoundtableError: the API refused, or the network failed. */
+export function toPlatformError(error: unknown, what: string): RoundtableError {
+  if (error instanceof RoundtableError) return error;
+  if (error instanceof GrammyError) {
+    const retryAfter = error.parameters.retry_after;
+    return new PlatformApiError(`telegram ${what} refused: ${error.error_code} ${error.description}`, {
+      cause: error,
+      userMessage: "Telegram refused the message.",
+      ...(retryAfter === undefined ? {} : { retryAfterMs: retryAfter * 1000 }),
+    });
+  }
+  if (error instanceof HttpError) {
+    return new NetworkError(`telegram ${what} failed: ${error.message}`, { cause: error });
+  }
+  return new RoundtableError("internal", `telegram ${what} failed: ${String(error)}`, { cause: error });
+}
+
+export function isRefusal(error: unknown, pattern: RegExp): boolean {
+  return error instanceof GrammyError && pattern.test(error.description);
+}
+
+const notModified = /message is not modified/i;
+const badEntities = /can't parse entities|can't find end of|unsupported start tag|unexpected end tag/i;
+
+/**
+ * The outbound calls of the adapter. HTML that Telegram refuses (which the renderer should
+ * never produce) is sent again as plain text, so that a message is never lost to formatting.
+ */
+export class TelegramOutbound {
+  constructor(private readonly logger: Logger) {}
+
+  async send(
+    bot: BotHandle,
+    chat: ChatRef,
+    part: RenderedPart,
+    extra: { replyTo?: string; keyboard?: InlineKeyboardMarkup } = {},
+  ): Promise<number> {
+    const base = {
+      ...threadOf(chat),
+      ...(extra.replyTo === undefined
+        ? {}
+        : { reply_parameters: { message_id: Number(extra.replyTo), allow_sending_without_reply: true } }),
+      ...(extra.keyboard === undefined ? {} : { reply_markup: extra.keyboard }),
+    };
+    try {
+      const sent = await bot.api.sendMessage(chatIdOf(chat), part.html, { ...base, parse_mode: "HTML" });
+      return sent.message_id;
+    } catch (error) {
+      if (!isRefusal(error, badEntities)) throw toPlatformError(error, "sendMessage");
+      this.logger.error({ err: error, html: part.html.slice(0, 500) }, "telegram refused our HTML; sending plain text");
+      try {
+        const sent = await bot.api.sendMessage(chatIdOf(chat), part.plain, base);
+        return sent.message_id;
+      } catch (plainError) {
+        throw toPlatformError(plainError, "sendMessage");
+      }
+    }
+  }
+
+  /** Replace a message's text; `keyboard` undefined removes any buttons. Unchanged text is fine. */
+  async edit(
+    bot: BotHandle,
+    chat: ChatRef,
+    messageId: number,
+    part: RenderedPart,
+    keyboard: InlineKeyboardMarkup = { inline_keyboard: [] },
+  ): Promise<void> {
+    try {
+      await bot.api.editMessageText(chatIdOf(chat), messageId, part.html, {
+        parse_mode: "HTML",
+        reply_markup: keyboard,
+      });
+    } catch (error) {
+      if (isRefusal(error, notModified)) return;
+      if (!isRefusal(error, badEntities)) throw toPlatformError(error, "editMessageText");
+      this.logger.error(
+        { err: error, html: part.html.slice(0, 500) },
+        "telegram refused our HTML; editing to plain text",
+      );
+      try {
+        await bot.api.editMessageText(chatIdOf(chat), messageId, part.plain, { reply_markup: keyboard });
+      } catch (plainError) {
+        if (!isRefusal(plainError, notModified)) throw toPlatformError(plainError, "editMessageText");
+      }
+    }
+  }
+
+  async draft(bot: BotHandle, chat: ChatRef, draftId: number, html: string): Promise<void> {
+    const chatId = chatIdOf(chat);
+    if (typeof chatId !== "number") throw new PlatformApiError("drafts need a numeric private chat id");
+    try {
+      await bot.api.sendMessageDraft(chatId, draftId, html, { ...threadOf(chat), parse_mode: "HTML" });
+    } catch (error) {
+      throw toPlatformError(error, "sendMessageDraft");
+    }
+  }
+
+  async delete(bot: BotHandle, chat: ChatRef, messageId: number): Promise<void> {
+    try {
+      await bot.api.deleteMessage(chatIdOf(chat), messageId);
+    } catch (error) {
+      throw toPlatformError(error, "deleteMessage");
+    }
+  }
+
+  async answerCallback(bot: BotHandle, queryId: string, text: string, alert: boolean): Promise<void> {
+    try {
+      await bot.api.answerCallbackQuery(queryId, { text: text.slice(0, 200), show_alert: alert });
+    } catch (error) {
+      // A press older than Telegram's answer window cannot be answered; the decision stands.
+      this.logger.warn({ err: error, queryId }, "telegram callback answer failed");
+    }
+  }
+}

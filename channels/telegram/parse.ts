@@ -1,0 +1,124 @@
+import type { ChatRef } from "../../src/world/chat-ref.js";
+import type { ApprovalClick, InboundMessage, Sender } from "../../src/world/inbound.js";
+import { decodeApprovalCallback } from "./callback-data.js";
+import { type MentionDirectory, resolveMentions } from "./mentions.js";
+import {
+  type TelegramCallbackQuery,
+  type TelegramChat,
+  type TelegramMessage,
+  type TelegramUser,
+  telegramUpdateSchema,
+} from "./update-schema.js";
+
+/** What one Bot API update means for the world. */
+export type ParsedUpdate =
+  | { kind: "message"; message: InboundMessage }
+  | { kind: "click"; click: ApprovalClick; callbackQueryId: string }
+  /** A button press the adapter cannot read (not ours, stale, malformed): answer it and log. */
+  | { kind: "bad-click"; callbackQueryId: string; reason: string }
+  | { kind: "ignored"; reason: string }
+  | { kind: "invalid"; reason: string };
+
+/**
+ * The chat a message belongs to. A forum topic is its own chat; the thread id of a reply chain
+ * in an ordinary supergroup is not a topic and is ignored.
+ */
+export function chatRefOf(
+  chat: TelegramChat,
+  message: { message_thread_id?: number | undefined; is_topic_message?: boolean | undefined },
+): ChatRef {
+  const ref: ChatRef = { platform: "telegram", channel: String(chat.id) };
+  if (chat.is_forum === true && message.is_topic_message === true && message.message_thread_id !== undefined) {
+    ref.thread = String(message.message_thread_id);
+  }
+  return ref;
+}
+
+function userName(user: TelegramUser): string {
+  return [user.first_name, user.last_name].filter((part) => part !== undefined && part !== "").join(" ");
+}
+
+export function senderOf(user: TelegramUser, agentBotsById: ReadonlyMap<number, string>): Sender {
+  return {
+    id: String(user.id),
+    displayName: agentBotsById.get(user.id) ?? userName(user),
+    isBot: user.is_bot,
+  };
+}
+
+function messageSender(message: TelegramMessage, directory: MentionDirectory): Sender | undefined {
+  // An anonymous admin or a linked channel posts as a chat; that chat is the sender.
+  if (message.sender_chat) {
+    const chat = message.sender_chat;
+    return { id: String(chat.id), displayName: chat.title ?? chat.username ?? String(chat.id), isBot: false };
+  }
+  if (message.from) return senderOf(message.from, directory.agentBotsById);
+  return undefined;
+}
+
+function parseMessage(message: TelegramMessage, directory: MentionDirectory, raw: unknown): ParsedUpdate {
+  const body = message.text ?? message.caption;
+  if (body === undefined) return { kind: "ignored", reason: "message without text" };
+  const sender = messageSender(message, directory);
+  if (!sender) return { kind: "invalid", reason: "message without sender" };
+  const entities = (message.text === undefined ? message.caption_entities : message.entities) ?? [];
+  const { text, mentions } = resolveMentions(body, entities, directory);
+  const inbound: InboundMessage = {
+    chat: chatRefOf(message.chat, message),
+    platformMessageId: String(message.message_id),
+    sender,
+    text,
+    mentions,
+    receivedAt: new Date(message.date * 1000),
+    raw,
+  };
+  const reply = message.reply_to_message;
+  // In a forum every message "replies" to the topic's first message; that is no reply.
+  if (reply && !(message.is_topic_message === true && reply.message_id === message.message_thread_id)) {
+    inbound.replyTo = String(reply.message_id);
+  }
+  return { kind: "message", message: inbound };
+}
+
+function parseCallbackQuery(query: TelegramCallbackQuery, raw: unknown): ParsedUpdate {
+  if (query.data === undefined) return { kind: "bad-click", callbackQueryId: query.id, reason: "no callback data" };
+  const decoded = decodeApprovalCallback(query.data);
+  if (!decoded) return { kind: "bad-click", callbackQueryId: query.id, reason: "malformed callback data" };
+  if (!query.message) return { kind: "bad-click", callbackQueryId: query.id, reason: "press without a message" };
+  const click: ApprovalClick = {
+    chat: chatRefOf(query.message.chat, query.message),
+    approvalId: decoded.approvalId,
+    choice: decoded.choice,
+    user: senderOf(query.from, new Map()),
+    platformEventId: query.id,
+    raw,
+  };
+  return { kind: "click", click, callbackQueryId: query.id };
+}
+
+/** A raw Bot API update, validated, as world input. Never throws. */
+export function parseUpdate(raw: unknown, directory: MentionDirectory): ParsedUpdate {
+  const parsed = telegramUpdateSchema.safeParse(raw);
+  if (!parsed.success) {
+    // A button press whose other fields are broken still deserves an answer.
+    const queryId = callbackQueryIdOf(raw);
+    const reason = parsed.error.issues
+      .slice(0, 3)
+      .map((issue) => `${issue.path.join(".")}: ${issue.message}`)
+      .join("; ");
+    if (queryId !== undefined) return { kind: "bad-click", callbackQueryId: queryId, reason };
+    return { kind: "invalid", reason };
+  }
+  const update = parsed.data;
+  if (update.message) return parseMessage(update.message, directory, raw);
+  if (update.callback_query) return parseCallbackQuery(update.callback_query, raw);
+  return { kind: "ignored", reason: "update type not handled" };
+}
+
+function callbackQueryIdOf(raw: unknown): string | undefined {
+  if (typeof raw !== "object" || raw === null) return undefined;
+  const query = (raw as { callback_query?: unknown }).callback_query;
+  if (typeof query !== "object" || query === null) return undefined;
+  const id = (query as { id?: unknown }).id;
+  return typeof id === "string" ? id : undefined;
+}

@@ -1,0 +1,115 @@
+import type { InlineKeyboardButton, InlineKeyboardMarkup } from "grammy/types";
+import { assertNever } from "../../src/errors/assert-never.js";
+import type { ApprovalCard, ApprovalOutcome } from "../../src/world/approval-types.js";
+import type { ApprovalChoice } from "../../src/world/inbound.js";
+import { encodeApprovalCallback } from "./callback-data.js";
+import { escapeHtml, markdownToTelegramHtml } from "./markdown-html.js";
+import { splitMarkdown } from "./split-markdown.js";
+
+/** Telegram's limit for a message's text after entity parsing. */
+export const telegramMessageLimit = 4096;
+
+/** One Telegram message: HTML to send, and plain text to fall back on if the HTML is refused. */
+export interface RenderedPart {
+  html: string;
+  plain: string;
+}
+
+/** The bold name that starts an agent's message when it posts through the main bot. */
+function namePrefix(name: string): RenderedPart {
+  return { html: `<b>${escapeHtml(name)}:</b> `, plain: `${name}: ` };
+}
+
+/**
+ * Markdown as one or more Telegram messages of at most `limit` visible characters, each with
+ * the author's bold name in front when `authorName` is given.
+ */
+export function renderText(markdown: string, authorName?: string, limit = telegramMessageLimit): RenderedPart[] {
+  const prefix = authorName === undefined ? { html: "", plain: "" } : namePrefix(authorName);
+  const budget = Math.max(1, limit - prefix.plain.length);
+  const parts: RenderedPart[] = [];
+  for (const piece of splitMarkdown(markdown, budget)) {
+    // Telegram trims messages anyway; a piece of only whitespace is no message.
+    const trimmed = piece.replace(/^\s*\n/, "").trimEnd();
+    if (trimmed.trim() === "") continue;
+    parts.push({ html: prefix.html + markdownToTelegramHtml(trimmed), plain: prefix.plain + trimmed });
+  }
+  if (parts.length === 0) parts.push({ html: `${prefix.html}<i>(no text)</i>`, plain: `${prefix.plain}(no text)` });
+  return parts;
+}
+
+const choiceLabels: Record<ApprovalChoice, string> = {
+  once: "✅ Approve once",
+  session: "🔁 For session",
+  deny: "❌ Deny",
+};
+
+/** Longest arguments preview shown on a card (the whole card must fit one message). */
+const previewLimit = 3000;
+
+function preview(text: string): string {
+  return text.length <= previewLimit ? text : `${text.slice(0, previewLimit)}…`;
+}
+
+function argumentsBlock(argumentsPreview: string): string {
+  return `<pre><code class="language-json">${escapeHtml(preview(argumentsPreview))}</code></pre>`;
+}
+
+function clockTime(at: Date): string {
+  return `${at.toISOString().slice(11, 16)} UTC`;
+}
+
+/** An approval request: who wants to run what, and one button per choice. */
+export function renderApprovalCard(card: ApprovalCard): { html: string; keyboard: InlineKeyboardMarkup } {
+  const lines = [
+    `🔐 <b>${escapeHtml(card.agent)}</b> wants to run <code>${escapeHtml(card.tool)}</code>`,
+    argumentsBlock(card.argumentsPreview),
+  ];
+  if (card.reason.trim() !== "") lines.push(`<i>${escapeHtml(card.reason)}</i>`);
+  lines.push(
+    `Asked for ${escapeHtml(card.requestedFor)} · id <code>${escapeHtml(card.shortId)}</code> · expires ${clockTime(card.expiresAt)}`,
+  );
+  const buttons: InlineKeyboardButton[] = card.choices.map((choice) => ({
+    text: choiceLabels[choice],
+    callback_data: encodeApprovalCallback(card.approvalId, choice),
+  }));
+  const approve = buttons.filter((_, index) => card.choices[index] !== "deny");
+  const deny = buttons.filter((_, index) => card.choices[index] === "deny");
+  const rows = [approve, deny].filter((row) => row.length > 0);
+  return { html: lines.join("\n"), keyboard: { inline_keyboard: rows } };
+}
+
+function outcomeLine(outcome: ApprovalOutcome): string {
+  const by = outcome.decidedBy ? ` by ${escapeHtml(outcome.decidedBy.name)}` : "";
+  switch (outcome.state) {
+    case "approved":
+      return outcome.choice === "session" ? `✅ Approved for this session${by}` : `✅ Approved once${by}`;
+    case "denied":
+      return `❌ Denied${by}`;
+    case "expired":
+      return "⌛ Expired: nobody decided in time";
+    case "skipped":
+      return "⏭ Skipped: a newer message replaced this request";
+    default:
+      return assertNever(outcome.state, "approval state");
+  }
+}
+
+/** A decided card: the outcome and who decided, above what was asked. No buttons. */
+export function renderApprovalOutcome(outcome: ApprovalOutcome): string {
+  return [
+    `<b>${outcomeLine(outcome)}</b>`,
+    `<b>${escapeHtml(outcome.agent)}</b> · <code>${escapeHtml(outcome.tool)}</code> · id <code>${escapeHtml(outcome.shortId)}</code>`,
+    argumentsBlock(outcome.argumentsPreview),
+  ].join("\n");
+}
+
+/** Rendered HTML as plain text (the fallback when Telegram refuses the HTML). */
+export function htmlToPlain(html: string): string {
+  return html
+    .replaceAll(/<[^>]*>/g, "")
+    .replaceAll("&lt;", "<")
+    .replaceAll("&gt;", ">")
+    .replaceAll("&quot;", '"')
+    .replaceAll("&amp;", "&");
+}
