@@ -20,7 +20,12 @@ const stateWords: Record<ApprovalOutcome["state"], string> = {
 
 /** e.g. `approval 7f3a: approved once by ana` */
 export function renderOutcomeLine(outcome: ApprovalOutcome): string {
-  const scope = outcome.state === "approved" && outcome.choice === "session" ? " for this session" : outcome.state === "approved" ? " once" : "";
+  const scope =
+    outcome.state === "approved" && outcome.choice === "session"
+      ? " for this session"
+      : outcome.state === "approved"
+        ? " once"
+        : "";
   const who = outcome.decidedBy ? ` by ${outcome.decidedBy.name}` : "";
   return `approval ${outcome.shortId}: ${stateWords[outcome.state]}${scope}${who}`;
 }

@@ -22,7 +22,10 @@ export async function continueTurn(runtime: AgentRuntime, turnId: string, step: 
     return;
   }
   if (scope.world.afterDenial === "wait" && results.some((result) => result.kind === "denied")) {
-    await closeTurn(runtime.world, runtime.outbox, turnId, "denied", { kind: "skipped", detail: "the turn ended after a denial" });
+    await closeTurn(runtime.world, runtime.outbox, turnId, "denied", {
+      kind: "skipped",
+      detail: "the turn ended after a denial",
+    });
     return;
   }
   // Time parked on approvals does not count against the turn's deadline.

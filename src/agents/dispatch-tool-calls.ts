@@ -9,14 +9,13 @@ import type { AgentRuntime, TurnScope } from "./agent-runtime.js";
 import { continueTurn } from "./continue-turn.js";
 import { repeatGuardDetail } from "./loop-limits.js";
 
-
 /**
  * Decide each open call of a step by policy: invalid arguments get an `invalid` result at
  * once, blocked calls a `blocked` result, allowed ones are queued to run, the rest get an
  * approval card (all at once). Idempotent: calls that have a result or an approval are left alone.
  */
 export async function dispatchToolCalls(runtime: AgentRuntime, scope: TurnScope, step: number): Promise<void> {
-  const { store, queue } = runtime.world;
+  const { store } = runtime.world;
   const { turn, agent } = scope;
   const calls = await store.listToolCalls({ turnId: turn.id, step });
   const earlier = (await store.listToolCalls({ turnId: turn.id })).filter((call) => call.step < step);
@@ -31,7 +30,13 @@ export async function dispatchToolCalls(runtime: AgentRuntime, scope: TurnScope,
       continue;
     }
     if (!offered.has(call.name)) {
-      await recordToolResult(runtime.world, runtime.outbox, call, "invalid", `there is no tool named ${call.name} for ${agent.name}`);
+      await recordToolResult(
+        runtime.world,
+        runtime.outbox,
+        call,
+        "invalid",
+        `there is no tool named ${call.name} for ${agent.name}`,
+      );
       continue;
     }
     const checked = runtime.tools.check(call.name, call.argumentsJson);
@@ -42,7 +47,13 @@ export async function dispatchToolCalls(runtime: AgentRuntime, scope: TurnScope,
     const hash = runtime.policy.hash(call.name, checked.args);
     const repeats = earlier.filter((other) => other.name === call.name && sameCall(runtime, other, hash)).length;
     if (repeats >= agent.limits.maxRepeats) {
-      await recordToolResult(runtime.world, runtime.outbox, call, "blocked", `${repeatGuardDetail} ${repeats} times in this turn`);
+      await recordToolResult(
+        runtime.world,
+        runtime.outbox,
+        call,
+        "blocked",
+        `${repeatGuardDetail} ${repeats} times in this turn`,
+      );
       continue;
     }
     const verdict = runtime.policy.decide(call.name, checked.args);
@@ -52,7 +63,13 @@ export async function dispatchToolCalls(runtime: AgentRuntime, scope: TurnScope,
     }
     const granted =
       verdict.action === "ask" &&
-      (await store.hasSessionGrant({ chatKey: turn.chatKey, agent: agent.name, tool: call.name, argsHash: hash, sessionEpoch: epoch }));
+      (await store.hasSessionGrant({
+        chatKey: turn.chatKey,
+        agent: agent.name,
+        tool: call.name,
+        argsHash: hash,
+        sessionEpoch: epoch,
+      }));
     if (verdict.action === "run" || granted) {
       await queueRun(runtime, call);
       continue;

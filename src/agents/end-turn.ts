@@ -11,7 +11,10 @@ export async function endWithLimit(
   what: string,
 ): Promise<void> {
   await postNotice(runtime, scope, `${scope.agent.name} stopped: ${what}.`, `limit`);
-  await closeTurn(runtime.world, runtime.outbox, scope.turn.id, reason, { kind: "skipped", detail: `the turn ended: ${what}` });
+  await closeTurn(runtime.world, runtime.outbox, scope.turn.id, reason, {
+    kind: "skipped",
+    detail: `the turn ended: ${what}`,
+  });
 }
 
 export async function failTurn(runtime: AgentRuntime, scope: TurnScope, text: string): Promise<void> {
@@ -22,11 +25,27 @@ export async function failTurn(runtime: AgentRuntime, scope: TurnScope, text: st
   });
 }
 
-async function postNotice(runtime: AgentRuntime, scope: TurnScope, text: string, what: string, level: "notice" | "error" = "notice") {
+async function postNotice(
+  runtime: AgentRuntime,
+  scope: TurnScope,
+  text: string,
+  what: string,
+  level: "notice" | "error" = "notice",
+) {
   const { store } = runtime.world;
   const id = `${scope.turn.id}:${what}:${scope.turn.step}`;
   if (await store.getMessage(id)) return;
-  const message = await store.addMessage({ id, chatKey: scope.turn.chatKey, author: worldAuthor, text, turnId: scope.turn.id });
-  await runtime.outbox.publish(scope.turn.chatKey, { type: "system", chat: parseChatKey(scope.turn.chatKey), level, message });
+  const message = await store.addMessage({
+    id,
+    chatKey: scope.turn.chatKey,
+    author: worldAuthor,
+    text,
+    turnId: scope.turn.id,
+  });
+  await runtime.outbox.publish(scope.turn.chatKey, {
+    type: "system",
+    chat: parseChatKey(scope.turn.chatKey),
+    level,
+    message,
+  });
 }
-

@@ -1,6 +1,6 @@
 import { ProviderError } from "../errors/roundtable-error.js";
 import type { LLMResponse } from "../providers/model-provider.js";
-import { isStreamingChannel, type MessageStream } from "../world/channel-adapter.js";
+import { isStreamingChannel, } from "../world/channel-adapter.js";
 import { parseChatKey } from "../world/chat-ref.js";
 import { jobKey } from "../world/jobs.js";
 import { addressBack } from "../world/routing/index.js";
@@ -32,7 +32,12 @@ export async function runModelStep(runtime: AgentRuntime, turnId: string, step: 
     return;
   }
   if (step > agent.limits.maxSteps) {
-    await endWithLimit(runtime, scope, "max-steps", `reached the limit of ${agent.limits.maxSteps} model calls in one turn`);
+    await endWithLimit(
+      runtime,
+      scope,
+      "max-steps",
+      `reached the limit of ${agent.limits.maxSteps} model calls in one turn`,
+    );
     return;
   }
   if (clock().getTime() > turn.deadlineAt.getTime()) {
@@ -41,7 +46,11 @@ export async function runModelStep(runtime: AgentRuntime, turnId: string, step: 
   }
   const entry = runtime.providers.get(agent.provider);
   if (!entry) {
-    await failTurn(runtime, scope, `${agent.name} has no usable model provider ("${agent.provider}" is not configured with a key).`);
+    await failTurn(
+      runtime,
+      scope,
+      `${agent.name} has no usable model provider ("${agent.provider}" is not configured with a key).`,
+    );
     log.error({ provider: agent.provider }, "agent's provider is not configured");
     return;
   }
@@ -71,7 +80,14 @@ export async function runModelStep(runtime: AgentRuntime, turnId: string, step: 
       if (part.type === "text-delta") {
         streamed += part.text;
         stream?.update(streamed);
-        runtime.outbox.emitStream({ type: "stream", chat, streamId: turn.id, agent: agent.name, phase: "delta", text: part.text });
+        runtime.outbox.emitStream({
+          type: "stream",
+          chat,
+          streamId: turn.id,
+          agent: agent.name,
+          phase: "delta",
+          text: part.text,
+        });
       } else if (part.type === "finish") {
         response = part.response;
       }
@@ -128,7 +144,13 @@ export async function runModelStep(runtime: AgentRuntime, turnId: string, step: 
   }
   if (calls.length === 0) {
     await store.updateTurn(turn.id, { state: "ended", endReason: "answered", endedAt: clock() });
-    await runtime.outbox.publish(turn.chatKey, { type: "turn-ended", chat, agent: agent.name, turnId: turn.id, reason: "answered" });
+    await runtime.outbox.publish(turn.chatKey, {
+      type: "turn-ended",
+      chat,
+      agent: agent.name,
+      turnId: turn.id,
+      reason: "answered",
+    });
     const route = { kind: "route", messageId: stored.message.id } as const;
     await runtime.world.queue.add({ queue: turn.chatKey, key: jobKey(route), payload: route });
     return;

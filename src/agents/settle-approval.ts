@@ -65,7 +65,7 @@ export async function settleDecidedApproval(runtime: AgentRuntime, approvalId: s
 export async function expireApproval(runtime: AgentRuntime, approvalId: string): Promise<void> {
   const { store, clock, logger } = runtime.world;
   const approval = await store.getApproval(approvalId);
-  if (!approval || approval.state !== "pending") return;
+  if (approval?.state !== "pending") return;
   const decided = await store.decideApproval(approval.id, {
     state: "expired",
     actorId: "roundtable",

@@ -62,7 +62,10 @@ function describeProviderError(error: unknown): string {
     return "Something went wrong while the agent was answering; the details are in the service log.";
   }
   if (error.userMessage !== error.message) return error.userMessage;
-  return userMessageFor(error.code as ProviderErrorCode, error.retryAfterMs === undefined ? {} : { retryAfterMs: error.retryAfterMs });
+  return userMessageFor(
+    error.code as ProviderErrorCode,
+    error.retryAfterMs === undefined ? {} : { retryAfterMs: error.retryAfterMs },
+  );
 }
 
 /** One client per provider an agent uses (an agent may name openai/anthropic/google with no entry). */

@@ -18,7 +18,9 @@ export function createChannels(config: Config, logger: Logger): ChannelAdapter[]
         ...(telegram.apiRoot === undefined ? {} : { apiRoot: telegram.apiRoot }),
         ...(telegram.webhookUrl === undefined ? {} : { webhookUrl: telegram.webhookUrl }),
         ...(telegram.webhookSecret === undefined ? {} : { webhookSecret: telegram.webhookSecret }),
-        agentBots: config.agents.flatMap((agent) => (agent.telegram ? [{ agent: agent.name, token: agent.telegram.token }] : [])),
+        agentBots: config.agents.flatMap((agent) =>
+          agent.telegram ? [{ agent: agent.name, token: agent.telegram.token }] : [],
+        ),
         agentNames: config.agents.map((agent) => agent.name),
         logger: logger.child({ platform: "telegram" }),
       }),
@@ -28,7 +30,10 @@ export function createChannels(config: Config, logger: Logger): ChannelAdapter[]
     const settings = config.channels[platform];
     const token = platform === "slack" ? config.channels.slack?.botToken : config.channels.discord?.token;
     if (settings && token) {
-      logger.warn({ platform }, `${platform} is configured, but this version has no ${platform} adapter yet; it is not connected`);
+      logger.warn(
+        { platform },
+        `${platform} is configured, but this version has no ${platform} adapter yet; it is not connected`,
+      );
     }
   }
   return channels;

@@ -27,7 +27,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
 
   const http = await startHttpServer({
     port: options.port,
-    logger: logger.child({ component: "http" }),
+    logger,
     metrics,
     routes: channels.flatMap((channel) => (isWebhookChannel(channel) ? channel.webhookRoutes() : [])),
     readiness: () =>
@@ -37,10 +37,12 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
           return { ok: true };
         },
         ...Object.fromEntries(
-          roundtable.channelStatus().map((status) => [
-            `channel:${status.platform}`,
-            () => (status.connected ? { ok: true } : { ok: false, detail: "not connected" }),
-          ]),
+          roundtable
+            .channelStatus()
+            .map((status) => [
+              `channel:${status.platform}`,
+              () => (status.connected ? { ok: true } : { ok: false, detail: "not connected" }),
+            ]),
         ),
       }),
   });

@@ -5,7 +5,10 @@ import { parseDuration } from "./duration.js";
 export const durationSchema = z.union([z.string(), z.number()]).transform((value, context) => {
   const ms = parseDuration(value);
   if (ms === undefined) {
-    context.addIssue({ code: "custom", message: `expected a duration such as 45s, 30m or 2h, got ${JSON.stringify(value)}` });
+    context.addIssue({
+      code: "custom",
+      message: `expected a duration such as 45s, 30m or 2h, got ${JSON.stringify(value)}`,
+    });
     return z.NEVER;
   }
   return ms;
@@ -15,7 +18,10 @@ const nameSchema = z
   .string()
   .regex(/^[A-Za-z][A-Za-z0-9_-]{0,63}$/, "expected a name of letters, digits, '-' and '_', starting with a letter");
 
-const optionalString = z.string().optional().transform((value) => (value === "" ? undefined : value));
+const optionalString = z
+  .string()
+  .optional()
+  .transform((value) => (value === "" ? undefined : value));
 
 export const providerTypeSchema = z.enum(["openai", "anthropic", "google"]);
 export type ProviderType = z.infer<typeof providerTypeSchema>;
@@ -56,7 +62,10 @@ export const agentConfigSchema = z
     contextBudget: z.number().int().min(256).optional(),
     limits: agentLimitsSchema.default(agentLimitsSchema.parse({})),
     /** An agent's own Telegram bot (optional). */
-    telegram: z.object({ token: z.string().min(1) }).strict().optional(),
+    telegram: z
+      .object({ token: z.string().min(1) })
+      .strict()
+      .optional(),
   })
   .strict();
 
@@ -124,7 +133,15 @@ export const shellConfigSchema = z
 export const toolsConfigSchema = z
   .object({
     shell: shellConfigSchema.default(shellConfigSchema.parse({})),
-    mcpServers: z.record(nameSchema, mcpServerSchema).default({}),
+    mcpServers: z
+      .record(
+        nameSchema.refine(
+          (name) => !name.includes("__"),
+          "expected a server name without '__' (it separates server and tool)",
+        ),
+        mcpServerSchema,
+      )
+      .default({}),
     mcpTimeout: durationSchema.default(60_000),
     approval: z.record(z.string(), z.enum(["never", "required"])).default({}),
     rules: z.array(toolRuleSchema).default([]),
@@ -188,3 +205,5 @@ export type ToolsConfig = z.infer<typeof toolsConfigSchema>;
 export type ShellConfig = z.infer<typeof shellConfigSchema>;
 export type ChannelsConfig = z.infer<typeof channelsConfigSchema>;
 export type TelegramChannelConfig = z.infer<typeof telegramChannelSchema>;
+export type SlackChannelConfig = z.infer<typeof slackChannelSchema>;
+export type DiscordChannelConfig = z.infer<typeof discordChannelSchema>;

@@ -116,7 +116,10 @@ export interface ApprovalRecord {
   createdAt: Date;
 }
 
-export type NewApproval = Omit<ApprovalRecord, "state" | "decidedById" | "decidedByName" | "choice" | "decidedAt" | "createdAt">;
+export type NewApproval = Omit<
+  ApprovalRecord,
+  "state" | "decidedById" | "decidedByName" | "choice" | "decidedAt" | "createdAt"
+>;
 
 /** One change of an approval's state, with who and when. */
 export interface ApprovalChangeRecord {

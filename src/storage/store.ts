@@ -64,7 +64,12 @@ export interface Store {
   /** Store an agent's response message and its tool calls in one transaction. */
   addModelStep(message: NewMessage, calls: NewToolCall[]): Promise<{ message: MessageRecord; calls: ToolCallRecord[] }>;
   getToolCall(id: string): Promise<ToolCallRecord | undefined>;
-  listToolCalls(filter: { turnId?: string; chatKey?: string; agent?: string; step?: number }): Promise<ToolCallRecord[]>;
+  listToolCalls(filter: {
+    turnId?: string;
+    chatKey?: string;
+    agent?: string;
+    step?: number;
+  }): Promise<ToolCallRecord[]>;
   setToolCallState(id: string, state: ToolCallState): Promise<void>;
   /**
    * Store the one result of a call and mark the call done, atomically. False (and nothing
@@ -78,7 +83,11 @@ export interface Store {
   createApproval(approval: NewApproval): Promise<ApprovalRecord>;
   getApproval(id: string): Promise<ApprovalRecord | undefined>;
   getApprovalByShortId(chatKey: string, shortId: string): Promise<ApprovalRecord | undefined>;
-  listApprovals(filter: { chatKey?: string; turnId?: string; states?: ApprovalRecord["state"][] }): Promise<ApprovalRecord[]>;
+  listApprovals(filter: {
+    chatKey?: string;
+    turnId?: string;
+    states?: ApprovalRecord["state"][];
+  }): Promise<ApprovalRecord[]>;
   /** First decision wins: only a pending approval changes; the change is recorded with who and when. */
   decideApproval(id: string, decision: ApprovalDecision): Promise<DecideResult>;
   listApprovalChanges(approvalId: string): Promise<ApprovalChangeRecord[]>;

@@ -40,7 +40,10 @@ export async function handleApprovalClick(context: WorldContext, click: Approval
     call.turnId === approval.turnId &&
     call.chatKey === key;
   if (!owned || !world) {
-    log.warn({ approvalId: approval.id, approvalChat: approval.chatKey }, "click with a foreign or forged approval id refused");
+    log.warn(
+      { approvalId: approval.id, approvalChat: approval.chatKey },
+      "click with a foreign or forged approval id refused",
+    );
     return { status: "unknown", text: "This approval does not exist (or is not from this chat)." };
   }
   if (!mayDecide(world, click.chat.platform, click.user, approval.requestedFor)) {

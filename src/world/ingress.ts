@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import type { MessageRecord } from "../storage/records.js";
 import { handleApprovalClick } from "./approval-clicks.js";
 import { chatKey } from "./chat-ref.js";
 import type { ApprovalClick, ClickResult, InboundMessage, InboundSink, IngressResult } from "./inbound.js";
@@ -47,7 +48,7 @@ export class Ingress implements InboundSink {
     }
     await store.ensureChat(key, world.name, inbound.chat.platform);
     const human = !inbound.sender.isBot;
-    let message;
+    let message: MessageRecord;
     try {
       message = await store.addMessage({
         id,

@@ -57,7 +57,10 @@ export class Outbox {
     const chat = event.chat;
     const adapter = channels.get(chat.platform);
     if (!adapter) {
-      logger.warn({ seq, platform: chat.platform }, "deliver: no channel adapter for this platform; event stays stored");
+      logger.warn(
+        { seq, platform: chat.platform },
+        "deliver: no channel adapter for this platform; event stays stored",
+      );
       return;
     }
     let platformMessageIds: string[] = [];
@@ -71,7 +74,12 @@ export class Outbox {
           ? await stream.finish(message.text)
           : await adapter.postMessage(chat, { author: message.author, text: message.text });
         platformMessageIds = sent.ids;
-        await store.recordOutbound({ chatKey: message.chatKey, refKind: "message", refId: message.id, platformMessageIds });
+        await store.recordOutbound({
+          chatKey: message.chatKey,
+          refKind: "message",
+          refId: message.id,
+          platformMessageIds,
+        });
         break;
       }
       case "approval-requested": {

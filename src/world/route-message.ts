@@ -105,7 +105,7 @@ async function peopleInChat(context: WorldContext, chatKey: string): Promise<str
 async function replyTarget(context: WorldContext, message: MessageRecord): Promise<{ replyToAgent?: string }> {
   if (message.replyToId === undefined) return {};
   const outbound = await context.store.findOutboundByPlatformId(message.chatKey, message.replyToId);
-  if (!outbound || outbound.refKind !== "message") return {};
+  if (outbound?.refKind !== "message") return {};
   const replied = await context.store.getMessage(outbound.refId);
   return replied?.author.kind === "agent" ? { replyToAgent: replied.author.name } : {};
 }
@@ -114,5 +114,10 @@ async function postNotice(context: WorldContext, outbox: Outbox, about: MessageR
   const id = `${about.id}:${what}`;
   if (await context.store.getMessage(id)) return;
   const notice = await context.store.addMessage({ id, chatKey: about.chatKey, author: worldAuthor, text });
-  await outbox.publish(about.chatKey, { type: "system", chat: parseChatKey(about.chatKey), level: "notice", message: notice });
+  await outbox.publish(about.chatKey, {
+    type: "system",
+    chat: parseChatKey(about.chatKey),
+    level: "notice",
+    message: notice,
+  });
 }

@@ -29,7 +29,8 @@ describe("roundtable --help", () => {
     const run = await runRoundtable(["--help"], { cwd: directory });
     expect(run.code).toBe(0);
     expect(run.stdout).toContain("Usage: roundtable [--config FILE] <command> [options]");
-    for (const command of ["start", "chat", "check", "migrate"]) expect(run.stdout).toMatch(new RegExp(`^  ${command} `, "m"));
+    for (const command of ["start", "chat", "check", "migrate"])
+      expect(run.stdout).toMatch(new RegExp(`^  ${command} `, "m"));
     expect(run.stderr).toBe("");
   });
 
@@ -105,7 +106,12 @@ describe("roundtable check", () => {
     expect(run.code).toBe(0);
     const lines = run.stdout.trimEnd().split("\n");
     expect(lines[0]).toMatch(/^CHECK\s+STATUS\s+DETAIL$/);
-    expect(run.stdout).toMatch(new RegExp(`^config\\s+ok\\s+${escape(path.join(directory, "roundtable.yaml"))} \\(from \\./roundtable\\.yaml\\)$`, "m"));
+    expect(run.stdout).toMatch(
+      new RegExp(
+        `^config\\s+ok\\s+${escapeRegExp(path.join(directory, "roundtable.yaml"))} \\(from \\./roundtable\\.yaml\\)$`,
+        "m",
+      ),
+    );
     expect(run.stdout).toMatch(/^database\s+ok\s+SQLite .*roundtable\.db \(created at start\)$/m);
     expect(run.stdout).toMatch(/^provider openai\s+ok\s+key accepted by http:\/\/127\.0\.0\.1:\d+\/v1; 2 models$/m);
     expect(run.stdout).toMatch(/^telegram\s+ok\s+bot @fake_roundtable_bot$/m);
@@ -140,12 +146,17 @@ describe("roundtable check", () => {
     });
     expect(run.code).toBe(1);
     expect(run.stdout).toMatch(/^config\s+ok\s+built-in default$/m);
-    expect(run.stdout).toMatch(/^provider openai\s+FAIL\s+no API key: set providers\.openai\.apiKey or OPENAI_API_KEY$/m);
+    expect(run.stdout).toMatch(
+      /^provider openai\s+FAIL\s+no API key: set providers\.openai\.apiKey or OPENAI_API_KEY$/m,
+    );
   });
 
   it("--offline checks only the config and the database", async () => {
     await writeFile(path.join(directory, "roundtable.yaml"), goodConfig);
-    const run = await runRoundtable(["check", "--offline"], { cwd: directory, env: environment({ OPENAI_API_KEY: "sk-bad" }) });
+    const run = await runRoundtable(["check", "--offline"], {
+      cwd: directory,
+      env: environment({ OPENAI_API_KEY: "sk-bad" }),
+    });
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/^provider openai\s+skip\s+--offline$/m);
   });
@@ -162,7 +173,7 @@ describe("roundtable check", () => {
     const run = await runRoundtable(["check"], { cwd: directory, env: environment() });
     expect(run.code).toBe(1);
     expect(run.stdout).toMatch(/^mcp notes\s+ok\s+\d+ tools: add, list, /m);
-    expect(run.stdout).toMatch(/^mcp broken\s+FAIL\s+spawn .*no-such-server ENOENT$/m);
+    expect(run.stdout).toMatch(/^mcp broken\s+FAIL\s+command not found: ".*no-such-server" \(ENOENT\)$/m);
   });
 
   it("a missing --config file exits 1 naming it", async () => {
@@ -172,6 +183,6 @@ describe("roundtable check", () => {
   });
 });
 
-function escape(text: string): string {
+function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }

@@ -14,7 +14,10 @@ export interface IdentityFakes {
   close(): Promise<void>;
 }
 
-export async function startIdentityFakes(options: { openAIKey: string; telegramToken: string }): Promise<IdentityFakes> {
+export async function startIdentityFakes(options: {
+  openAIKey: string;
+  telegramToken: string;
+}): Promise<IdentityFakes> {
   const requests: IdentityFakes["requests"] = [];
   const server: Server = createServer((request, response) => {
     const path = new URL(request.url ?? "/", "http://localhost").pathname;

@@ -175,14 +175,17 @@ describe("a bad config file is refused with a message naming file, path and expe
   });
 
   it("a missing required key", async () => {
-    expect(await errorFor("agents:\n  - { name: alice, provider: openai }\nworlds:\n  - { name: team, agents: [alice] }\n")).toBe(
-      "roundtable.yaml: agents[0].model: missing (expected a string)",
-    );
+    expect(
+      await errorFor("agents:\n  - { name: alice, provider: openai }\nworlds:\n  - { name: team, agents: [alice] }\n"),
+    ).toBe("roundtable.yaml: agents[0].model: missing (expected a string)");
   });
 
   it("an unset variable in a required place names the variable", async () => {
-    const yaml = "agents:\n  - { name: alice, provider: openai, model: ${MODEL} }\nworlds:\n  - { name: team, agents: [alice] }\n";
-    expect(await errorFor(yaml)).toBe("roundtable.yaml: agents[0].model: expected a non-empty string (${MODEL} is not set)");
+    const yaml =
+      "agents:\n  - { name: alice, provider: openai, model: ${MODEL} }\nworlds:\n  - { name: team, agents: [alice] }\n";
+    expect(await errorFor(yaml)).toBe(
+      "roundtable.yaml: agents[0].model: expected a non-empty string (${MODEL} is not set)",
+    );
   });
 
   it("a bad name", async () => {
@@ -233,7 +236,9 @@ describe("a bad config file is refused with a message naming file, path and expe
   });
 
   it("several problems at once, one line each", async () => {
-    const message = await errorFor(`${twoAgents}worlds:\n  - { name: team, agents: [alice, carol], defaultAgent: dave }\n`);
+    const message = await errorFor(
+      `${twoAgents}worlds:\n  - { name: team, agents: [alice, carol], defaultAgent: dave }\n`,
+    );
     expect(message.split("\n")).toEqual([
       'roundtable.yaml: worlds[0].agents[1]: unknown agent "carol" (agents: alice, bob)',
       'roundtable.yaml: worlds[0].defaultAgent: "dave" is not one of the world\'s agents (alice, carol)',

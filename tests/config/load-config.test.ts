@@ -104,7 +104,9 @@ describe("interpolation", () => {
   });
 
   it("a value cannot change the YAML structure", () => {
-    const { config } = parse('tools:\n  mcpServers:\n    notes: { command: "${TRICKY}" }', { TRICKY: "x }, evil: { y" });
+    const { config } = parse('tools:\n  mcpServers:\n    notes: { command: "${TRICKY}" }', {
+      TRICKY: "x }, evil: { y",
+    });
     expect(config.tools.mcpServers.notes).toMatchObject({ command: "x }, evil: { y" });
   });
 
@@ -131,7 +133,11 @@ describe("environment defaults", () => {
       },
       cwd: directory,
     });
-    expect(config.providers.anthropic).toMatchObject({ type: "anthropic", apiKey: "ak", baseUrl: "http://127.0.0.1:1" });
+    expect(config.providers.anthropic).toMatchObject({
+      type: "anthropic",
+      apiKey: "ak",
+      baseUrl: "http://127.0.0.1:1",
+    });
     expect(config.providers.google).toMatchObject({ type: "google", apiKey: "gk", baseUrl: "http://127.0.0.1:2" });
   });
 
@@ -152,7 +158,10 @@ describe("environment defaults", () => {
       path.join(directory, "roundtable.yaml"),
       'providers:\n  local: { type: openai, baseUrl: "http://127.0.0.1:11434/v1" }\nagents:\n  - { name: a, provider: local, model: llama3 }\nworlds:\n  - { name: team, agents: [a] }\n',
     );
-    const { config, unconfiguredProviders } = await loadConfig({ env: { OPENAI_API_KEY: "not-for-local" }, cwd: directory });
+    const { config, unconfiguredProviders } = await loadConfig({
+      env: { OPENAI_API_KEY: "not-for-local" },
+      cwd: directory,
+    });
     expect(config.providers.local).toMatchObject({ type: "openai", baseUrl: "http://127.0.0.1:11434/v1" });
     expect(config.providers.local?.apiKey).toBeUndefined();
     expect(unconfiguredProviders).toEqual([]);
@@ -205,7 +214,11 @@ describe("which file is used", () => {
   });
 
   it("--config first", async () => {
-    const loaded = await loadConfig({ configPath: "flag.yaml", env: { ...env, ROUNDTABLE_CONFIG: "etc/env.yaml" }, cwd: directory });
+    const loaded = await loadConfig({
+      configPath: "flag.yaml",
+      env: { ...env, ROUNDTABLE_CONFIG: "etc/env.yaml" },
+      cwd: directory,
+    });
     expect(loaded.config.worlds[0]?.name).toBe("fromflag");
     expect(loaded.source).toBe(path.join(directory, "flag.yaml"));
     expect(loaded.origin).toBe("--config");
@@ -234,7 +247,9 @@ describe("which file is used", () => {
     const loaded = await loadConfig({ env, cwd: empty });
     expect(loaded.source).toBe("built-in default");
     expect(loaded.config.worlds).toMatchObject([{ name: "main", agents: ["assistant"], defaultAgent: "assistant" }]);
-    expect(loaded.config.agents).toMatchObject([{ name: "assistant", provider: "openai", model: "gpt-4.1", tools: [] }]);
+    expect(loaded.config.agents).toMatchObject([
+      { name: "assistant", provider: "openai", model: "gpt-4.1", tools: [] },
+    ]);
     expect(loaded.config.providers.openai?.apiKey).toBe("sk");
     expect(loaded.unconfiguredProviders).toEqual([]);
   });
@@ -277,7 +292,9 @@ describe("the built-in default", () => {
 
 describe("resolveDatabaseUrl", () => {
   it("DATABASE_URL, else SQLite under ./data", () => {
-    expect(resolveDatabaseUrl({ DATABASE_URL: "postgresql://u:p@db/roundtable" })).toBe("postgresql://u:p@db/roundtable");
+    expect(resolveDatabaseUrl({ DATABASE_URL: "postgresql://u:p@db/roundtable" })).toBe(
+      "postgresql://u:p@db/roundtable",
+    );
     expect(resolveDatabaseUrl({ DATABASE_URL: "" })).toBe("file:./data/roundtable.db");
     expect(resolveDatabaseUrl({})).toBe("file:./data/roundtable.db");
   });

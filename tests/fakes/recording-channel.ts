@@ -1,7 +1,13 @@
 import type { ApprovalCard, ApprovalOutcome } from "../../src/world/approval-types.js";
 import type { ChannelAdapter, OutboundText, SentRef } from "../../src/world/channel-adapter.js";
 import type { ChatRef, Platform } from "../../src/world/chat-ref.js";
-import type { ApprovalClick, ClickResult, InboundMessage, InboundSink, IngressResult } from "../../src/world/inbound.js";
+import type {
+  ApprovalClick,
+  ClickResult,
+  InboundMessage,
+  InboundSink,
+  IngressResult,
+} from "../../src/world/inbound.js";
 
 export type Posted =
   | { kind: "message"; chat: ChatRef; id: string; author: string; text: string }

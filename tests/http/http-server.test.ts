@@ -205,7 +205,13 @@ describe("HTTP server", () => {
 
   it("refuses a route registered twice or on a built-in path", async () => {
     const logger = createLogger({ destination: { write: () => undefined } });
-    const base = { port: 0, host: "127.0.0.1", logger, metrics: createMetrics(), readiness: async () => ({ ok: true, checks: {} }) };
+    const base = {
+      port: 0,
+      host: "127.0.0.1",
+      logger,
+      metrics: createMetrics(),
+      readiness: async () => ({ ok: true, checks: {} }),
+    };
     await expect(startHttpServer({ ...base, routes: [echoRoute, echoRoute] })).rejects.toThrow(
       "HTTP route /telegram/webhook is registered twice",
     );

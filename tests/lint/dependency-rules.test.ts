@@ -8,7 +8,10 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 const run = promisify(execFile);
 const root = path.resolve(import.meta.dirname, "../..");
 const depcruise = path.join(root, "node_modules", ".bin", "depcruise");
-const environment = { ...process.env, PATH: `${path.join(root, "node_modules", ".bin")}${path.delimiter}${process.env.PATH}` };
+const environment = {
+  ...process.env,
+  PATH: `${path.join(root, "node_modules", ".bin")}${path.delimiter}${process.env.PATH}`,
+};
 
 let project: string;
 
@@ -41,7 +44,7 @@ async function cruise(): Promise<{ code: number; output: string }> {
   }
 }
 
-const worldTypes = 'export type ChatRef = { channel: string };\n';
+const worldTypes = "export type ChatRef = { channel: string };\n";
 
 beforeEach(async () => {
   project = await mkdtemp(path.join(tmpdir(), "roundtable-deps-"));
@@ -59,7 +62,8 @@ describe("import rules (.dependency-cruiser.cjs)", () => {
       "channels/telegram/parse.ts":
         'import type { ChatRef } from "../../src/world/chat-ref.js";\nimport { RoundtableError } from "../../src/errors/roundtable-error.js";\nexport const parse = (chat: ChatRef) => new RoundtableError(chat.channel);\n',
       "src/storage/prisma/generated/client.ts": "export const client = 1;\n",
-      "src/storage/prisma/prisma-store.ts": 'import { client } from "./generated/client.js";\nexport const store = client;\n',
+      "src/storage/prisma/prisma-store.ts":
+        'import { client } from "./generated/client.js";\nexport const store = client;\n',
     });
     const result = await cruise();
     expect(result.output).toContain("no dependency violations found");
@@ -85,14 +89,19 @@ describe("import rules (.dependency-cruiser.cjs)", () => {
 
   it("src/world importing a platform or model SDK fails", async () => {
     await writeProject({
-      "src/world/world-engine.ts": 'import OpenAI from "openai";\nimport { Bot } from "grammy";\nexport const parts = [OpenAI, Bot];\n',
+      "src/world/world-engine.ts":
+        'import OpenAI from "openai";\nimport { Bot } from "grammy";\nexport const parts = [OpenAI, Bot];\n',
       "src/agents/tool-loop.ts": 'import OpenAI from "openai";\nexport const client = OpenAI;\n',
     });
     await symlink(path.join(root, "node_modules"), path.join(project, "node_modules"), "dir");
     const result = await cruise();
     expect(result.code).not.toBe(0);
-    expect(result.output).toMatch(/error world-uses-no-platform-or-model-sdk: src\/world\/world-engine\.ts → \S*node_modules\/openai\//);
-    expect(result.output).toMatch(/error world-uses-no-platform-or-model-sdk: src\/world\/world-engine\.ts → \S*node_modules\/grammy\//);
+    expect(result.output).toMatch(
+      /error world-uses-no-platform-or-model-sdk: src\/world\/world-engine\.ts → \S*node_modules\/openai\//,
+    );
+    expect(result.output).toMatch(
+      /error world-uses-no-platform-or-model-sdk: src\/world\/world-engine\.ts → \S*node_modules\/grammy\//,
+    );
     expect(result.output).not.toContain("src/agents/tool-loop.ts");
   });
 
@@ -100,21 +109,27 @@ describe("import rules (.dependency-cruiser.cjs)", () => {
     await writeProject({
       "src/world/chat-ref.ts": worldTypes,
       "src/agents/tool-loop.ts": "export const loop = 1;\n",
-      "channels/slack/adapter.ts": 'import { loop } from "../../src/agents/tool-loop.js";\nexport const adapter = loop;\n',
+      "channels/slack/adapter.ts":
+        'import { loop } from "../../src/agents/tool-loop.js";\nexport const adapter = loop;\n',
     });
     const result = await cruise();
     expect(result.code).not.toBe(0);
-    expect(result.output).toContain("error channels-import-only-world: channels/slack/adapter.ts → src/agents/tool-loop.ts");
+    expect(result.output).toContain(
+      "error channels-import-only-world: channels/slack/adapter.ts → src/agents/tool-loop.ts",
+    );
   });
 
   it("Prisma's generated client used outside src/storage/prisma fails", async () => {
     await writeProject({
       "src/storage/prisma/generated/client.ts": "export const client = 1;\n",
-      "src/app/start.ts": 'import { client } from "../storage/prisma/generated/client.js";\nexport const start = client;\n',
+      "src/app/start.ts":
+        'import { client } from "../storage/prisma/generated/client.js";\nexport const start = client;\n',
     });
     const result = await cruise();
     expect(result.code).not.toBe(0);
-    expect(result.output).toContain("error prisma-stays-in-storage: src/app/start.ts → src/storage/prisma/generated/client.ts");
+    expect(result.output).toContain(
+      "error prisma-stays-in-storage: src/app/start.ts → src/storage/prisma/generated/client.ts",
+    );
   });
 
   it("a cycle fails", async () => {

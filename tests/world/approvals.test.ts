@@ -22,11 +22,18 @@ function echoOnce(word = "hello") {
 describe("approvals in the tool loop", () => {
   it("approve once: card, click by the person who asked, card updated, tool ran, answer posted", async () => {
     const alice = echoOnce();
-    harness = await createHarness({ agents: [{ name: "alice", provider: alice, tools: ["shell_cmd"] }], platform: "telegram" });
+    harness = await createHarness({
+      agents: [{ name: "alice", provider: alice, tools: ["shell_cmd"] }],
+      platform: "telegram",
+    });
     await harness.say("@alice run echo", { user: "ana" });
     await harness.idle();
     const [card] = harness.channel.cards();
-    expect(card?.card).toMatchObject({ agent: "alice", tool: "shell_cmd", argumentsJson: '{"command":"echo","args":["hello"]}' });
+    expect(card?.card).toMatchObject({
+      agent: "alice",
+      tool: "shell_cmd",
+      argumentsJson: '{"command":"echo","args":["hello"]}',
+    });
     expect(alice.requests).toHaveLength(1);
 
     const result = await harness.click(card?.card.approvalId ?? "", "once", { user: "ana" });
@@ -51,7 +58,10 @@ describe("approvals in the tool loop", () => {
       calls += 1;
       return { toolCalls: [echoCall("same")] };
     });
-    harness = await createHarness({ agents: [{ name: "alice", provider: alice, tools: ["shell_cmd"] }], platform: "telegram" });
+    harness = await createHarness({
+      agents: [{ name: "alice", provider: alice, tools: ["shell_cmd"] }],
+      platform: "telegram",
+    });
     await harness.say("@alice first", { user: "ana" });
     await harness.idle();
     const [card] = harness.channel.cards();
@@ -70,13 +80,18 @@ describe("approvals in the tool loop", () => {
       if (last?.role === "tool") return { text: `ok, I will not (${last.text})` };
       return { toolCalls: [echoCall("x")] };
     });
-    harness = await createHarness({ agents: [{ name: "alice", provider: alice, tools: ["shell_cmd"] }], platform: "telegram" });
+    harness = await createHarness({
+      agents: [{ name: "alice", provider: alice, tools: ["shell_cmd"] }],
+      platform: "telegram",
+    });
     await harness.say("@alice do it", { user: "ana" });
     await harness.idle();
     const [card] = harness.channel.cards();
     await harness.click(card?.card.approvalId ?? "", "deny", { user: "ana", reason: "not now" });
     await harness.idle();
-    expect(harness.channel.messages().map((message) => message.text)).toEqual(["ok, I will not (denied: denied by ana: not now)"]);
+    expect(harness.channel.messages().map((message) => message.text)).toEqual([
+      "ok, I will not (denied: denied by ana: not now)",
+    ]);
     expect(harness.channel.updates()[0]?.outcome.state).toBe("denied");
   });
 
@@ -141,7 +156,10 @@ describe("approvals in the tool loop", () => {
       }
       return { toolCalls: [echoCall("one"), echoCall("two"), echoCall("three")] };
     });
-    harness = await createHarness({ agents: [{ name: "alice", provider: alice, tools: ["shell_cmd"] }], platform: "telegram" });
+    harness = await createHarness({
+      agents: [{ name: "alice", provider: alice, tools: ["shell_cmd"] }],
+      platform: "telegram",
+    });
     await harness.say("@alice three things", { user: "ana" });
     await harness.idle();
     const cards = harness.channel.cards();
@@ -155,7 +173,9 @@ describe("approvals in the tool loop", () => {
     await harness.click(cards[1]?.card.approvalId ?? "", "once", { user: "ana" });
     await harness.idle();
     expect(alice.requests).toHaveLength(2);
-    const toolTexts = alice.requests[1]?.messages.filter((message) => message.role === "tool").map((message) => message.text);
+    const toolTexts = alice.requests[1]?.messages
+      .filter((message) => message.role === "tool")
+      .map((message) => message.text);
     expect(toolTexts?.[0]).toMatch(/^denied: denied by ana/);
     expect(toolTexts?.[1]).toContain("two");
     expect(toolTexts?.[2]).toContain("three");
@@ -174,7 +194,9 @@ describe("approvals in the tool loop", () => {
       world: { approvalTimeout: 1 },
     });
     await harness.say("@alice run", { user: "ana" });
-    await harness.waitFor(() => harness?.channel.messages().some((message) => message.text.startsWith("gave up")) ?? false);
+    await harness.waitFor(
+      () => harness?.channel.messages().some((message) => message.text.startsWith("gave up")) ?? false,
+    );
     expect(harness.channel.messages().at(-1)?.text).toMatch(/^gave up: expired: no decision/);
     expect(harness.channel.updates()[0]?.outcome.state).toBe("expired");
     const late = await harness.click(harness.channel.cards()[0]?.card.approvalId ?? "", "once", { user: "ana" });
@@ -187,7 +209,10 @@ describe("approvals in the tool loop", () => {
       if (last?.role === "user" && last.text.includes("never mind")) return { text: "Understood." };
       return { toolCalls: [echoCall("x")] };
     });
-    harness = await createHarness({ agents: [{ name: "alice", provider: alice, tools: ["shell_cmd"] }], platform: "telegram" });
+    harness = await createHarness({
+      agents: [{ name: "alice", provider: alice, tools: ["shell_cmd"] }],
+      platform: "telegram",
+    });
     await harness.say("@alice run", { user: "ana" });
     await harness.idle();
     await harness.say("@alice never mind", { user: "ana" });
@@ -210,7 +235,10 @@ describe("approvals in the tool loop", () => {
         ],
       };
     });
-    harness = await createHarness({ agents: [{ name: "alice", provider: alice, tools: ["shell_cmd"] }], platform: "telegram" });
+    harness = await createHarness({
+      agents: [{ name: "alice", provider: alice, tools: ["shell_cmd"] }],
+      platform: "telegram",
+    });
     await harness.say("@alice go", { user: "ana" });
     await harness.idle();
     expect(harness.channel.cards()).toHaveLength(0);
@@ -226,7 +254,10 @@ describe("chat reset", () => {
       if (last?.role === "tool") return { text: "done" };
       return { toolCalls: [echoCall("same")] };
     });
-    harness = await createHarness({ agents: [{ name: "alice", provider: alice, tools: ["shell_cmd"] }], platform: "telegram" });
+    harness = await createHarness({
+      agents: [{ name: "alice", provider: alice, tools: ["shell_cmd"] }],
+      platform: "telegram",
+    });
     await harness.say("@alice first", { user: "ana" });
     await harness.idle();
     await harness.click(harness.channel.cards()[0]?.card.approvalId ?? "", "session", { user: "ana" });

@@ -17,7 +17,11 @@ afterEach(async () => {
   fake = undefined;
 });
 
-function runChat(args: string[], input: string, env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runChat(
+  args: string[],
+  input: string,
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ["--import", loader, main, "chat", ...args], {
       cwd: root,
@@ -53,6 +57,7 @@ describe("roundtable chat (the real CLI, the real OpenAI SDK against a fake, SQL
       config,
       [
         "providers:",
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own ${VAR} syntax
         "  openai: { apiKey: ${OPENAI_API_KEY}, baseUrl: ${OPENAI_BASE_URL} }",
         "agents:",
         "  - { name: alice, provider: openai, model: gpt-4.1, systemPrompt: You are alice., tools: [shell_cmd] }",
@@ -67,20 +72,32 @@ describe("roundtable chat (the real CLI, the real OpenAI SDK against a fake, SQL
       DATABASE_URL: `file:${path.join(directory, "roundtable.db")}`,
       LOG_LEVEL: "warn",
     };
-    const first = await runChat(["--config", config, "--world", "team", "--as", "ana"], "@alice list files\n/approve once\n", env);
+    const first = await runChat(
+      ["--config", config, "--world", "team", "--as", "ana"],
+      "@alice list files\n/approve once\n",
+      env,
+    );
     expect(first.code, first.stderr).toBe(0);
     const lines = first.stdout.trim().split("\n");
     expect(lines[0]).toBe("ana: @alice list files");
-    expect(lines[1]).toMatch(/^approval ([0-9a-f]{4,}): alice wants to run shell_cmd \{"command":"ls"\} — \/approve once\|session\|deny \1$/);
+    expect(lines[1]).toMatch(
+      /^approval ([0-9a-f]{4,}): alice wants to run shell_cmd \{"command":"ls"\} — \/approve once\|session\|deny \1$/,
+    );
     expect(lines).toContain("Approved once.");
     expect(lines.some((line) => /^approval [0-9a-f]+: approved once by ana$/.test(line))).toBe(true);
     expect(lines.at(-1)).toBe("alice: I see the files.");
     // The tool really ran in the world's directory.
-    const toolMessage = (fake.requests[1]?.body as { messages: { role: string; content: string }[] }).messages.at(-1);
+    const toolMessage = (
+      fake.requests[1]?.body as { messages: { role: string; content: string }[] } | undefined
+    )?.messages.at(-1);
     expect(toolMessage?.role).toBe("tool");
     expect(toolMessage?.content).toContain("notes.txt");
 
-    const second = await runChat(["--config", config, "--world", "team", "--as", "ana"], "@alice what did we do?\n", env);
+    const second = await runChat(
+      ["--config", config, "--world", "team", "--as", "ana"],
+      "@alice what did we do?\n",
+      env,
+    );
     expect(second.code, second.stderr).toBe(0);
     expect(second.stdout.trim().split("\n").at(-1)).toBe("alice: We talked about files.");
     const history = JSON.stringify(fake.requests[2]?.body);

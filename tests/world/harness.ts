@@ -135,7 +135,10 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
   const channel = new RecordingChannel(platform);
   const parts = await buildParts(config, logger, {
     providers: new Map(
-      options.agents.map((agent) => [providerNameOf(agent), { provider: agent.provider, type: agent.providerType ?? "openai" }]),
+      options.agents.map((agent) => [
+        providerNameOf(agent),
+        { provider: agent.provider, type: agent.providerType ?? "openai" },
+      ]),
     ),
   });
   const roundtable = new Roundtable({
@@ -180,7 +183,12 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
         chat: chat(clickOptions.channel),
         approvalId,
         choice,
-        user: { id: user, displayName: user, isBot: false, ...(clickOptions.roles ? { roles: clickOptions.roles } : {}) },
+        user: {
+          id: user,
+          displayName: user,
+          isBot: false,
+          ...(clickOptions.roles ? { roles: clickOptions.roles } : {}),
+        },
         ...(clickOptions.reason === undefined ? {} : { reason: clickOptions.reason }),
         raw: {},
       });

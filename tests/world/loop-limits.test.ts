@@ -26,7 +26,9 @@ describe("limits of one turn", () => {
     await harness.say("@alice loop");
     await harness.idle();
     expect(alice.requests).toHaveLength(3);
-    expect(harness.channel.messages().at(-1)?.text).toBe("alice stopped: reached the limit of 3 model calls in one turn.");
+    expect(harness.channel.messages().at(-1)?.text).toBe(
+      "alice stopped: reached the limit of 3 model calls in one turn.",
+    );
     expect(await endReasons()).toEqual(["max-steps"]);
   });
 

@@ -17,7 +17,8 @@ describe("MCP tools through the tool loop", () => {
     const notesDirectory = mkdtempSync(path.join(tmpdir(), "rt-notes-"));
     const alice = new ScriptedProvider((request) => {
       const last = request.messages.at(-1);
-      if (last?.role === "tool" && last.toolName === "notes__add") return { toolCalls: [{ name: "notes__list", args: {} }] };
+      if (last?.role === "tool" && last.toolName === "notes__add")
+        return { toolCalls: [{ name: "notes__list", args: {} }] };
       if (last?.role === "tool") return { text: `notes: ${last.text}` };
       return { toolCalls: [{ name: "notes__add", args: { text: "ship on friday" } }] };
     });

@@ -52,7 +52,11 @@ describe("switching an agent's provider mid-chat", () => {
           providerName: "openai",
           providerType: "openai",
           tools: ["shell_cmd"],
-          provider: createProvider("openai", providerConfigSchema.parse({ apiKey: "sk-test", baseUrl: openai.baseUrl }), logger),
+          provider: createProvider(
+            "openai",
+            providerConfigSchema.parse({ apiKey: "sk-test", baseUrl: openai.baseUrl }),
+            logger,
+          ),
         },
       ],
     });
@@ -90,7 +94,11 @@ describe("switching an agent's provider mid-chat", () => {
     expect(body).not.toContain("call_a");
 
     // What was stored before the switch is unchanged, byte for byte.
-    const after = JSON.parse(await history(harness.store, chatKey)) as { messages: unknown[]; calls: unknown[]; results: unknown[] };
+    const after = JSON.parse(await history(harness.store, chatKey)) as {
+      messages: unknown[];
+      calls: unknown[];
+      results: unknown[];
+    };
     const old = JSON.parse(before) as { messages: unknown[]; calls: unknown[]; results: unknown[] };
     expect(JSON.stringify(after.messages.slice(0, old.messages.length))).toBe(JSON.stringify(old.messages));
     expect(JSON.stringify(after.calls)).toBe(JSON.stringify(old.calls));

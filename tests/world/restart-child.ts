@@ -22,13 +22,19 @@ async function main(): Promise<void> {
         report("IN_PROVIDER");
         return { text: "never sent", hold: never };
       });
-      const harness = await createHarness({ databaseUrl, agents: [{ name: "alice", provider: alice }], keepDatabase: true });
+      const harness = await createHarness({
+        databaseUrl,
+        agents: [{ name: "alice", provider: alice }],
+        keepDatabase: true,
+      });
       await harness.say("@alice hello", { id: "m-1" });
       await never;
       return;
     }
     case "park-on-approval": {
-      const alice = new ScriptedProvider([{ text: "Checking.", toolCalls: [{ name: "shell_cmd", args: { command: "echo", args: ["after-restart"] } }] }]);
+      const alice = new ScriptedProvider([
+        { text: "Checking.", toolCalls: [{ name: "shell_cmd", args: { command: "echo", args: ["after-restart"] } }] },
+      ]);
       const harness = await createHarness({
         databaseUrl,
         agents: [{ name: "alice", provider: alice, tools: ["shell_cmd"] }],
@@ -43,7 +49,9 @@ async function main(): Promise<void> {
       return;
     }
     case "kill-in-tool": {
-      const alice = new ScriptedProvider([{ toolCalls: [{ name: "shell_cmd", args: { command: "sleep", args: ["30"] } }] }]);
+      const alice = new ScriptedProvider([
+        { toolCalls: [{ name: "shell_cmd", args: { command: "sleep", args: ["30"] } }] },
+      ]);
       const harness = await createHarness({
         databaseUrl,
         agents: [{ name: "alice", provider: alice, tools: ["shell_cmd"] }],
@@ -51,7 +59,9 @@ async function main(): Promise<void> {
         keepDatabase: true,
       });
       await harness.say("@alice wait a bit", { id: "m-1" });
-      await harness.waitFor(async () => (await harness.store.listToolCalls({})).some((call) => call.state === "running"));
+      await harness.waitFor(async () =>
+        (await harness.store.listToolCalls({})).some((call) => call.state === "running"),
+      );
       report("IN_TOOL");
       await never;
       return;

@@ -10,12 +10,20 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 // Node itself with tsx's loader (not the tsx CLI, which runs a second process a SIGKILL would not reach).
 const loader = pathToFileURL(path.join(root, "node_modules/tsx/dist/loader.mjs")).href;
 const child = path.join(root, "tests/world/restart-child.ts");
-const env = { ...process.env, PATH: `${path.join(root, "node_modules/.bin")}:${process.env.PATH ?? ""}`, LOG_LEVEL: "warn" };
+const env = {
+  ...process.env,
+  PATH: `${path.join(root, "node_modules/.bin")}:${process.env.PATH ?? ""}`,
+  LOG_LEVEL: "warn",
+};
 
 /** Start the child; resolve with its stdout lines once `until` matches a line (then SIGKILL), or at exit. */
 function runChild(args: string[], until?: RegExp): Promise<{ lines: string[]; code: number | null; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const process_ = spawn(process.execPath, ["--import", loader, child, ...args], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
+    const process_ = spawn(process.execPath, ["--import", loader, child, ...args], {
+      cwd: root,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     const lines: string[] = [];
     let buffer = "";
     let stderr = "";
@@ -54,7 +62,9 @@ describe("restart safety with real processes", () => {
     expect(second.lines).toContain('POSTED ["final answer"]');
 
     const { store, close } = await openTestStore(url);
-    const answers = (await store.listMessages("console:main:ana:")).filter((message) => message.author.kind === "agent");
+    const answers = (await store.listMessages("console:main:ana:")).filter(
+      (message) => message.author.kind === "agent",
+    );
     expect(answers.map((message) => message.text)).toEqual(["final answer"]);
     await close();
   });
@@ -87,7 +97,9 @@ describe("restart safety with real processes", () => {
     const second = await runChild(["resume", url]);
     expect(second.code, second.stderr).toBe(0);
     const posted = JSON.parse(second.lines.find((line) => line.startsWith("POSTED "))?.slice(7) ?? "[]") as string[];
-    expect(posted).toEqual([expect.stringMatching(/^final: interrupted: the service restarted while this tool was running/)]);
+    expect(posted).toEqual([
+      expect.stringMatching(/^final: interrupted: the service restarted while this tool was running/),
+    ]);
 
     const { store, close } = await openTestStore(url);
     const calls = await store.listToolCalls({});

@@ -1,0 +1,68 @@
+/**
+ * Import rules from DESIGN.md ("Folders") and STYLE.md ("Layout"), checked by `npm run deps`.
+ * Paths are relative to the directory depcruise runs in (the repository root).
+ * @type {import('dependency-cruiser').IConfiguration}
+ */
+module.exports = {
+  forbidden: [
+    {
+      name: "no-circular",
+      severity: "error",
+      comment: "Circular imports hide layering mistakes and break module initialisation order.",
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: "world-knows-no-platform-or-provider",
+      severity: "error",
+      comment:
+        "src/world is the core: it knows no channel, provider, agent, tool or Prisma code. Those depend on it, never the reverse.",
+      from: { path: "^src/world/" },
+      to: { path: ["^channels/", "^src/providers/", "^src/storage/prisma/", "^src/agents/", "^src/tools/"] },
+    },
+    {
+      name: "world-uses-no-platform-or-model-sdk",
+      severity: "error",
+      comment: "Platform and model SDKs belong in channels/ and src/providers/, never in src/world.",
+      from: { path: "^src/world/" },
+      to: {
+        dependencyTypes: ["npm", "npm-dev", "npm-optional", "npm-peer", "npm-no-pkg", "npm-unknown"],
+        path: [
+          "node_modules/(openai|@anthropic-ai|@google|grammy|@grammyjs|@slack|discord\\.js|@discordjs|@prisma|prisma|pg|@libsql)/",
+        ],
+      },
+    },
+    {
+      name: "channels-import-only-world",
+      severity: "error",
+      comment:
+        "A channel sees only the world's public types (plus errors and logging); it never reaches into agents, providers, tools, storage or config.",
+      from: { path: "^channels/" },
+      to: { path: "^src/", pathNot: ["^src/world/", "^src/errors/", "^src/log/"] },
+    },
+    {
+      name: "prisma-stays-in-storage",
+      severity: "error",
+      comment: "Prisma types never leave src/storage/prisma (DESIGN.md, Storage).",
+      from: { pathNot: "^src/storage/prisma/" },
+      to: { path: ["^src/storage/prisma/generated/", "node_modules/@prisma/client/"] },
+    },
+    {
+      name: "not-to-unresolvable",
+      severity: "error",
+      comment: "An import that resolves to nothing is a typo or a missing dependency.",
+      from: {},
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: ["node_modules", "^src/storage/prisma/generated/"] },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.json" },
+    enhancedResolveOptions: {
+      exportsFields: ["exports"],
+      conditionNames: ["import", "require", "node", "default", "types"],
+      extensions: [".ts", ".js", ".mjs", ".cjs", ".json", ".d.ts"],
+    },
+  },
+};

@@ -1,0 +1,27 @@
+# syntax=docker/dockerfile:1
+
+# Build: install dependencies (their install scripts fetch the `node` package's binary and
+# generate the Prisma clients), then drop the dev tools.
+FROM node:24-slim AS build
+WORKDIR /app
+ENV NPM_CONFIG_UPDATE_NOTIFIER=false NPM_CONFIG_FUND=false NPM_CONFIG_AUDIT=false
+COPY package.json package-lock.json prisma.config.ts ./
+COPY prisma ./prisma
+RUN npm ci
+COPY . .
+RUN npm run generate && npm prune --omit=dev
+
+# Run: the same files, owned by root and read-only to the service, which runs as `node`.
+FROM node:24-slim
+WORKDIR /app
+ENV NODE_ENV=production PORT=8080 NPM_CONFIG_UPDATE_NOTIFIER=false
+COPY --from=build /app /app
+RUN mkdir -p /app/data && chown node:node /app/data
+USER node
+EXPOSE 8080
+VOLUME ["/app/data"]
+HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8080) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+# `start` applies pending migrations, then serves; SIGTERM stops it gracefully.
+# Node runs the TypeScript directly through tsx's loader, as PID 1 so it receives the signal.
+CMD ["node", "--import", "tsx", "src/cli/main.ts", "start"]

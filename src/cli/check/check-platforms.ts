@@ -1,0 +1,81 @@
+import type { Config } from "../../config/schema.js";
+import type { CheckOutcome } from "./check-row.js";
+
+/** A platform token to check, with what to call it in the table. */
+export interface PlatformCheck {
+  name: string;
+  run: () => Promise<CheckOutcome>;
+}
+
+const timeoutMs = 15_000;
+
+/** One check per configured platform token (channels, and agents' own Telegram bots). */
+export function platformChecks(config: Config): PlatformCheck[] {
+  const checks: PlatformCheck[] = [];
+  const { telegram, slack, discord } = config.channels;
+  if (telegram?.token) {
+    const { token, apiRoot } = telegram;
+    checks.push({ name: "telegram", run: () => checkTelegram(token, apiRoot) });
+  }
+  for (const agent of config.agents) {
+    if (agent.telegram) {
+      const { token } = agent.telegram;
+      checks.push({ name: `telegram (agent ${agent.name})`, run: () => checkTelegram(token, telegram?.apiRoot) });
+    }
+  }
+  if (slack?.botToken) {
+    const { botToken, apiUrl } = slack;
+    const mode = slack.appToken ? "Socket Mode" : "HTTP events at /slack/events";
+    checks.push({ name: "slack", run: async () => `${await checkSlack(botToken, apiUrl)}; ${mode}` });
+  }
+  if (discord?.token) {
+    const { token, apiUrl } = discord;
+    checks.push({ name: "discord", run: () => checkDiscord(token, apiUrl) });
+  }
+  return checks;
+}
+
+/** Telegram `getMe` through grammY's `Api` (honours `apiRoot`). */
+async function checkTelegram(token: string, apiRoot: string | undefined): Promise<string> {
+  const { Api } = await import("grammy");
+  const api = new Api(token, { timeoutSeconds: timeoutMs / 1000, ...(apiRoot === undefined ? {} : { apiRoot }) });
+  const me = await api.getMe();
+  return `bot @${me.username}`;
+}
+
+/** Slack `auth.test` through the Web API client bundled with Bolt (honours `slackApiUrl`). */
+async function checkSlack(botToken: string, apiUrl: string | undefined): Promise<string> {
+  const { webApi } = await import("@slack/bolt");
+  const quiet = {
+    debug: () => undefined,
+    info: () => undefined,
+    warn: () => undefined,
+    error: () => undefined,
+    setLevel: () => undefined,
+    getLevel: () => webApi.LogLevel.ERROR,
+    setName: () => undefined,
+  };
+  const client = new webApi.WebClient(botToken, {
+    retryConfig: { retries: 0 },
+    timeout: timeoutMs,
+    logger: quiet,
+    ...(apiUrl === undefined ? {} : { slackApiUrl: apiUrl }),
+  });
+  const result = await client.auth.test();
+  return `bot ${result.user ?? "?"} in workspace ${result.team ?? "?"}`;
+}
+
+/** Discord `GET /users/@me` through discord.js's REST client (honours the `api` base). */
+async function checkDiscord(token: string, apiUrl: string | undefined): Promise<string> {
+  const { REST, Routes } = await import("discord.js");
+  const rest = new REST({
+    version: "10",
+    retries: 0,
+    timeout: timeoutMs,
+    hashSweepInterval: 0,
+    handlerSweepInterval: 0,
+    ...(apiUrl === undefined ? {} : { api: apiUrl }),
+  }).setToken(token);
+  const me = (await rest.get(Routes.user())) as { username?: string; id?: string };
+  return `bot ${me.username ?? "?"} (${me.id ?? "?"})`;
+}

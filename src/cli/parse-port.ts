@@ -1,0 +1,15 @@
+import { ConfigError } from "../errors/roundtable-error.js";
+
+/** The port when neither `--port` nor `PORT` says. */
+export const defaultPort = 8080;
+
+/** `--port`, else `PORT`, else 8080; 0 picks a free port. */
+export function parsePort(flag: string | undefined, env: Record<string, string | undefined>): number {
+  const [source, text] = flag !== undefined ? ["--port", flag] : ["PORT", env.PORT?.trim()];
+  if (text === undefined || text === "") return defaultPort;
+  const port = Number(text);
+  if (!/^\d+$/.test(text) || port > 65_535) {
+    throw new ConfigError(`${source}: expected a port number from 0 to 65535, got ${JSON.stringify(text)}`);
+  }
+  return port;
+}

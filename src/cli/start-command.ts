@@ -1,0 +1,52 @@
+import { loadConfig, resolveDatabaseUrl } from "../config/load-config.js";
+import type { CliCommand } from "./cli-command.js";
+import { exitCodes } from "./cli-context.js";
+import { createCliLogger } from "./cli-logger.js";
+import { parsePort } from "./parse-port.js";
+import { waitForStopSignal } from "./wait-for-stop-signal.js";
+
+export const startCommand: CliCommand = {
+  name: "start",
+  summary: "Run the service: channels, agents, and the HTTP port (health, metrics, webhooks)",
+  help: `Usage: roundtable start [--config FILE] [--port N]
+
+Runs the service until SIGINT or SIGTERM: applies database migrations, connects the
+configured channels and MCP servers, resumes stored work, and serves HTTP:
+  /healthz  /readyz  /metrics  /slack/events  /telegram/webhook
+
+Options:
+  --config FILE   Config file (default: $ROUNDTABLE_CONFIG, else ./roundtable.yaml, else built-in)
+  --port N        HTTP port (default: $PORT, else 8080)
+  -h, --help      Show this help
+
+Environment: DATABASE_URL (default file:./data/roundtable.db), PORT, LOG_LEVEL (default info),
+provider keys and platform tokens (see the README).
+On SIGINT/SIGTERM it stops taking work, lets running steps finish or park, and exits 0.`,
+  options: { port: { type: "string" } },
+  async run(values, context) {
+    const loaded = await loadConfig({ configPath: context.configPath, env: context.env, cwd: context.cwd });
+    const logger = createCliLogger(context, "info");
+    for (const warning of loaded.warnings) logger.warn(warning);
+    const port = parsePort(typeof values.port === "string" ? values.port : undefined, context.env);
+    const databaseUrl = resolveDatabaseUrl(context.env);
+    // Loaded on use, so `--help` and the other commands start fast and do not need them.
+    const { migrateDatabase } = await import("../storage/migrate.js");
+    const { startService } = await import("../app/start-service.js");
+    const stopped = waitForStopSignal((signal) => {
+      logger.warn({ signal }, "second signal while stopping: exiting now");
+      process.exit(130);
+    });
+    await migrateDatabase({ databaseUrl, logger });
+    const service = await startService({
+      config: loaded.config,
+      configSource: loaded.source,
+      databaseUrl,
+      port,
+      logger,
+    });
+    const signal = await stopped;
+    logger.info({ signal }, "signal received: stopping");
+    await service.stop();
+    return exitCodes.ok;
+  },
+};

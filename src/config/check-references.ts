@@ -1,0 +1,174 @@
+import { platforms } from "../world/chat-ref.js";
+import type { ConfigProblem } from "./format-config-issues.js";
+import {
+  apiKeyVariablesText,
+  builtInProviderNames,
+  isBuiltInProviderName,
+  requiresApiKey,
+} from "./provider-environment.js";
+import type { Config } from "./schema.js";
+import { checkToolName } from "./tool-names.js";
+
+export interface ReferenceCheckOptions {
+  /** The built-in default may run without a provider key (its agent then says so). */
+  allowMissingApiKeys?: boolean;
+}
+
+/**
+ * Checks what zod cannot: names that must match across sections, unique names, provider keys
+ * for providers in use, tool names, platform names. Paths point into the file as written.
+ */
+export function checkReferences(config: Config, options: ReferenceCheckOptions = {}): ConfigProblem[] {
+  return [
+    ...checkUniqueNames(config),
+    ...checkProviders(config, options),
+    ...checkAgentTools(config),
+    ...checkWorlds(config),
+    ...checkChannels(config),
+  ];
+}
+
+function checkUniqueNames(config: Config): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  for (const [section, items] of [
+    ["agents", config.agents],
+    ["worlds", config.worlds],
+  ] as const) {
+    const seen = new Map<string, number>();
+    items.forEach((item, index) => {
+      const first = seen.get(item.name);
+      if (first === undefined) seen.set(item.name, index);
+      else {
+        const kind = section === "agents" ? "agent" : "world";
+        problems.push({
+          path: [section, index, "name"],
+          message: `duplicate ${kind} name ${JSON.stringify(item.name)} (also ${section}[${first}])`,
+        });
+      }
+    });
+  }
+  return problems;
+}
+
+function checkProviders(config: Config, options: ReferenceCheckOptions): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  for (const [name, provider] of Object.entries(config.providers)) {
+    if (isBuiltInProviderName(name)) {
+      if (provider.type !== undefined && provider.type !== name) {
+        problems.push({
+          path: ["providers", name, "type"],
+          message: `${JSON.stringify(provider.type)} conflicts with the provider's name (a provider named ${name} is of type ${name})`,
+        });
+      }
+    } else if (provider.type === undefined) {
+      problems.push({
+        path: ["providers", name, "type"],
+        message: `missing (expected "openai", "anthropic" or "google" for a provider not named after its type)`,
+      });
+    }
+  }
+  const reported = new Set<string>();
+  config.agents.forEach((agent, index) => {
+    const provider = config.providers[agent.provider];
+    if (provider === undefined) {
+      const declared = Object.keys(config.providers);
+      const known = declared.length > 0 ? `providers: ${declared.join(", ")}` : "no providers are declared";
+      problems.push({
+        path: ["agents", index, "provider"],
+        message: `unknown provider ${JSON.stringify(agent.provider)} (${known}; ${builtInProviderNames.join(", ")} need no entry)`,
+      });
+      return;
+    }
+    const type = provider.type;
+    if (options.allowMissingApiKeys || type === undefined || provider.apiKey !== undefined) return;
+    if (!requiresApiKey(type, provider) || reported.has(agent.provider)) return;
+    reported.add(agent.provider);
+    const variables = isBuiltInProviderName(agent.provider) ? ` or ${apiKeyVariablesText(type)}` : "";
+    problems.push({
+      path: ["agents", index, "provider"],
+      message: `provider ${JSON.stringify(agent.provider)} has no API key (set providers.${agent.provider}.apiKey${variables})`,
+    });
+  });
+  return problems;
+}
+
+function checkAgentTools(config: Config): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  config.agents.forEach((agent, agentIndex) => {
+    agent.tools.forEach((tool, toolIndex) => {
+      const message = checkToolName(tool, config.tools);
+      if (message) problems.push({ path: ["agents", agentIndex, "tools", toolIndex], message });
+    });
+  });
+  for (const tool of Object.keys(config.tools.approval)) {
+    const message = checkToolName(tool, config.tools);
+    if (message) problems.push({ path: ["tools", "approval", tool], message });
+  }
+  config.tools.rules.forEach((rule, index) => {
+    const message = checkToolName(rule.tool, config.tools);
+    if (message) problems.push({ path: ["tools", "rules", index, "tool"], message });
+  });
+  return problems;
+}
+
+function checkWorlds(config: Config): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  if (config.worlds.length === 0) {
+    problems.push({
+      path: ["worlds"],
+      message: "expected at least 1 world, e.g. worlds: [{ name: team, agents: [alice] }]",
+    });
+  }
+  const agentNames = config.agents.map((agent) => agent.name);
+  const known = agentNames.length > 0 ? `agents: ${agentNames.join(", ")}` : "no agents are declared";
+  config.worlds.forEach((world, worldIndex) => {
+    const seen = new Set<string>();
+    world.agents.forEach((name, agentIndex) => {
+      const path = ["worlds", worldIndex, "agents", agentIndex];
+      if (!agentNames.includes(name))
+        problems.push({ path, message: `unknown agent ${JSON.stringify(name)} (${known})` });
+      else if (seen.has(name)) problems.push({ path, message: `agent ${JSON.stringify(name)} is listed twice` });
+      seen.add(name);
+    });
+    if (world.defaultAgent !== undefined && !world.agents.includes(world.defaultAgent)) {
+      problems.push({
+        path: ["worlds", worldIndex, "defaultAgent"],
+        message: `${JSON.stringify(world.defaultAgent)} is not one of the world's agents (${world.agents.join(", ")})`,
+      });
+    }
+    for (const platform of Object.keys(world.approvers)) {
+      if (!(platforms as readonly string[]).includes(platform)) {
+        problems.push({
+          path: ["worlds", worldIndex, "approvers", platform],
+          message: `unknown platform (expected one of: ${platforms.join(", ")})`,
+        });
+      }
+    }
+  });
+  return problems;
+}
+
+function checkChannels(config: Config): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  const worldNames = config.worlds.map((world) => world.name);
+  for (const [platform, channel] of Object.entries(config.channels)) {
+    if (!channel) continue;
+    for (const [chat, world] of Object.entries(channel.chats)) {
+      if (!worldNames.includes(world)) {
+        problems.push({
+          path: ["channels", platform, "chats", chat],
+          message: `unknown world ${JSON.stringify(world)} (worlds: ${worldNames.join(", ") || "none"})`,
+        });
+      }
+    }
+  }
+  const slack = config.channels.slack;
+  if (slack?.botToken && !slack.signingSecret && !slack.appToken) {
+    problems.push({
+      path: ["channels", "slack"],
+      message:
+        "set signingSecret (HTTP events, or SLACK_SIGNING_SECRET) or appToken (Socket Mode, or SLACK_APP_TOKEN) next to botToken",
+    });
+  }
+  return problems;
+}

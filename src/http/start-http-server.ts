@@ -1,0 +1,151 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { errorMessage, RoundtableError } from "../errors/roundtable-error.js";
+import type { Logger } from "../log/logger.js";
+import { type Metrics, prometheusContentType } from "../metrics/metrics.js";
+import type { WebhookRoute } from "../world/channel-adapter.js";
+import { defaultMaxBodyBytes, limitRequestBody } from "./limit-request-body.js";
+import type { ReadinessProbe } from "./readiness.js";
+
+export interface HttpServerOptions {
+  /** 0 picks a free port (see the returned `port`). */
+  port: number;
+  /** Default: every interface. */
+  host?: string;
+  logger: Logger;
+  /** Answers `/readyz`: the database is reachable and channels are connected. */
+  readiness: ReadinessProbe;
+  metrics: Metrics;
+  /** Channels' webhook routes, matched on the exact path. */
+  routes: WebhookRoute[];
+  /** Bodies above this get 413 (default 1 MiB). */
+  maxBodyBytes?: number;
+  /** How long `close()` lets requests in flight finish before cutting them (default 5 s). */
+  closeGraceMs?: number;
+}
+
+export interface RunningHttpServer {
+  /** The port actually bound. */
+  port: number;
+  /** Stops accepting, lets requests in flight finish (up to the grace time), closes. */
+  close(): Promise<void>;
+}
+
+const builtInPaths = ["/healthz", "/readyz", "/metrics"];
+
+/**
+ * The service's one HTTP port: `/healthz` (the process is up), `/readyz` (database and
+ * channels), `/metrics` (Prometheus), and the channels' webhook routes. Anything else is 404.
+ * A handler that throws gets a 500 and a log line; a body over the limit gets 413.
+ */
+export async function startHttpServer(options: HttpServerOptions): Promise<RunningHttpServer> {
+  const routes = new Map<string, WebhookRoute>();
+  for (const route of options.routes) {
+    if (builtInPaths.includes(route.path) || routes.has(route.path)) {
+      throw new RoundtableError("internal", `HTTP route ${route.path} is registered twice`);
+    }
+    routes.set(route.path, route);
+  }
+  const logger = options.logger.child({ component: "http" });
+  const requests = options.metrics.counter("roundtable_http_requests_total", "HTTP requests by route and status.");
+  const maxBodyBytes = options.maxBodyBytes ?? defaultMaxBodyBytes;
+
+  const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+    const path = new URL(request.url ?? "/", "http://localhost").pathname;
+    const route = routes.get(path);
+    const routeLabel = route || builtInPaths.includes(path) ? path : "unmatched";
+    response.on("finish", () => {
+      requests.inc({ route: routeLabel, status: response.statusCode });
+      logger.debug({ method: request.method, path, status: response.statusCode }, "http request");
+    });
+    try {
+      if (route) return await handleRoute(route, request, response, maxBodyBytes);
+      if (!builtInPaths.includes(path)) return sendJson(response, 404, { error: "not found" });
+      if (request.method !== "GET" && request.method !== "HEAD") {
+        response.setHeader("allow", "GET, HEAD");
+        return sendJson(response, 405, { error: "method not allowed" });
+      }
+      if (path === "/healthz") return sendJson(response, 200, { status: "ok" });
+      if (path === "/readyz") return await sendReadiness(response, options.readiness);
+      return sendText(response, 200, await options.metrics.render(), prometheusContentType);
+    } catch (error) {
+      logger.error({ err: error, method: request.method, path }, "HTTP handler failed");
+      if (!response.headersSent) sendJson(response, 500, { error: "internal error" });
+      else response.destroy();
+    }
+  };
+
+  const server = createServer((request, response) => {
+    void handle(request, response);
+  });
+  await listen(server, options.port, options.host);
+  const port = (server.address() as AddressInfo).port;
+  logger.info({ port, routes: [...builtInPaths, ...routes.keys()] }, "HTTP server listening");
+
+  return {
+    port,
+    close: () => closeServer(server, options.closeGraceMs ?? 5000),
+  };
+}
+
+async function handleRoute(
+  route: WebhookRoute,
+  request: IncomingMessage,
+  response: ServerResponse,
+  maxBodyBytes: number,
+): Promise<void> {
+  const limited = await limitRequestBody(request, maxBodyBytes);
+  if (limited === "too-large") {
+    response.setHeader("connection", "close");
+    sendJson(response, 413, { error: `request body larger than ${maxBodyBytes} bytes` });
+    return;
+  }
+  await route.handle(limited, response);
+}
+
+async function sendReadiness(response: ServerResponse, readiness: ReadinessProbe): Promise<void> {
+  let report: Awaited<ReturnType<ReadinessProbe>>;
+  try {
+    report = await readiness();
+  } catch (error) {
+    report = { ok: false, checks: { readiness: { ok: false, detail: errorMessage(error) } } };
+  }
+  sendJson(response, report.ok ? 200 : 503, { status: report.ok ? "ready" : "not ready", checks: report.checks });
+}
+
+function sendJson(response: ServerResponse, status: number, body: unknown): void {
+  sendText(response, status, `${JSON.stringify(body)}\n`, "application/json; charset=utf-8");
+}
+
+function sendText(response: ServerResponse, status: number, body: string, contentType: string): void {
+  response.statusCode = status;
+  response.setHeader("content-type", contentType);
+  response.setHeader("content-length", Buffer.byteLength(body));
+  response.setHeader("cache-control", "no-store");
+  response.end(body);
+}
+
+function listen(server: Server, port: number, host: string | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onError = (error: Error): void => {
+      reject(new RoundtableError("internal", `cannot listen on port ${port}: ${error.message}`, { cause: error }));
+    };
+    server.once("error", onError);
+    server.listen(host === undefined ? { port } : { port, host }, () => {
+      server.off("error", onError);
+      resolve();
+    });
+  });
+}
+
+function closeServer(server: Server, graceMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    const force = setTimeout(() => server.closeAllConnections(), graceMs);
+    force.unref();
+    server.close(() => {
+      clearTimeout(force);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
+}
