@@ -25,7 +25,12 @@ async function messagesThroughTurns(chats: number, perChat: number): Promise<Fig
   await harness.idle();
   const seconds = (performance.now() - started) / 1000;
   await harness.close();
-  return { name: `message → turn → answer (${chats} chats × ${perChat})`, count: chats * perChat, seconds, unit: "answers/s" };
+  return {
+    name: `message → turn → answer (${chats} chats × ${perChat})`,
+    count: chats * perChat,
+    seconds,
+    unit: "answers/s",
+  };
 }
 
 async function approvalRoundTrips(count: number): Promise<Figure> {
@@ -53,7 +58,9 @@ async function approvalRoundTrips(count: number): Promise<Figure> {
 }
 
 async function duplicateDeliveries(count: number): Promise<Figure> {
-  const harness = await createHarness({ agents: [{ name: "alice", provider: new ScriptedProvider(() => ({ text: "ok" })) }] });
+  const harness = await createHarness({
+    agents: [{ name: "alice", provider: new ScriptedProvider(() => ({ text: "ok" })) }],
+  });
   await harness.say("@alice hi", { id: "dup" });
   await harness.idle();
   const started = performance.now();
