@@ -107,6 +107,14 @@ function checkAgentTools(config: Config): ConfigProblem[] {
   config.tools.rules.forEach((rule, index) => {
     const message = checkToolName(rule.tool, config.tools);
     if (message) problems.push({ path: ["tools", "rules", index, "tool"], message });
+    for (const [name, pattern] of Object.entries(rule.match)) {
+      try {
+        new RegExp(pattern);
+      } catch (error) {
+        const why = error instanceof Error ? error.message : String(error);
+        problems.push({ path: ["tools", "rules", index, "match", name], message: `expected a regular expression (${why})` });
+      }
+    }
   });
   return problems;
 }

@@ -5,7 +5,10 @@ export interface ToolRunContext {
   /** The world's working directory (absolute). */
   workdir: string;
   signal: AbortSignal;
-  /** Deadline for this call, in milliseconds. */
+  /**
+   * The caller's idea of a deadline, in milliseconds. Advisory: each source applies its own
+   * configured timeout (`tools.shell.timeout`, `tools.mcpTimeout`, a server's `timeout`).
+   */
   timeoutMs: number;
 }
 

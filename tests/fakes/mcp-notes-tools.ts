@@ -38,7 +38,8 @@ export interface NotesServerOptions {
 }
 
 /** The `picture` tool's image, base64. */
-export const onePixelPng = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=";
+export const onePixelPng =
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=";
 
 /**
  * A small MCP server written with the real SDK, for tests: `add`, `list`, `fail` (isError),

@@ -25,7 +25,9 @@ afterEach(async () => {
 
 function notesConfig(extra: Record<string, unknown> = {}): McpServerConfig {
   const tools = toolsConfigSchema.parse({
-    mcpServers: { notes: { ...notesServerCommand(), env: { NOTES_DIR: notesDirectory, NOTES_TAG: "tagged" }, ...extra } },
+    mcpServers: {
+      notes: { ...notesServerCommand(), env: { NOTES_DIR: notesDirectory, NOTES_TAG: "tagged" }, ...extra },
+    },
   });
   const config = tools.mcpServers.notes;
   if (!config) throw new Error("no notes config");
@@ -102,7 +104,10 @@ describe("MCP over stdio", () => {
 
   it("calls tools and returns their text", async () => {
     expect(await shared.call("notes__add", { text: "first" }, context())).toEqual({ kind: "ok", text: "added note 1" });
-    expect(await shared.call("notes__add", { text: "second" }, context())).toEqual({ kind: "ok", text: "added note 2" });
+    expect(await shared.call("notes__add", { text: "second" }, context())).toEqual({
+      kind: "ok",
+      text: "added note 2",
+    });
     expect(await shared.call("notes__list", {}, context())).toEqual({ kind: "ok", text: "1. first\n2. second" });
   });
 
@@ -181,6 +186,40 @@ describe("MCP over stdio", () => {
   });
 });
 
+describe("a server that never answers", () => {
+  const silent: McpServerConfig = { command: process.execPath, args: ["-e", "setInterval(() => {}, 1000)"], env: {} };
+
+  it("fails when it does not start within the connect timeout", async () => {
+    const source = new McpServerSource({
+      name: "silent",
+      config: silent,
+      defaultTimeoutMs: 20_000,
+      connectTimeoutMs: 300,
+      logger: capturedLogger().logger,
+      retry: { initialDelayMs: 60_000 },
+    });
+    opened.push(source);
+    await source.connect();
+    expect(source.status()).toMatchObject({ state: "failed", toolCount: 0 });
+    expect(source.status().error).toContain("Request timed out");
+  });
+
+  it("can be closed while it is still starting", async () => {
+    const source = new McpServerSource({
+      name: "silent",
+      config: silent,
+      defaultTimeoutMs: 20_000,
+      connectTimeoutMs: 120_000,
+      logger: capturedLogger().logger,
+    });
+    const connecting = source.connect();
+    expect(source.status().state).toBe("connecting");
+    await source.close();
+    await connecting;
+    expect(source.status()).toMatchObject({ state: "closed", toolCount: 0 });
+  });
+});
+
 describe("connectMcpServers", () => {
   let manager: McpManager | undefined;
   afterEach(async () => {
@@ -193,7 +232,10 @@ describe("connectMcpServers", () => {
     const tools = toolsConfigSchema.parse({
       mcpServers: {
         broken: { command: path.join(notesDirectory, "no-such-server") },
-        early: { command: process.execPath, args: ["-e", "process.stderr.write('boom: no config file\\n'); process.exit(2)"] },
+        early: {
+          command: process.execPath,
+          args: ["-e", "process.stderr.write('boom: no config file\\n'); process.exit(2)"],
+        },
         notes: { ...notesServerCommand(), env: { NOTES_DIR: notesDirectory } },
       },
       mcpTimeout: "400ms",
@@ -210,7 +252,10 @@ describe("connectMcpServers", () => {
     expect(errors.find((message) => message.startsWith("MCP server broken failed to start: "))).toContain("ENOENT");
     expect(errors.find((message) => message.startsWith("MCP server early failed to start: "))).toContain("boom");
     const notesSource = manager.sources.find((source) => source.name === "notes");
-    expect(await notesSource?.call("notes__add", { text: "x" }, context())).toEqual({ kind: "ok", text: "added note 1" });
+    expect(await notesSource?.call("notes__add", { text: "x" }, context())).toEqual({
+      kind: "ok",
+      text: "added note 1",
+    });
     // tools.mcpTimeout applies to a server that sets no timeout of its own.
     expect(await notesSource?.call("notes__slow", { ms: 10_000 }, context())).toEqual({
       kind: "timeout",

@@ -213,7 +213,10 @@ describe("shell_cmd", () => {
         context({ signal: controller.signal }),
       );
       const marker = path.join(workdir, "started");
-      await waitUntil("the command started", async () => existsSync(marker) && (await readFile(marker, "utf8")).endsWith("\n"));
+      await waitUntil(
+        "the command started",
+        async () => existsSync(marker) && (await readFile(marker, "utf8")).endsWith("\n"),
+      );
       const pid = Number((await readFile(marker, "utf8")).trim());
       controller.abort();
       const outcome = await running;

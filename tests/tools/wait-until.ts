@@ -2,7 +2,11 @@ import { readFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 
 /** Poll `condition` until it holds; fail with `what` after `limitMs` (a safety net, not a measurement). */
-export async function waitUntil(what: string, condition: () => boolean | Promise<boolean>, limitMs = 10_000): Promise<void> {
+export async function waitUntil(
+  what: string,
+  condition: () => boolean | Promise<boolean>,
+  limitMs = 10_000,
+): Promise<void> {
   const deadline = Date.now() + limitMs;
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);

@@ -1,0 +1,99 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { CappedOutput } from "./capped-output.js";
+import type { ProcessOutput } from "./format-shell-result.js";
+
+export interface RunProcessOptions {
+  command: string;
+  args: readonly string[];
+  cwd: string;
+  env: Record<string, string>;
+  timeoutMs: number;
+  /** Cap of stdout and of stderr, each. */
+  maxOutputBytes: number;
+  signal: AbortSignal;
+  /** Time between SIGTERM and SIGKILL when stopping, and the wait for pipes after exit. */
+  killGraceMs: number;
+}
+
+/** How a run ended: on its own, by the timeout, or because the signal aborted it. */
+export type ProcessEnding = "exited" | "timeout" | "aborted";
+
+export interface ProcessRun extends ProcessOutput {
+  ending: ProcessEnding;
+}
+
+export type ProcessStart = { started: true; run: ProcessRun } | { started: false; error: NodeJS.ErrnoException };
+
+/**
+ * Run one program without a shell, in its own process group, stdin closed. The timeout and the
+ * abort signal end the whole group (SIGTERM, then SIGKILL after a grace); when the program
+ * exits, whatever it left running in its group is ended too, so no call leaves processes behind.
+ * Never rejects: a program that cannot start is `{ started: false, error }`.
+ */
+export function runProcess(options: RunProcessOptions): Promise<ProcessStart> {
+  return new Promise((resolve) => {
+    let child: ChildProcess;
+    try {
+      child = spawn(options.command, [...options.args], {
+        cwd: options.cwd,
+        env: options.env,
+        shell: false,
+        detached: true,
+        stdio: ["ignore", "pipe", "pipe"],
+        windowsHide: true,
+      });
+    } catch (error) {
+      resolve({ started: false, error: error as NodeJS.ErrnoException });
+      return;
+    }
+    const stdout = new CappedOutput(options.maxOutputBytes);
+    const stderr = new CappedOutput(options.maxOutputBytes);
+    child.stdout?.on("data", (chunk: Buffer) => stdout.append(chunk));
+    child.stderr?.on("data", (chunk: Buffer) => stderr.append(chunk));
+    let ending: ProcessEnding = "exited";
+    let settled = false;
+    const timers: NodeJS.Timeout[] = [];
+    const later = (delayMs: number, action: () => void) => timers.push(setTimeout(action, delayMs));
+
+    const killGroup = (signal: NodeJS.Signals) => {
+      if (child.pid === undefined) return;
+      try {
+        process.kill(-child.pid, signal);
+      } catch {
+        // The group is already gone.
+      }
+    };
+    const stop = (why: Exclude<ProcessEnding, "exited">) => {
+      if (ending !== "exited" || settled) return;
+      ending = why;
+      killGroup("SIGTERM");
+      later(options.killGraceMs, () => killGroup("SIGKILL"));
+    };
+    const onAbort = () => stop("aborted");
+    const finish = (result: ProcessStart) => {
+      if (settled) return;
+      settled = true;
+      for (const timer of timers) clearTimeout(timer);
+      options.signal.removeEventListener("abort", onAbort);
+      resolve(result);
+    };
+
+    child.once("error", (error: NodeJS.ErrnoException) => {
+      if (child.pid === undefined) finish({ started: false, error });
+    });
+    child.once("exit", () => {
+      killGroup("SIGKILL");
+      // A process that escaped the group may still hold the pipes: stop waiting for them.
+      later(options.killGraceMs, () => {
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+      });
+    });
+    child.once("close", (exitCode: number | null, signal: NodeJS.Signals | null) => {
+      finish({ started: true, run: { ending, exitCode, signal, stdout: stdout.text(), stderr: stderr.text() } });
+    });
+    later(options.timeoutMs, () => stop("timeout"));
+    if (options.signal.aborted) onAbort();
+    else options.signal.addEventListener("abort", onAbort, { once: true });
+  });
+}

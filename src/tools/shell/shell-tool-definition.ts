@@ -1,0 +1,41 @@
+import type { ToolDefinition } from "../../providers/model-provider.js";
+import { shellToolName } from "../tool-list-entry.js";
+
+/** What the model passes to `shell_cmd`. */
+export interface ShellInput {
+  command: string;
+  args?: string[];
+  cwd?: string;
+  timeoutSeconds?: number;
+}
+
+/** The `shell_cmd` definition; `maxTimeoutSeconds` is the configured cap, said to the model. */
+export function shellToolDefinition(maxTimeoutSeconds: number): ToolDefinition {
+  return {
+    name: shellToolName,
+    description:
+      "Run one program, without a shell, in the working directory. `command` is an executable name " +
+      "(looked up on PATH) or a path; `args` are passed to it exactly as given: no globbing, pipes, " +
+      "redirection, variables or quoting (to use those, run a shell yourself, e.g. command `sh` with " +
+      'args ["-c", "…"]). stdin is empty. Returns the exit code, stdout and stderr; long output is cut ' +
+      "in the middle. Processes the program leaves running are ended when it exits.",
+    inputSchema: {
+      type: "object",
+      properties: {
+        command: { type: "string", minLength: 1, description: "Executable name or path." },
+        args: { type: "array", items: { type: "string" }, description: "Arguments, one item each." },
+        cwd: {
+          type: "string",
+          description: "Directory to run in, relative to the working directory (which it may not leave).",
+        },
+        timeoutSeconds: {
+          type: "number",
+          exclusiveMinimum: 0,
+          description: `Seconds before the program is stopped (at most ${maxTimeoutSeconds}).`,
+        },
+      },
+      required: ["command"],
+      additionalProperties: false,
+    },
+  };
+}

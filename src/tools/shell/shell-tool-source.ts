@@ -1,0 +1,101 @@
+import type { ShellConfig } from "../../config/schema.js";
+import type { ToolDefinition } from "../../providers/model-provider.js";
+import { formatSeconds } from "../format-seconds.js";
+import { shellToolName } from "../tool-list-entry.js";
+import type { ToolOutcome, ToolRunContext, ToolSource } from "../tool-source.js";
+import { checkArguments } from "../validate-arguments.js";
+import { confineDirectory } from "./confine-directory.js";
+import { formatShellResult, formatStreams } from "./format-shell-result.js";
+import { runProcess } from "./run-process.js";
+import { allowedEnvironment } from "./shell-environment.js";
+import { type ShellInput, shellToolDefinition } from "./shell-tool-definition.js";
+
+export interface ShellToolOptions {
+  /** Time between SIGTERM and SIGKILL when a run is stopped (default 2 s). */
+  killGraceMs?: number;
+  /** The environment allowlisted variables are taken from (default `process.env`). */
+  environment?: NodeJS.ProcessEnv;
+}
+
+/**
+ * The built-in `shell_cmd` tool: one program per call, no shell, confined to the world's
+ * working directory, with a timeout (the call's `timeoutSeconds`, capped by
+ * `tools.shell.timeout`), capped output and only allowlisted environment variables.
+ * A non-zero exit is an `ok` outcome (the model reads the exit code); a program that cannot
+ * start is `failed`; a bad `cwd` is an `error`.
+ */
+export class ShellToolSource implements ToolSource {
+  readonly definition: ToolDefinition;
+  private readonly killGraceMs: number;
+
+  constructor(
+    private readonly config: ShellConfig,
+    private readonly options: ShellToolOptions = {},
+  ) {
+    this.definition = shellToolDefinition(Math.max(1, Math.floor(config.timeout / 1000)));
+    this.killGraceMs = options.killGraceMs ?? 2000;
+  }
+
+  list(): ToolDefinition[] {
+    return this.config.enabled ? [this.definition] : [];
+  }
+
+  async call(name: string, args: Record<string, unknown>, context: ToolRunContext): Promise<ToolOutcome> {
+    if (name !== shellToolName || !this.config.enabled) {
+      return { kind: "failed", text: `${name} is not offered (tools.shell.enabled: ${this.config.enabled})` };
+    }
+    const checked = checkArguments(this.definition.inputSchema, args);
+    if (!checked.ok) return { kind: "error", text: `invalid arguments: ${checked.problem}` };
+    const input = args as unknown as ShellInput;
+    const directory = await confineDirectory(context.workdir, input.cwd);
+    if (!directory.ok) return { kind: "error", text: directory.problem };
+    if (context.signal.aborted)
+      return { kind: "failed", text: `${input.command} was not started: the service is stopping` };
+    const timeoutMs = effectiveTimeoutMs(input.timeoutSeconds, this.config.timeout);
+    const start = await runProcess({
+      command: input.command,
+      args: input.args ?? [],
+      cwd: directory.path,
+      env: allowedEnvironment(this.config.envAllowlist, this.options.environment),
+      timeoutMs,
+      maxOutputBytes: this.config.maxOutputBytes,
+      signal: context.signal,
+      killGraceMs: this.killGraceMs,
+    });
+    if (!start.started) return { kind: "failed", text: describeStartError(input.command, start.error) };
+    const run = start.run;
+    switch (run.ending) {
+      case "exited":
+        return { kind: "ok", text: formatShellResult(run) };
+      case "timeout":
+        return {
+          kind: "timeout",
+          text: `${input.command} did not finish within ${formatSeconds(timeoutMs)} and was stopped\n${formatStreams(run)}`,
+        };
+      case "aborted":
+        return { kind: "failed", text: `${input.command} was stopped: the service is stopping\n${formatStreams(run)}` };
+    }
+  }
+
+  async close(): Promise<void> {}
+}
+
+/** The call's own timeout, never above the configured one. */
+export function effectiveTimeoutMs(timeoutSeconds: number | undefined, configuredMs: number): number {
+  if (timeoutSeconds === undefined || !(timeoutSeconds > 0)) return configuredMs;
+  return Math.min(Math.round(timeoutSeconds * 1000), configuredMs);
+}
+
+function describeStartError(command: string, error: NodeJS.ErrnoException): string {
+  const quoted = JSON.stringify(command);
+  switch (error.code) {
+    case "ENOENT":
+      return command.includes("/")
+        ? `could not start ${quoted}: no such file (ENOENT)`
+        : `could not start ${quoted}: command not found on PATH (ENOENT)`;
+    case "EACCES":
+      return `could not start ${quoted}: permission denied, not an executable file (EACCES)`;
+    default:
+      return `could not start ${quoted}: ${error.message}`;
+  }
+}

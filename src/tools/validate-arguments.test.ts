@@ -1,0 +1,58 @@
+import { describe, expect, it } from "vitest";
+import { checkArguments, parseArgumentsJson, validateArguments } from "./validate-arguments.js";
+
+const schema = {
+  $schema: "http://json-schema.org/draft-07/schema#",
+  type: "object",
+  properties: {
+    command: { type: "string" },
+    args: { type: "array", items: { type: "string" } },
+    mode: { enum: ["fast", "slow"] },
+  },
+  required: ["command"],
+  additionalProperties: false,
+};
+
+describe("validateArguments", () => {
+  it.each([
+    ['{"command":1}', "/command must be string"],
+    ["{}", "arguments must have required property 'command'"],
+    ['{"command":"x","extra":1}', 'arguments must NOT have additional properties: "extra"'],
+    ['{"command":"x","args":["a",2]}', "/args/1 must be string"],
+    ['{"command":"x","mode":"medium"}', '/mode must be equal to one of the allowed values: ["fast","slow"]'],
+    ['{"command":2,"args":"a"}', "/command must be string; /args must be array"],
+    ["[]", "arguments must be a JSON object, got an array"],
+    ["null", "arguments must be a JSON object, got null"],
+    ['"ls"', "arguments must be a JSON object, got a string"],
+  ])("%s → %s", (text, problem) => {
+    expect(validateArguments(schema, text)).toEqual({ ok: false, problem });
+  });
+
+  it("names a JSON parse problem", () => {
+    const result = parseArgumentsJson('{"command": "ls"');
+    expect(result.ok).toBe(false);
+    expect(result.ok ? "" : result.problem).toMatch(/^arguments are not valid JSON: .+/);
+  });
+
+  it("accepts fitting arguments and treats empty text as {}", () => {
+    expect(validateArguments(schema, '{"command":"ls","args":["-l"]}')).toEqual({
+      ok: true,
+      args: { command: "ls", args: ["-l"] },
+    });
+    expect(validateArguments({ type: "object", properties: {} }, "  ")).toEqual({ ok: true, args: {} });
+  });
+
+  it("reads 2020-12 schemas", () => {
+    const modern = {
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      type: "object",
+      properties: { pair: { type: "array", prefixItems: [{ type: "string" }, { type: "integer" }] } },
+    };
+    expect(checkArguments(modern, { pair: ["a", 1] }).ok).toBe(true);
+    expect(checkArguments(modern, { pair: ["a", "b"] })).toEqual({ ok: false, problem: "/pair/1 must be integer" });
+  });
+
+  it("leaves checking to the tool when a schema cannot be compiled", () => {
+    expect(checkArguments({ type: "no-such-type" }, { a: 1 })).toEqual({ ok: true, args: { a: 1 } });
+  });
+});
