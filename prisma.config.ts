@@ -11,7 +11,10 @@ export default defineConfig({
   async adapter() {
     if (schema.includes("postgresql")) {
       const { PrismaPg } = await import("@prisma/adapter-pg");
-      return new PrismaPg({ connectionString: process.env.DATABASE_URL ?? "postgresql://localhost/roundtable" });
+      return new PrismaPg({
+        connectionString: process.env.DATABASE_URL ?? "postgresql://localhost/roundtable",
+        allowExitOnIdle: true,
+      });
     }
     const { PrismaLibSQL } = await import("@prisma/adapter-libsql");
     return new PrismaLibSQL({ url: process.env.DATABASE_URL ?? "file:./data/roundtable.db" });

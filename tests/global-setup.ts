@@ -1,4 +1,5 @@
 import { execFile } from "node:child_process";
+import { readdir } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -19,8 +20,8 @@ const script = fileURLToPath(new URL("../scripts/postgres-up.sh", import.meta.ur
 /**
  * Vitest global setup: a PostgreSQL for the storage contract suites. `ROUNDTABLE_TEST_POSTGRES_URL`
  * names one to use; otherwise a throwaway server is started (scripts/postgres-up.sh) on a free
- * port and stopped at the end. Without one the PostgreSQL suites are skipped with a warning, or
- * fail when `CI=true`.
+ * port and stopped at the end (`ROUNDTABLE_TEST_POSTGRES=off` starts none). Without one the
+ * PostgreSQL suites are skipped with a warning, or fail when `CI=true`.
  */
 export default async function setup(project: TestProject): Promise<(() => Promise<void>) | undefined> {
   const given = process.env.ROUNDTABLE_TEST_POSTGRES_URL;
@@ -29,6 +30,10 @@ export default async function setup(project: TestProject): Promise<(() => Promis
     project.provide("postgresProblem", "");
     return undefined;
   }
+  if (process.env.ROUNDTABLE_TEST_POSTGRES === "off") {
+    return noPostgres(project, "turned off by ROUNDTABLE_TEST_POSTGRES=off");
+  }
+  await stopLeftovers();
   const port = await freePort();
   const directory = join(tmpdir(), `roundtable-test-pg-${process.pid}-${port}`);
   try {
@@ -40,16 +45,41 @@ export default async function setup(project: TestProject): Promise<(() => Promis
       await run([script, "--stop", String(port), directory]).catch(() => undefined);
     };
   } catch (error) {
-    const problem = error instanceof Error ? error.message : String(error);
-    project.provide("postgresUrl", "");
-    project.provide("postgresProblem", problem);
-    const consequence = process.env.CI === "true" ? "they FAIL (CI=true)" : "they are SKIPPED";
-    process.stderr.write(
-      `\n!!! No PostgreSQL for the storage contract tests: ${consequence}.\n!!! ${problem.trim().replaceAll("\n", "\n!!! ")}\n!!! Set ROUNDTABLE_TEST_POSTGRES_URL or install PostgreSQL (apt-get install postgresql).\n\n`,
-    );
     await run([script, "--stop", String(port), directory]).catch(() => undefined);
-    return undefined;
+    return noPostgres(project, error instanceof Error ? error.message : String(error));
   }
+}
+
+const leftoverPattern = /^roundtable-test-pg-(\d+)-(\d+)$/;
+
+/** Servers of earlier runs that were killed before their teardown: stop them. */
+async function stopLeftovers(): Promise<void> {
+  const names = await readdir(tmpdir()).catch(() => [] as string[]);
+  for (const name of names) {
+    const match = leftoverPattern.exec(name);
+    if (!match || processAlive(Number(match[1]))) continue;
+    await run([script, "--stop", match[2] ?? "0", join(tmpdir(), name)]).catch(() => undefined);
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** No server: the PostgreSQL suites skip (or fail in CI); say so loudly. */
+function noPostgres(project: TestProject, problem: string): undefined {
+  project.provide("postgresUrl", "");
+  project.provide("postgresProblem", problem);
+  const consequence = process.env.CI === "true" ? "they FAIL (CI=true)" : "they are SKIPPED";
+  process.stderr.write(
+    `\n!!! No PostgreSQL for the storage contract tests: ${consequence}.\n!!! ${problem.trim().replaceAll("\n", "\n!!! ")}\n!!! Set ROUNDTABLE_TEST_POSTGRES_URL or install PostgreSQL (apt-get install postgresql).\n\n`,
+  );
+  return undefined;
 }
 
 function run(args: string[]): Promise<string> {

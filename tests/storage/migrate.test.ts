@@ -21,7 +21,9 @@ async function tableNames(provider: Provider, url: string): Promise<string[]> {
   if (provider === "sqlite") {
     const client = createClient({ url });
     try {
-      const result = await client.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'");
+      const result = await client.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'",
+      );
       return result.rows.map((row) => String(row.name)).sort();
     } finally {
       client.close();
@@ -96,7 +98,9 @@ function migrationSuite(provider: Provider, newDatabase: () => Promise<{ url: st
     mkdirSync(broken);
     writeFileSync(join(broken, "migration.sql"), 'CREATE TABLE "Half" ("id" INTEGER);\nTHIS IS NOT SQL;\n');
 
-    await expect(migrateDatabase({ databaseUrl: url, logger: quietLogger(), prismaDirectory: folder })).rejects.toMatchObject({
+    await expect(
+      migrateDatabase({ databaseUrl: url, logger: quietLogger(), prismaDirectory: folder }),
+    ).rejects.toMatchObject({
       code: "storage.failed",
       message: expect.stringContaining("9999_broken"),
     });
@@ -145,8 +149,10 @@ describePostgres("migrations on PostgreSQL", (serverUrl) => {
     const database = await createPostgresDatabase(serverUrl());
     return { url: database.url, remove: () => database.drop() };
   });
+});
 
-  it("names the server, not its password, when it cannot connect", async () => {
+describe("migrating an unreachable PostgreSQL", () => {
+  it("names the server, not its password", async () => {
     const url = "postgresql://rt:hunter2@127.0.0.1:1/none";
     const failure = migrateDatabase({ databaseUrl: url, logger: quietLogger() });
     await expect(failure).rejects.toMatchObject({ code: "storage.failed" });

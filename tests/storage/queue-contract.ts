@@ -327,7 +327,8 @@ export function queueContract(name: string, createDatabase: () => Promise<QueueD
       });
       await queue.whenIdle();
       await queue.add({ queue: "q", key: "future", payload: {}, runAt: new Date(Date.now() + 3_600_000) });
-      for (let index = 0; index < 10; index++) await queue.add({ queue: `q${index % 3}`, key: `k${index}`, payload: {} });
+      for (let index = 0; index < 10; index++)
+        await queue.add({ queue: `q${index % 3}`, key: `k${index}`, payload: {} });
       await queue.whenIdle();
       expect(finished).toBe(10);
     });

@@ -40,7 +40,12 @@ export function storeContract(name: string, open: () => Promise<StoreFixture>): 
       };
     }
 
-    function toolCall(chat: string, turnId: string, messageId: string, overrides: Partial<NewToolCall> = {}): NewToolCall {
+    function toolCall(
+      chat: string,
+      turnId: string,
+      messageId: string,
+      overrides: Partial<NewToolCall> = {},
+    ): NewToolCall {
       return {
         id: unique("call"),
         chatKey: chat,
@@ -86,7 +91,13 @@ export function storeContract(name: string, open: () => Promise<StoreFixture>): 
         const key = chatKey();
         expect(await store.getChat(key)).toBeUndefined();
         const created = await store.ensureChat(key, "team", "telegram");
-        expect(created).toMatchObject({ key, world: "team", platform: "telegram", agentTurnsSinceHuman: 0, sessionEpoch: 0 });
+        expect(created).toMatchObject({
+          key,
+          world: "team",
+          platform: "telegram",
+          agentTurnsSinceHuman: 0,
+          sessionEpoch: 0,
+        });
         expect(created.createdAt).toBeInstanceOf(Date);
         const again = await store.ensureChat(key, "other", "telegram");
         expect(again).toEqual(created);
@@ -251,9 +262,9 @@ export function storeContract(name: string, open: () => Promise<StoreFixture>): 
         expect(second.card.expiresAt).toEqual(new Date("2026-05-01T10:30:00.000Z"));
         expect(second.createdAt).toBeInstanceOf(Date);
 
-        expect((await store.listEvents(chat, { afterSeq: appended[0]?.seq ?? 0, limit: 1 })).map((event) => event.type)).toEqual([
-          "approval-requested",
-        ]);
+        expect(
+          (await store.listEvents(chat, { afterSeq: appended[0]?.seq ?? 0, limit: 1 })).map((event) => event.type),
+        ).toEqual(["approval-requested"]);
         expect(await store.getEvent(-1)).toBeUndefined();
       });
     });
@@ -289,7 +300,12 @@ export function storeContract(name: string, open: () => Promise<StoreFixture>): 
 
       it("lists turns by chat, agent and state", async () => {
         const chat = chatKey();
-        const base = { chatKey: chat, triggerMessageId: "m", startedById: "u", deadlineAt: new Date("2030-01-01T00:00:00Z") };
+        const base = {
+          chatKey: chat,
+          triggerMessageId: "m",
+          startedById: "u",
+          deadlineAt: new Date("2030-01-01T00:00:00Z"),
+        };
         const a = await store.createTurn({ ...base, id: unique("turn"), agent: "alice" });
         const b = await store.createTurn({ ...base, id: unique("turn"), agent: "bob", state: "parked" });
         await store.createTurn({ ...base, id: unique("turn"), chatKey: chatKey(), agent: "alice" });
@@ -312,7 +328,11 @@ export function storeContract(name: string, open: () => Promise<StoreFixture>): 
         const step = await store.addModelStep(response, calls);
         expect(step.message.id).toBe(response.id);
         expect(step.calls.map((call) => call.id)).toEqual(calls.map((call) => call.id));
-        expect(step.calls[0]).toMatchObject({ state: "pending", provider: "anthropic", providerFields: { signature: "abc" } });
+        expect(step.calls[0]).toMatchObject({
+          state: "pending",
+          provider: "anthropic",
+          providerFields: { signature: "abc" },
+        });
         expect(step.calls[1]).toMatchObject({ state: "awaiting-approval", name: "notes__add" });
         expect(step.calls[0]?.seq).toBeLessThan(step.calls[1]?.seq ?? 0);
         expect(await store.getToolCall(calls[0]?.id ?? "")).toEqual(step.calls[0]);
@@ -324,16 +344,21 @@ export function storeContract(name: string, open: () => Promise<StoreFixture>): 
         const existing = await storedCall(chat);
         const response = message(chat);
         const duplicate = toolCall(chat, "t", response.id, { id: existing.id });
-        await expect(store.addModelStep(response, [toolCall(chat, "t", response.id), duplicate])).rejects.toMatchObject({
-          code: "storage.conflict",
-        });
+        await expect(store.addModelStep(response, [toolCall(chat, "t", response.id), duplicate])).rejects.toMatchObject(
+          {
+            code: "storage.conflict",
+          },
+        );
         expect(await store.getMessage(response.id)).toBeUndefined();
       });
 
       it("lists tool calls by turn, step, chat and agent", async () => {
         const chat = chatKey();
         const turnId = unique("turn");
-        const first = await store.addModelStep(message(chat), [toolCall(chat, turnId, "m1"), toolCall(chat, turnId, "m1")]);
+        const first = await store.addModelStep(message(chat), [
+          toolCall(chat, turnId, "m1"),
+          toolCall(chat, turnId, "m1"),
+        ]);
         const second = await store.addModelStep(message(chat), [
           toolCall(chat, turnId, "m2", { step: 2 }),
           toolCall(chat, turnId, "m2", { step: 2, agent: "bob" }),
@@ -355,8 +380,14 @@ export function storeContract(name: string, open: () => Promise<StoreFixture>): 
       it("stores one result per call and marks the call done", async () => {
         const call = await storedCall();
         expect(await store.addToolResult({ toolCallId: call.id, kind: "ok", content: "3 files" })).toBe(true);
-        expect(await store.addToolResult({ toolCallId: call.id, kind: "timeout", content: "timeout: late" })).toBe(false);
-        expect(await store.getToolResult(call.id)).toMatchObject({ toolCallId: call.id, kind: "ok", content: "3 files" });
+        expect(await store.addToolResult({ toolCallId: call.id, kind: "timeout", content: "timeout: late" })).toBe(
+          false,
+        );
+        expect(await store.getToolResult(call.id)).toMatchObject({
+          toolCallId: call.id,
+          kind: "ok",
+          content: "3 files",
+        });
         expect((await store.getToolResult(call.id))?.createdAt).toBeInstanceOf(Date);
         expect((await store.getToolCall(call.id))?.state).toBe("done");
         expect(await store.getToolResult(unique("call"))).toBeUndefined();
@@ -376,7 +407,9 @@ export function storeContract(name: string, open: () => Promise<StoreFixture>): 
 
       it("refuses a result for an unknown call and stores nothing", async () => {
         const id = unique("call");
-        await expect(store.addToolResult({ toolCallId: id, kind: "ok", content: "x" })).rejects.toThrow(/does not exist/);
+        await expect(store.addToolResult({ toolCallId: id, kind: "ok", content: "x" })).rejects.toThrow(
+          /does not exist/,
+        );
         expect(await store.getToolResult(id)).toBeUndefined();
       });
 
@@ -402,7 +435,9 @@ export function storeContract(name: string, open: () => Promise<StoreFixture>): 
         expect(await store.getApproval(created.id)).toEqual(created);
         expect(await store.getApprovalByShortId(chat, "7f3a")).toEqual(created);
         expect(await store.getApprovalByShortId(chatKey(), "7f3a")).toBeUndefined();
-        expect((await store.listApprovals({ chatKey: chat, states: ["pending"] })).map((item) => item.id)).toEqual([created.id]);
+        expect((await store.listApprovals({ chatKey: chat, states: ["pending"] })).map((item) => item.id)).toEqual([
+          created.id,
+        ]);
         expect((await store.listApprovals({ turnId: created.turnId })).map((item) => item.id)).toEqual([created.id]);
         expect(await store.listApprovals({ chatKey: chat, states: ["approved"] })).toEqual([]);
       });
@@ -445,7 +480,14 @@ export function storeContract(name: string, open: () => Promise<StoreFixture>): 
         expect(second.won).toBe(false);
         expect(second.approval).toEqual(first.approval);
         expect(await store.listApprovalChanges(created.id)).toEqual([
-          { approvalId: created.id, state: "approved", actorId: "u1", actorName: "Ana", note: "looks fine", createdAt: at },
+          {
+            approvalId: created.id,
+            state: "approved",
+            actorId: "u1",
+            actorName: "Ana",
+            note: "looks fine",
+            createdAt: at,
+          },
         ]);
       });
 
@@ -513,7 +555,12 @@ export function storeContract(name: string, open: () => Promise<StoreFixture>): 
       it("records where a message landed, finds it by any part, and replaces on a second record", async () => {
         const chat = chatKey();
         const refId = unique("msg");
-        await store.recordOutbound({ chatKey: chat, refKind: "message", refId, platformMessageIds: ["p1", "p2", "p3"] });
+        await store.recordOutbound({
+          chatKey: chat,
+          refKind: "message",
+          refId,
+          platformMessageIds: ["p1", "p2", "p3"],
+        });
         const expected = { chatKey: chat, refKind: "message", refId, platformMessageIds: ["p1", "p2", "p3"] };
         expect(await store.getOutbound("message", refId)).toEqual(expected);
         expect(await store.findOutboundByPlatformId(chat, "p2")).toEqual(expected);

@@ -36,7 +36,10 @@ export async function createPostgresDatabase(serverUrl: string): Promise<{ url: 
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
-    drop: () => withAdmin(serverUrl, (admin) => admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).then(() => undefined),
+    drop: () =>
+      withAdmin(serverUrl, (admin) => admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).then(
+        () => undefined,
+      ),
   };
 }
 

@@ -150,6 +150,7 @@ CREATE TABLE "Job" (
     "lockedBy" TEXT,
     "lockedAt" DATETIME,
     "lastError" TEXT,
+    "finishedAt" DATETIME,
     "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP
 );
 
@@ -161,6 +162,9 @@ CREATE UNIQUE INDEX "Message_id_key" ON "Message"("id");
 
 -- CreateIndex
 CREATE INDEX "Message_chatKey_seq_idx" ON "Message"("chatKey", "seq");
+
+-- CreateIndex
+CREATE INDEX "Message_chatKey_platformMessageId_idx" ON "Message"("chatKey", "platformMessageId");
 
 -- CreateIndex
 CREATE UNIQUE INDEX "ToolCall_id_key" ON "ToolCall"("id");
@@ -181,6 +185,12 @@ CREATE UNIQUE INDEX "Approval_toolCallId_key" ON "Approval"("toolCallId");
 CREATE INDEX "Approval_state_expiresAt_idx" ON "Approval"("state", "expiresAt");
 
 -- CreateIndex
+CREATE INDEX "Approval_turnId_idx" ON "Approval"("turnId");
+
+-- CreateIndex
+CREATE INDEX "Approval_chatKey_state_idx" ON "Approval"("chatKey", "state");
+
+-- CreateIndex
 CREATE UNIQUE INDEX "Approval_chatKey_shortId_key" ON "Approval"("chatKey", "shortId");
 
 -- CreateIndex
@@ -193,6 +203,9 @@ CREATE UNIQUE INDEX "SessionGrant_chatKey_agent_tool_argsHash_sessionEpoch_key" 
 CREATE INDEX "Turn_chatKey_state_idx" ON "Turn"("chatKey", "state");
 
 -- CreateIndex
+CREATE INDEX "OutboundMessage_chatKey_platformMessageId_idx" ON "OutboundMessage"("chatKey", "platformMessageId");
+
+-- CreateIndex
 CREATE UNIQUE INDEX "OutboundMessage_refKind_refId_part_key" ON "OutboundMessage"("refKind", "refId", "part");
 
 -- CreateIndex
@@ -203,4 +216,7 @@ CREATE INDEX "Job_state_runAt_idx" ON "Job"("state", "runAt");
 
 -- CreateIndex
 CREATE INDEX "Job_queue_state_idx" ON "Job"("queue", "state");
+
+-- CreateIndex
+CREATE INDEX "Job_state_finishedAt_idx" ON "Job"("state", "finishedAt");
 

@@ -1,0 +1,75 @@
+import pg from "pg";
+import { errorMessage, StorageError } from "../errors/roundtable-error.js";
+import type { Logger } from "../log/logger.js";
+import { type Migration, migrationsTable, reportDrift } from "./migrate-files.js";
+import { type DatabaseTarget, redactDatabaseUrl } from "./prisma/database-target.js";
+
+/** The advisory lock key that serialises migrations across processes ("rtmg"). */
+const migrationLockKey = 0x72746d67;
+
+/**
+ * PostgreSQL: one connection holding a session advisory lock for the whole run, so two
+ * processes starting at once take turns; each migration and its record in one transaction.
+ */
+export async function applyPostgresMigrations(
+  target: Extract<DatabaseTarget, { provider: "postgresql" }>,
+  migrations: Migration[],
+  logger: Logger,
+): Promise<string[]> {
+  const client = new pg.Client({ connectionString: target.url });
+  try {
+    await client.connect();
+  } catch (error) {
+    throw new StorageError(
+      "storage.failed",
+      `cannot connect to ${redactDatabaseUrl(target.url)}: ${errorMessage(error)}`,
+      { cause: error },
+    );
+  }
+  // An error on an idle client (server restart) must not crash the process; the next query reports it.
+  client.on("error", (error) => logger.warn({ err: error }, "migration connection error"));
+  const applied: string[] = [];
+  try {
+    await client.query("SELECT pg_advisory_lock($1)", [migrationLockKey]);
+    await client.query(
+      `CREATE TABLE IF NOT EXISTS "${migrationsTable}" ("name" TEXT PRIMARY KEY, "checksum" TEXT NOT NULL, "appliedAt" TIMESTAMPTZ NOT NULL DEFAULT now())`,
+    );
+    const result = await client.query<{ name: string; checksum: string }>(
+      `SELECT "name", "checksum" FROM "${migrationsTable}"`,
+    );
+    const recorded = new Map(result.rows.map((row) => [row.name, row.checksum]));
+    reportDrift(logger, migrations, recorded);
+    for (const migration of migrations) {
+      if (recorded.has(migration.name)) continue;
+      await client.query("BEGIN");
+      try {
+        await client.query(migration.sql);
+        await client.query(`INSERT INTO "${migrationsTable}" ("name", "checksum") VALUES ($1, $2)`, [
+          migration.name,
+          migration.checksum,
+        ]);
+        await client.query("COMMIT");
+      } catch (error) {
+        await client.query("ROLLBACK").catch(() => undefined);
+        throw new StorageError("storage.failed", `migration ${migration.name} failed: ${errorMessage(error)}`, {
+          cause: error,
+        });
+      }
+      logger.info({ migration: migration.name }, "migration applied");
+      applied.push(migration.name);
+    }
+  } catch (error) {
+    if (error instanceof StorageError) throw error;
+    throw new StorageError(
+      "storage.failed",
+      `migrating ${redactDatabaseUrl(target.url)} failed: ${errorMessage(error)}`,
+      {
+        cause: error,
+      },
+    );
+  } finally {
+    // Ending the session releases the advisory lock.
+    await client.end().catch(() => undefined);
+  }
+  return applied;
+}

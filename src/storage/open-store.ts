@@ -1,0 +1,86 @@
+import { mkdir } from "node:fs/promises";
+import type { Logger } from "../log/logger.js";
+import { migrateDatabase } from "./migrate.js";
+import { createDatabaseClient } from "./prisma/database-client.js";
+import { type DatabaseTarget, parseDatabaseUrl, redactDatabaseUrl, sqliteDirectory } from "./prisma/database-target.js";
+import { PrismaStore } from "./prisma/prisma-store.js";
+import { SqlWorkQueue, type SqlWorkQueueOptions, type StoredWorkQueue } from "./prisma/sql-work-queue.js";
+import type { Store } from "./store.js";
+
+export { defaultDatabaseUrl } from "./prisma/database-target.js";
+export type { JobState, JobStatus, StoredWorkQueue } from "./prisma/sql-work-queue.js";
+
+export interface OpenStoreOptions {
+  /** `file:...` (SQLite, the default `file:./data/roundtable.db`) or `postgres(ql)://...`. */
+  databaseUrl?: string;
+  logger: Logger;
+  /** Apply pending migrations before opening (default true). */
+  migrate?: boolean;
+  /** Time source for stored timestamps (tests). */
+  clock?: () => Date;
+  /** SQLite: how long to wait for another process's write lock. Default 5 s. */
+  busyTimeoutMs?: number;
+}
+
+/** Queue settings; the logger defaults to the store's. */
+export type QueueOptions = Partial<SqlWorkQueueOptions>;
+
+/** An open database: the Store, stored work queues over it, and one way to close it all. */
+export interface OpenedStore {
+  store: Store;
+  provider: DatabaseTarget["provider"];
+  /** A work queue over the Job table of this database (one per process is the usual). */
+  createQueue(options?: QueueOptions): StoredWorkQueue;
+  /** Stop the queues made here, then close the connection. */
+  close(): Promise<void>;
+}
+
+/**
+ * Open the database named by `databaseUrl`: SQLite through libsql (WAL, busy timeout) or
+ * PostgreSQL through `pg`, both by Prisma driver adapters. Migrates first unless told not to,
+ * and checks the connection, so a wrong URL fails here with a clear message.
+ */
+export async function openStore(options: OpenStoreOptions): Promise<OpenedStore> {
+  const target = parseDatabaseUrl(options.databaseUrl);
+  const logger = options.logger.child({ component: "storage" });
+  if (target.provider === "sqlite") await mkdir(sqliteDirectory(target), { recursive: true });
+  if (options.migrate !== false) await migrateDatabase({ databaseUrl: target.url, logger });
+
+  const db = createDatabaseClient(target, {
+    logger,
+    ...(options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs }),
+  });
+  const store = new PrismaStore(db, options.clock);
+  try {
+    await store.ping();
+  } catch (error) {
+    await store.close().catch(() => undefined);
+    throw error;
+  }
+  logger.debug(
+    { database: target.provider === "sqlite" ? target.path : redactDatabaseUrl(target.url) },
+    "database open",
+  );
+
+  const queues: SqlWorkQueue[] = [];
+  let closed = false;
+  return {
+    store,
+    provider: target.provider,
+    createQueue(queueOptions: QueueOptions = {}) {
+      const queue = new SqlWorkQueue(db, target.provider, {
+        ...queueOptions,
+        logger: queueOptions.logger ?? options.logger,
+        ...(queueOptions.clock === undefined && options.clock !== undefined ? { clock: options.clock } : {}),
+      });
+      queues.push(queue);
+      return queue;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await Promise.allSettled(queues.map((queue) => queue.stop()));
+      await store.close();
+    },
+  };
+}

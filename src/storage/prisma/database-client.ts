@@ -1,0 +1,61 @@
+import { PrismaLibSQL } from "@prisma/adapter-libsql";
+import { PrismaPg } from "@prisma/adapter-pg";
+import type { Client, Config } from "@libsql/client";
+import type { Logger } from "../../log/logger.js";
+import type { DatabaseTarget } from "./database-target.js";
+import { PrismaClient as PostgresPrismaClient } from "./generated/postgresql/index.js";
+import { PrismaClient as SqlitePrismaClient } from "./generated/sqlite/index.js";
+import { openSqliteClient } from "./sqlite-client.js";
+
+/**
+ * The Prisma client, typed as the SQLite one. The PostgreSQL client is generated from the
+ * same models (a test keeps the two schemas equal), so its model API is the same.
+ */
+export type DatabaseClient = SqlitePrismaClient;
+
+export interface DatabaseClientOptions {
+  busyTimeoutMs?: number;
+  /** Where PostgreSQL connection errors (a server restart under an idle connection) are reported. */
+  logger?: Logger;
+}
+
+/** Interactive transactions wait in line (one writer at a time on SQLite): be patient. */
+const transactionOptions = { maxWait: 60_000, timeout: 60_000 };
+
+/** A Prisma client for the target, through its driver adapter (no native engine). */
+export function createDatabaseClient(target: DatabaseTarget, options: DatabaseClientOptions = {}): DatabaseClient {
+  if (target.provider === "postgresql") {
+    const logger = options.logger;
+    const adapter = new PrismaPg(
+      { connectionString: target.url },
+      {
+        // The pool replaces a broken connection by itself; these only say that it happened.
+        onPoolError: (error) => logger?.warn({ err: error }, "database connection lost (idle); it will be replaced"),
+        onConnectionError: (error) => logger?.warn({ err: error }, "database connection error"),
+      },
+    );
+    // Same models, same generated model API: the PostgreSQL client is used through the SQLite type.
+    return new PostgresPrismaClient({ adapter, transactionOptions }) as unknown as DatabaseClient;
+  }
+  const adapter = new SerialLibSqlAdapterFactory(
+    { url: target.url },
+    target.path,
+    options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs },
+  );
+  return new SqlitePrismaClient({ adapter, transactionOptions });
+}
+
+/** PrismaLibSQL over {@link openSqliteClient}: one connection with its pragmas, IMMEDIATE transactions. */
+class SerialLibSqlAdapterFactory extends PrismaLibSQL {
+  constructor(
+    config: Config,
+    private readonly path: string,
+    private readonly settings: { busyTimeoutMs?: number },
+  ) {
+    super(config);
+  }
+
+  override createClient(config: Config): Client {
+    return openSqliteClient({ url: config.url, path: this.path, ...this.settings });
+  }
+}

@@ -1,0 +1,192 @@
+import type { QueueJob } from "../../world/work-queue.js";
+import type { DatabaseClient } from "./database-client.js";
+import { isUniqueViolation } from "./prisma-errors.js";
+
+export type JobState = "pending" | "running" | "done" | "failed";
+
+/** What the queue tells about one stored job (for checks, tests and operators). */
+export interface JobStatus {
+  key: string;
+  queue: string;
+  state: JobState;
+  attempts: number;
+  runAt: Date;
+  lastError?: string;
+}
+
+/** A job this worker now holds. */
+export interface ClaimedRow {
+  seq: number;
+  key: string;
+  queue: string;
+  payload: unknown;
+  attempts: number;
+  runAt: Date;
+}
+
+/**
+ * The Job table's statements. A row is `pending` until a worker claims it (`running`, with
+ * `lockedBy` = that worker's claim token), then `done` or `failed`, or `pending` again for a
+ * retry. Every change after the claim is conditional on the token, so a worker whose job was
+ * taken back (a lease that expired) can no longer change it.
+ */
+export class JobTable {
+  constructor(private readonly db: DatabaseClient) {}
+
+  /** False when a job with this key exists (whatever its state). */
+  async insert(job: QueueJob, now: Date): Promise<boolean> {
+    const payload = JSON.stringify(job.payload ?? null);
+    const runAt = job.runAt ?? now;
+    // Raw SQL on the hot paths: a fraction of the model API's overhead per statement.
+    const inserted = await this.db.$executeRaw`
+      INSERT INTO "Job" ("key", "queue", "payload", "state", "runAt", "attempts", "createdAt")
+      VALUES (${job.key}, ${job.queue}, ${payload}, 'pending', ${runAt}, 0, ${now})
+      ON CONFLICT ("key") DO NOTHING`;
+    return inserted === 1;
+  }
+
+  /** The oldest due job of each queue that has no running job, oldest first. */
+  async dueHeads(now: Date, limit: number): Promise<{ seq: number; queue: string }[]> {
+    const rows = await this.db.$queryRaw<{ queue: string; seq: number | bigint }[]>`
+      SELECT j."queue" AS queue, MIN(j."seq") AS seq FROM "Job" AS j
+      WHERE j."state" = 'pending' AND j."runAt" <= ${now}
+        AND NOT EXISTS (SELECT 1 FROM "Job" AS busy WHERE busy."queue" = j."queue" AND busy."state" = 'running')
+      GROUP BY j."queue" ORDER BY MIN(j."seq") LIMIT ${limit}`;
+    return rows.map((row) => ({ queue: row.queue, seq: Number(row.seq) }));
+  }
+
+  /**
+   * Take a pending job if its queue has nothing running: one conditional statement. Two
+   * workers racing for jobs of one queue cannot both win: the partial unique index (one
+   * running job per queue, migration 0002) refuses the second, which counts as a lost race.
+   */
+  async claim(seq: number, queue: string, token: string, now: Date): Promise<ClaimedRow | undefined> {
+    try {
+      return await claimStatement(this.db, seq, queue, token, now);
+    } catch (error) {
+      if (isUniqueViolation(error)) return undefined;
+      throw error;
+    }
+  }
+
+  async complete(seq: number, token: string, now: Date): Promise<boolean> {
+    const changed = await this.db.$executeRaw`
+      UPDATE "Job" SET "state" = 'done', "lockedBy" = NULL, "lockedAt" = NULL, "finishedAt" = ${now}
+      WHERE "seq" = ${seq} AND "state" = 'running' AND "lockedBy" = ${token}`;
+    return changed === 1;
+  }
+
+  async retry(seq: number, token: string, runAt: Date, lastError: string): Promise<boolean> {
+    const changed = await this.db.$executeRaw`
+      UPDATE "Job" SET "state" = 'pending', "lockedBy" = NULL, "lockedAt" = NULL, "runAt" = ${runAt}, "lastError" = ${lastError}
+      WHERE "seq" = ${seq} AND "state" = 'running' AND "lockedBy" = ${token}`;
+    return changed === 1;
+  }
+
+  async fail(seq: number, token: string, now: Date, lastError: string): Promise<boolean> {
+    const changed = await this.db.$executeRaw`
+      UPDATE "Job" SET "state" = 'failed', "lockedBy" = NULL, "lockedAt" = NULL, "finishedAt" = ${now}, "lastError" = ${lastError}
+      WHERE "seq" = ${seq} AND "state" = 'running' AND "lockedBy" = ${token}`;
+    return changed === 1;
+  }
+
+  /** Keep a long job's lease fresh. */
+  async heartbeat(seq: number, token: string, now: Date): Promise<void> {
+    await this.db.$executeRaw`
+      UPDATE "Job" SET "lockedAt" = ${now} WHERE "seq" = ${seq} AND "state" = 'running' AND "lockedBy" = ${token}`;
+  }
+
+  /**
+   * Take back running jobs whose worker is gone: all of them, or (`lockedBefore`) those whose
+   * lease expired. A job that already used its attempts fails instead of running again, so a
+   * step that kills the process cannot do so forever.
+   */
+  async recover(options: {
+    now: Date;
+    maxAttempts: number;
+    lockedBefore?: Date;
+  }): Promise<{ requeued: number; failed: number }> {
+    const lease =
+      options.lockedBefore === undefined
+        ? {}
+        : { OR: [{ lockedAt: null }, { lockedAt: { lt: options.lockedBefore } }] };
+    const interrupted = "interrupted: the process running it stopped";
+    const failed = await this.db.job.updateMany({
+      where: { state: "running", attempts: { gte: options.maxAttempts }, ...lease },
+      data: { state: "failed", lockedBy: null, lockedAt: null, finishedAt: options.now, lastError: interrupted },
+    });
+    const requeued = await this.db.job.updateMany({
+      where: { state: "running", ...lease },
+      data: { state: "pending", lockedBy: null, lockedAt: null, lastError: interrupted },
+    });
+    return { requeued: requeued.count, failed: failed.count };
+  }
+
+  /** The earliest `runAt` of a pending job not yet due. */
+  async nextRunAt(now: Date): Promise<Date | undefined> {
+    const row = await this.db.job.findFirst({
+      where: { state: "pending", runAt: { gt: now } },
+      orderBy: { runAt: "asc" },
+      select: { runAt: true },
+    });
+    return row?.runAt;
+  }
+
+  async countDue(now: Date): Promise<number> {
+    return this.db.job.count({ where: { state: "pending", runAt: { lte: now } } });
+  }
+
+  /** Forget finished jobs (and so their keys) that ended before `before`. */
+  async deleteFinished(before: Date): Promise<number> {
+    const { count } = await this.db.job.deleteMany({
+      where: { state: { in: ["done", "failed"] }, finishedAt: { lt: before } },
+    });
+    return count;
+  }
+
+  async status(key: string): Promise<JobStatus | undefined> {
+    const row = await this.db.job.findUnique({ where: { key } });
+    if (!row) return undefined;
+    return {
+      key: row.key,
+      queue: row.queue,
+      state: row.state as JobState,
+      attempts: row.attempts,
+      runAt: row.runAt,
+      ...(row.lastError === null ? {} : { lastError: row.lastError }),
+    };
+  }
+}
+
+async function claimStatement(
+  db: DatabaseClient,
+  seq: number,
+  queue: string,
+  token: string,
+  now: Date,
+): Promise<ClaimedRow | undefined> {
+  const rows = await db.$queryRaw<
+    {
+      seq: number | bigint;
+      key: string;
+      queue: string;
+      payload: string;
+      attempts: number | bigint;
+      runAt: Date | string;
+    }[]
+  >`
+    UPDATE "Job" SET "state" = 'running', "lockedBy" = ${token}, "lockedAt" = ${now}, "attempts" = "attempts" + 1
+    WHERE "seq" = ${seq} AND "state" = 'pending'
+      AND NOT EXISTS (SELECT 1 FROM "Job" AS busy WHERE busy."queue" = ${queue} AND busy."state" = 'running')
+    RETURNING "seq", "key", "queue", "payload", "attempts", "runAt"`;
+  const row = rows[0];
+  if (!row) return undefined;
+  return {
+    seq: Number(row.seq),
+    key: row.key,
+    queue: row.queue,
+    payload: JSON.parse(row.payload) as unknown,
+    attempts: Number(row.attempts),
+    runAt: row.runAt instanceof Date ? row.runAt : new Date(row.runAt),
+  };
+}

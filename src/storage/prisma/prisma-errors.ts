@@ -1,0 +1,23 @@
+/**
+ * Prisma errors, recognised by their stable codes. The SQLite and PostgreSQL clients each
+ * bring their own error classes, so `instanceof` would miss one of them.
+ */
+function prismaCode(error: unknown): string | undefined {
+  if (typeof error !== "object" || error === null) return undefined;
+  const code = (error as { code?: unknown }).code;
+  return typeof code === "string" && /^P\d{4}$/.test(code) ? code : undefined;
+}
+
+/** A unique constraint refused the write: P2002, or P2010 (a raw query) whose driver says so. */
+export function isUniqueViolation(error: unknown): boolean {
+  const code = prismaCode(error);
+  if (code === "P2002") return true;
+  if (code !== "P2010") return false;
+  const meta = (error as { meta?: { driverAdapterError?: { cause?: { kind?: unknown } } } }).meta;
+  return meta?.driverAdapterError?.cause?.kind === "UniqueConstraintViolation";
+}
+
+/** The record an update or delete needed does not exist (P2025). */
+export function isRecordNotFound(error: unknown): boolean {
+  return prismaCode(error) === "P2025";
+}

@@ -1,0 +1,462 @@
+import { randomUUID } from "node:crypto";
+import { StorageError } from "../../errors/roundtable-error.js";
+import type { StoredEvent, WorldEvent } from "../../world/events.js";
+import type {
+  ApprovalChangeRecord,
+  ApprovalDecision,
+  ApprovalRecord,
+  ChatRecord,
+  DecideResult,
+  MessageRecord,
+  NewApproval,
+  NewMessage,
+  NewToolCall,
+  OutboundRecord,
+  SessionGrantKey,
+  ToolCallRecord,
+  ToolCallState,
+  ToolResultRecord,
+  TurnRecord,
+  TurnState,
+} from "../records.js";
+import type { Store } from "../store.js";
+import type { DatabaseClient } from "./database-client.js";
+import { encodeWithDates } from "./json-text.js";
+import { isUniqueViolation } from "./prisma-errors.js";
+import { messageData, toolCallData } from "./record-data.js";
+import {
+  toApprovalChangeRecord,
+  toApprovalRecord,
+  toChatRecord,
+  toMessageRecord,
+  toStoredEvent,
+  toToolCallRecord,
+  toToolResultRecord,
+  toTurnRecord,
+} from "./record-mappers.js";
+
+/**
+ * The Store over Prisma, one class for SQLite and PostgreSQL. Every method is one statement
+ * or one transaction; the races the flow cares about (two results for a call, two decisions
+ * for an approval, two deliveries of one inbound message) are settled by unique keys and
+ * conditional updates in the database, not in memory.
+ */
+export class PrismaStore implements Store {
+  constructor(
+    private readonly db: DatabaseClient,
+    private readonly clock: () => Date = () => new Date(),
+  ) {}
+
+  // chats
+
+  async ensureChat(key: string, world: string, platform: string): Promise<ChatRecord> {
+    const existing = await this.db.chat.findUnique({ where: { key } });
+    if (existing) return toChatRecord(existing);
+    try {
+      return toChatRecord(await this.db.chat.create({ data: { key, world, platform, createdAt: this.clock() } }));
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+      // Created concurrently: theirs stands.
+      return toChatRecord(await this.db.chat.findUniqueOrThrow({ where: { key } }));
+    }
+  }
+
+  async getChat(key: string): Promise<ChatRecord | undefined> {
+    const row = await this.db.chat.findUnique({ where: { key } });
+    return row ? toChatRecord(row) : undefined;
+  }
+
+  async setAgentTurns(key: string, count: number): Promise<ChatRecord> {
+    const { count: changed } = await this.db.chat.updateMany({ where: { key }, data: { agentTurnsSinceHuman: count } });
+    if (changed === 0) throw missing("chat", key);
+    return toChatRecord(await this.db.chat.findUniqueOrThrow({ where: { key } }));
+  }
+
+  async incrementAgentTurns(key: string): Promise<number> {
+    const rows = await this.db.$queryRaw<{ value: number | bigint }[]>`
+      UPDATE "Chat" SET "agentTurnsSinceHuman" = "agentTurnsSinceHuman" + 1
+      WHERE "key" = ${key} RETURNING "agentTurnsSinceHuman" AS value`;
+    const value = rows[0]?.value;
+    if (value === undefined) throw missing("chat", key);
+    return Number(value);
+  }
+
+  async resetSession(key: string): Promise<number> {
+    const rows = await this.db.$queryRaw<{ value: number | bigint }[]>`
+      UPDATE "Chat" SET "sessionEpoch" = "sessionEpoch" + 1
+      WHERE "key" = ${key} RETURNING "sessionEpoch" AS value`;
+    const value = rows[0]?.value;
+    if (value === undefined) throw missing("chat", key);
+    return Number(value);
+  }
+
+  // ingress dedupe
+
+  async claimInboundKey(key: string): Promise<boolean> {
+    try {
+      await this.db.inboundKey.create({ data: { key, createdAt: this.clock() } });
+      return true;
+    } catch (error) {
+      if (isUniqueViolation(error)) return false;
+      throw error;
+    }
+  }
+
+  // messages
+
+  async addMessage(message: NewMessage): Promise<MessageRecord> {
+    try {
+      return toMessageRecord(await this.db.message.create({ data: messageData(message, this.clock()) }));
+    } catch (error) {
+      throw conflictOr(error, `message ${message.id} already exists`);
+    }
+  }
+
+  async getMessage(id: string): Promise<MessageRecord | undefined> {
+    const row = await this.db.message.findUnique({ where: { id } });
+    return row ? toMessageRecord(row) : undefined;
+  }
+
+  async listMessages(chatKey: string, options: { afterSeq?: number; limit?: number } = {}): Promise<MessageRecord[]> {
+    const rows = await this.db.message.findMany({
+      where: { chatKey, ...(options.afterSeq === undefined ? {} : { seq: { gt: options.afterSeq } }) },
+      orderBy: { seq: "asc" },
+      ...(options.limit === undefined ? {} : { take: options.limit }),
+    });
+    return rows.map(toMessageRecord);
+  }
+
+  async findMessageByPlatformId(chatKey: string, platformMessageId: string): Promise<MessageRecord | undefined> {
+    const row = await this.db.message.findFirst({ where: { chatKey, platformMessageId }, orderBy: { seq: "asc" } });
+    return row ? toMessageRecord(row) : undefined;
+  }
+
+  // event log
+
+  async appendEvent(chatKey: string, event: WorldEvent): Promise<StoredEvent> {
+    const row = await this.db.event.create({
+      data: { chatKey, type: event.type, payload: encodeWithDates(event), createdAt: this.clock() },
+    });
+    return toStoredEvent(row);
+  }
+
+  async getEvent(seq: number): Promise<StoredEvent | undefined> {
+    const row = await this.db.event.findUnique({ where: { seq } });
+    return row ? toStoredEvent(row) : undefined;
+  }
+
+  async listEvents(chatKey: string, options: { afterSeq?: number; limit?: number } = {}): Promise<StoredEvent[]> {
+    const rows = await this.db.event.findMany({
+      where: { chatKey, ...(options.afterSeq === undefined ? {} : { seq: { gt: options.afterSeq } }) },
+      orderBy: { seq: "asc" },
+      ...(options.limit === undefined ? {} : { take: options.limit }),
+    });
+    return rows.map(toStoredEvent);
+  }
+
+  // turns
+
+  async createTurn(
+    turn: Omit<TurnRecord, "state" | "step" | "startedAt"> & { state?: TurnState },
+  ): Promise<TurnRecord> {
+    try {
+      const row = await this.db.turn.create({
+        data: {
+          id: turn.id,
+          chatKey: turn.chatKey,
+          agent: turn.agent,
+          state: turn.state ?? "running",
+          triggerMessageId: turn.triggerMessageId,
+          startedById: turn.startedById,
+          deadlineAt: turn.deadlineAt,
+          endReason: turn.endReason ?? null,
+          endedAt: turn.endedAt ?? null,
+          startedAt: this.clock(),
+        },
+      });
+      return toTurnRecord(row);
+    } catch (error) {
+      throw conflictOr(error, `turn ${turn.id} already exists`);
+    }
+  }
+
+  async getTurn(id: string): Promise<TurnRecord | undefined> {
+    const row = await this.db.turn.findUnique({ where: { id } });
+    return row ? toTurnRecord(row) : undefined;
+  }
+
+  async updateTurn(
+    id: string,
+    change: Partial<Pick<TurnRecord, "state" | "step" | "endReason" | "endedAt" | "deadlineAt">>,
+  ): Promise<TurnRecord> {
+    const data = {
+      ...(change.state === undefined ? {} : { state: change.state }),
+      ...(change.step === undefined ? {} : { step: change.step }),
+      ...(change.endReason === undefined ? {} : { endReason: change.endReason }),
+      ...(change.endedAt === undefined ? {} : { endedAt: change.endedAt }),
+      ...(change.deadlineAt === undefined ? {} : { deadlineAt: change.deadlineAt }),
+    };
+    const { count } = await this.db.turn.updateMany({ where: { id }, data });
+    if (count === 0) throw missing("turn", id);
+    return toTurnRecord(await this.db.turn.findUniqueOrThrow({ where: { id } }));
+  }
+
+  async listTurns(filter: { chatKey?: string; agent?: string; states?: TurnState[] }): Promise<TurnRecord[]> {
+    const rows = await this.db.turn.findMany({
+      where: {
+        ...(filter.chatKey === undefined ? {} : { chatKey: filter.chatKey }),
+        ...(filter.agent === undefined ? {} : { agent: filter.agent }),
+        ...(filter.states === undefined ? {} : { state: { in: filter.states } }),
+      },
+      orderBy: [{ startedAt: "asc" }, { id: "asc" }],
+    });
+    return rows.map(toTurnRecord);
+  }
+
+  // tool calls and results
+
+  async addModelStep(
+    message: NewMessage,
+    calls: NewToolCall[],
+  ): Promise<{ message: MessageRecord; calls: ToolCallRecord[] }> {
+    try {
+      return await this.db.$transaction(async (tx) => {
+        const stored = await tx.message.create({ data: messageData(message, this.clock()) });
+        const storedCalls: ToolCallRecord[] = [];
+        for (const call of calls) {
+          storedCalls.push(toToolCallRecord(await tx.toolCall.create({ data: toolCallData(call, this.clock()) })));
+        }
+        return { message: toMessageRecord(stored), calls: storedCalls };
+      });
+    } catch (error) {
+      throw conflictOr(error, `message ${message.id} or one of its tool calls already exists`);
+    }
+  }
+
+  async getToolCall(id: string): Promise<ToolCallRecord | undefined> {
+    const row = await this.db.toolCall.findUnique({ where: { id } });
+    return row ? toToolCallRecord(row) : undefined;
+  }
+
+  async listToolCalls(filter: {
+    turnId?: string;
+    chatKey?: string;
+    agent?: string;
+    step?: number;
+  }): Promise<ToolCallRecord[]> {
+    const rows = await this.db.toolCall.findMany({
+      where: {
+        ...(filter.turnId === undefined ? {} : { turnId: filter.turnId }),
+        ...(filter.chatKey === undefined ? {} : { chatKey: filter.chatKey }),
+        ...(filter.agent === undefined ? {} : { agent: filter.agent }),
+        ...(filter.step === undefined ? {} : { step: filter.step }),
+      },
+      orderBy: { seq: "asc" },
+    });
+    return rows.map(toToolCallRecord);
+  }
+
+  async setToolCallState(id: string, state: ToolCallState): Promise<void> {
+    const { count } = await this.db.toolCall.updateMany({ where: { id }, data: { state } });
+    if (count === 0) throw missing("tool call", id);
+  }
+
+  async addToolResult(result: Omit<ToolResultRecord, "createdAt">): Promise<boolean> {
+    try {
+      await this.db.$transaction(async (tx) => {
+        await tx.toolResult.create({
+          data: { toolCallId: result.toolCallId, kind: result.kind, content: result.content, createdAt: this.clock() },
+        });
+        const { count } = await tx.toolCall.updateMany({ where: { id: result.toolCallId }, data: { state: "done" } });
+        if (count === 0) throw missing("tool call", result.toolCallId);
+      });
+      return true;
+    } catch (error) {
+      if (isUniqueViolation(error)) return false;
+      throw error;
+    }
+  }
+
+  async getToolResult(toolCallId: string): Promise<ToolResultRecord | undefined> {
+    const row = await this.db.toolResult.findUnique({ where: { toolCallId } });
+    return row ? toToolResultRecord(row) : undefined;
+  }
+
+  async listToolResults(toolCallIds: string[]): Promise<ToolResultRecord[]> {
+    if (toolCallIds.length === 0) return [];
+    const rows = await this.db.toolResult.findMany({
+      where: { toolCallId: { in: [...new Set(toolCallIds)] } },
+      orderBy: { seq: "asc" },
+    });
+    return rows.map(toToolResultRecord);
+  }
+
+  // approvals
+
+  async createApproval(approval: NewApproval): Promise<ApprovalRecord> {
+    try {
+      const row = await this.db.approval.create({
+        data: {
+          id: approval.id,
+          shortId: approval.shortId,
+          chatKey: approval.chatKey,
+          world: approval.world,
+          agent: approval.agent,
+          turnId: approval.turnId,
+          toolCallId: approval.toolCallId,
+          state: "pending",
+          requestedFor: approval.requestedFor,
+          reason: approval.reason,
+          expiresAt: approval.expiresAt,
+          createdAt: this.clock(),
+        },
+      });
+      return toApprovalRecord(row);
+    } catch (error) {
+      throw conflictOr(
+        error,
+        `an approval with id ${approval.id}, short id ${approval.shortId} or this tool call exists`,
+      );
+    }
+  }
+
+  async getApproval(id: string): Promise<ApprovalRecord | undefined> {
+    const row = await this.db.approval.findUnique({ where: { id } });
+    return row ? toApprovalRecord(row) : undefined;
+  }
+
+  async getApprovalByShortId(chatKey: string, shortId: string): Promise<ApprovalRecord | undefined> {
+    const row = await this.db.approval.findUnique({ where: { chatKey_shortId: { chatKey, shortId } } });
+    return row ? toApprovalRecord(row) : undefined;
+  }
+
+  async listApprovals(filter: {
+    chatKey?: string;
+    turnId?: string;
+    states?: ApprovalRecord["state"][];
+  }): Promise<ApprovalRecord[]> {
+    const rows = await this.db.approval.findMany({
+      where: {
+        ...(filter.chatKey === undefined ? {} : { chatKey: filter.chatKey }),
+        ...(filter.turnId === undefined ? {} : { turnId: filter.turnId }),
+        ...(filter.states === undefined ? {} : { state: { in: filter.states } }),
+      },
+      orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+    });
+    return rows.map(toApprovalRecord);
+  }
+
+  async decideApproval(id: string, decision: ApprovalDecision): Promise<DecideResult> {
+    return this.db.$transaction(async (tx) => {
+      // The condition on `pending` is the race: whoever's update matches first wins.
+      const { count } = await tx.approval.updateMany({
+        where: { id, state: "pending" },
+        data: {
+          state: decision.state,
+          choice: decision.choice ?? null,
+          decidedById: decision.actorId,
+          decidedByName: decision.actorName,
+          decidedAt: decision.at,
+        },
+      });
+      if (count === 1) {
+        await tx.approvalChange.create({
+          data: {
+            approvalId: id,
+            state: decision.state,
+            actorId: decision.actorId,
+            actorName: decision.actorName,
+            note: decision.note ?? null,
+            createdAt: decision.at,
+          },
+        });
+      }
+      const row = await tx.approval.findUnique({ where: { id } });
+      if (!row) throw new StorageError("approval.unknown", `approval ${id} does not exist`);
+      return { won: count === 1, approval: toApprovalRecord(row) };
+    });
+  }
+
+  async listApprovalChanges(approvalId: string): Promise<ApprovalChangeRecord[]> {
+    const rows = await this.db.approvalChange.findMany({ where: { approvalId }, orderBy: { seq: "asc" } });
+    return rows.map(toApprovalChangeRecord);
+  }
+
+  // session grants
+
+  async addSessionGrant(key: SessionGrantKey, grantedBy: string): Promise<void> {
+    try {
+      await this.db.sessionGrant.create({ data: { id: randomUUID(), ...key, grantedBy, createdAt: this.clock() } });
+    } catch (error) {
+      // Granted already (a duplicate click): the grant holds either way.
+      if (!isUniqueViolation(error)) throw error;
+    }
+  }
+
+  async hasSessionGrant(key: SessionGrantKey): Promise<boolean> {
+    const row = await this.db.sessionGrant.findUnique({
+      where: { chatKey_agent_tool_argsHash_sessionEpoch: key },
+      select: { id: true },
+    });
+    return row !== null;
+  }
+
+  // outbound messages
+
+  /** Where a world message landed; recording the same ref again replaces its ids. */
+  async recordOutbound(record: OutboundRecord): Promise<void> {
+    const now = this.clock();
+    await this.db.$transaction(async (tx) => {
+      await tx.outboundMessage.deleteMany({ where: { refKind: record.refKind, refId: record.refId } });
+      for (const [part, platformMessageId] of record.platformMessageIds.entries()) {
+        await tx.outboundMessage.create({
+          data: {
+            chatKey: record.chatKey,
+            refKind: record.refKind,
+            refId: record.refId,
+            part,
+            platformMessageId,
+            createdAt: now,
+          },
+        });
+      }
+    });
+  }
+
+  async getOutbound(refKind: OutboundRecord["refKind"], refId: string): Promise<OutboundRecord | undefined> {
+    const rows = await this.db.outboundMessage.findMany({ where: { refKind, refId }, orderBy: { part: "asc" } });
+    const first = rows[0];
+    if (!first) return undefined;
+    return { chatKey: first.chatKey, refKind, refId, platformMessageIds: rows.map((row) => row.platformMessageId) };
+  }
+
+  async findOutboundByPlatformId(chatKey: string, platformMessageId: string): Promise<OutboundRecord | undefined> {
+    const row = await this.db.outboundMessage.findFirst({
+      where: { chatKey, platformMessageId },
+      orderBy: { seq: "asc" },
+    });
+    if (!row) return undefined;
+    return this.getOutbound(row.refKind as OutboundRecord["refKind"], row.refId);
+  }
+
+  async ping(): Promise<void> {
+    try {
+      await this.db.$queryRaw`SELECT 1 AS ok`;
+    } catch (error) {
+      throw new StorageError("storage.failed", "the database does not answer", { cause: error });
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.db.$disconnect();
+  }
+}
+
+function missing(what: string, id: string): StorageError {
+  return new StorageError("storage.failed", `${what} ${id} does not exist`);
+}
+
+/** A unique violation becomes a `storage.conflict`; anything else passes through. */
+function conflictOr(error: unknown, message: string): unknown {
+  return isUniqueViolation(error) ? new StorageError("storage.conflict", message, { cause: error }) : error;
+}

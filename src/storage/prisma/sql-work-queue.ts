@@ -1,0 +1,333 @@
+import { randomUUID } from "node:crypto";
+import { errorMessage, StorageError } from "../../errors/roundtable-error.js";
+import type { Logger } from "../../log/logger.js";
+import type { ClaimedJob, JobHandler, QueueJob, WorkQueue } from "../../world/work-queue.js";
+import type { DatabaseClient } from "./database-client.js";
+import { type ClaimedRow, type JobStatus, JobTable } from "./job-table.js";
+
+export type { JobState, JobStatus } from "./job-table.js";
+
+export interface SqlWorkQueueOptions {
+  logger: Logger;
+  /** Jobs (of different queues) running at once in this process. Default 4. */
+  concurrency?: number;
+  /** Runs of a job before it is marked failed. Default 5. */
+  maxAttempts?: number;
+  /** Wait before the next run after `attempt` (1-based) threw. Default 1 s doubling, at most 1 min. */
+  retryDelayMs?: (attempt: number) => number;
+  /** PostgreSQL: a running job whose lease is older than this belongs to a dead process. Default 5 min. */
+  leaseMs?: number;
+  /** How long finished (done or failed) jobs keep their key before the cleanup deletes them. Default 7 days. */
+  retentionMs?: number;
+  clock?: () => Date;
+}
+
+/** The stored queue as `openStore` hands it out: the port plus a wake-up and a look at one job. */
+export interface StoredWorkQueue extends WorkQueue {
+  /**
+   * Look for due work now (adds, finished jobs and the timer do this by themselves; useful
+   * after a clock jump). Resolves when that look is over.
+   */
+  wake(): Promise<void>;
+  /** A job's state by key, while its row is kept. */
+  jobStatus(key: string): Promise<JobStatus | undefined>;
+}
+
+const defaultRetryDelay = (attempt: number): number => Math.min(1_000 * 2 ** (attempt - 1), 60_000);
+const cleanupEveryMs = 60 * 60 * 1_000;
+const scanRetryMs = 1_000;
+const idleRecheckMs = 1_000;
+const longestTimerMs = 2 ** 31 - 1;
+
+/**
+ * The WorkQueue over the Job table. Jobs of one queue run one at a time in insertion order
+ * (among due jobs); different queues run concurrently up to `concurrency`. Nothing polls:
+ * `add` and every finished job wake the scheduler, and one timer waits for the earliest
+ * future `runAt`.
+ *
+ * Dedupe: a key is refused while its row exists. Finished jobs stay as `done` / `failed`
+ * rows (keeping their key) for `retentionMs`, then a cleanup deletes them; a key added again
+ * after that runs again, which is safe because every step is idempotent by its key.
+ */
+export class SqlWorkQueue implements StoredWorkQueue {
+  private readonly table: JobTable;
+  private readonly logger: Logger;
+  private readonly concurrency: number;
+  private readonly maxAttempts: number;
+  private readonly retryDelayMs: (attempt: number) => number;
+  private readonly leaseMs: number;
+  private readonly retentionMs: number;
+  private readonly clock: () => Date;
+  private readonly workerId = randomUUID();
+
+  private phase: "stopped" | "starting" | "started" | "stopping" = "stopped";
+  private handler: JobHandler | undefined;
+  private readonly running = new Map<number, Promise<void>>();
+  private claimCount = 0;
+  private scanning: Promise<void> | undefined;
+  private scanRequested = false;
+  private timer: NodeJS.Timeout | undefined;
+  private timerAt: number | undefined;
+  /** Bumped when the earliest future runAt may have changed (start, a delayed add, a retry, the timer). */
+  private timerGeneration = 1;
+  private armedGeneration = 0;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private lastCleanup = Number.NEGATIVE_INFINITY;
+  private waiters: (() => void)[] = [];
+
+  constructor(
+    db: DatabaseClient,
+    private readonly provider: "sqlite" | "postgresql",
+    options: SqlWorkQueueOptions,
+  ) {
+    this.table = new JobTable(db);
+    this.logger = options.logger.child({ component: "work-queue" });
+    this.concurrency = Math.max(1, options.concurrency ?? 4);
+    this.maxAttempts = Math.max(1, options.maxAttempts ?? 5);
+    this.retryDelayMs = options.retryDelayMs ?? defaultRetryDelay;
+    this.leaseMs = options.leaseMs ?? 5 * 60 * 1_000;
+    this.retentionMs = options.retentionMs ?? 7 * 24 * 60 * 60 * 1_000;
+    this.clock = options.clock ?? (() => new Date());
+  }
+
+  async add(job: QueueJob): Promise<boolean> {
+    const now = this.clock();
+    const added = await this.table.insert(job, now);
+    if (added) {
+      if (job.runAt && job.runAt.getTime() > now.getTime()) this.timerGeneration++;
+      void this.wake();
+    }
+    return added;
+  }
+
+  async start(handler: JobHandler): Promise<void> {
+    if (this.phase !== "stopped") throw new StorageError("internal", "the work queue is already started");
+    this.phase = "starting";
+    this.handler = handler;
+    try {
+      const now = this.clock();
+      // SQLite has one process per file: whatever is running is left over from a crash.
+      const lockedBefore = this.provider === "postgresql" ? new Date(now.getTime() - this.leaseMs) : undefined;
+      const recovered = await this.table.recover({
+        now,
+        maxAttempts: this.maxAttempts,
+        ...(lockedBefore === undefined ? {} : { lockedBefore }),
+      });
+      if (recovered.requeued > 0 || recovered.failed > 0) {
+        this.logger.warn(recovered, "took back jobs left running by a stopped process");
+      }
+      await this.cleanup(now);
+    } catch (error) {
+      if (this.phase === "starting") this.phase = "stopped";
+      this.handler = undefined;
+      throw error;
+    }
+    if (this.phase !== "starting") return; // stopped while taking jobs back
+    this.phase = "started";
+    this.timerGeneration++;
+    void this.wake();
+  }
+
+  async stop(): Promise<void> {
+    if (this.phase === "stopped" || this.phase === "stopping") return;
+    this.phase = "stopping";
+    this.clearTimers();
+    await this.scanning;
+    await Promise.allSettled([...this.running.values()]);
+    this.phase = "stopped";
+    this.handler = undefined;
+    this.notify();
+  }
+
+  async whenIdle(): Promise<void> {
+    for (;;) {
+      const changed = this.nextChange();
+      if (this.running.size === 0 && this.scanning === undefined) {
+        const due = await this.table.countDue(this.clock());
+        if (due === 0 && this.running.size === 0 && this.scanning === undefined) return;
+        // Due but not taken: another process holds its queue, or a timer is late. Look again soon.
+        await Promise.race([changed, delay(idleRecheckMs)]);
+        await this.wake();
+        continue;
+      }
+      await changed;
+    }
+  }
+
+  wake(): Promise<void> {
+    if (this.phase !== "started") return Promise.resolve();
+    this.scanRequested = true;
+    // A running scan loops once more for this request before it ends.
+    if (this.scanning) return this.scanning;
+    this.scanning = (async () => {
+      try {
+        while (this.scanRequested && this.phase === "started") {
+          this.scanRequested = false;
+          await this.scan();
+        }
+      } finally {
+        this.scanning = undefined;
+        this.notify();
+      }
+    })();
+    return this.scanning;
+  }
+
+  jobStatus(key: string): Promise<JobStatus | undefined> {
+    return this.table.status(key);
+  }
+
+  /** Claim and launch what is due, then set the timer for the next future job. */
+  private async scan(): Promise<void> {
+    try {
+      const now = this.clock();
+      const free = this.concurrency - this.running.size;
+      if (free > 0) {
+        for (const head of await this.table.dueHeads(now, free)) {
+          if (this.phase !== "started" || this.running.size >= this.concurrency) break;
+          const token = `${this.workerId}:${++this.claimCount}`;
+          const job = await this.table.claim(head.seq, head.queue, token, this.clock());
+          if (job) this.launch(job, token);
+          else this.scanRequested = true; // someone else changed it first: look again
+        }
+      }
+      await this.cleanup(now);
+      await this.armTimer(now);
+    } catch (error) {
+      this.logger.error({ err: error }, "work queue: looking for due jobs failed; trying again shortly");
+      if (!this.retryTimer) {
+        this.retryTimer = setTimeout(() => {
+          this.retryTimer = undefined;
+          void this.wake();
+        }, scanRetryMs);
+        this.retryTimer.unref();
+      }
+    }
+  }
+
+  private launch(row: ClaimedRow, token: string): void {
+    const run = this.run(row, token).finally(() => {
+      this.running.delete(row.seq);
+      void this.wake();
+      this.notify();
+    });
+    this.running.set(row.seq, run);
+  }
+
+  private async run(row: ClaimedRow, token: string): Promise<void> {
+    const handler = this.handler;
+    if (!handler) return;
+    const log = this.logger.child({ queue: row.queue, job: row.key, attempt: row.attempts });
+    const job: ClaimedJob = {
+      queue: row.queue,
+      key: row.key,
+      payload: row.payload,
+      runAt: row.runAt,
+      attempts: row.attempts,
+    };
+    const heartbeat = setInterval(
+      () => {
+        this.table.heartbeat(row.seq, token, this.clock()).catch((error: unknown) => {
+          log.warn({ err: error }, "work queue: renewing a job's lease failed");
+        });
+      },
+      Math.max(1_000, Math.floor(this.leaseMs / 3)),
+    );
+    heartbeat.unref();
+    let thrown: { error: unknown } | undefined;
+    try {
+      await handler(job);
+    } catch (error) {
+      thrown = { error };
+    } finally {
+      clearInterval(heartbeat);
+    }
+    if (!thrown) {
+      await this.settle(log, () => this.table.complete(row.seq, token, this.clock()));
+      return;
+    }
+    const message = errorMessage(thrown.error);
+    if (row.attempts >= this.maxAttempts) {
+      log.error({ err: thrown.error }, "job failed %d times; giving up on it", row.attempts);
+      await this.settle(log, () => this.table.fail(row.seq, token, this.clock(), message));
+      return;
+    }
+    const wait = Math.max(0, this.retryDelayMs(row.attempts));
+    log.warn({ err: thrown.error, retryInMs: wait }, "job failed; it will run again");
+    const runAt = new Date(this.clock().getTime() + wait);
+    await this.settle(log, () => this.table.retry(row.seq, token, runAt, message));
+    this.timerGeneration++;
+  }
+
+  /** Write a job's outcome; a database hiccup gets two more tries before the job is left to recovery. */
+  private async settle(log: Logger, write: () => Promise<boolean>): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        if (!(await write()))
+          log.warn("job was taken back by another worker before it finished; its outcome is dropped");
+        return;
+      } catch (error) {
+        if (attempt >= 3) {
+          log.error(
+            { err: error },
+            "could not record a job's outcome; it stays running until recovered at the next start",
+          );
+          return;
+        }
+        await delay(100 * attempt);
+      }
+    }
+  }
+
+  private async armTimer(now: Date): Promise<void> {
+    const generation = this.timerGeneration;
+    if (generation === this.armedGeneration) return;
+    const next = await this.table.nextRunAt(now);
+    this.armedGeneration = generation;
+    if (!next) return;
+    const at = next.getTime();
+    if (this.timer && this.timerAt !== undefined && this.timerAt <= at) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timerAt = at;
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        this.timerAt = undefined;
+        this.timerGeneration++;
+        void this.wake();
+      },
+      Math.min(Math.max(0, at - now.getTime()), longestTimerMs),
+    );
+    this.timer.unref();
+  }
+
+  private async cleanup(now: Date): Promise<void> {
+    if (now.getTime() - this.lastCleanup < cleanupEveryMs) return;
+    this.lastCleanup = now.getTime();
+    const deleted = await this.table.deleteFinished(new Date(now.getTime() - this.retentionMs));
+    if (deleted > 0) this.logger.debug({ deleted }, "work queue: deleted old finished jobs");
+  }
+
+  private clearTimers(): void {
+    if (this.timer) clearTimeout(this.timer);
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.timer = undefined;
+    this.timerAt = undefined;
+    this.retryTimer = undefined;
+  }
+
+  private nextChange(): Promise<void> {
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  private notify(): void {
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const resolve of waiters) resolve();
+  }
+}
+
+/** A pause that keeps the process alive (someone is waiting on it). */
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

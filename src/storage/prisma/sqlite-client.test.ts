@@ -1,0 +1,62 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { openSqliteClient } from "./sqlite-client.js";
+
+describe("openSqliteClient", () => {
+  const directories: string[] = [];
+  afterEach(() => {
+    for (const directory of directories.splice(0)) rmSync(directory, { recursive: true, force: true });
+  });
+
+  function databaseFile(): { url: string; path: string } {
+    const directory = mkdtempSync(join(tmpdir(), "rt-sqlite-"));
+    directories.push(directory);
+    const path = join(directory, "test.db");
+    return { url: `file:${path}`, path };
+  }
+
+  it("keeps its busy timeout and WAL mode after transactions", async () => {
+    const file = databaseFile();
+    const client = openSqliteClient({ ...file, busyTimeoutMs: 1234 });
+    await client.execute("CREATE TABLE t (v INTEGER)");
+    for (let index = 0; index < 3; index++) {
+      const transaction = await client.transaction("deferred");
+      await transaction.execute({ sql: "INSERT INTO t (v) VALUES (?)", args: [index] });
+      await transaction.commit();
+    }
+    expect((await client.execute("PRAGMA busy_timeout")).rows[0]?.[0]).toBe(1234);
+    expect((await client.execute("PRAGMA journal_mode")).rows[0]?.[0]).toBe("wal");
+    expect((await client.execute("SELECT count(*) FROM t")).rows[0]?.[0]).toBe(3);
+    client.close();
+  });
+
+  it("rolls a transaction back", async () => {
+    const client = openSqliteClient(databaseFile());
+    await client.execute("CREATE TABLE t (v INTEGER)");
+    const transaction = await client.transaction("write");
+    await transaction.execute("INSERT INTO t (v) VALUES (1)");
+    await transaction.rollback();
+    expect((await client.execute("SELECT count(*) FROM t")).rows[0]?.[0]).toBe(0);
+    client.close();
+  });
+
+  it("lets two clients of one file in one process take turns instead of blocking each other", async () => {
+    const file = databaseFile();
+    const first = openSqliteClient({ ...file, busyTimeoutMs: 200 });
+    const second = openSqliteClient({ ...file, busyTimeoutMs: 200 });
+    await first.execute("CREATE TABLE t (v INTEGER)");
+    const open = await first.transaction("write");
+    await open.execute("INSERT INTO t (v) VALUES (1)");
+    // Without the shared lock this write would hit SQLITE_BUSY (the first holds the write lock).
+    const waiting = second.execute("INSERT INTO t (v) VALUES (2)");
+    await new Promise((resolve) => setImmediate(resolve));
+    await open.execute("INSERT INTO t (v) VALUES (3)");
+    await open.commit();
+    await waiting;
+    expect((await second.execute("SELECT v FROM t ORDER BY rowid")).rows.map((row) => row[0])).toEqual([1, 3, 2]);
+    first.close();
+    second.close();
+  });
+});

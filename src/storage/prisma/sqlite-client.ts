@@ -1,0 +1,186 @@
+import {
+  type Client,
+  createClient,
+  type InStatement,
+  type ResultSet,
+  type Transaction,
+  type TransactionMode,
+} from "@libsql/client";
+import { AsyncLock } from "./async-lock.js";
+
+/** How long a statement waits for another process's write lock before SQLITE_BUSY. */
+export const defaultBusyTimeoutMs = 5_000;
+
+/**
+ * One lock per database file in this process. SQLite's busy handler sleeps on the calling
+ * thread, so two connections of one process waiting on each other would freeze the event loop
+ * until the timeout; taking turns here first means the wait is only ever on other processes.
+ */
+const fileLocks = new Map<string, AsyncLock>();
+
+/** The lock every connection of this process to `path` takes turns on. */
+export function sqliteFileLock(path: string): AsyncLock {
+  let lock = fileLocks.get(path);
+  if (!lock) {
+    lock = new AsyncLock();
+    fileLocks.set(path, lock);
+  }
+  return lock;
+}
+
+export interface SqliteClientOptions {
+  /** `file:` + absolute path. */
+  url: string;
+  /** The database file (the lock key). */
+  path: string;
+  busyTimeoutMs?: number;
+}
+
+/**
+ * A libsql client that keeps one connection for its whole life, so the per-connection
+ * pragmas (busy timeout) hold. libsql's own `transaction()` hands its connection to the
+ * transaction and opens a fresh one without them; here a transaction is `BEGIN IMMEDIATE`
+ * on the same connection instead (write intent up front: no SQLITE_BUSY when a read would
+ * later upgrade to a write). Only the members the Prisma adapter and the migration runner use
+ * are provided.
+ */
+export function openSqliteClient(options: SqliteClientOptions): Client {
+  // The adapter and the runner call execute, executeMultiple, transaction and close only.
+  return new SerialSqliteClient(options) as unknown as Client;
+}
+
+class SerialSqliteClient {
+  readonly protocol = "file";
+  private readonly inner: Client;
+  private readonly lock: AsyncLock;
+  private readonly busyTimeoutMs: number;
+  private prepared: Promise<void> | undefined;
+
+  constructor(options: SqliteClientOptions) {
+    this.inner = createClient({ url: options.url });
+    this.lock = sqliteFileLock(options.path);
+    this.busyTimeoutMs = options.busyTimeoutMs ?? defaultBusyTimeoutMs;
+  }
+
+  get closed(): boolean {
+    return this.inner.closed;
+  }
+
+  execute(statement: InStatement): Promise<ResultSet> {
+    return this.lock.run(async () => {
+      await this.prepare();
+      return this.inner.execute(statement);
+    });
+  }
+
+  /** A script outside any transaction (libsql rolls back an open one around it). */
+  executeMultiple(sql: string): Promise<void> {
+    return this.lock.run(async () => {
+      await this.prepare();
+      await this.inner.executeMultiple(sql);
+    });
+  }
+
+  async batch(statements: InStatement[]): Promise<ResultSet[]> {
+    const transaction = await this.transaction("write");
+    try {
+      const results = await transaction.batch(statements);
+      await transaction.commit();
+      return results;
+    } catch (error) {
+      await transaction.rollback();
+      throw error;
+    }
+  }
+
+  async transaction(mode: TransactionMode = "write"): Promise<Transaction> {
+    const release = await this.lock.acquire();
+    try {
+      await this.prepare();
+      await this.inner.execute(mode === "read" ? "BEGIN DEFERRED" : "BEGIN IMMEDIATE");
+    } catch (error) {
+      release();
+      throw error;
+    }
+    return new SerialTransaction(this.inner, release) as unknown as Transaction;
+  }
+
+  close(): void {
+    this.inner.close();
+  }
+
+  /** Per-connection settings, once, before the first statement. */
+  private prepare(): Promise<void> {
+    this.prepared ??= (async () => {
+      await this.inner.execute(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(this.busyTimeoutMs))}`);
+      await this.inner.execute("PRAGMA journal_mode = WAL");
+      await this.inner.execute("PRAGMA synchronous = NORMAL");
+    })();
+    return this.prepared;
+  }
+}
+
+/** A transaction on the client's own connection; it holds the file lock until it ends. */
+class SerialTransaction {
+  private finished = false;
+
+  constructor(
+    private readonly connection: Client,
+    private readonly release: () => void,
+  ) {}
+
+  get closed(): boolean {
+    return this.finished;
+  }
+
+  execute(statement: InStatement): Promise<ResultSet> {
+    this.assertOpen();
+    return this.connection.execute(statement);
+  }
+
+  async batch(statements: InStatement[]): Promise<ResultSet[]> {
+    const results: ResultSet[] = [];
+    for (const statement of statements) results.push(await this.execute(statement));
+    return results;
+  }
+
+  executeMultiple(_sql: string): Promise<void> {
+    // libsql's executeMultiple ends any open transaction on its connection.
+    return Promise.reject(new Error("executeMultiple is not available inside a transaction on this connection"));
+  }
+
+  async commit(): Promise<void> {
+    this.assertOpen();
+    try {
+      await this.connection.execute("COMMIT");
+    } catch (error) {
+      await this.rollback();
+      throw error;
+    }
+    this.end();
+  }
+
+  async rollback(): Promise<void> {
+    if (this.finished) return;
+    try {
+      await this.connection.execute("ROLLBACK");
+    } catch {
+      // SQLite may have rolled back already (a failed COMMIT, an I/O error): nothing is open.
+    } finally {
+      this.end();
+    }
+  }
+
+  close(): void {
+    if (!this.finished) void this.rollback();
+  }
+
+  private end(): void {
+    this.finished = true;
+    this.release();
+  }
+
+  private assertOpen(): void {
+    if (this.finished) throw new Error("the transaction has ended");
+  }
+}
