@@ -71,7 +71,7 @@ export class Outbox {
         const stream = this.streams.get(message.id);
         this.streams.delete(message.id);
         const sent = stream
-          ? await stream.finish(message.text)
+          ? await this.finishStream(stream, message.text)
           : await adapter.postMessage(chat, { author: message.author, text: message.text });
         platformMessageIds = sent.ids;
         await store.recordOutbound({
@@ -108,6 +108,16 @@ export class Outbox {
         assertNever(event, "event");
     }
     await store.recordOutbound({ chatKey: chatKeyOf(event), refKind: "event", refId: String(seq), platformMessageIds });
+  }
+
+  /** Settle a draft; when that fails, remove the draft so the retry's fresh post stands alone. */
+  private async finishStream(stream: MessageStream, text: string) {
+    try {
+      return await stream.finish(text);
+    } catch (error) {
+      await this.abortStream(stream);
+      throw error;
+    }
   }
 
   /** Abandon a live draft (the turn failed before its message was stored). */

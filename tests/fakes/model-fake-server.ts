@@ -34,6 +34,8 @@ export interface FakeReply {
   usage?: FakeUsage;
   /** Defaults to `tool-calls` when there are tool calls, else `stop`. */
   finish?: FakeFinish;
+  /** OpenAI Responses API only: an encrypted reasoning item before the output. */
+  reasoning?: { id: string; encryptedContent: string };
 }
 
 export interface FakeError {

@@ -1,8 +1,11 @@
 /**
- * A fake OpenAI Chat Completions server (`POST /v1/chat/completions`, SSE), also standing in
- * for OpenAI-compatible servers. Tool calls stream as `delta.tool_calls[{ index, id, function }]`
- * pieces, arguments split across chunks; usage comes in a last chunk with `choices: []` when
- * the request asked for it; the stream ends with `data: [DONE]`.
+ * A fake OpenAI server, also standing in for OpenAI-compatible servers.
+ * Chat Completions (`POST /v1/chat/completions`, SSE): tool calls stream as
+ * `delta.tool_calls[{ index, id, function }]` pieces, arguments split across chunks; usage
+ * comes in a last chunk with `choices: []` when the request asked for it; `data: [DONE]` ends.
+ * Responses API (`POST /v1/responses`, SSE with typed events): `response.output_item.added`,
+ * `response.output_text.delta`, `response.function_call_arguments.delta`,
+ * `response.output_item.done`, then `response.completed` (or `response.incomplete`) with usage.
  */
 import type { IncomingHttpHeaders } from "node:http";
 import {
@@ -81,10 +84,14 @@ const errorBodies: Record<FakeError["kind"], { status: number; type: string; cod
   },
 };
 
+const isResponses = (request: RecordedRequest) => request.url.split("?")[0] === "/v1/responses";
+
 export const openAIProtocol: WireProtocol = {
-  isModelCall: (method, url) => method === "POST" && url.split("?")[0] === "/v1/chat/completions",
+  isModelCall: (method, url) =>
+    method === "POST" && ["/v1/chat/completions", "/v1/responses"].includes(url.split("?")[0] ?? ""),
   keyOf: (headers: IncomingHttpHeaders) => headers.authorization?.replace(/^Bearer /, ""),
   reply(step: FakeReply, request: RecordedRequest): string[] {
+    if (isResponses(request)) return responsesReply(step);
     const frames = textChunks(request, step.text ?? []);
     for (const [index, call] of (step.toolCalls ?? []).entries()) {
       const [first = "", ...rest] = call.argumentChunks;
@@ -132,7 +139,7 @@ export const openAIProtocol: WireProtocol = {
     frames.push(sseFrame("[DONE]"));
     return frames;
   },
-  partial: (text, request) => textChunks(request, text),
+  partial: (text, request) => (isResponses(request) ? responsesStart(text) : textChunks(request, text)),
   malformed: () => 'data: {"id":"chatcmpl-fake","choices":[{"index":0,"delta":{"content":"oops"\n\n',
   streamError: () => sseFrame({ error: { message: "The server is overloaded", type: "server_error", code: 503 } }),
   error(step: FakeError): ErrorAnswer {
@@ -144,6 +151,102 @@ export const openAIProtocol: WireProtocol = {
     };
   },
 };
+
+/** Responses API events, each with its `sequence_number`. */
+function responsesEvents(events: Record<string, unknown>[]): string[] {
+  return events.map((event, sequence) => sseFrame({ ...event, sequence_number: sequence }, event.type as string));
+}
+
+function responsesStartEvents(text: string[]): Record<string, unknown>[] {
+  const events: Record<string, unknown>[] = [
+    { type: "response.created", response: { id: "resp_fake", object: "response", status: "in_progress", output: [] } },
+  ];
+  if (text.length === 0) return events;
+  events.push(
+    {
+      type: "response.output_item.added",
+      output_index: 0,
+      item: { type: "message", id: "msg_fake", role: "assistant", status: "in_progress", content: [] },
+    },
+    ...text.map((delta) => ({
+      type: "response.output_text.delta",
+      item_id: "msg_fake",
+      output_index: 0,
+      content_index: 0,
+      delta,
+    })),
+  );
+  return events;
+}
+
+function responsesStart(text: string[]): string[] {
+  return responsesEvents(responsesStartEvents(text));
+}
+
+function responsesReply(step: FakeReply): string[] {
+  const text = step.text ?? [];
+  const events = responsesStartEvents([]);
+  const output: Record<string, unknown>[] = [];
+  const add = (item: Record<string, unknown>, during: Record<string, unknown>[]) => {
+    const index = output.length;
+    events.push({ type: "response.output_item.added", output_index: index, item: { ...item, status: "in_progress" } });
+    events.push(...during.map((event) => ({ ...event, output_index: index })));
+    events.push({ type: "response.output_item.done", output_index: index, item: { ...item, status: "completed" } });
+    output.push(item);
+  };
+  if (step.reasoning) {
+    add(
+      { type: "reasoning", id: step.reasoning.id, summary: [], encrypted_content: step.reasoning.encryptedContent },
+      [],
+    );
+  }
+  if (text.length > 0) {
+    add(
+      {
+        type: "message",
+        id: "msg_fake",
+        role: "assistant",
+        content: [{ type: "output_text", text: text.join(""), annotations: [] }],
+      },
+      text.map((delta) => ({ type: "response.output_text.delta", item_id: "msg_fake", content_index: 0, delta })),
+    );
+  }
+  for (const [index, call] of (step.toolCalls ?? []).entries()) {
+    const item = {
+      type: "function_call",
+      id: `fc_fake_${index}`,
+      call_id: call.id ?? `call_fake_${index}`,
+      name: call.name,
+      arguments: call.argumentChunks.join(""),
+    };
+    add(
+      item,
+      call.argumentChunks.map((delta) => ({ type: "response.function_call_arguments.delta", item_id: item.id, delta })),
+    );
+  }
+  const finish = finishOf(step);
+  const usage = {
+    input_tokens: step.usage?.inputTokens ?? 0,
+    output_tokens: step.usage?.outputTokens ?? 0,
+    total_tokens: (step.usage?.inputTokens ?? 0) + (step.usage?.outputTokens ?? 0),
+    input_tokens_details: { cached_tokens: step.usage?.cachedInputTokens ?? 0 },
+    output_tokens_details: { reasoning_tokens: 0 },
+  };
+  const incomplete =
+    finish === "length" ? "max_output_tokens" : finish === "content-filter" ? "content_filter" : undefined;
+  events.push({
+    type: incomplete === undefined ? "response.completed" : "response.incomplete",
+    response: {
+      id: "resp_fake",
+      object: "response",
+      status: incomplete === undefined ? "completed" : "incomplete",
+      incomplete_details: incomplete === undefined ? null : { reason: incomplete },
+      output,
+      usage,
+    },
+  });
+  return responsesEvents(events);
+}
 
 /** Starts the fake; point the SDK's `baseURL` at `baseUrl` (it ends in `/v1`). */
 export function startOpenAIFake(options: FakeServerOptions = {}): Promise<FakeModelServer> {

@@ -86,7 +86,7 @@ const errorCases: ErrorCase[] = [
   },
 ];
 
-describe.each(providerCases)("$type errors", (testCase) => {
+describe.each(providerCases)("$label errors", (testCase) => {
   it.each(errorCases)("$name → $code", async (errorCase) => {
     fake = await testCase.start({ apiKey, steps: [errorCase.step] });
     const { error, parts } = await failure(testCase.create(fake), simpleRequest(testCase.model));
@@ -164,14 +164,19 @@ describe.each(providerCases)("$type errors", (testCase) => {
   it("the timeout covers the wait for an answer, not the whole stream", async () => {
     fake = await testCase.start({ apiKey, steps: [{ type: "hang", text: ["slow"] }] });
     const controller = new AbortController();
-    const provider = testCase.create(fake, { timeoutMs: 100 });
+    // Generous, so a loaded machine still gets the headers in time.
+    const provider = testCase.create(fake, { timeoutMs: 1_000 });
     const iterator = provider.stream(simpleRequest(testCase.model), controller.signal)[Symbol.asyncIterator]();
     expect(await iterator.next()).toEqual({ done: false, value: { type: "text-delta", text: "slow" } });
-    // Well past the timeout, the open stream is still ours to end.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Well past the timeout the open stream is still alive: the next read waits until we abort.
+    await new Promise((resolve) => setTimeout(resolve, 1_300));
+    const next = iterator.next().then(
+      () => "more",
+      (caught: unknown) => (caught as ProviderError).code,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 50));
     controller.abort();
-    const end = await iterator.next().catch((caught: unknown) => caught);
-    expect((end as ProviderError).code).toBe("provider.aborted");
+    expect(await next).toBe("provider.aborted");
   });
 
   it("an already aborted signal sends nothing", async () => {

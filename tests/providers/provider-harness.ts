@@ -1,6 +1,6 @@
 /**
  * The three providers, each paired with its fake server, so one test body runs against all
- * of them (`describe.each(providerCases)`).
+ * of them (`describe.each(providerCases)`); OpenAI runs twice, once per API.
  */
 import { AnthropicProvider } from "../../src/providers/anthropic/anthropic-provider.js";
 import { GoogleProvider } from "../../src/providers/google/google-provider.js";
@@ -14,16 +14,24 @@ import { startOpenAIFake } from "../fakes/openai-server.js";
 export const apiKey = "test-key";
 
 export interface ProviderCase {
+  /** Test titles: the type, or `openai-responses` for the Responses API. */
+  label: string;
   type: "openai" | "anthropic" | "google";
+  /** OpenAI only: which API the provider speaks. */
+  api?: "chat" | "responses";
   model: string;
   start(options?: FakeServerOptions): Promise<FakeModelServer>;
-  create(fake: FakeModelServer, options?: { apiKey?: string | undefined; newCallId?: () => string; timeoutMs?: number }): ModelProvider;
+  create(
+    fake: FakeModelServer,
+    options?: { apiKey?: string | undefined; newCallId?: () => string; timeoutMs?: number },
+  ): ModelProvider;
 }
 
 let geminiIds = 0;
 
 export const providerCases: ProviderCase[] = [
   {
+    label: "openai",
     type: "openai",
     model: "gpt-4.1",
     start: startOpenAIFake,
@@ -32,9 +40,26 @@ export const providerCases: ProviderCase[] = [
         name: "openai",
         apiKey: "apiKey" in options ? options.apiKey : apiKey,
         baseUrl: fake.baseUrl,
+        ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
       }),
   },
   {
+    label: "openai-responses",
+    type: "openai",
+    api: "responses",
+    model: "gpt-5",
+    start: startOpenAIFake,
+    create: (fake, options = {}) =>
+      new OpenAIProvider({
+        name: "openai",
+        api: "responses",
+        apiKey: "apiKey" in options ? options.apiKey : apiKey,
+        baseUrl: fake.baseUrl,
+        ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+      }),
+  },
+  {
+    label: "anthropic",
     type: "anthropic",
     model: "claude-opus-4-6",
     start: startAnthropicFake,
@@ -43,9 +68,11 @@ export const providerCases: ProviderCase[] = [
         name: "anthropic",
         apiKey: "apiKey" in options ? options.apiKey : apiKey,
         baseUrl: fake.baseUrl,
+        ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
       }),
   },
   {
+    label: "google",
     type: "google",
     model: "gemini-2.5-flash",
     start: startGeminiFake,

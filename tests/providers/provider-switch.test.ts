@@ -131,7 +131,8 @@ describe.each(pairs)("switching $label mid-chat", ({ from, to }) => {
 
 describe("switching back and forth", () => {
   it("masks each provider's calls for the other and keeps its own structured", async () => {
-    const [openai, anthropic] = providerCases as [ProviderCase, ProviderCase, ProviderCase];
+    const openai = providerCases.find((one) => one.label === "openai") as ProviderCase;
+    const anthropic = providerCases.find((one) => one.label === "anthropic") as ProviderCase;
     // Turn 1 under OpenAI (stored), turn 2 under Anthropic (stored), then a view for Anthropic.
     const early = historyUnder(openai);
     const anthropicOrigin = { provider: "anthropic", model: anthropic.model };

@@ -17,13 +17,18 @@ afterEach(async () => {
   fake = undefined;
 });
 
-describe.each(providerCases)("$type retries", (testCase) => {
+describe.each(providerCases)("$label retries", (testCase) => {
   async function setup(steps: FakeStep[], config: Record<string, unknown> = {}) {
     fake = await testCase.start({ apiKey, steps });
     const sleeps: number[] = [];
     const provider = createProvider(
       testCase.type,
-      providerConfigSchema.parse({ apiKey, baseUrl: fake.baseUrl, ...config }),
+      providerConfigSchema.parse({
+        apiKey,
+        baseUrl: fake.baseUrl,
+        ...(testCase.api ? { api: testCase.api } : {}),
+        ...config,
+      }),
       silentLogger(),
       {
         env: {},

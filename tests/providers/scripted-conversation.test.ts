@@ -62,6 +62,15 @@ const expectedSecond = {
   finishReason: "stop",
 };
 
+/** Providers must not change what they are given (the stored history behind it). */
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === "object" && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
+}
+
 function neutral(response: LLMResponse) {
   return {
     text: response.text,
@@ -87,6 +96,7 @@ async function runConversation(testCase: ProviderCase) {
         text: ["I'll ", "do both."],
         toolCalls: scriptedCalls(testCase.type),
         usage: { inputTokens: 120, outputTokens: 30, cachedInputTokens: 100 },
+        reasoning: { id: "rs_1", encryptedContent: "encrypted-thoughts" },
       },
       {
         type: "reply",
@@ -96,11 +106,11 @@ async function runConversation(testCase: ProviderCase) {
     ],
   });
   const provider = testCase.create(fake);
-  const first: ModelRequest = { model: testCase.model, system, messages: [question], tools };
+  const first: ModelRequest = deepFreeze({ model: testCase.model, system, messages: [question], tools });
   const one = await collect(provider, first);
   const [noteCall, shellCall] = one.response.toolCalls;
   if (!noteCall || !shellCall) throw new Error("expected two tool calls");
-  const second: ModelRequest = {
+  const second: ModelRequest = deepFreeze({
     ...first,
     messages: [
       question,
@@ -109,16 +119,17 @@ async function runConversation(testCase: ProviderCase) {
         text: one.response.text,
         toolCalls: one.response.toolCalls,
         origin: { provider: provider.name, model: testCase.model },
+        ...(one.response.providerFields === undefined ? {} : { providerFields: one.response.providerFields }),
       },
       { role: "tool", toolCallId: noteCall.id, toolName: "notes__add", text: "note 1 added" },
       { role: "tool", toolCallId: shellCall.id, toolName: "shell_cmd", text: "exit 0\na\nb\nc" },
     ],
-  };
+  });
   const two = await collect(provider, second);
   return { one, two, secondBody: fake.requests[1]?.body as Record<string, unknown> };
 }
 
-describe.each(providerCases)("scripted conversation through $type", (testCase) => {
+describe.each(providerCases)("scripted conversation through $label", (testCase) => {
   it("yields the same neutral responses and streams text, calls, usage, finish in order", async () => {
     const { one, two } = await runConversation(testCase);
     expect(neutral(one.response)).toEqual(expectedFirst);
@@ -145,7 +156,37 @@ describe.each(providerCases)("scripted conversation through $type", (testCase) =
   it("sends the tool calls and both results back in its own wire format", async () => {
     const { one, secondBody } = await runConversation(testCase);
     const [noteCall, shellCall] = one.response.toolCalls;
-    switch (testCase.type) {
+    switch (testCase.label) {
+      case "openai-responses": {
+        // Stateless: everything is sent again, the reasoning item back as it came.
+        expect(one.response.providerFields).toEqual({
+          "openai-responses": {
+            reasoning: [{ type: "reasoning", id: "rs_1", summary: [], encrypted_content: "encrypted-thoughts" }],
+          },
+        });
+        expect(secondBody.instructions).toBe(system);
+        expect(secondBody.store).toBe(false);
+        expect(secondBody.include).toEqual(["reasoning.encrypted_content"]);
+        expect(secondBody.input).toEqual([
+          { role: "user", content: question.text },
+          { type: "reasoning", id: "rs_1", summary: [], encrypted_content: "encrypted-thoughts" },
+          { role: "assistant", content: "I'll do both." },
+          { type: "function_call", call_id: "call_A1", name: "notes__add", arguments: '{"text":"x"}' },
+          {
+            type: "function_call",
+            call_id: "call_B2",
+            name: "shell_cmd",
+            arguments: '{"command":"ls","args":["-la"]}',
+          },
+          { type: "function_call_output", call_id: "call_A1", output: "note 1 added" },
+          { type: "function_call_output", call_id: "call_B2", output: "exit 0\na\nb\nc" },
+        ]);
+        expect((secondBody.tools as Record<string, unknown>[]).map((tool) => tool.name)).toEqual([
+          "notes__add",
+          "shell_cmd",
+        ]);
+        break;
+      }
       case "openai": {
         const messages = secondBody.messages as Record<string, unknown>[];
         expect(messages[0]).toEqual({ role: "system", content: system });
@@ -244,7 +285,7 @@ describe("the three providers agree", () => {
       await fake?.close();
       fake = undefined;
     }
-    expect(results[1]).toEqual(results[0]);
-    expect(results[2]).toEqual(results[0]);
+    expect(results).toHaveLength(4);
+    for (const result of results) expect(result).toEqual(results[0]);
   });
 });

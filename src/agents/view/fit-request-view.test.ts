@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { ModelRequest, ToolDefinition, ViewMessage } from "../../providers/model-provider.js";
 import { estimateRequestTokens } from "./estimate-tokens.js";
 import { fitRequestView, type ViewTarget } from "./fit-request-view.js";
+import { viewTargetFor } from "./view-target.js";
 
 const tools: ToolDefinition[] = [
   {
@@ -231,6 +232,21 @@ describe("fitRequestView truncation", () => {
     expect(input).toEqual(before);
   });
 
+  it("keeps masked calls and their masked results together at the cut", () => {
+    const foreign = longChat(30).map(
+      (message): ViewMessage => (message.role === "user" ? message : { ...message, origin: openaiOrigin }),
+    );
+    for (let budgetTokens = 2_000; budgetTokens < 5_000; budgetTokens += 101) {
+      const { request: view } = fitRequestView(request(foreign), target({ budgetTokens, reserveOutputTokens: 200 }));
+      for (const [index, message] of view.messages.entries()) {
+        if (message.role !== "user" || !message.text.startsWith("[result of")) continue;
+        const owner = view.messages[index - 1];
+        expect(owner?.role).toBe("assistant");
+        expect(owner?.text).toContain("[called tool notes__add");
+      }
+    }
+  });
+
   it("never separates a call from its result at the cut", () => {
     for (let budgetTokens = 1_400; budgetTokens < 4_000; budgetTokens += 37) {
       const { request: view } = fitRequestView(
@@ -348,5 +364,23 @@ describe("fitRequestView truncation", () => {
       if (last?.role === "user")
         expect((view.messages.at(-1) as { text: string }).text.slice(0, 4)).toBe(last.text.slice(0, 4));
     }
+  });
+});
+
+describe("viewTargetFor", () => {
+  it("takes the budget from the model's limits unless the agent sets its own", () => {
+    expect(viewTargetFor({ provider: "openai", model: "gpt-4o" }, "openai")).toEqual({
+      provider: "openai",
+      model: "gpt-4o",
+      providerType: "openai",
+      budgetTokens: 128_000,
+      reserveOutputTokens: 16_384,
+      providerTypes: {},
+    });
+    expect(
+      viewTargetFor({ provider: "ollama", model: "my-model", contextBudget: 8_192, maxOutputTokens: 512 }, "openai", {
+        ollama: "openai",
+      }),
+    ).toMatchObject({ budgetTokens: 8_192, reserveOutputTokens: 512, providerTypes: { ollama: "openai" } });
   });
 });

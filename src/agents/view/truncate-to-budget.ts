@@ -43,7 +43,7 @@ export function truncateToBudget(
   );
   const cuts: ViewCut[] = [];
   if (units.length === 0) return { messages: [], cuts };
-  const lastUserUnit = units.findLastIndex((unit) => unit[0]?.message.role === "user");
+  const lastUserUnit = units.findLastIndex((unit) => unit[0]?.message.role === "user" && !unit[0].isResult);
   const protectedFrom = Math.min(lastUserUnit === -1 ? units.length - 1 : lastUserUnit, units.length - 1);
   let dropped: Slot[] = [];
   let kept = units;
@@ -129,7 +129,8 @@ function groupUnits(slots: Slot[]): Unit[] {
   const units: Unit[] = [];
   for (const slot of slots) {
     const current = units.at(-1);
-    if (slot.message.role === "tool" && current && current[0]?.message.role === "assistant") current.push(slot);
+    // Results stay with their call, masked into text or not.
+    if (slot.isResult && current && current[0]?.message.role === "assistant") current.push(slot);
     else units.push([slot]);
   }
   return units;

@@ -1,0 +1,134 @@
+import type { ProviderConfig, ProviderType } from "../config/schema.js";
+import { ConfigError } from "../errors/roundtable-error.js";
+import type { Logger } from "../log/logger.js";
+import { AnthropicProvider, officialAnthropicBaseUrl } from "./anthropic/anthropic-provider.js";
+import { GoogleProvider, officialGeminiBaseUrl } from "./google/google-provider.js";
+import type { ModelProvider } from "./model-provider.js";
+import { OpenAIProvider, officialOpenAIBaseUrl } from "./openai/openai-provider.js";
+import { type Sleep, withRetries } from "./with-retries.js";
+
+/** The environment a provider's key and base URL fall back to. */
+export type ProviderEnvironment = Record<string, string | undefined>;
+
+export interface CreateProviderOptions {
+  /** Defaults to `process.env`. */
+  env?: ProviderEnvironment;
+  /** Injected in tests so retries don't wait for real seconds. */
+  sleep?: Sleep;
+  /** Jitter source for the backoff. */
+  random?: () => number;
+}
+
+const providerTypes: readonly ProviderType[] = ["openai", "anthropic", "google"];
+
+/**
+ * The wire protocol of `providers.<name>`: its `type`, else the key name itself when that is
+ * `openai`, `anthropic` or `google`.
+ */
+export function resolveProviderType(name: string, config: Pick<ProviderConfig, "type">): ProviderType {
+  if (config.type) return config.type;
+  const byName = providerTypes.find((type) => type === name);
+  if (byName) return byName;
+  throw new ConfigError(
+    `providers.${name}: cannot tell which API it speaks; set type: openai (also for Ollama, vLLM, OpenRouter, LiteLLM), anthropic or google`,
+  );
+}
+
+/** Key and base URL after the environment fallbacks, as the provider will use them. */
+export interface ResolvedEndpoint {
+  type: ProviderType;
+  apiKey: string | undefined;
+  baseUrl: string;
+}
+
+/**
+ * Config first, then the environment: `OPENAI_API_KEY` / `OPENAI_BASE_URL` (ends in `/v1`),
+ * `ANTHROPIC_API_KEY` / `ANTHROPIC_BASE_URL`, `GEMINI_API_KEY` or `GOOGLE_API_KEY` /
+ * `GEMINI_BASE_URL` or `GOOGLE_GEMINI_BASE_URL` (bare origins); the environment applies only
+ * to the provider named `openai`, `anthropic` or `google` (others say `${VAR}` in the config).
+ * An OpenAI-compatible server at a custom base URL (Ollama, vLLM) needs no key: a placeholder
+ * is sent.
+ */
+export function resolveEndpoint(name: string, config: ProviderConfig, env: ProviderEnvironment): ResolvedEndpoint {
+  const type = resolveProviderType(name, config);
+  // Only the provider named after its type reads the environment: a key for api.openai.com
+  // must never travel to `providers.openrouter` or `providers.ollama` by accident.
+  const ownName = name === type;
+  const pick = (...names: string[]) =>
+    ownName ? names.map((variable) => env[variable]).find((value) => value !== undefined && value !== "") : undefined;
+  switch (type) {
+    case "openai": {
+      const baseUrl = checkedUrl(name, config.baseUrl ?? pick("OPENAI_BASE_URL") ?? officialOpenAIBaseUrl);
+      const custom = new URL(baseUrl).hostname !== "api.openai.com";
+      const apiKey = config.apiKey ?? pick("OPENAI_API_KEY") ?? (custom ? "not-needed" : undefined);
+      return { type, apiKey, baseUrl };
+    }
+    case "anthropic":
+      return {
+        type,
+        apiKey: config.apiKey ?? pick("ANTHROPIC_API_KEY"),
+        baseUrl: checkedUrl(name, config.baseUrl ?? pick("ANTHROPIC_BASE_URL") ?? officialAnthropicBaseUrl),
+      };
+    case "google":
+      return {
+        type,
+        apiKey: config.apiKey ?? pick("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+        baseUrl: checkedUrl(
+          name,
+          config.baseUrl ?? pick("GEMINI_BASE_URL", "GOOGLE_GEMINI_BASE_URL") ?? officialGeminiBaseUrl,
+        ),
+      };
+  }
+}
+
+/**
+ * The provider for `providers.<name>`, wrapped in {@link withRetries} (config `maxRetries`,
+ * transient errors only; the SDKs' own retries are off). A missing key does not fail here:
+ * each call then fails with `provider.auth` naming the variable to set, so one unused
+ * provider does not stop the service.
+ */
+export function createProvider(
+  name: string,
+  config: ProviderConfig,
+  logger: Logger,
+  options: CreateProviderOptions = {},
+): ModelProvider {
+  const endpoint = resolveEndpoint(name, config, options.env ?? process.env);
+  const common = { name, apiKey: endpoint.apiKey, baseUrl: endpoint.baseUrl, timeoutMs: config.timeout };
+  const inner = newProvider(endpoint.type, common, config.api);
+  logger.debug(
+    { provider: name, type: endpoint.type, baseUrl: endpoint.baseUrl, hasKey: endpoint.apiKey !== undefined },
+    "provider ready",
+  );
+  return withRetries(inner, {
+    logger,
+    maxRetries: config.maxRetries,
+    ...(options.sleep === undefined ? {} : { sleep: options.sleep }),
+    ...(options.random === undefined ? {} : { random: options.random }),
+  });
+}
+
+function newProvider(
+  type: ProviderType,
+  common: { name: string; apiKey: string | undefined; baseUrl: string; timeoutMs: number },
+  api: ProviderConfig["api"],
+): ModelProvider {
+  switch (type) {
+    case "openai":
+      return new OpenAIProvider({ ...common, api });
+    case "anthropic":
+      return new AnthropicProvider(common);
+    case "google":
+      return new GoogleProvider(common);
+  }
+}
+
+/** The base URL without a trailing slash; one that is not a URL is a config error. */
+function checkedUrl(name: string, url: string): string {
+  const trimmed = url.replace(/\/+$/, "");
+  if (!URL.canParse(trimmed))
+    throw new ConfigError(
+      `providers.${name}.baseUrl: expected a URL such as https://host/v1, got ${JSON.stringify(url)}`,
+    );
+  return trimmed;
+}

@@ -1,0 +1,73 @@
+import type OpenAI from "openai";
+import type { ModelRequest, ModelToolCall, ViewMessage } from "../model-provider.js";
+import { ownFields } from "../provider-fields.js";
+
+type ChatParams = OpenAI.Chat.ChatCompletionCreateParamsStreaming;
+type ChatMessage = OpenAI.Chat.ChatCompletionMessageParam;
+
+export interface OpenAIRequestOptions {
+  /**
+   * api.openai.com takes `max_completion_tokens` (its reasoning models refuse `max_tokens`);
+   * OpenAI-compatible servers (Ollama, vLLM, LiteLLM) know `max_tokens`.
+   */
+  maxTokensField: "max_tokens" | "max_completion_tokens";
+}
+
+/**
+ * A neutral request view as Chat Completions: the system prompt as the first `system`
+ * message, the agent's own messages as `assistant` (with their tool calls), everyone else's
+ * as `user` (the view already starts their text with the sender's name), tool results as
+ * `tool` messages. Usage is asked for in the stream.
+ */
+export function convertOpenAIRequest(request: ModelRequest, options: OpenAIRequestOptions): ChatParams {
+  const messages: ChatMessage[] = [];
+  if (request.system.trim() !== "") messages.push({ role: "system", content: request.system });
+  for (const message of request.messages) {
+    // An empty answer with no calls says nothing, and some compatible servers refuse it.
+    if (message.role === "assistant" && message.text === "" && message.toolCalls.length === 0) continue;
+    messages.push(convertMessage(message));
+  }
+  return {
+    model: request.model,
+    messages,
+    stream: true,
+    stream_options: { include_usage: true },
+    ...(request.tools.length === 0
+      ? {}
+      : {
+          tools: request.tools.map((tool) => ({
+            type: "function" as const,
+            function: { name: tool.name, description: tool.description, parameters: tool.inputSchema },
+          })),
+        }),
+    ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
+    ...(request.maxOutputTokens === undefined ? {} : { [options.maxTokensField]: request.maxOutputTokens }),
+  };
+}
+
+function convertMessage(message: ViewMessage): ChatMessage {
+  switch (message.role) {
+    case "user":
+      return { role: "user", content: message.text };
+    case "tool":
+      return { role: "tool", tool_call_id: message.toolCallId, content: message.text };
+    case "assistant":
+      if (message.toolCalls.length === 0) return { role: "assistant", content: message.text };
+      return {
+        role: "assistant",
+        content: message.text === "" ? null : message.text,
+        tool_calls: message.toolCalls.map(convertToolCall),
+      };
+  }
+}
+
+/** Extra fields the server sent with a call (e.g. Gemini's `extra_content`) go back as they came. */
+function convertToolCall(call: ModelToolCall): OpenAI.Chat.ChatCompletionMessageFunctionToolCall {
+  const extra = ownFields(call.providerFields, "openai") ?? {};
+  return {
+    ...extra,
+    id: call.id,
+    type: "function",
+    function: { name: call.name, arguments: call.argumentsJson },
+  };
+}
