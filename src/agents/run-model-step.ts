@@ -1,6 +1,6 @@
 import { ProviderError } from "../errors/roundtable-error.js";
 import type { LLMResponse } from "../providers/model-provider.js";
-import { isStreamingChannel, } from "../world/channel-adapter.js";
+import { isStreamingChannel } from "../world/channel-adapter.js";
 import { parseChatKey } from "../world/chat-ref.js";
 import { jobKey } from "../world/jobs.js";
 import { addressBack } from "../world/routing/index.js";

@@ -112,7 +112,10 @@ function checkAgentTools(config: Config): ConfigProblem[] {
         new RegExp(pattern);
       } catch (error) {
         const why = error instanceof Error ? error.message : String(error);
-        problems.push({ path: ["tools", "rules", index, "match", name], message: `expected a regular expression (${why})` });
+        problems.push({
+          path: ["tools", "rules", index, "match", name],
+          message: `expected a regular expression (${why})`,
+        });
       }
     }
   });

@@ -38,7 +38,9 @@ agents:
 describe("a bad config file is refused with a message naming file, path and expectation", () => {
   it("a rule pattern that is not a regular expression", async () => {
     const yaml = `${twoAgents}worlds:\n  - { name: team, agents: [alice] }\ntools:\n  rules:\n    - { tool: shell_cmd, match: { command: "(" }, action: allow }\n`;
-    expect(await errorFor(yaml)).toMatch(/^roundtable\.yaml: tools\.rules\[0\]\.match\.command: expected a regular expression/);
+    expect(await errorFor(yaml)).toMatch(
+      /^roundtable\.yaml: tools\.rules\[0\]\.match\.command: expected a regular expression/,
+    );
   });
 
   it("an MCP server name with '__'", async () => {
