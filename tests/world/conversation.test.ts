@@ -138,4 +138,33 @@ describe("a conversation between a person and two agents", () => {
     const turns = await harness.store.listTurns({});
     expect(turns.map((turn) => turn.endReason)).toEqual(["provider-error"]);
   });
+
+  it("each agent sees the chat's messages and only its own tool calls and results", async () => {
+    const alice = new ScriptedProvider((request) => {
+      const last = request.messages.at(-1);
+      if (last?.role === "tool") return { text: "@bob the build is green" };
+      return { text: "Checking.", toolCalls: [{ name: "shell_cmd", args: { command: "echo", args: ["green"] } }] };
+    });
+    const bob = new ScriptedProvider(() => ({ text: "Great." }));
+    harness = await createHarness({
+      agents: [
+        { name: "alice", provider: alice, tools: ["shell_cmd"] },
+        { name: "bob", provider: bob, tools: ["shell_cmd"] },
+      ],
+      tools: { approval: { shell_cmd: "never" } },
+      world: { turnLimit: 2 },
+    });
+    await harness.say("@alice is the build green?");
+    await harness.idle();
+    const bobView = bob.requests[0]?.messages ?? [];
+    expect(bobView.some((message) => message.role === "tool")).toBe(false);
+    expect(bobView.some((message) => message.role === "assistant")).toBe(false);
+    expect(bobView.map((message) => message.text)).toEqual([
+      "ana: @alice is the build green?",
+      "alice: Checking.",
+      "alice: @bob the build is green",
+    ]);
+    const aliceView = alice.requests[1]?.messages ?? [];
+    expect(aliceView.map((message) => message.role)).toEqual(["user", "assistant", "tool"]);
+  });
 });
