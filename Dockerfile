@@ -7,7 +7,7 @@ WORKDIR /app
 ENV NPM_CONFIG_UPDATE_NOTIFIER=false NPM_CONFIG_FUND=false NPM_CONFIG_AUDIT=false
 COPY package.json package-lock.json prisma.config.ts ./
 COPY prisma ./prisma
-RUN npm ci
+RUN npm install --no-audit --no-fund
 COPY . .
 RUN npm run generate && npm prune --omit=dev
 
