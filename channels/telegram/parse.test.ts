@@ -25,7 +25,7 @@ describe("parseUpdate", () => {
     const { message } = parsed;
     expect(message.chat).toEqual({ platform: "telegram", channel: "-1001234567890" });
     expect(message.platformMessageId).toBe("4211");
-    expect(message.sender).toEqual({ id: "111", displayName: "Ana Ruiz", isBot: false });
+    expect(message.sender).toEqual({ id: "111", displayName: "Ana Ruiz", handle: "ana_r", isBot: false });
     expect(message.text).toBe("@alice please check with @bob and @roundtable_bot, cc @Carl");
     expect(message.mentions).toEqual(["alice", "bob", "Carl"]);
     expect(message.receivedAt.toISOString()).toBe(new Date(1763900000 * 1000).toISOString());

@@ -42,6 +42,7 @@ export function senderOf(user: TelegramUser, agentBotsById: ReadonlyMap<number, 
   return {
     id: String(user.id),
     displayName: agentBotsById.get(user.id) ?? userName(user),
+    ...(user.username === undefined ? {} : { handle: user.username }),
     isBot: user.is_bot,
   };
 }

@@ -4,6 +4,8 @@ import type { ChatRef } from "./chat-ref.js";
 export interface Sender {
   id: string;
   displayName: string;
+  /** The platform handle (Telegram @username, without `@`), when the person has one. */
+  handle?: string;
   isBot: boolean;
   /** Role names or ids the platform reports (Discord roles, `admin` for chat admins). */
   roles?: string[];

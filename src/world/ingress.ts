@@ -53,7 +53,12 @@ export class Ingress implements InboundSink {
       message = await store.addMessage({
         id,
         chatKey: key,
-        author: { kind: "human", id: inbound.sender.id, name: inbound.sender.displayName },
+        author: {
+          kind: "human",
+          id: inbound.sender.id,
+          name: inbound.sender.displayName,
+          ...(inbound.sender.handle === undefined ? {} : { handle: inbound.sender.handle }),
+        },
         text: inbound.text,
         platformMessageId: inbound.platformMessageId,
         ...(inbound.replyTo === undefined ? {} : { replyToId: inbound.replyTo }),

@@ -6,6 +6,8 @@ export interface Author {
   /** Platform user id for humans, the agent name for agents, `roundtable` for the world. */
   id: string;
   name: string;
+  /** The person's platform handle (Telegram @username, without `@`), when it has one. */
+  handle?: string;
 }
 
 /** A message as the world stores it. Stored history is never rewritten. */

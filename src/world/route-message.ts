@@ -97,7 +97,9 @@ async function supersedeOpenTurns(context: WorldContext, outbox: Outbox, chatKey
 async function peopleInChat(context: WorldContext, chatKey: string): Promise<string[]> {
   const names = new Set<string>();
   for (const message of await context.store.listMessages(chatKey)) {
-    if (message.author.kind === "human") names.add(message.author.name);
+    if (message.author.kind !== "human") continue;
+    names.add(message.author.name);
+    if (message.author.handle !== undefined) names.add(message.author.handle);
   }
   return [...names];
 }

@@ -81,7 +81,7 @@ describe("telegram approval cards", () => {
     h.fake.pressButton(mainToken, { chatId: groupId, messageId, from: ana, data: once });
     await vi.waitFor(() => expect(h.sink.clicks).toHaveLength(2));
     expect(h.sink.clicks[0]?.user).toEqual({ id: String(eve.id), displayName: "Eve", isBot: false, roles: ["admin"] });
-    expect(h.sink.clicks[1]?.user).toEqual({ id: String(ana.id), displayName: "Ana", isBot: false });
+    expect(h.sink.clicks[1]?.user).toEqual({ id: String(ana.id), displayName: "Ana", handle: "ana_r", isBot: false });
   });
 
   it("answers someone not allowed with an alert and changes nothing", async () => {

@@ -37,7 +37,7 @@ describe("telegram long polling (real grammY against the fake Bot API)", () => {
     expect(inbound).toMatchObject({
       chat: { platform: "telegram", channel: String(groupId) },
       platformMessageId: String(message.message_id),
-      sender: { id: "111", displayName: "Ana", isBot: false },
+      sender: { id: "111", displayName: "Ana", handle: "ana_r", isBot: false },
       text: "@alice and @bob, look at this",
       mentions: ["alice", "bob"],
     });

@@ -95,6 +95,20 @@ describe("a conversation between a person and two agents", () => {
     expect(notice?.text).toContain("@alice");
   });
 
+  it("addressing a person of the chat, by name or handle, is not an unknown agent", async () => {
+    const alice = new ScriptedProvider(() => ({ text: "hi" }));
+    harness = await createHarness({ agents: [{ name: "alice", provider: alice }] });
+    await harness.say("@alice hello", { user: "Ana", handle: "ana_r" });
+    await harness.idle();
+    await harness.say("@ana_r can you look?", { user: "Eve" });
+    await harness.say("@Ana can you look?", { user: "Eve" });
+    await harness.idle();
+    expect(harness.channel.messages().map((message) => message.author)).toEqual(["alice"]);
+    await harness.say("@dan can you look?", { user: "Eve" });
+    await harness.idle();
+    expect(harness.channel.messages().at(-1)?.text).toContain("@dan");
+  });
+
   it("the same inbound message delivered twice produces one turn", async () => {
     const alice = new ScriptedProvider(() => ({ text: "once" }));
     harness = await createHarness({ agents: [{ name: "alice", provider: alice }] });

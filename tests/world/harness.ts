@@ -49,6 +49,8 @@ export interface SayOptions {
   channel?: string;
   bot?: boolean;
   replyTo?: string;
+  /** The sender's platform handle. */
+  handle?: string;
 }
 
 export interface ClickOptions {
@@ -169,7 +171,12 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
       return channel.send({
         chat: chat(sayOptions.channel),
         platformMessageId: sayOptions.id ?? `m-${Date.now()}-${counter}`,
-        sender: { id: user, displayName: user, isBot: sayOptions.bot ?? false },
+        sender: {
+          id: user,
+          displayName: user,
+          isBot: sayOptions.bot ?? false,
+          ...(sayOptions.handle === undefined ? {} : { handle: sayOptions.handle }),
+        },
         text,
         mentions: [],
         ...(sayOptions.replyTo === undefined ? {} : { replyTo: sayOptions.replyTo }),

@@ -10,6 +10,7 @@ export function messageData(message: NewMessage, now: Date) {
     authorKind: message.author.kind,
     authorId: message.author.id,
     authorName: message.author.name,
+    authorHandle: message.author.handle ?? null,
     text: message.text,
     platformMessageId: message.platformMessageId ?? null,
     replyToId: message.replyToId ?? null,

@@ -44,7 +44,12 @@ export function toMessageRecord(row: Message): MessageRecord {
     seq: row.seq,
     id: row.id,
     chatKey: row.chatKey,
-    author: { kind: row.authorKind as AuthorKind, id: row.authorId, name: row.authorName },
+    author: {
+      kind: row.authorKind as AuthorKind,
+      id: row.authorId,
+      name: row.authorName,
+      ...(row.authorHandle === null ? {} : { handle: row.authorHandle }),
+    },
     text: row.text,
     createdAt: row.createdAt,
     ...(row.turnId === null ? {} : { turnId: row.turnId }),

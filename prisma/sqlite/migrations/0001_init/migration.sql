@@ -25,6 +25,7 @@ CREATE TABLE "Message" (
     "authorKind" TEXT NOT NULL,
     "authorId" TEXT NOT NULL,
     "authorName" TEXT NOT NULL,
+    "authorHandle" TEXT,
     "text" TEXT NOT NULL,
     "platformMessageId" TEXT,
     "replyToId" TEXT,
