@@ -1,3 +1,4 @@
+import { approvalOutcome, describeWait } from "../world/approval-outcome.js";
 import { parseChatKey } from "../world/chat-ref.js";
 import { recordToolResult } from "../world/record-tool-result.js";
 import type { AgentRuntime } from "./agent-runtime.js";
@@ -18,19 +19,7 @@ export async function settleDecidedApproval(runtime: AgentRuntime, approvalId: s
     await runtime.outbox.publish(approval.chatKey, {
       type: "approval-decided",
       chat: parseChatKey(approval.chatKey),
-      outcome: {
-        approvalId: approval.id,
-        shortId: approval.shortId,
-        agent: approval.agent,
-        tool: call.name,
-        argumentsPreview: previewOf(runtime, call.name, call.argumentsJson),
-        state: approval.state,
-        ...(approval.choice === undefined ? {} : { choice: approval.choice }),
-        ...(approval.decidedById === undefined
-          ? {}
-          : { decidedBy: { id: approval.decidedById, name: approval.decidedByName ?? approval.decidedById } }),
-        at: approval.decidedAt ?? clock(),
-      },
+      outcome: approvalOutcome(approval, call.name, previewOf(runtime, call.name, call.argumentsJson), clock()),
     });
   }
   if (approval.state === "denied") {
@@ -79,18 +68,10 @@ export async function expireApproval(runtime: AgentRuntime, approvalId: string):
   await runtime.outbox.publish(approval.chatKey, {
     type: "approval-decided",
     chat: parseChatKey(approval.chatKey),
-    outcome: {
-      approvalId: approval.id,
-      shortId: approval.shortId,
-      agent: approval.agent,
-      tool: call.name,
-      argumentsPreview: previewOf(runtime, call.name, call.argumentsJson),
-      state: "expired",
-      at: clock(),
-    },
+    outcome: approvalOutcome(decided.approval, call.name, previewOf(runtime, call.name, call.argumentsJson), clock()),
   });
-  const minutes = Math.round((approval.expiresAt.getTime() - approval.createdAt.getTime()) / 60_000);
-  await recordToolResult(runtime.world, runtime.outbox, call, "expired", `no decision within ${minutes} minutes`);
+  const waited = describeWait(approval.expiresAt.getTime() - approval.createdAt.getTime());
+  await recordToolResult(runtime.world, runtime.outbox, call, "expired", `no decision within ${waited}`);
   await continueTurn(runtime, call.turnId, call.step);
 }
 

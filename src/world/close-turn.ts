@@ -1,3 +1,4 @@
+import { approvalOutcome } from "./approval-outcome.js";
 import type { ApprovalState, ToolResultKind } from "./approval-types.js";
 import { parseChatKey } from "./chat-ref.js";
 import type { TurnEndReason } from "./events.js";
@@ -32,18 +33,11 @@ export async function closeTurn(
       at: clock(),
     });
     if (!decided.won) continue;
+    const tool = (await store.getToolCall(approval.toolCallId))?.name ?? "tool";
     await outbox.publish(turn.chatKey, {
       type: "approval-decided",
       chat,
-      outcome: {
-        approvalId: approval.id,
-        shortId: approval.shortId,
-        agent: approval.agent,
-        tool: (await store.getToolCall(approval.toolCallId))?.name ?? "tool",
-        argumentsPreview: "",
-        state: approvalState,
-        at: clock(),
-      },
+      outcome: approvalOutcome(decided.approval, tool, "", clock()),
     });
   }
   for (const call of await store.listToolCalls({ turnId })) {

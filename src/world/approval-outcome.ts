@@ -1,0 +1,34 @@
+import type { ApprovalRecord } from "../storage/records.js";
+import type { ApprovalOutcome } from "./approval-types.js";
+
+/** What a card shows once an approval is closed, from the stored (decided) approval. */
+export function approvalOutcome(
+  approval: ApprovalRecord,
+  tool: string,
+  argumentsPreview: string,
+  now: Date,
+): ApprovalOutcome {
+  if (approval.state === "pending") throw new Error(`approval ${approval.id} is still pending`);
+  return {
+    approvalId: approval.id,
+    shortId: approval.shortId,
+    agent: approval.agent,
+    tool,
+    argumentsPreview,
+    state: approval.state,
+    ...(approval.choice === undefined ? {} : { choice: approval.choice }),
+    ...(approval.decidedById === undefined || approval.decidedById === "roundtable"
+      ? {}
+      : { decidedBy: { id: approval.decidedById, name: approval.decidedByName ?? approval.decidedById } }),
+    at: approval.decidedAt ?? now,
+  };
+}
+
+/** `45 seconds`, `30 minutes`, `2 hours`: how long an approval waited. */
+export function describeWait(ms: number): string {
+  const seconds = Math.round(ms / 1000);
+  if (seconds < 120) return `${seconds} second${seconds === 1 ? "" : "s"}`;
+  const minutes = Math.round(seconds / 60);
+  if (minutes < 120) return `${minutes} minutes`;
+  return `${Math.round(minutes / 60)} hours`;
+}
