@@ -7,5 +7,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: "forks",
     globalSetup: ["tests/global-setup.ts"],
+    // In CI a JSON report is written too, for .ci/run's closing "N passed, N failed" line.
+    reporters: process.env.CI ? ["default", ["json", { outputFile: "data/test-report.json" }]] : ["default"],
   },
 });
