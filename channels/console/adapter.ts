@@ -150,7 +150,8 @@ export class ConsoleAdapter implements ChannelAdapter, StreamingChannel {
           receivedAt: new Date(),
           raw: line,
         });
-        if (result.status === "unbound" || result.status === "ignored") this.print(`roundtable: ${result.reason}`);
+        // Other refusals are answered by the world in the chat itself.
+        if (result.status === "unbound") this.print(`roundtable: ${result.reason}`);
         return;
       }
     }

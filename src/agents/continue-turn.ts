@@ -14,6 +14,7 @@ export async function continueTurn(runtime: AgentRuntime, turnId: string, step: 
   const scope = await loadTurnScope(runtime, turnId);
   if (!scope || scope.turn.state === "ended") return;
   const calls = await store.listToolCalls({ turnId, step });
+  if (calls.length === 0) return; // a text-only step ends its turn itself
   const results = await store.listToolResults(calls.map((call) => call.id));
   if (results.length < calls.length) return;
 

@@ -24,8 +24,21 @@ export async function dispatchToolCalls(runtime: AgentRuntime, scope: TurnScope,
   let parked = false;
 
   for (const call of calls) {
+    if (call.state === "awaiting-approval") {
+      // Resumed after a restart: make sure its approval, card and expiry exist (each once).
+      const checked = runtime.tools.check(call.name, call.argumentsJson);
+      if (checked.ok)
+        await requestApproval(
+          runtime,
+          scope,
+          call,
+          checked.args,
+          runtime.policy.decide(call.name, checked.args).reason,
+        );
+      parked = true;
+      continue;
+    }
     if (call.state !== "pending") {
-      if (call.state === "awaiting-approval") parked = true;
       if (call.state === "running") await queueRun(runtime, call);
       continue;
     }
@@ -100,20 +113,24 @@ async function requestApproval(
 ): Promise<void> {
   const { store, queue, clock } = runtime.world;
   const { turn, world } = scope;
-  const expiresAt = new Date(clock().getTime() + world.approvalTimeout);
-  const approval = await store.createApproval({
-    id: newId(),
-    shortId: await uniqueShortId(runtime, turn.chatKey),
-    chatKey: turn.chatKey,
-    world: world.name,
-    agent: turn.agent,
-    turnId: turn.id,
-    toolCallId: call.id,
-    requestedFor: turn.startedById,
-    reason,
-    expiresAt,
-  });
-  await store.setToolCallState(call.id, "awaiting-approval");
+  const existing = (await store.listApprovals({ turnId: turn.id })).find((item) => item.toolCallId === call.id);
+  const approval =
+    existing ??
+    (await store.createApproval({
+      id: newId(),
+      shortId: await uniqueShortId(runtime, turn.chatKey),
+      chatKey: turn.chatKey,
+      world: world.name,
+      agent: turn.agent,
+      turnId: turn.id,
+      toolCallId: call.id,
+      requestedFor: turn.startedById,
+      reason,
+      expiresAt: new Date(clock().getTime() + world.approvalTimeout),
+    }));
+  if (call.state !== "awaiting-approval") await store.setToolCallState(call.id, "awaiting-approval");
+  if (approval.state !== "pending") return;
+  const expiresAt = approval.expiresAt;
   const trigger = await store.getMessage(turn.triggerMessageId);
   const humans = trigger ? await chainHumans(runtime.world, trigger) : [];
   await runtime.outbox.publish(turn.chatKey, {

@@ -1,4 +1,4 @@
-import { errorMessage } from "../errors/roundtable-error.js";
+import { ToolError, errorMessage } from "../errors/roundtable-error.js";
 import { recordToolResult } from "../world/record-tool-result.js";
 import { type AgentRuntime, loadTurnScope } from "./agent-runtime.js";
 import { continueTurn } from "./continue-turn.js";
@@ -14,9 +14,14 @@ const defaultToolTimeoutMs = 60_000;
 export async function executeToolCall(runtime: AgentRuntime, toolCallId: string): Promise<void> {
   const { store, logger } = runtime.world;
   const call = await store.getToolCall(toolCallId);
-  if (!call || call.state === "done") return;
+  if (!call) return;
   const scope = await loadTurnScope(runtime, call.turnId);
   if (!scope) return;
+  if (call.state === "done") {
+    // Its result is stored (perhaps just before a restart): make sure the turn goes on.
+    if (scope.turn.state !== "ended") await continueTurn(runtime, call.turnId, call.step);
+    return;
+  }
   const log = logger.child({ chat: call.chatKey, agent: call.agent, turn: call.turnId, tool: call.name });
   if (scope.turn.state === "ended") return;
   if (call.state === "running") {
@@ -55,8 +60,9 @@ export async function executeToolCall(runtime: AgentRuntime, toolCallId: string)
     text = errorMessage(error);
   }
   if (runtime.stopSignal.aborted && kind !== "ok") {
-    // Stopping mid-run: leave the call `running`, so the restart records `interrupted`.
-    return;
+    // Stopping mid-run: the call stays `running` and the job fails, so after the restart the
+    // job runs again and records `interrupted` (never a second run).
+    throw new ToolError("tool.failed", `${call.name} was cut by the service stopping`);
   }
   await recordToolResult(runtime.world, runtime.outbox, call, kind, text);
   await continueTurn(runtime, call.turnId, call.step);

@@ -1,6 +1,7 @@
 import { ProviderError } from "../errors/roundtable-error.js";
 import type { LLMResponse } from "../providers/model-provider.js";
-import { isStreamingChannel } from "../world/channel-adapter.js";
+import type { MessageRecord, ToolCallRecord } from "../storage/records.js";
+import { isStreamingChannel, type MessageStream } from "../world/channel-adapter.js";
 import { parseChatKey } from "../world/chat-ref.js";
 import { jobKey } from "../world/jobs.js";
 import { addressBack } from "../world/routing/index.js";
@@ -25,10 +26,13 @@ export async function runModelStep(runtime: AgentRuntime, turnId: string, step: 
   const { turn, agent } = scope;
   const log = logger.child({ chat: turn.chatKey, agent: agent.name, turn: turn.id, step });
 
-  if (await store.getMessage(stepMessageId(turn.id, step))) {
-    // The answer of this step was stored before a restart: carry on from there.
-    log.info("step already answered; resuming its tool calls");
-    await dispatchToolCalls(runtime, scope, step);
+  const answered = await store.getMessage(stepMessageId(turn.id, step));
+  if (answered) {
+    // The answer of this step was stored before a restart: carry on from there. Publishing
+    // again is safe: delivery is idempotent by message id.
+    log.info("step already answered; carrying on from the stored answer");
+    const calls = await store.listToolCalls({ turnId: turn.id, step });
+    await settleStoredStep(runtime, scope, step, answered, calls, undefined);
     return;
   }
   if (step > agent.limits.maxSteps) {
@@ -136,9 +140,28 @@ export async function runModelStep(runtime: AgentRuntime, turnId: string, step: 
   );
   log.info({ toolCalls: calls.length, usage: response.usage, finish: response.finishReason }, "model answered");
 
-  if (text.trim() !== "") {
-    if (stream) runtime.outbox.attachStream(stored.message.id, stream);
-    await runtime.outbox.publish(turn.chatKey, { type: "message", chat, message: stored.message });
+  await settleStoredStep(runtime, scope, step, stored.message, stored.calls, stream);
+}
+
+/**
+ * What follows a stored answer: show its text, then end the turn (no calls; the answer is
+ * routed to the agents it addresses) or hand its calls to the policy. Run again after a
+ * restart, it changes nothing that was already done.
+ */
+async function settleStoredStep(
+  runtime: AgentRuntime,
+  scope: TurnScope,
+  step: number,
+  message: MessageRecord,
+  calls: ToolCallRecord[],
+  stream: MessageStream | undefined,
+): Promise<void> {
+  const { store, clock } = runtime.world;
+  const { turn, agent } = scope;
+  const chat = parseChatKey(turn.chatKey);
+  if (message.text.trim() !== "") {
+    if (stream) runtime.outbox.attachStream(message.id, stream);
+    await runtime.outbox.publish(turn.chatKey, { type: "message", chat, message });
   } else if (stream) {
     await runtime.outbox.abortStream(stream);
   }
@@ -151,7 +174,7 @@ export async function runModelStep(runtime: AgentRuntime, turnId: string, step: 
       turnId: turn.id,
       reason: "answered",
     });
-    const route = { kind: "route", messageId: stored.message.id } as const;
+    const route = { kind: "route", messageId: message.id } as const;
     await runtime.world.queue.add({ queue: turn.chatKey, key: jobKey(route), payload: route });
     return;
   }
@@ -160,7 +183,7 @@ export async function runModelStep(runtime: AgentRuntime, turnId: string, step: 
     chat,
     agent: agent.name,
     turnId: turn.id,
-    calls: stored.calls.map((call) => ({ id: call.id, name: call.name, argumentsJson: call.argumentsJson })),
+    calls: calls.map((call) => ({ id: call.id, name: call.name, argumentsJson: call.argumentsJson })),
   });
   if (calls.length > agent.limits.maxToolCallsPerStep) {
     await endWithLimit(

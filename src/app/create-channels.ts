@@ -22,7 +22,7 @@ export function createChannels(config: Config, logger: Logger): ChannelAdapter[]
           agent.telegram ? [{ agent: agent.name, token: agent.telegram.token }] : [],
         ),
         agentNames: config.agents.map((agent) => agent.name),
-        logger: logger.child({ platform: "telegram" }),
+        logger,
       }),
     );
   }

@@ -21,7 +21,8 @@ export function parseConfigText(
   env: Record<string, string | undefined>,
 ): ParsedConfigText {
   const protectedText = protectEnvReferences(text, env);
-  const document = parseDocument(protectedText.text, { prettyErrors: false, uniqueKeys: true });
+  // Integers are read exactly (BigInt), so a Discord id written without quotes keeps its digits.
+  const document = parseDocument(protectedText.text, { prettyErrors: false, uniqueKeys: true, intAsBigInt: true });
   const [first, ...others] = document.errors;
   if (first) {
     const offset = protectedText.originalOffset(first.pos[0]);
@@ -38,6 +39,7 @@ export function parseConfigText(
       if (unset.size > 0) unsetVariables.set(formatConfigPath(path), [...unset]);
       return restored;
     }
+    if (typeof value === "bigint") return Number.isSafeInteger(Number(value)) ? Number(value) : value.toString();
     if (Array.isArray(value)) return value.map((item, index) => resolve(item, [...path, index]));
     if (value !== null && typeof value === "object" && !(value instanceof Date)) {
       const result: Record<string, unknown> = {};

@@ -13,7 +13,7 @@ export const providerEnvironments: Readonly<Record<ProviderType, ProviderEnviron
   anthropic: {
     apiKeyVariables: ["ANTHROPIC_API_KEY"],
     baseUrlVariables: ["ANTHROPIC_BASE_URL"],
-    defaultModel: "claude-sonnet-4-5",
+    defaultModel: "claude-sonnet-4-6",
   },
   google: {
     apiKeyVariables: ["GEMINI_API_KEY", "GOOGLE_API_KEY"],

@@ -25,6 +25,8 @@ export async function handleApprovalClick(context: WorldContext, click: Approval
   }
 
   const approval = await findApproval(context, key, click.approvalId);
+  if (!approval && click.approvalId === "")
+    return { status: "unknown", text: "There is no pending approval in this chat." };
   if (!approval) {
     log.warn({ approvalId: click.approvalId }, "click for an unknown approval refused");
     return { status: "unknown", text: "This approval does not exist (or is not from this chat)." };
@@ -50,7 +52,7 @@ export async function handleApprovalClick(context: WorldContext, click: Approval
     log.warn({ approvalId: approval.id }, "click by someone not allowed to decide refused");
     return { status: "not-allowed", text: "You are not allowed to decide this approval." };
   }
-  if (approval.state !== "pending") return alreadyDecided(approval);
+  if (approval.state !== "pending") return alreadyDecided(context, approval);
 
   const state = click.choice === "deny" ? "denied" : "approved";
   const decision = {
@@ -62,7 +64,7 @@ export async function handleApprovalClick(context: WorldContext, click: Approval
     ...(click.reason === undefined ? {} : { note: click.reason }),
   } as const;
   const result = await store.decideApproval(approval.id, decision);
-  if (!result.won) return alreadyDecided(result.approval);
+  if (!result.won) return alreadyDecided(context, result.approval);
   log.info({ approvalId: approval.id, choice: click.choice }, "approval decided");
 
   const payload = { kind: "approval-decided", approvalId: approval.id } as const;
@@ -79,7 +81,15 @@ async function findApproval(context: WorldContext, key: string, id: string): Pro
   return (await store.getApproval(id)) ?? (await store.getApprovalByShortId(key, id));
 }
 
-function alreadyDecided(approval: ApprovalRecord): ClickResult {
+/**
+ * The answer for a later press. The decision's step is queued again (deduped by key): if the
+ * process died right after the first decision was stored, this press finishes its effect.
+ */
+async function alreadyDecided(context: WorldContext, approval: ApprovalRecord): Promise<ClickResult> {
+  if (approval.state === "approved" || approval.state === "denied") {
+    const payload = { kind: "approval-decided", approvalId: approval.id } as const;
+    await context.queue.add({ queue: approval.chatKey, key: jobKey(payload), payload });
+  }
   const who = approval.decidedByName ?? "roundtable";
   const what = approval.state === "approved" && approval.choice ? choiceWords[approval.choice] : approval.state;
   return { status: "already-decided", text: `Already decided by ${who} (${what}).` };

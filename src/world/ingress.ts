@@ -14,6 +14,14 @@ export const maxInboundTextLength = 32_000;
 /** A human message of exactly this text resets the chat's session (session approvals end). */
 export const resetCommand = "/reset";
 
+/** Why a stored inbound message starts no turn, if it does not. Decided from the message alone. */
+function notRoutedReason(inbound: InboundMessage, allowBots: boolean): "bot" | "reset" | "too-long" | undefined {
+  if (inbound.sender.isBot && !allowBots) return "bot";
+  if (!inbound.sender.isBot && inbound.text.trim() === resetCommand) return "reset";
+  if (inbound.text.length > maxInboundTextLength) return "too-long";
+  return undefined;
+}
+
 /** The id of an inbound message is derived from the platform's id: a second delivery collides. */
 export function inboundMessageId(key: string, platformMessageId: string): string {
   return `in-${createHash("sha256").update(`${key}\u0000${platformMessageId}`).digest("hex").slice(0, 32)}`;
@@ -42,8 +50,11 @@ export class Ingress implements InboundSink {
     const routePayload = { kind: "route", messageId: id } as const;
     if (await store.getMessage(id)) {
       log.info({ messageId: inbound.platformMessageId }, "duplicate inbound message dropped");
-      // Routing is idempotent: queue it again in case the first delivery died before queueing.
-      await queue.add({ queue: key, key: jobKey(routePayload), payload: routePayload });
+      // Routing is idempotent: queue it again in case the first delivery died before queueing
+      // (only for a message that is routed at all).
+      if (notRoutedReason(inbound, world.allowBots) === undefined) {
+        await queue.add({ queue: key, key: jobKey(routePayload), payload: routePayload });
+      }
       return { status: "duplicate" };
     }
     await store.ensureChat(key, world.name, inbound.chat.platform);

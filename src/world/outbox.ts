@@ -1,4 +1,5 @@
 import { assertNever } from "../errors/assert-never.js";
+import { RoundtableError } from "../errors/roundtable-error.js";
 import type { MessageStream } from "./channel-adapter.js";
 import { chatKey } from "./chat-ref.js";
 import type { StoredEvent, WorldEvent } from "./events.js";
@@ -68,6 +69,8 @@ export class Outbox {
       case "message":
       case "system": {
         const message = event.message;
+        // Published twice (a step re-run after a restart): it was posted once, that is enough.
+        if (await store.getOutbound("message", message.id)) break;
         const stream = this.streams.get(message.id);
         this.streams.delete(message.id);
         const sent = stream
@@ -83,6 +86,7 @@ export class Outbox {
         break;
       }
       case "approval-requested": {
+        if (await store.getOutbound("approval", event.card.approvalId)) break;
         const sent = await adapter.postApprovalCard(chat, event.card);
         platformMessageIds = sent.ids;
         await store.recordOutbound({
@@ -95,8 +99,11 @@ export class Outbox {
       }
       case "approval-decided": {
         const card = await store.getOutbound("approval", event.outcome.approvalId);
-        if (card) await adapter.updateApprovalCard(chat, { ids: card.platformMessageIds }, event.outcome);
-        else logger.warn({ approvalId: event.outcome.approvalId }, "deliver: decided approval has no posted card");
+        if (!card) {
+          // Its card is not posted yet (its delivery is being retried): try again later.
+          throw new RoundtableError("internal", `approval ${event.outcome.approvalId} has no posted card yet`);
+        }
+        await adapter.updateApprovalCard(chat, { ids: card.platformMessageIds }, event.outcome);
         break;
       }
       case "tool-calls":

@@ -54,7 +54,13 @@ export async function routeStoredMessage(context: WorldContext, outbox: Outbox, 
   const startedById = await chainStarter(context, message);
   for (const agent of decision.agents) {
     const turnId = turnIdFor(message.id, agent);
-    if (await store.getTurn(turnId)) continue;
+    const payload = { kind: "turn-step", turnId, step: 1 } as const;
+    const existing = await store.getTurn(turnId);
+    if (existing) {
+      // Routed before a restart: make sure the turn's first step is queued (deduped by key).
+      if (existing.state !== "ended") await queue.add({ queue: message.chatKey, key: jobKey(payload), payload });
+      continue;
+    }
     if (message.author.kind === "agent") {
       const current = await store.getChat(message.chatKey);
       if ((current?.agentTurnsSinceHuman ?? 0) >= world.turnLimit) {
@@ -66,7 +72,6 @@ export async function routeStoredMessage(context: WorldContext, outbox: Outbox, 
     } else {
       await supersedeOpenTurns(context, outbox, message.chatKey, agent);
     }
-    await store.incrementAgentTurns(message.chatKey);
     const deadlineMs = agents.get(agent)?.limits.deadline ?? 300_000;
     await store.createTurn({
       id: turnId,
@@ -76,7 +81,7 @@ export async function routeStoredMessage(context: WorldContext, outbox: Outbox, 
       startedById,
       deadlineAt: new Date(clock().getTime() + deadlineMs),
     });
-    const payload = { kind: "turn-step", turnId, step: 1 } as const;
+    await store.incrementAgentTurns(message.chatKey);
     await queue.add({ queue: message.chatKey, key: jobKey(payload), payload });
     log.info({ agent, turnId }, "turn started");
   }

@@ -255,13 +255,32 @@ describe("which file is used", () => {
   });
 });
 
+describe("numbers in the file", () => {
+  it("keeps long ids written without quotes exact (Discord snowflakes), as strings", async () => {
+    const yaml = [
+      "agents:",
+      "  - { name: alice, provider: openai, model: gpt-4.1 }",
+      "worlds:",
+      "  - { name: team, agents: [alice], turnLimit: 4, approvers: { discord: [123456789012345678] } }",
+      "channels:",
+      "  discord: { token: t, chats: { 123456789012345678: team } }",
+      "",
+    ].join("\n");
+    await writeFile(path.join(directory, "roundtable.yaml"), yaml);
+    const { config } = await loadConfig({ env: { OPENAI_API_KEY: "sk" }, cwd: directory });
+    expect(config.worlds[0]?.turnLimit).toBe(4);
+    expect(config.worlds[0]?.approvers.discord).toEqual(["123456789012345678"]);
+    expect(Object.keys(config.channels.discord?.chats ?? {})).toEqual(["123456789012345678"]);
+  });
+});
+
 describe("the built-in default", () => {
   const load = (env: Record<string, string>) => loadConfig({ env, cwd: directory });
 
   it("uses the first provider whose key is set: openai, anthropic, google", async () => {
     expect((await load({ ANTHROPIC_API_KEY: "a", GEMINI_API_KEY: "g" })).config.agents[0]).toMatchObject({
       provider: "anthropic",
-      model: "claude-sonnet-4-5",
+      model: "claude-sonnet-4-6",
     });
     expect((await load({ GOOGLE_API_KEY: "g" })).config.agents[0]).toMatchObject({
       provider: "google",

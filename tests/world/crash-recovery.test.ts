@@ -1,0 +1,247 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { ScriptedProvider } from "../fakes/scripted-provider.js";
+import { createHarness, type Harness, temporaryDatabaseUrl } from "./harness.js";
+import type { ClaimedJob } from "../../src/world/work-queue.js";
+
+let harnesses: Harness[] = [];
+afterEach(async () => {
+  for (const h of harnesses) await h.close();
+  harnesses = [];
+});
+async function make(options: Parameters<typeof createHarness>[0]): Promise<Harness> {
+  const h = await createHarness(options);
+  harnesses.push(h);
+  return h;
+}
+function must<T>(value: T | undefined): T {
+  if (value === undefined) throw new Error("expected a value");
+  return value;
+}
+function job(payload: ClaimedJob["payload"]): ClaimedJob {
+  return { queue: "x", key: "manual", payload, attempts: 1 };
+}
+const shell = { name: "shell_cmd", args: { command: "echo", args: ["hi"] } };
+
+/**
+ * Each test puts the database in the state a crash between two awaits would leave (or races
+ * two steps), then runs the step again: nothing may stay open, nothing may happen twice.
+ */
+describe("steps run again after a crash between two writes", () => {
+  it("a text-only step whose answer was stored is not asked of the model again", async () => {
+    const provider = new ScriptedProvider([{ text: "hello" }, { text: "second answer" }]);
+    const h = await make({ agents: [{ name: "alice", provider }], world: { defaultAgent: "alice" } });
+    await h.say("hi");
+    await h.idle();
+    const [turn] = await h.store.listTurns({});
+    expect(provider.requests.length).toBe(1);
+    // State at a crash right after addModelStep: message stored, turn still running.
+    await h.store.updateTurn(must(turn).id, { state: "running" });
+    await h.roundtable.engine.handle(job({ kind: "turn-step", turnId: must(turn).id, step: 1 }));
+    await h.idle();
+    const answers = (await h.store.listMessages(must(turn).chatKey)).filter((m) => m.author.kind === "agent");
+    expect(answers.map((message) => message.text)).toEqual(["hello"]);
+    expect(h.channel.messages().map((message) => message.text)).toEqual(["hello"]);
+    expect((await h.store.getTurn(must(turn).id))?.state).toBe("ended");
+    expect(provider.requests.length).toBe(1);
+  });
+
+  it("a stop while a tool runs: after the restart the call is closed (interrupted) and the turn goes on", async () => {
+    const databaseUrl = temporaryDatabaseUrl();
+    const provider = () =>
+      new ScriptedProvider((request) =>
+        request.messages.at(-1)?.role === "tool"
+          ? { text: `after: ${request.messages.at(-1)?.text}` }
+          : { toolCalls: [{ name: "shell_cmd", args: { command: "sleep", args: ["30"] } }] },
+      );
+    const options = (p: ScriptedProvider) => ({
+      databaseUrl,
+      keepDatabase: true,
+      agents: [{ name: "alice", provider: p, tools: ["shell_cmd"] }],
+      tools: { approval: { shell_cmd: "never" } },
+      world: { defaultAgent: "alice" },
+    });
+    const h1 = await createHarness(options(provider()));
+    await h1.say("go");
+    await h1.waitFor(async () => (await h1.store.listToolCalls({})).some((c) => c.state === "running"));
+    await h1.close();
+    const h2 = await make(options(provider()));
+    // The cut job runs again after its retry delay and records `interrupted`.
+    await h2.waitFor(async () => (await h2.store.listToolCalls({}))[0]?.state === "done");
+    await h2.idle();
+    const calls = await h2.store.listToolCalls({});
+    const results = await h2.store.listToolResults(calls.map((call) => call.id));
+    expect(results.map((result) => result.kind)).toEqual(["interrupted"]);
+    expect((await h2.store.listTurns({})).map((turn) => turn.endReason)).toEqual(["answered"]);
+    expect(h2.channel.messages().at(-1)?.text).toMatch(/^after: interrupted: /);
+  });
+
+  it("a route step whose turn was created but not queued starts it", async () => {
+    const provider = new ScriptedProvider([{ text: "hello" }]);
+    const h = await make({ agents: [{ name: "alice", provider }], world: { defaultAgent: "alice" } });
+    const key = "console:main:ana:";
+    await h.store.ensureChat(key, "main", "console");
+    await h.store.addMessage({ id: "m1", chatKey: key, author: { kind: "human", id: "ana", name: "ana" }, text: "hi" });
+    await h.store.createTurn({
+      id: "m1>alice",
+      chatKey: key,
+      agent: "alice",
+      triggerMessageId: "m1",
+      startedById: "ana",
+      deadlineAt: new Date(Date.now() + 60000),
+    });
+    await h.roundtable.engine.handle(job({ kind: "route", messageId: "m1" }));
+    await h.idle();
+    expect(provider.requests.length).toBe(1);
+  });
+
+  it("a redelivered /reset is not routed to the default agent", async () => {
+    const provider = new ScriptedProvider([{ text: "hello" }, { text: "x" }]);
+    const h = await make({ agents: [{ name: "alice", provider }], world: { defaultAgent: "alice" } });
+    await h.say("/reset", { id: "p1" });
+    await h.idle();
+    await h.say("/reset", { id: "p1" });
+    await h.idle();
+    expect(provider.requests.length).toBe(0);
+  });
+
+  it("an expiry recorded but not finished is finished by its re-run", async () => {
+    const provider = new ScriptedProvider([{ toolCalls: [shell] }, { text: "done" }]);
+    const h = await make({
+      agents: [{ name: "alice", provider, tools: ["shell_cmd"] }],
+      world: { defaultAgent: "alice" },
+    });
+    await h.say("go");
+    await h.idle();
+    const [approval] = await h.store.listApprovals({ states: ["pending"] });
+    await h.store.decideApproval(must(approval).id, {
+      state: "expired",
+      actorId: "roundtable",
+      actorName: "roundtable",
+      at: new Date(),
+    });
+    await h.roundtable.engine.handle(job({ kind: "approval-expire", approvalId: must(approval).id }));
+    await h.idle();
+    const calls = await h.store.listToolCalls({});
+    expect(calls[0]?.state).toBe("done");
+  });
+
+  it("a decision recorded but not queued is carried out by a later press", async () => {
+    const provider = new ScriptedProvider([{ toolCalls: [shell] }, { text: "done" }]);
+    const h = await make({
+      agents: [{ name: "alice", provider, tools: ["shell_cmd"] }],
+      world: { defaultAgent: "alice" },
+    });
+    await h.say("go");
+    await h.idle();
+    const [approval] = await h.store.listApprovals({ states: ["pending"] });
+    await h.store.decideApproval(must(approval).id, {
+      state: "approved",
+      choice: "once",
+      actorId: "ana",
+      actorName: "ana",
+      at: new Date(),
+    });
+    const again = await h.click(must(approval).id, "once");
+    expect(again.status).toBe("already-decided");
+    await h.idle();
+    const calls = await h.store.listToolCalls({});
+    expect(calls[0]?.state).toBe("done");
+  });
+
+  it("a decision step whose tool result was stored continues the turn", async () => {
+    const provider = new ScriptedProvider([{ toolCalls: [shell] }, { text: "done" }]);
+    const h = await make({
+      agents: [{ name: "alice", provider, tools: ["shell_cmd"] }],
+      world: { defaultAgent: "alice" },
+    });
+    await h.say("go");
+    await h.idle();
+    const [approval] = await h.store.listApprovals({ states: ["pending"] });
+    await h.store.decideApproval(must(approval).id, {
+      state: "approved",
+      choice: "once",
+      actorId: "ana",
+      actorName: "ana",
+      at: new Date(),
+    });
+    await h.store.addToolResult({ toolCallId: must(approval).toolCallId, kind: "ok", content: "hi" });
+    await h.roundtable.engine.handle(job({ kind: "approval-decided", approvalId: must(approval).id }));
+    await h.idle();
+    expect(provider.requests.length).toBe(2);
+  });
+
+  it("a step re-run after its approval was created reuses it", async () => {
+    const provider = new ScriptedProvider([{ toolCalls: [shell] }, { text: "done" }]);
+    const h = await make({
+      agents: [{ name: "alice", provider, tools: ["shell_cmd"] }],
+      world: { defaultAgent: "alice" },
+    });
+    await h.say("go");
+    await h.idle();
+    const [approval] = await h.store.listApprovals({ states: ["pending"] });
+    await h.store.setToolCallState(must(approval).toolCallId, "pending");
+    let thrown: unknown;
+    try {
+      await h.roundtable.engine.handle(job({ kind: "turn-step", turnId: must(approval).turnId, step: 1 }));
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeUndefined();
+  });
+
+  it("a decision that lost the race with a supersede still updates its card", async () => {
+    const provider = new ScriptedProvider([{ toolCalls: [shell] }, { text: "new answer" }]);
+    const h = await make({
+      agents: [{ name: "alice", provider, tools: ["shell_cmd"] }],
+      world: { defaultAgent: "alice" },
+      platform: "telegram",
+    });
+    await h.say("go");
+    await h.idle();
+    const [approval] = await h.store.listApprovals({ states: ["pending"] });
+    // click is recorded (decideApproval) but its job has not run when the route job supersedes.
+    await h.store.decideApproval(must(approval).id, {
+      state: "approved",
+      choice: "once",
+      actorId: "ana",
+      actorName: "ana",
+      at: new Date(),
+    });
+    await h.say("actually do something else");
+    await h.idle();
+    await h.roundtable.engine.handle(job({ kind: "approval-decided", approvalId: must(approval).id }));
+    await h.idle();
+    const updates = h.channel.posted.filter((p) => p.kind === "card-update");
+    expect(updates.length).toBe(1);
+  });
+});
+
+describe("delivery order under retries", () => {
+  it("a card post that failed once is still updated after a decision, never left with live buttons", async () => {
+    const provider = new ScriptedProvider([{ toolCalls: [shell] }, { text: "done" }]);
+    const h = await make({
+      agents: [{ name: "alice", provider, tools: ["shell_cmd"] }],
+      world: { defaultAgent: "alice" },
+      platform: "telegram",
+    });
+    const original = h.channel.postApprovalCard.bind(h.channel);
+    let failed = false;
+    h.channel.postApprovalCard = async (chat, card) => {
+      if (!failed) {
+        failed = true;
+        throw new Error("429 rate limited");
+      }
+      return original(chat, card);
+    };
+    await h.say("go");
+    await h.waitFor(async () => failed);
+    await h.waitFor(async () => (await h.store.listApprovals({ states: ["pending"] })).length === 1);
+    const [approval] = await h.store.listApprovals({ states: ["pending"] });
+    await h.click(must(approval).id, "deny");
+    await h.waitFor(() => h.channel.posted.some((p) => p.kind === "card-update"));
+    await h.idle();
+    expect(h.channel.posted.map((p) => p.kind).indexOf("card-update")).toBeGreaterThan(
+      h.channel.posted.map((p) => p.kind).indexOf("card"),
+    );
+  });
+});
