@@ -65,7 +65,7 @@ export class Ingress implements InboundSink {
         id,
         chatKey: key,
         author: {
-          kind: "human",
+          kind: human ? "human" : "bot",
           id: inbound.sender.id,
           name: inbound.sender.displayName,
           ...(inbound.sender.handle === undefined ? {} : { handle: inbound.sender.handle }),

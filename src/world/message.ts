@@ -1,5 +1,5 @@
-/** Who wrote a message in a world chat. */
-export type AuthorKind = "human" | "agent" | "system";
+/** Who wrote a message in a world chat: a person, another platform's bot (not ours), an agent, the world. */
+export type AuthorKind = "human" | "bot" | "agent" | "system";
 
 export interface Author {
   kind: AuthorKind;

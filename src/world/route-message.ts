@@ -34,7 +34,10 @@ export async function routeStoredMessage(context: WorldContext, outbox: Outbox, 
   const log = logger.child({ platform: chat.platform, chat: message.chatKey, world: world.name });
 
   const decision = routeMessage({
-    author: { kind: message.author.kind, name: message.author.name },
+    author:
+      message.author.kind === "bot"
+        ? { kind: "human", name: message.author.name, isBot: true }
+        : { kind: message.author.kind, name: message.author.name },
     text: message.text,
     agents: world.agents,
     ...(world.defaultAgent === undefined ? {} : { defaultAgent: world.defaultAgent }),
@@ -61,7 +64,8 @@ export async function routeStoredMessage(context: WorldContext, outbox: Outbox, 
       if (existing.state !== "ended") await queue.add({ queue: message.chatKey, key: jobKey(payload), payload });
       continue;
     }
-    if (message.author.kind === "agent") {
+    if (message.author.kind === "agent" || message.author.kind === "bot") {
+      // Messages from agents and other bots do not reset the count: their chains stop at the limit.
       const current = await store.getChat(message.chatKey);
       if ((current?.agentTurnsSinceHuman ?? 0) >= world.turnLimit) {
         const humans = await chainHumans(context, message);
@@ -69,7 +73,7 @@ export async function routeStoredMessage(context: WorldContext, outbox: Outbox, 
         log.info({ turnLimit: world.turnLimit }, "turn limit reached; handing back to the humans");
         return;
       }
-    } else {
+    } else if (message.author.kind === "human") {
       await supersedeOpenTurns(context, outbox, message.chatKey, agent);
     }
     const deadlineMs = agents.get(agent)?.limits.deadline ?? 300_000;

@@ -133,6 +133,29 @@ describe("a conversation between a person and two agents", () => {
     expect(alice.requests).toHaveLength(0);
   });
 
+  it("with allowBots, another bot's messages start turns, but a bot-and-agent chain stops at the turn limit", async () => {
+    const alice = new ScriptedProvider(() => ({ text: "pong" }));
+    harness = await createHarness({
+      agents: [{ name: "alice", provider: alice }],
+      world: { allowBots: true, turnLimit: 2 },
+    });
+    for (let round = 0; round < 4; round++) {
+      await harness.say("@alice ping", { user: "otherbot", bot: true });
+      await harness.idle();
+    }
+    expect(alice.requests).toHaveLength(2);
+    expect(harness.channel.messages().map((message) => message.text)).toEqual([
+      "pong",
+      "pong",
+      expect.stringMatching(/2 turns/),
+      expect.stringMatching(/2 turns/),
+    ]);
+    // A person's message resets the count.
+    await harness.say("@alice hello");
+    await harness.idle();
+    expect(alice.requests).toHaveLength(3);
+  });
+
   it("a provider error becomes a short chat message and ends the turn", async () => {
     const { ProviderError } = await import("../../src/errors/roundtable-error.js");
     harness = await createHarness({
