@@ -5,6 +5,8 @@ import type { Store } from "../storage/store.js";
 
 /** How many stored messages a view starts from, before budget truncation. */
 export const viewWindow = 400;
+/** Room for messages written after the trigger (other turns' answers, this turn's steps). */
+const maxStepsInView = 50;
 
 /**
  * The request view of one agent in one chat, built from stored history (never changed): the
@@ -20,12 +22,15 @@ export async function buildRequestView(
   tools: ToolDefinition[],
   turn: { id: string; triggerMessageId: string },
 ): Promise<ModelRequest> {
-  const all = await store.listMessages(chatKey);
   // The turn answers its trigger: later messages (they have turns of their own) stay out,
-  // except what this turn itself wrote.
-  const trigger = all.find((message) => message.id === turn.triggerMessageId);
+  // except what this turn itself wrote. Only the newest part of a long chat is read.
+  const trigger = await store.getMessage(turn.triggerMessageId);
   const upTo = trigger?.seq ?? Number.POSITIVE_INFINITY;
-  const messages = all.filter((message) => message.seq <= upTo || message.turnId === turn.id).slice(-viewWindow);
+  let recent = await store.listMessages(chatKey, { latest: viewWindow + 2 * maxStepsInView });
+  const oldest = recent[0];
+  // A turn parked long in a busy chat: its trigger is older than the window; read it all.
+  if (trigger && oldest && trigger.seq < oldest.seq) recent = await store.listMessages(chatKey);
+  const messages = recent.filter((message) => message.seq <= upTo || message.turnId === turn.id).slice(-viewWindow);
   const calls = await store.listToolCalls({ chatKey, agent: agent.name });
   const results = new Map(
     (await store.listToolResults(calls.map((call) => call.id))).map((result) => [result.toolCallId, result]),

@@ -42,8 +42,14 @@ export interface Store {
   // messages
   addMessage(message: NewMessage): Promise<MessageRecord>;
   getMessage(id: string): Promise<MessageRecord | undefined>;
-  /** Messages of a chat in the order stored; `afterSeq` to page. */
-  listMessages(chatKey: string, options?: { afterSeq?: number; limit?: number }): Promise<MessageRecord[]>;
+  /**
+   * Messages of a chat in the order stored; `afterSeq` and `limit` to page forward, `latest` for
+   * only the newest N (still in stored order).
+   */
+  listMessages(
+    chatKey: string,
+    options?: { afterSeq?: number; limit?: number; latest?: number },
+  ): Promise<MessageRecord[]>;
   findMessageByPlatformId(chatKey: string, platformMessageId: string): Promise<MessageRecord | undefined>;
 
   // event log

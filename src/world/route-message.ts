@@ -105,7 +105,7 @@ async function supersedeOpenTurns(context: WorldContext, outbox: Outbox, chatKey
 /** Names of the humans who have written in the chat (addressing them is not an unknown agent). */
 async function peopleInChat(context: WorldContext, chatKey: string): Promise<string[]> {
   const names = new Set<string>();
-  for (const message of await context.store.listMessages(chatKey)) {
+  for (const message of await context.store.listMessages(chatKey, { latest: 500 })) {
     if (message.author.kind !== "human") continue;
     names.add(message.author.name);
     if (message.author.handle !== undefined) names.add(message.author.handle);

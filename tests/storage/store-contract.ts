@@ -209,6 +209,8 @@ export function storeContract(name: string, open: () => Promise<StoreFixture>): 
         expect(all.map((item) => item.id)).toEqual(ids);
         const page = await store.listMessages(chat, { afterSeq: all[1]?.seq ?? 0, limit: 2 });
         expect(page.map((item) => item.text)).toEqual(["m2", "m3"]);
+        const newest = await store.listMessages(chat, { latest: 2 });
+        expect(newest.map((item) => item.text)).toEqual(["m3", "m4"]);
         expect(await store.listMessages(chatKey())).toEqual([]);
       });
 

@@ -117,7 +117,18 @@ export class PrismaStore implements Store {
     return row ? toMessageRecord(row) : undefined;
   }
 
-  async listMessages(chatKey: string, options: { afterSeq?: number; limit?: number } = {}): Promise<MessageRecord[]> {
+  async listMessages(
+    chatKey: string,
+    options: { afterSeq?: number; limit?: number; latest?: number } = {},
+  ): Promise<MessageRecord[]> {
+    if (options.latest !== undefined) {
+      const newest = await this.db.message.findMany({
+        where: { chatKey, ...(options.afterSeq === undefined ? {} : { seq: { gt: options.afterSeq } }) },
+        orderBy: { seq: "desc" },
+        take: options.latest,
+      });
+      return newest.reverse().map(toMessageRecord);
+    }
     const rows = await this.db.message.findMany({
       where: { chatKey, ...(options.afterSeq === undefined ? {} : { seq: { gt: options.afterSeq } }) },
       orderBy: { seq: "asc" },
