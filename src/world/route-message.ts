@@ -68,7 +68,7 @@ export async function routeStoredMessage(context: WorldContext, outbox: Outbox, 
       // Messages from agents and other bots do not reset the count: their chains stop at the limit.
       const current = await store.getChat(message.chatKey);
       if ((current?.agentTurnsSinceHuman ?? 0) >= world.turnLimit) {
-        const humans = await chainHumans(context, message);
+        const humans = await chainHumans(context, message, { preferHandles: true });
         await postNotice(context, outbox, message, "turn-limit", turnLimitNotice(humans, world.turnLimit));
         log.info({ turnLimit: world.turnLimit }, "turn limit reached; handing back to the humans");
         return;

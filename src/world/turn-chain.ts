@@ -14,10 +14,17 @@ export async function chainStarter(context: Pick<WorldContext, "store">, message
   return "";
 }
 
-export async function chainHumans(context: Pick<WorldContext, "store">, message: MessageRecord): Promise<string[]> {
+export async function chainHumans(
+  context: Pick<WorldContext, "store">,
+  message: MessageRecord,
+  options: { preferHandles?: boolean } = {},
+): Promise<string[]> {
   let current: MessageRecord | undefined = message;
   for (let hops = 0; current && hops < 100; hops++) {
-    if (current.author.kind === "human") return [current.author.name];
+    if (current.author.kind === "human") {
+      // A platform handle (Telegram @username) in a notice is a real mention: the person is notified.
+      return [(options.preferHandles ? current.author.handle : undefined) ?? current.author.name];
+    }
     const turn: TurnRecord | undefined =
       current.turnId === undefined ? undefined : await context.store.getTurn(current.turnId);
     current = turn ? await context.store.getMessage(turn.triggerMessageId) : undefined;

@@ -39,7 +39,7 @@ describe("a Telegram group through the world engine", () => {
       "alice: @bob Thanks, noted.",
       "bob: @alice I agree.",
     ];
-    const noticePattern = /^@Ana the agents have taken 4 turns without a human message/;
+    const noticePattern = /^@ana_r the agents have taken 4 turns without a human message/;
     const first = t.botTexts();
     expect(first.slice(0, 4)).toEqual(round);
     expect(first[4]).toMatch(noticePattern);

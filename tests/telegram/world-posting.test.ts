@@ -47,7 +47,7 @@ describe("agents' answers on Telegram through the world engine", () => {
       // alice has no bot of her own: the main bot with her name in bold, addressed back to bob.
       ["roundtable_bot", "alice: @bob Confirmed from my side."],
       ["bob_rt_bot", "@alice Great."],
-      ["roundtable_bot", expect.stringMatching(/^@Ana the agents have taken 3 turns/)],
+      ["roundtable_bot", expect.stringMatching(/^@ana_r the agents have taken 3 turns/)],
     ]);
     expect(posted[0]?.sentByToken).toBe(bobToken);
     expect(posted[0]?.source).toBe("@alice can you confirm?");
