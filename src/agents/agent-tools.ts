@@ -10,6 +10,8 @@ export interface AgentTools {
   definitionsFor(toolList: string[]): ToolDefinition[];
   /** Parse and check the model's arguments text against the tool's schema. */
   check(name: string, argumentsJson: string): ArgumentCheck;
+  /** A tool's own rules beyond its schema, checked before approval (e.g. shell_cmd's `cwd`). */
+  precheck(name: string, args: Record<string, unknown>, workdir: string): string | undefined;
   call(name: string, args: Record<string, unknown>, context: ToolRunContext): Promise<ToolOutcome>;
 }
 

@@ -8,6 +8,7 @@ import { chainHumans } from "../world/turn-chain.js";
 import type { AgentRuntime, TurnScope } from "./agent-runtime.js";
 import { continueTurn } from "./continue-turn.js";
 import { repeatGuardDetail } from "./loop-limits.js";
+import { resolveWorkdir } from "./workdir.js";
 
 /**
  * Decide each open call of a step by policy: invalid arguments get an `invalid` result at
@@ -55,6 +56,11 @@ export async function dispatchToolCalls(runtime: AgentRuntime, scope: TurnScope,
     const checked = runtime.tools.check(call.name, call.argumentsJson);
     if (!checked.ok) {
       await recordToolResult(runtime.world, runtime.outbox, call, "invalid", checked.problem);
+      continue;
+    }
+    const problem = runtime.tools.precheck(call.name, checked.args, await resolveWorkdir(scope.world));
+    if (problem !== undefined) {
+      await recordToolResult(runtime.world, runtime.outbox, call, "invalid", problem);
       continue;
     }
     const hash = runtime.policy.hash(call.name, checked.args);

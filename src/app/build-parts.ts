@@ -32,6 +32,7 @@ export async function buildParts(config: Config, logger: Logger, overrides: Buil
   const tools: AgentTools = {
     definitionsFor: (toolList) => registry.toolsForAgent(toolList),
     check: (name, argumentsJson) => registry.check(name, argumentsJson),
+    precheck: (name, args, workdir) => registry.precheck(name, args, workdir),
     call: (name, args, context) => registry.call(name, args, context),
   };
   const policy: AgentPolicy = {

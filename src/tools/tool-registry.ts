@@ -2,7 +2,7 @@ import { errorMessage } from "../errors/roundtable-error.js";
 import type { Logger } from "../log/logger.js";
 import type { ToolDefinition } from "../providers/model-provider.js";
 import { serverOfToolName, toolEntryMatches, wholeServerOf } from "./tool-list-entry.js";
-import type { ToolOutcome, ToolRunContext, ToolSource } from "./tool-source.js";
+import { hasArgumentPrecheck, type ToolOutcome, type ToolRunContext, type ToolSource } from "./tool-source.js";
 import { type ArgumentCheck, validateArguments } from "./validate-arguments.js";
 
 /** A tool offered now, and the source that runs it. */
@@ -76,6 +76,12 @@ export class ToolRegistry {
       return { ok: false, problem: `tool ${JSON.stringify(name)} is not offered to this agent` };
     }
     return validateArguments(found.definition.inputSchema, argumentsJson);
+  }
+
+  /** A source's own check of a call before approval (see `ArgumentPrecheck`); undefined when fine. */
+  precheck(name: string, args: Record<string, unknown>, workdir: string): string | undefined {
+    const found = this.find(name);
+    return found && hasArgumentPrecheck(found.source) ? found.source.precheck(name, args, workdir) : undefined;
   }
 
   /** Run a call on the source that offers the tool. Never throws: a failure is an outcome. */

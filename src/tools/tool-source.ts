@@ -22,6 +22,19 @@ export type ToolOutcome =
   | { kind: "timeout"; text: string }
   | { kind: "failed"; text: string };
 
+/**
+ * Capability: a source that can tell, before anyone is asked to approve, that a call's
+ * arguments break its rules (beyond the JSON schema), e.g. a `cwd` outside the workdir.
+ */
+export interface ArgumentPrecheck {
+  /** The problem with the call, or undefined when it may be asked for. */
+  precheck(name: string, args: Record<string, unknown>, workdir: string): string | undefined;
+}
+
+export function hasArgumentPrecheck(source: ToolSource): source is ToolSource & ArgumentPrecheck {
+  return typeof (source as Partial<ArgumentPrecheck>).precheck === "function";
+}
+
 /** A set of tools: `shell_cmd`, or one MCP server's tools. */
 export interface ToolSource {
   /** Tools offered now (an MCP server that is down offers none). */

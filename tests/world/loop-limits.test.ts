@@ -83,6 +83,19 @@ describe("limits of one turn", () => {
     expect(harness.channel.messages().at(-1)?.text).toBe("invalid: there is no tool named rm_everything for alice");
   });
 
+  it("a shell_cmd cwd outside the world's directory is invalid at once, no card", async () => {
+    const alice = new ScriptedProvider((request) => {
+      const last = request.messages.at(-1);
+      if (last?.role === "tool") return { text: last.text };
+      return { toolCalls: [{ name: "shell_cmd", args: { command: "ls", cwd: "../.." } }] };
+    });
+    harness = await createHarness({ agents: [{ name: "alice", provider: alice, tools: ["shell_cmd"] }] });
+    await harness.say("@alice look around");
+    await harness.idle();
+    expect(harness.channel.cards()).toHaveLength(0);
+    expect(harness.channel.messages().at(-1)?.text).toBe('invalid: cwd "../.." is outside the working directory');
+  });
+
   it("a blocked call (deny rule) gets a blocked result, no card", async () => {
     const alice = new ScriptedProvider((request) => {
       const last = request.messages.at(-1);

@@ -1,8 +1,9 @@
+import path from "node:path";
 import type { ShellConfig } from "../../config/schema.js";
 import type { ToolDefinition } from "../../providers/model-provider.js";
 import { formatSeconds } from "../format-seconds.js";
 import { shellToolName } from "../tool-list-entry.js";
-import type { ToolOutcome, ToolRunContext, ToolSource } from "../tool-source.js";
+import type { ArgumentPrecheck, ToolOutcome, ToolRunContext, ToolSource } from "../tool-source.js";
 import { checkArguments } from "../validate-arguments.js";
 import { confineDirectory } from "./confine-directory.js";
 import { formatShellResult, formatStreams } from "./format-shell-result.js";
@@ -24,7 +25,7 @@ export interface ShellToolOptions {
  * A non-zero exit is an `ok` outcome (the model reads the exit code); a program that cannot
  * start is `failed`; a bad `cwd` is an `error`.
  */
-export class ShellToolSource implements ToolSource {
+export class ShellToolSource implements ToolSource, ArgumentPrecheck {
   readonly definition: ToolDefinition;
   private readonly killGraceMs: number;
 
@@ -75,6 +76,17 @@ export class ShellToolSource implements ToolSource {
       case "aborted":
         return { kind: "failed", text: `${input.command} was stopped: the service is stopping\n${formatStreams(run)}` };
     }
+  }
+
+  /** A `cwd` that leaves the workdir is refused before approval (symlinks are checked at run time). */
+  precheck(_name: string, args: Record<string, unknown>, workdir: string): string | undefined {
+    const cwd = args.cwd;
+    if (typeof cwd !== "string" || cwd === "") return undefined;
+    const relative = path.relative(path.resolve(workdir), path.resolve(workdir, cwd));
+    if (relative === ".." || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative)) {
+      return `cwd ${JSON.stringify(cwd)} is outside the working directory`;
+    }
+    return undefined;
   }
 
   async close(): Promise<void> {}
