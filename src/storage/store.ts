@@ -56,6 +56,8 @@ export interface Store {
   appendEvent(chatKey: string, event: WorldEvent): Promise<StoredEvent>;
   getEvent(seq: number): Promise<StoredEvent | undefined>;
   listEvents(chatKey: string, options?: { afterSeq?: number; limit?: number }): Promise<StoredEvent[]>;
+  /** The newest `limit` events of every chat, oldest first (the start-up sweep of lost steps). */
+  listRecentEvents(limit: number): Promise<StoredEvent[]>;
 
   // turns
   createTurn(turn: Omit<TurnRecord, "state" | "step" | "startedAt"> & { state?: TurnState }): Promise<TurnRecord>;

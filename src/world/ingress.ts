@@ -15,10 +15,14 @@ export const maxInboundTextLength = 32_000;
 export const resetCommand = "/reset";
 
 /** Why a stored inbound message starts no turn, if it does not. Decided from the message alone. */
-function notRoutedReason(inbound: InboundMessage, allowBots: boolean): "bot" | "reset" | "too-long" | undefined {
-  if (inbound.sender.isBot && !allowBots) return "bot";
-  if (!inbound.sender.isBot && inbound.text.trim() === resetCommand) return "reset";
-  if (inbound.text.length > maxInboundTextLength) return "too-long";
+export function notRoutedReason(
+  isBot: boolean,
+  text: string,
+  allowBots: boolean,
+): "bot" | "reset" | "too-long" | undefined {
+  if (isBot && !allowBots) return "bot";
+  if (!isBot && text.trim() === resetCommand) return "reset";
+  if (text.length > maxInboundTextLength) return "too-long";
   return undefined;
 }
 
@@ -52,7 +56,7 @@ export class Ingress implements InboundSink {
       log.info({ messageId: inbound.platformMessageId }, "duplicate inbound message dropped");
       // Routing is idempotent: queue it again in case the first delivery died before queueing
       // (only for a message that is routed at all).
-      if (notRoutedReason(inbound, world.allowBots) === undefined) {
+      if (notRoutedReason(inbound.sender.isBot, inbound.text, world.allowBots) === undefined) {
         await queue.add({ queue: key, key: jobKey(routePayload), payload: routePayload });
       }
       return { status: "duplicate" };

@@ -147,7 +147,8 @@ export class Outbox {
   }
 }
 
-function shouldDeliver(event: WorldEvent): boolean {
+/** Whether a chat should see this event (posted, or a card shown or updated). */
+export function shouldDeliver(event: WorldEvent): boolean {
   switch (event.type) {
     case "message":
       return event.message.author.kind === "agent";

@@ -3,6 +3,7 @@ import { errorMessage } from "../errors/roundtable-error.js";
 import { Ingress } from "./ingress.js";
 import { jobPayloadSchema } from "./jobs.js";
 import { Outbox } from "./outbox.js";
+import { recoverLostSteps } from "./recover-lost-steps.js";
 import { routeStoredMessage } from "./route-message.js";
 import type { ClaimedJob } from "./work-queue.js";
 import type { TurnRunner, WorldContext } from "./world-context.js";
@@ -28,6 +29,7 @@ export class WorldEngine {
 
   /** Start running stored steps (unfinished ones from before a restart included). */
   async start(): Promise<void> {
+    await recoverLostSteps(this.context);
     await this.context.queue.start((job) => this.handle(job));
   }
 

@@ -268,6 +268,10 @@ export function storeContract(name: string, open: () => Promise<StoreFixture>): 
           (await store.listEvents(chat, { afterSeq: appended[0]?.seq ?? 0, limit: 1 })).map((event) => event.type),
         ).toEqual(["approval-requested"]);
         expect(await store.getEvent(-1)).toBeUndefined();
+        expect((await store.listRecentEvents(2)).map((event) => event.seq)).toEqual([
+          appended[1]?.seq,
+          appended[2]?.seq,
+        ]);
       });
     });
 

@@ -216,6 +216,45 @@ describe("steps run again after a crash between two writes", () => {
   });
 });
 
+describe("the start-up sweep", () => {
+  it("delivers an event and routes a person's message whose next steps were never queued", async () => {
+    const databaseUrl = temporaryDatabaseUrl();
+    const options = (provider: ScriptedProvider) => ({
+      databaseUrl,
+      keepDatabase: true,
+      agents: [{ name: "alice", provider }],
+      world: { defaultAgent: "alice" },
+    });
+    const first = await createHarness(options(new ScriptedProvider([])));
+    const chat = first.chat();
+    const key = "console:main:ana:";
+    await first.store.ensureChat(key, "main", "console");
+    // A crash right after storing each of these, before queueing what follows.
+    const notice = await first.store.addMessage({
+      id: "n1",
+      chatKey: key,
+      author: { kind: "system", id: "roundtable", name: "roundtable" },
+      text: "a notice that was never posted",
+    });
+    await first.store.appendEvent(key, { type: "system", chat, level: "notice", message: notice });
+    const person = await first.store.addMessage({
+      id: "p1",
+      chatKey: key,
+      author: { kind: "human", id: "ana", name: "ana" },
+      text: "are you there?",
+    });
+    await first.store.appendEvent(key, { type: "message", chat, message: person });
+    await first.close();
+
+    const alice = new ScriptedProvider([{ text: "yes" }]);
+    const second = await make(options(alice));
+    await second.waitFor(() => second.channel.messages().length === 2);
+    await second.idle();
+    expect(second.channel.messages().map((message) => message.text)).toEqual(["a notice that was never posted", "yes"]);
+    expect(alice.requests).toHaveLength(1);
+  });
+});
+
 describe("delivery order under retries", () => {
   it("a card post that failed once is still updated after a decision, never left with live buttons", async () => {
     const provider = new ScriptedProvider([{ toolCalls: [shell] }, { text: "done" }]);

@@ -165,6 +165,11 @@ export class PrismaStore implements Store {
     return rows.map(toStoredEvent);
   }
 
+  async listRecentEvents(limit: number): Promise<StoredEvent[]> {
+    const rows = await this.db.event.findMany({ orderBy: { seq: "desc" }, take: limit });
+    return rows.reverse().map(toStoredEvent);
+  }
+
   // turns
 
   async createTurn(
