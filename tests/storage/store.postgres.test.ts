@@ -1,9 +1,10 @@
 import { openStore } from "../../src/storage/open-store.js";
 import { storeContract } from "./store-contract.js";
+import { storeApprovalContract } from "./store-contract-approvals.js";
 import { createPostgresDatabase, describePostgres, quietLogger } from "./test-databases.js";
 
 describePostgres("PostgreSQL store", (serverUrl) => {
-  storeContract("PostgreSQL", async () => {
+  const openPostgres = async () => {
     const database = await createPostgresDatabase(serverUrl());
     const opened = await openStore({ databaseUrl: database.url, logger: quietLogger() });
     return {
@@ -13,5 +14,7 @@ describePostgres("PostgreSQL store", (serverUrl) => {
         await database.drop();
       },
     };
-  });
+  };
+  storeContract("PostgreSQL", openPostgres);
+  storeApprovalContract("PostgreSQL", openPostgres);
 });

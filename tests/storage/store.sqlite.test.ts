@@ -1,8 +1,9 @@
 import { openStore } from "../../src/storage/open-store.js";
 import { storeContract } from "./store-contract.js";
+import { storeApprovalContract } from "./store-contract-approvals.js";
 import { quietLogger, temporarySqlite } from "./test-databases.js";
 
-storeContract("SQLite", async () => {
+const openSqlite = async () => {
   const database = temporarySqlite();
   const opened = await openStore({ databaseUrl: database.url, logger: quietLogger() });
   return {
@@ -12,4 +13,7 @@ storeContract("SQLite", async () => {
       database.remove();
     },
   };
-});
+};
+
+storeContract("SQLite", openSqlite);
+storeApprovalContract("SQLite", openSqlite);
