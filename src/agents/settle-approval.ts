@@ -36,22 +36,6 @@ export async function settleDecidedApproval(runtime: AgentRuntime, approvalId: s
     await continueTurn(runtime, call.turnId, call.step);
     return;
   }
-  if (approval.choice === "session") {
-    const checked = runtime.tools.check(call.name, call.argumentsJson);
-    const chat = await store.getChat(approval.chatKey);
-    if (checked.ok && chat) {
-      await store.addSessionGrant(
-        {
-          chatKey: approval.chatKey,
-          agent: approval.agent,
-          tool: call.name,
-          argsHash: runtime.policy.hash(call.name, checked.args),
-          sessionEpoch: chat.sessionEpoch,
-        },
-        approval.decidedById ?? "",
-      );
-    }
-  }
   if (call.state === "awaiting-approval") await store.setToolCallState(call.id, "pending");
   await executeToolCall(runtime, call.id);
 }

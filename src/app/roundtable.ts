@@ -45,6 +45,10 @@ export class Roundtable {
       worlds: createWorldDirectory(parts.config.worlds, parts.config.channels),
       channels,
       agents: new Map(parts.config.agents.map((agent) => [agent.name, agent])),
+      hashCall: (tool, argumentsJson) => {
+        const checked = parts.tools.check(tool, argumentsJson);
+        return checked.ok ? parts.policy.hash(tool, checked.args) : undefined;
+      },
       clock: parts.clock ?? (() => new Date()),
     });
     const runtime: AgentRuntime = {

@@ -66,6 +66,17 @@ export async function handleApprovalClick(context: WorldContext, click: Approval
   const result = await store.decideApproval(approval.id, decision);
   if (!result.won) return alreadyDecided(context, result.approval);
   log.info({ approvalId: approval.id, choice: click.choice }, "approval decided");
+  if (click.choice === "session") {
+    // The grant belongs to the session as it is at the click (a later /reset ends it).
+    const argsHash = context.hashCall(call.name, call.argumentsJson);
+    const chat = await store.getChat(key);
+    if (argsHash !== undefined && chat) {
+      await store.addSessionGrant(
+        { chatKey: key, agent: approval.agent, tool: call.name, argsHash, sessionEpoch: chat.sessionEpoch },
+        click.user.id,
+      );
+    }
+  }
 
   const payload = { kind: "approval-decided", approvalId: approval.id } as const;
   await queue.add({ queue: key, key: jobKey(payload), payload });

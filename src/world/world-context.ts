@@ -35,5 +35,10 @@ export interface WorldContext {
   channels: ChannelRegistry;
   /** Agents by name, from config. */
   agents: ReadonlyMap<string, AgentConfig>;
+  /**
+   * The stable hash of a call (tool and canonical arguments) that session grants are keyed by;
+   * undefined when the arguments do not parse. Supplied by the tool side.
+   */
+  hashCall: (tool: string, argumentsJson: string) => string | undefined;
   clock: () => Date;
 }
