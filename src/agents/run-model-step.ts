@@ -111,33 +111,40 @@ export async function runModelStep(runtime: AgentRuntime, turnId: string, step: 
   runtime.outbox.emitStream({ type: "stream", chat, streamId: turn.id, agent: agent.name, phase: "end", text: "" });
 
   const calls = response.toolCalls;
-  let text = response.text;
-  if (calls.length === 0) text = await finalText(runtime, scope, text);
-  const stored = await store.addModelStep(
-    {
-      id: stepMessageId(turn.id, step),
-      chatKey: turn.chatKey,
-      author: { kind: "agent", id: agent.name, name: agent.name },
-      text,
-      turnId: turn.id,
-      provider: agent.provider,
-      model: agent.model,
-      ...(response.providerFields === undefined ? {} : { providerFields: response.providerFields }),
-    },
-    calls.map((call, index) => ({
-      id: `${turn.id}#${step}.${index + 1}`,
-      chatKey: turn.chatKey,
-      agent: agent.name,
-      turnId: turn.id,
-      messageId: stepMessageId(turn.id, step),
-      step,
-      providerCallId: call.id,
-      name: call.name,
-      argumentsJson: call.argumentsJson,
-      provider: agent.provider,
-      ...(call.providerFields === undefined ? {} : { providerFields: call.providerFields }),
-    })),
-  );
+  const answer = response;
+  let stored: Awaited<ReturnType<typeof store.addModelStep>>;
+  try {
+    const text = calls.length === 0 ? await finalText(runtime, scope, answer.text) : answer.text;
+    stored = await store.addModelStep(
+      {
+        id: stepMessageId(turn.id, step),
+        chatKey: turn.chatKey,
+        author: { kind: "agent", id: agent.name, name: agent.name },
+        text,
+        turnId: turn.id,
+        provider: agent.provider,
+        model: agent.model,
+        ...(answer.providerFields === undefined ? {} : { providerFields: answer.providerFields }),
+      },
+      calls.map((call, index) => ({
+        id: `${turn.id}#${step}.${index + 1}`,
+        chatKey: turn.chatKey,
+        agent: agent.name,
+        turnId: turn.id,
+        messageId: stepMessageId(turn.id, step),
+        step,
+        providerCallId: call.id,
+        name: call.name,
+        argumentsJson: call.argumentsJson,
+        provider: agent.provider,
+        ...(call.providerFields === undefined ? {} : { providerFields: call.providerFields }),
+      })),
+    );
+  } catch (error) {
+    // Storing failed (the step runs again): the draft shown so far must not stay behind.
+    if (stream) await runtime.outbox.abortStream(stream);
+    throw error;
+  }
   log.info({ toolCalls: calls.length, usage: response.usage, finish: response.finishReason }, "model answered");
 
   await settleStoredStep(runtime, scope, step, stored.message, stored.calls, stream);
