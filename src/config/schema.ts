@@ -14,6 +14,22 @@ export const durationSchema = z.union([z.string(), z.number()]).transform((value
   return ms;
 });
 
+/**
+ * A number that may also be written as text: `${VAR}` values are text, so `turnLimit: ${TURNS:-6}`
+ * reads as 6. Anything that is not a plain number stays as it is (and fails as before).
+ */
+function numeric<T extends z.ZodType>(schema: T) {
+  return z.preprocess(
+    (value) => (typeof value === "string" && /^\s*-?\d+(\.\d+)?\s*$/.test(value) ? Number(value) : value),
+    schema,
+  );
+}
+
+/** A boolean that may also be written as the text `true` or `false` (from `${VAR}`). */
+function booleanText<T extends z.ZodType>(schema: T) {
+  return z.preprocess((value) => (value === "true" ? true : value === "false" ? false : value), schema);
+}
+
 const nameSchema = z
   .string()
   .regex(/^[A-Za-z][A-Za-z0-9_-]{0,63}$/, "expected a name of letters, digits, '-' and '_', starting with a letter");
@@ -34,18 +50,18 @@ export const providerConfigSchema = z
     baseUrl: optionalString,
     /** openai only: `chat` (Chat Completions, default) or `responses`. */
     api: z.enum(["chat", "responses"]).default("chat"),
-    maxRetries: z.number().int().min(0).max(10).default(3),
+    maxRetries: numeric(z.number().int().min(0).max(10)).default(3),
     timeout: durationSchema.default(120_000),
   })
   .strict();
 
 export const agentLimitsSchema = z
   .object({
-    maxSteps: z.number().int().min(1).default(10),
+    maxSteps: numeric(z.number().int().min(1)).default(10),
     deadline: durationSchema.default(300_000),
-    maxToolCallsPerStep: z.number().int().min(1).default(8),
+    maxToolCallsPerStep: numeric(z.number().int().min(1)).default(8),
     /** How many times the same tool with the same arguments may run in one turn. */
-    maxRepeats: z.number().int().min(1).default(2),
+    maxRepeats: numeric(z.number().int().min(1)).default(2),
   })
   .strict();
 
@@ -56,10 +72,10 @@ export const agentConfigSchema = z
     model: z.string().min(1),
     systemPrompt: z.string().default(""),
     tools: z.array(z.string()).default([]),
-    temperature: z.number().min(0).max(2).optional(),
-    maxOutputTokens: z.number().int().min(1).optional(),
+    temperature: numeric(z.number().min(0).max(2)).optional(),
+    maxOutputTokens: numeric(z.number().int().min(1)).optional(),
     /** Context budget in tokens; defaults by model. */
-    contextBudget: z.number().int().min(256).optional(),
+    contextBudget: numeric(z.number().int().min(256)).optional(),
     limits: agentLimitsSchema.default(agentLimitsSchema.parse({})),
     /** An agent's own Telegram bot (optional). */
     telegram: z
@@ -76,14 +92,14 @@ export const worldConfigSchema = z
     name: nameSchema,
     agents: z.array(z.string()).min(1),
     defaultAgent: z.string().optional(),
-    turnLimit: z.number().int().min(1).default(6),
+    turnLimit: numeric(z.number().int().min(1)).default(6),
     respond: z.enum(["addressed", "all"]).default("addressed"),
     afterDenial: z.enum(["continue", "wait"]).default("continue"),
     workdir: z.string().optional(),
     approvers: approversSchema.default({}),
     approvalTimeout: durationSchema.default(1_800_000),
     /** Let other bots' messages start turns. */
-    allowBots: z.boolean().default(false),
+    allowBots: booleanText(z.boolean()).default(false),
   })
   .strict();
 
@@ -122,9 +138,9 @@ export type ToolRule = z.infer<typeof toolRuleSchema>;
 
 export const shellConfigSchema = z
   .object({
-    enabled: z.boolean().default(true),
+    enabled: booleanText(z.boolean()).default(true),
     timeout: durationSchema.default(60_000),
-    maxOutputBytes: z.number().int().min(256).default(16_384),
+    maxOutputBytes: numeric(z.number().int().min(256)).default(16_384),
     /** Environment variables passed through to commands. */
     envAllowlist: z.array(z.string()).default(["PATH", "HOME", "LANG", "LC_ALL", "TZ", "TMPDIR"]),
   })

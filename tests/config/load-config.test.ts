@@ -256,6 +256,21 @@ describe("which file is used", () => {
 });
 
 describe("numbers in the file", () => {
+  it("reads numbers and booleans written through ${VAR}", async () => {
+    const yaml = [
+      "agents:",
+      "  - { name: alice, provider: openai, model: gpt-4.1, limits: { maxSteps: \"${STEPS}\" } }",
+      "worlds:",
+      "  - { name: team, agents: [alice], turnLimit: \"${TURNS:-3}\", allowBots: \"${BOTS:-true}\" }",
+      "",
+    ].join("\n");
+    await writeFile(path.join(directory, "roundtable.yaml"), yaml);
+    const { config } = await loadConfig({ env: { OPENAI_API_KEY: "sk", STEPS: "7" }, cwd: directory });
+    expect(config.worlds[0]?.turnLimit).toBe(3);
+    expect(config.worlds[0]?.allowBots).toBe(true);
+    expect(config.agents[0]?.limits.maxSteps).toBe(7);
+  });
+
   it("keeps long ids written without quotes exact (Discord snowflakes), as strings", async () => {
     const yaml = [
       "agents:",
