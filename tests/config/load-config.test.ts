@@ -259,9 +259,9 @@ describe("numbers in the file", () => {
   it("reads numbers and booleans written through ${VAR}", async () => {
     const yaml = [
       "agents:",
-      "  - { name: alice, provider: openai, model: gpt-4.1, limits: { maxSteps: \"${STEPS}\" } }",
+      '  - { name: alice, provider: openai, model: gpt-4.1, limits: { maxSteps: "${STEPS}" } }',
       "worlds:",
-      "  - { name: team, agents: [alice], turnLimit: \"${TURNS:-3}\", allowBots: \"${BOTS:-true}\" }",
+      '  - { name: team, agents: [alice], turnLimit: "${TURNS:-3}", allowBots: "${BOTS:-true}" }',
       "",
     ].join("\n");
     await writeFile(path.join(directory, "roundtable.yaml"), yaml);
