@@ -22,6 +22,20 @@ function job(payload: ClaimedJob["payload"]): ClaimedJob {
 }
 const shell = { name: "shell_cmd", args: { command: "echo", args: ["hi"] } };
 
+/** A harness whose agent asked for one shell call that now waits for approval; the model then says `after`. */
+async function parkedOnApproval(after: string, platform?: "telegram") {
+  const provider = new ScriptedProvider([{ toolCalls: [shell] }, { text: after }]);
+  const h = await make({
+    agents: [{ name: "alice", provider, tools: ["shell_cmd"] }],
+    world: { defaultAgent: "alice" },
+    ...(platform === undefined ? {} : { platform }),
+  });
+  await h.say("go");
+  await h.idle();
+  const [approval] = await h.store.listApprovals({ states: ["pending"] });
+  return { h, provider, approval: must(approval) };
+}
+
 /**
  * Each test puts the database in the state a crash between two awaits would leave (or races
  * two steps), then runs the step again: nothing may stay open, nothing may happen twice.
@@ -105,43 +119,29 @@ describe("steps run again after a crash between two writes", () => {
   });
 
   it("an expiry recorded but not finished is finished by its re-run", async () => {
-    const provider = new ScriptedProvider([{ toolCalls: [shell] }, { text: "done" }]);
-    const h = await make({
-      agents: [{ name: "alice", provider, tools: ["shell_cmd"] }],
-      world: { defaultAgent: "alice" },
-    });
-    await h.say("go");
-    await h.idle();
-    const [approval] = await h.store.listApprovals({ states: ["pending"] });
-    await h.store.decideApproval(must(approval).id, {
+    const { h, approval } = await parkedOnApproval("done");
+    await h.store.decideApproval(approval.id, {
       state: "expired",
       actorId: "roundtable",
       actorName: "roundtable",
       at: new Date(),
     });
-    await h.roundtable.engine.handle(job({ kind: "approval-expire", approvalId: must(approval).id }));
+    await h.roundtable.engine.handle(job({ kind: "approval-expire", approvalId: approval.id }));
     await h.idle();
     const calls = await h.store.listToolCalls({});
     expect(calls[0]?.state).toBe("done");
   });
 
   it("a decision recorded but not queued is carried out by a later press", async () => {
-    const provider = new ScriptedProvider([{ toolCalls: [shell] }, { text: "done" }]);
-    const h = await make({
-      agents: [{ name: "alice", provider, tools: ["shell_cmd"] }],
-      world: { defaultAgent: "alice" },
-    });
-    await h.say("go");
-    await h.idle();
-    const [approval] = await h.store.listApprovals({ states: ["pending"] });
-    await h.store.decideApproval(must(approval).id, {
+    const { h, approval } = await parkedOnApproval("done");
+    await h.store.decideApproval(approval.id, {
       state: "approved",
       choice: "once",
       actorId: "ana",
       actorName: "ana",
       at: new Date(),
     });
-    const again = await h.click(must(approval).id, "once");
+    const again = await h.click(approval.id, "once");
     expect(again.status).toBe("already-decided");
     await h.idle();
     const calls = await h.store.listToolCalls({});
@@ -149,40 +149,26 @@ describe("steps run again after a crash between two writes", () => {
   });
 
   it("a decision step whose tool result was stored continues the turn", async () => {
-    const provider = new ScriptedProvider([{ toolCalls: [shell] }, { text: "done" }]);
-    const h = await make({
-      agents: [{ name: "alice", provider, tools: ["shell_cmd"] }],
-      world: { defaultAgent: "alice" },
-    });
-    await h.say("go");
-    await h.idle();
-    const [approval] = await h.store.listApprovals({ states: ["pending"] });
-    await h.store.decideApproval(must(approval).id, {
+    const { h, provider, approval } = await parkedOnApproval("done");
+    await h.store.decideApproval(approval.id, {
       state: "approved",
       choice: "once",
       actorId: "ana",
       actorName: "ana",
       at: new Date(),
     });
-    await h.store.addToolResult({ toolCallId: must(approval).toolCallId, kind: "ok", content: "hi" });
-    await h.roundtable.engine.handle(job({ kind: "approval-decided", approvalId: must(approval).id }));
+    await h.store.addToolResult({ toolCallId: approval.toolCallId, kind: "ok", content: "hi" });
+    await h.roundtable.engine.handle(job({ kind: "approval-decided", approvalId: approval.id }));
     await h.idle();
     expect(provider.requests.length).toBe(2);
   });
 
   it("a step re-run after its approval was created reuses it", async () => {
-    const provider = new ScriptedProvider([{ toolCalls: [shell] }, { text: "done" }]);
-    const h = await make({
-      agents: [{ name: "alice", provider, tools: ["shell_cmd"] }],
-      world: { defaultAgent: "alice" },
-    });
-    await h.say("go");
-    await h.idle();
-    const [approval] = await h.store.listApprovals({ states: ["pending"] });
-    await h.store.setToolCallState(must(approval).toolCallId, "pending");
+    const { h, approval } = await parkedOnApproval("done");
+    await h.store.setToolCallState(approval.toolCallId, "pending");
     let thrown: unknown;
     try {
-      await h.roundtable.engine.handle(job({ kind: "turn-step", turnId: must(approval).turnId, step: 1 }));
+      await h.roundtable.engine.handle(job({ kind: "turn-step", turnId: approval.turnId, step: 1 }));
     } catch (error) {
       thrown = error;
     }
@@ -190,17 +176,9 @@ describe("steps run again after a crash between two writes", () => {
   });
 
   it("a decision that lost the race with a supersede still updates its card", async () => {
-    const provider = new ScriptedProvider([{ toolCalls: [shell] }, { text: "new answer" }]);
-    const h = await make({
-      agents: [{ name: "alice", provider, tools: ["shell_cmd"] }],
-      world: { defaultAgent: "alice" },
-      platform: "telegram",
-    });
-    await h.say("go");
-    await h.idle();
-    const [approval] = await h.store.listApprovals({ states: ["pending"] });
+    const { h, approval } = await parkedOnApproval("new answer", "telegram");
     // click is recorded (decideApproval) but its job has not run when the route job supersedes.
-    await h.store.decideApproval(must(approval).id, {
+    await h.store.decideApproval(approval.id, {
       state: "approved",
       choice: "once",
       actorId: "ana",
@@ -209,7 +187,7 @@ describe("steps run again after a crash between two writes", () => {
     });
     await h.say("actually do something else");
     await h.idle();
-    await h.roundtable.engine.handle(job({ kind: "approval-decided", approvalId: must(approval).id }));
+    await h.roundtable.engine.handle(job({ kind: "approval-decided", approvalId: approval.id }));
     await h.idle();
     const updates = h.channel.posted.filter((p) => p.kind === "card-update");
     expect(updates.length).toBe(1);
