@@ -1,4 +1,4 @@
-import type { ApprovalRecord } from "../storage/records.js";
+import type { ApprovalRecord } from "./records.js";
 import { mayDecide } from "./approval-rights.js";
 import { chatKey } from "./chat-ref.js";
 import type { ApprovalClick, ClickResult } from "./inbound.js";

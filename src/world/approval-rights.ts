@@ -1,13 +1,18 @@
-import type { WorldConfig } from "../config/schema.js";
 import type { Platform } from "./chat-ref.js";
 import type { Sender } from "./inbound.js";
+import type { WorldSettings } from "./world-settings.js";
 
 /**
  * Who may decide an approval: the world's approvers for the platform (user ids, `role:<name>`
  * for platform roles, `admins` for chat administrators), and the person whose message started
  * the turn. On the console the local user always may.
  */
-export function mayDecide(world: WorldConfig, platform: Platform, user: Sender, requestedFor: string): boolean {
+export function mayDecide(
+  world: Pick<WorldSettings, "approvers">,
+  platform: Platform,
+  user: Sender,
+  requestedFor: string,
+): boolean {
   if (platform === "console") return true;
   if (user.id === requestedFor) return true;
   const approvers = world.approvers[platform] ?? [];

@@ -1,8 +1,9 @@
-import { createHash } from "node:crypto";
-import type { MessageRecord } from "../storage/records.js";
+import type { MessageRecord } from "./records.js";
 import { handleApprovalClick } from "./approval-clicks.js";
+import { storeThreadRoot } from "./thread-root.js";
 import { chatKey } from "./chat-ref.js";
 import type { ApprovalClick, ClickResult, InboundMessage, InboundSink, IngressResult } from "./inbound.js";
+import { inboundMessageId } from "./inbound-message-id.js";
 import { jobKey } from "./jobs.js";
 import { worldAuthor } from "./message.js";
 import type { Outbox } from "./outbox.js";
@@ -26,10 +27,7 @@ export function notRoutedReason(
   return undefined;
 }
 
-/** The id of an inbound message is derived from the platform's id: a second delivery collides. */
-export function inboundMessageId(key: string, platformMessageId: string): string {
-  return `in-${createHash("sha256").update(`${key}\u0000${platformMessageId}`).digest("hex").slice(0, 32)}`;
-}
+export { inboundMessageId } from "./inbound-message-id.js";
 
 /**
  * Where channels hand in messages and clicks. Dedupe on the platform's id (the message id is
@@ -50,6 +48,11 @@ export class Ingress implements InboundSink {
       log.info({ messageId: inbound.platformMessageId }, "message from a chat bound to no world ignored");
       return { status: "unbound", reason: "this chat is not bound to a world" };
     }
+    if (inbound.ownEcho === true) {
+      // Our own post (bot, webhook, persona) coming back: it is stored already as what we sent.
+      log.debug({ messageId: inbound.platformMessageId }, "own post echoed back; ignored");
+      return { status: "ignored", reason: "the service's own message" };
+    }
     const id = inboundMessageId(key, inbound.platformMessageId);
     const routePayload = { kind: "route", messageId: id } as const;
     if (await store.getMessage(id)) {
@@ -62,6 +65,9 @@ export class Ingress implements InboundSink {
       return { status: "duplicate" };
     }
     await store.ensureChat(key, world.name, inbound.chat.platform);
+    if (inbound.threadRoot !== undefined && inbound.chat.thread !== undefined) {
+      await storeThreadRoot(this.context, inbound.chat, inbound.threadRoot);
+    }
     const human = !inbound.sender.isBot;
     let message: MessageRecord;
     try {

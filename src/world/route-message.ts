@@ -1,4 +1,4 @@
-import type { MessageRecord } from "../storage/records.js";
+import type { MessageRecord } from "./records.js";
 import { parseChatKey } from "./chat-ref.js";
 import { closeTurn } from "./close-turn.js";
 import { jobKey } from "./jobs.js";
