@@ -36,6 +36,8 @@ export interface RecordedCall {
   params: Record<string, unknown>;
   ok: boolean;
   errorCode?: number;
+  /** What the call answered when it succeeded. */
+  result?: unknown;
 }
 
 export interface InjectedFailure {
@@ -70,6 +72,12 @@ export class FakeTelegramApi {
   private nextBotId = 7000;
   /** Set false to play a Bot API server without `sendMessageDraft` (answers 404). */
   draftsSupported = true;
+  /** False: keep no calls in `calls` (a long bench would hold them all). */
+  recordCalls = true;
+  /** Called with every call as it is answered (the bench times replies with it). */
+  onCall: ((call: RecordedCall) => void) | undefined;
+  /** Called when a call arrives, before it is answered (a long poll is answered much later). */
+  onArrival: ((method: string) => void) | undefined;
 
   private constructor(
     private readonly server: Server,
@@ -259,17 +267,20 @@ export class FakeTelegramApi {
     };
     if (!match) return send(refuse(404, "Not Found"));
     const [, token = "", method = ""] = match;
+    this.onArrival?.(method);
     const params = (body === "" ? {} : JSON.parse(body)) as Json;
     const bot = this.bots.get(token);
     const record = (outcome: Outcome): void => {
-      this.calls.push({
+      const call: RecordedCall = {
         token,
         method,
         params,
         ok: outcome.ok,
-        ...(outcome.ok ? {} : { errorCode: outcome.error_code }),
-      });
+        ...(outcome.ok ? { result: outcome.result } : { errorCode: outcome.error_code }),
+      };
+      if (this.recordCalls) this.calls.push(call);
       send(outcome);
+      this.onCall?.(call);
     };
     if (!bot) return record(refuse(401, "Unauthorized"));
     const injected = this.failures.find((entry) => entry.method === method && (!entry.token || entry.token === token));
