@@ -72,6 +72,7 @@ function parseMessage(message: TelegramMessage, directory: MentionDirectory, raw
     mentions,
     receivedAt: new Date(message.date * 1000),
     raw,
+    ...(directory.mainBotUsername === undefined ? {} : { botNames: [directory.mainBotUsername] }),
   };
   // Our own bots' posts (the main bot, an agent's bot) seen again are echoes, never new input.
   const fromId = message.from?.id;

@@ -23,6 +23,7 @@ export function agentSettingsFrom(agent: AgentConfig): AgentSettings {
     name: agent.name,
     displayName: agent.displayName ?? agent.name,
     ...(agent.avatarUrl === undefined ? {} : { avatarUrl: agent.avatarUrl }),
+    ...(agent.description === undefined ? {} : { description: agent.description }),
     limits: { ...agent.limits },
   };
 }

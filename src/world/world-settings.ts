@@ -31,6 +31,8 @@ export interface AgentSettings {
   displayName: string;
   /** The picture shown with the agent's posts where the platform allows (`agents[].avatarUrl`). */
   avatarUrl?: string;
+  /** One line on what the agent is for (`agents[].description`, shown by `/agents`). */
+  description?: string;
   limits: AgentTurnLimits;
 }
 
