@@ -61,6 +61,8 @@ export class FakeTelegramApi {
   readonly calls: RecordedCall[] = [];
   readonly drafts: { token: string; chatId: number; draftId: number; text: string }[] = [];
   readonly callbackAnswers = new Map<string, { text?: string; show_alert?: boolean }>();
+  /** The command menu each bot registered with `setMyCommands`, by token. */
+  readonly commandMenus = new Map<string, { command: string; description: string }[]>();
   private readonly bots = new Map<string, BotState>();
   private readonly chats = new FakeChats();
   private readonly failures: { method: string; token?: string; failure: InjectedFailure; times: number }[] = [];
@@ -349,6 +351,24 @@ export class FakeTelegramApi {
           ...(typeof params.secret_token === "string" ? { secret_token: params.secret_token } : {}),
         };
         if (params.drop_pending_updates === true) bot.updates = [];
+        return ok(true);
+      }
+      case "setMyCommands": {
+        const commands = params.commands;
+        const valid =
+          Array.isArray(commands) &&
+          commands.length <= 100 &&
+          commands.every(
+            (entry) =>
+              typeof entry === "object" &&
+              entry !== null &&
+              /^[a-z0-9_]{1,32}$/.test(String((entry as Json).command)) &&
+              typeof (entry as Json).description === "string" &&
+              String((entry as Json).description).length >= 1 &&
+              String((entry as Json).description).length <= 256,
+          );
+        if (!valid) return refuse(400, "Bad Request: BOT_COMMAND_INVALID");
+        this.commandMenus.set(token, commands as { command: string; description: string }[]);
         return ok(true);
       }
       case "deleteWebhook":
