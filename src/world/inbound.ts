@@ -60,6 +60,7 @@ export type ClickResult =
   | { status: "decided"; text: string }
   | { status: "not-allowed"; text: string }
   | { status: "already-decided"; text: string }
+  | { status: "expired"; text: string }
   | { status: "unknown"; text: string };
 
 /** What a channel adapter calls when something arrives. Implemented by the world's ingress. */

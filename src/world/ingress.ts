@@ -5,7 +5,10 @@ import { chatKey } from "./chat-ref.js";
 import type { ApprovalClick, ClickResult, InboundMessage, InboundSink, IngressResult } from "./inbound.js";
 import { jobKey } from "./jobs.js";
 import { worldAuthor } from "./message.js";
+import { mayTalk, notMemberText } from "./membership.js";
 import type { Outbox } from "./outbox.js";
+import { noticeOnce, periodBucket } from "./sender-notice.js";
+import { rolesLookup } from "./user-roles.js";
 import type { WorldContext } from "./world-context.js";
 
 /** Longest message text routed to agents; longer ones are stored and answered with a notice. */
@@ -94,6 +97,19 @@ export class Ingress implements InboundSink {
       log.debug({ messageId: inbound.platformMessageId }, "bot message stored, not routed");
       return { status: "ignored", reason: "messages from bots do not start turns" };
     }
+    if (human && !(await this.isMember(inbound))) {
+      log.info({ user: inbound.sender.id }, "message from a non-member stored, not routed");
+      const hour = periodBucket(inbound.receivedAt, 3_600_000);
+      await noticeOnce(
+        this.context,
+        this.outbox,
+        inbound.chat,
+        inbound.sender.id,
+        `not-member:${inbound.sender.id}:${hour}`,
+        notMemberText,
+      );
+      return { status: "ignored", reason: "sender is not a member" };
+    }
     if (human && inbound.text.trim() === resetCommand) {
       const epoch = await store.resetSession(key);
       log.info({ epoch }, "chat reset: session approvals cleared");
@@ -111,6 +127,13 @@ export class Ingress implements InboundSink {
     }
     await queue.add({ queue: key, key: jobKey(routePayload), payload: routePayload });
     return { status: "accepted", messageId: id };
+  }
+
+  private async isMember(inbound: InboundMessage): Promise<boolean> {
+    const world = this.context.worlds.worldFor(inbound.chat);
+    if (!world) return false;
+    const adapter = this.context.channels.get(inbound.chat.platform);
+    return mayTalk(world, inbound.chat.platform, inbound.sender, rolesLookup(adapter, inbound.chat, inbound.sender));
   }
 
   private async postNotice(inbound: InboundMessage, id: string, text: string): Promise<void> {
