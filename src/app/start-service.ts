@@ -1,6 +1,6 @@
 import { startHttpServer } from "../http/start-http-server.js";
 import { combineReadinessChecks } from "../http/readiness.js";
-import { createMetrics, registerProcessMetrics } from "../metrics/metrics.js";
+import { createMetrics, registerProcessMetrics, registerStatementMetric } from "../metrics/metrics.js";
 import { openStore } from "../storage/open-store.js";
 import { isWebhookChannel } from "../world/channel-adapter.js";
 import { buildParts } from "./build-parts.js";
@@ -22,6 +22,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
   const roundtable = new Roundtable({ ...parts, config, store: opened.store, queue, logger, channels });
   const metrics = createMetrics();
   registerProcessMetrics(metrics);
+  registerStatementMetric(metrics, opened.statementCount);
   roundtable.engine.outbox.subscribe(eventMetrics(metrics));
   await roundtable.start();
 

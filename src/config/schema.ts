@@ -71,6 +71,12 @@ export const agentConfigSchema = z
     provider: z.string(),
     model: z.string().min(1),
     systemPrompt: z.string().default(""),
+    /** One line saying what the agent is for (`/agents` shows it). */
+    description: z
+      .string()
+      .max(300)
+      .regex(/^[^\r\n]*$/, "expected one line of text")
+      .optional(),
     tools: z.array(z.string()).default([]),
     temperature: numeric(z.number().min(0).max(2)).optional(),
     maxOutputTokens: numeric(z.number().int().min(1)).optional(),
