@@ -210,6 +210,15 @@ export const channelsConfigSchema = z
   })
   .strict();
 
+/** `web`: the browser console on the service's port (`WEB_CONSOLE_TOKEN` fills `token`). */
+export const webConsoleSchema = z
+  .object({
+    enabled: booleanText(z.boolean()).default(true),
+    /** Required from every request when set; without it only 127.0.0.1 and ::1 are served. */
+    token: optionalString,
+  })
+  .strict();
+
 export const configSchema = z
   .object({
     providers: z.record(nameSchema, providerConfigSchema).default({}),
@@ -217,6 +226,7 @@ export const configSchema = z
     worlds: z.array(worldConfigSchema).default([]),
     tools: toolsConfigSchema.default(toolsConfigSchema.parse({})),
     channels: channelsConfigSchema.default({}),
+    web: webConsoleSchema.default(webConsoleSchema.parse({})),
   })
   .strict();
 
@@ -228,6 +238,7 @@ export type WorldConfig = z.infer<typeof worldConfigSchema>;
 export type ToolsConfig = z.infer<typeof toolsConfigSchema>;
 export type ShellConfig = z.infer<typeof shellConfigSchema>;
 export type ChannelsConfig = z.infer<typeof channelsConfigSchema>;
+export type WebConsoleConfig = z.infer<typeof webConsoleSchema>;
 export type TelegramChannelConfig = z.infer<typeof telegramChannelSchema>;
 export type SlackChannelConfig = z.infer<typeof slackChannelSchema>;
 export type DiscordChannelConfig = z.infer<typeof discordChannelSchema>;
