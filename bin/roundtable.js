@@ -17,7 +17,7 @@ function newestSource(directory) {
     const full = path.join(directory, entry.name);
     if (entry.isDirectory()) {
       if (entry.name !== "generated") newest = Math.max(newest, newestSource(full));
-    } else if (entry.name.endsWith(".ts")) newest = Math.max(newest, statSync(full).mtimeMs);
+    } else newest = Math.max(newest, statSync(full).mtimeMs);
   }
   return newest;
 }
