@@ -103,6 +103,8 @@ export const worldConfigSchema = z
     afterDenial: z.enum(["continue", "wait"]).default("continue"),
     workdir: z.string().optional(),
     approvers: approversSchema.default({}),
+    /** Who may start turns, per platform: ids, `role:<name>`, `admins`, `*` (default `*`). */
+    members: approversSchema.default({}),
     approvalTimeout: durationSchema.default(1_800_000),
     /** Let other bots' messages start turns. */
     allowBots: booleanText(z.boolean()).default(false),

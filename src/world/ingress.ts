@@ -16,7 +16,10 @@ import type {
 } from "./inbound.js";
 import { jobKey } from "./jobs.js";
 import { worldAuthor } from "./message.js";
+import { mayTalk, notMemberText } from "./membership.js";
 import type { Outbox } from "./outbox.js";
+import { noticeOnce, periodBucket } from "./sender-notice.js";
+import { rolesLookup } from "./user-roles.js";
 import type { WorldContext } from "./world-context.js";
 import type { WorldConfig } from "../config/schema.js";
 
@@ -110,6 +113,19 @@ export class Ingress implements InboundSink {
       log.debug({ messageId: inbound.platformMessageId }, "bot message stored, not routed");
       return { status: "ignored", reason: "messages from bots do not start turns" };
     }
+    if (human && !(await this.isMember(inbound))) {
+      log.info({ user: inbound.sender.id }, "message from a non-member stored, not routed");
+      const hour = periodBucket(inbound.receivedAt, 3_600_000);
+      await noticeOnce(
+        this.context,
+        this.outbox,
+        inbound.chat,
+        inbound.sender.id,
+        `not-member:${inbound.sender.id}:${hour}`,
+        notMemberText,
+      );
+      return { status: "ignored", reason: "sender is not a member" };
+    }
     if (human && inbound.text.trim() === resetCommand) {
       await this.resetChat(inbound.chat, `${id}:reset`);
       return { status: "ignored", reason: "chat reset" };
@@ -125,6 +141,13 @@ export class Ingress implements InboundSink {
     }
     await queue.add({ queue: key, key: jobKey(routePayload), payload: routePayload });
     return { status: "accepted", messageId: id };
+  }
+
+  private async isMember(inbound: InboundMessage): Promise<boolean> {
+    const world = this.context.worlds.worldFor(inbound.chat);
+    if (!world) return false;
+    const adapter = this.context.channels.get(inbound.chat.platform);
+    return mayTalk(world, inbound.chat.platform, inbound.sender, rolesLookup(adapter, inbound.chat, inbound.sender));
   }
 
   private async postNotice(inbound: Pick<InboundMessage, "chat">, id: string, text: string): Promise<void> {
