@@ -1,90 +1,238 @@
 /**
- * `npm run bench`: figures for the world engine on the embedded database (SQLite), with a
- * scripted model so that only Roundtable's own work is measured. Prints a table; asserts nothing.
+ * `npm run bench`: the real service process (what `npm start` runs) against fakes on
+ * 127.0.0.1: Telegram with long polling, an OpenAI model that answers at once, an MCP tool.
+ * Prints a table and writes `bench/results.json`. Asserts nothing; counts and time are bounded.
+ *
+ *   npm run bench                      SQLite in a temporary directory
+ *   npm run bench -- --postgres [URL]  PostgreSQL (URL or $ROUNDTABLE_TEST_POSTGRES_URL; a fresh database)
+ *   npm run bench -- --quick           fewer messages (a smoke run)
  */
+import { spawnSync } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { cpus, tmpdir } from "node:os";
+import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { createHarness } from "../tests/world/harness.js";
-import { ScriptedProvider } from "../tests/fakes/scripted-provider.js";
+import { setTimeout as sleep } from "node:timers/promises";
+import { parseArgs } from "node:util";
+import pg from "pg";
+import { BenchWorld, type Exchange } from "./bench-world.js";
+import { treeCpuMilliseconds, treeRssMebibytes } from "./process-stats.js";
+import { type FigureRow, renderTable, writeResults } from "./report.js";
+import { seedHistory } from "./seed-history.js";
+import { repositoryRoot, type ServiceProcess, startServiceProcess } from "./service-process.js";
+import { mean, quantile, round } from "./statistics.js";
 
-interface Figure {
-  name: string;
-  count: number;
-  seconds: number;
-  unit: string;
+const statementsMetric = "roundtable_database_statements_total";
+const historySizes = [100, 1_000, 10_000];
+
+interface Settings {
+  postgresUrl: string | undefined;
+  latencyMessages: number;
+  loadChats: number;
+  loadPerChat: number;
+  historyTurns: number;
+  approvals: number;
 }
 
-async function messagesThroughTurns(chats: number, perChat: number): Promise<Figure> {
-  const alice = new ScriptedProvider(() => ({ text: "ok" }));
-  const harness = await createHarness({ agents: [{ name: "alice", provider: alice }], concurrency: 8 });
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: chats }, async (_, chat) => {
-      for (let index = 0; index < perChat; index++) await harness.say(`@alice ${index}`, { channel: `c${chat}` });
-    }),
-  );
-  await harness.idle();
-  const seconds = (performance.now() - started) / 1000;
-  await harness.close();
+function readSettings(): Settings {
+  const { values, positionals } = parseArgs({
+    options: { postgres: { type: "boolean" }, quick: { type: "boolean" } },
+    allowPositionals: true,
+  });
+  let postgresUrl: string | undefined;
+  if (values.postgres) {
+    postgresUrl = positionals[0] ?? process.env.ROUNDTABLE_TEST_POSTGRES_URL;
+    if (!postgresUrl) throw new Error("--postgres needs a server URL (argument or ROUNDTABLE_TEST_POSTGRES_URL)");
+  }
+  const quick = values.quick === true;
   return {
-    name: `message → turn → answer (${chats} chats × ${perChat})`,
-    count: chats * perChat,
-    seconds,
-    unit: "answers/s",
+    postgresUrl,
+    latencyMessages: quick ? 30 : 200,
+    loadChats: quick ? 20 : 100,
+    loadPerChat: 10,
+    historyTurns: quick ? 5 : 20,
+    approvals: quick ? 10 : 50,
   };
 }
 
-async function approvalRoundTrips(count: number): Promise<Figure> {
-  const alice = new ScriptedProvider((request) => {
-    const last = request.messages.at(-1);
-    if (last?.role === "tool") return { text: "done" };
-    return { toolCalls: [{ name: "shell_cmd", args: { command: "true" } }] };
-  });
-  const harness = await createHarness({
-    agents: [{ name: "alice", provider: alice, tools: ["shell_cmd"] }],
-    platform: "telegram",
-  });
-  let seconds = 0;
-  for (let index = 0; index < count; index++) {
-    await harness.say(`@alice run ${index}`, { user: "ana", channel: `c${index}` });
-    await harness.idle();
-    const card = harness.channel.cards().at(-1);
-    const started = performance.now();
-    await harness.click(card?.card.approvalId ?? "", "once", { user: "ana", channel: `c${index}` });
-    await harness.idle();
-    seconds += (performance.now() - started) / 1000;
-  }
-  await harness.close();
-  return { name: "click → tool run → next model call → answer", count, seconds, unit: "round trips/s" };
+async function freshPostgresDatabase(serverUrl: string): Promise<string> {
+  const name = `roundtable_bench_${Date.now()}`;
+  const client = new pg.Client({ connectionString: serverUrl });
+  await client.connect();
+  await client.query(`CREATE DATABASE ${name}`);
+  await client.end();
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
 }
 
-async function duplicateDeliveries(count: number): Promise<Figure> {
-  const harness = await createHarness({
-    agents: [{ name: "alice", provider: new ScriptedProvider(() => ({ text: "ok" })) }],
+async function dropPostgresDatabase(serverUrl: string, databaseUrl: string): Promise<void> {
+  const client = new pg.Client({ connectionString: serverUrl });
+  await client.connect();
+  await client.query(`DROP DATABASE IF EXISTS ${new URL(databaseUrl).pathname.slice(1)} WITH (FORCE)`);
+  await client.end();
+}
+
+/** Messages one after another in one chat, each sent when the previous one is answered. */
+async function sequential(world: BenchWorld, chatId: number, count: number, tool = false): Promise<Exchange[]> {
+  const done: Exchange[] = [];
+  for (let index = 0; index < count; index++) done.push(await world.send(chatId, tool));
+  return done;
+}
+
+const ms = (value: number) => `${round(value)} ms`;
+const pair = (values: number[]) => `${round(quantile(values, 0.5))} / ${round(quantile(values, 0.99))} ms`;
+const spans = (exchanges: Exchange[], from: keyof Exchange, to: keyof Exchange) =>
+  exchanges.flatMap((exchange) => {
+    const start = exchange[from];
+    const end = exchange[to];
+    return typeof start === "number" && typeof end === "number" ? [end - start] : [];
   });
-  await harness.say("@alice hi", { id: "dup" });
-  await harness.idle();
-  const started = performance.now();
-  for (let index = 0; index < count; index++) await harness.say("@alice hi", { id: "dup" });
-  const seconds = (performance.now() - started) / 1000;
-  await harness.close();
-  return { name: "duplicate delivery dropped at ingress", count, seconds, unit: "drops/s" };
+
+async function statements(service: ServiceProcess): Promise<number | undefined> {
+  return service.metric(statementsMetric);
 }
 
 async function main(): Promise<void> {
-  process.env.LOG_LEVEL ??= "warn";
-  const figures = [await messagesThroughTurns(20, 10), await approvalRoundTrips(30), await duplicateDeliveries(500)];
-  const rows = figures.map((figure) => [
-    figure.name,
-    String(figure.count),
-    `${figure.seconds.toFixed(2)} s`,
-    `${(figure.count / figure.seconds).toFixed(1)} ${figure.unit}`,
-    `${((figure.seconds / figure.count) * 1000).toFixed(2)} ms each`,
-  ]);
-  const header = ["benchmark (SQLite, scripted model)", "n", "total", "rate", "mean"];
-  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]?.length ?? 0)));
-  const line = (cells: string[]) => cells.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join("  ");
-  process.stdout.write(`${line(header)}\n${line(widths.map((width) => "-".repeat(width)))}\n`);
-  for (const row of rows) process.stdout.write(`${line(row)}\n`);
+  const settings = readSettings();
+  const directory = await mkdtemp(path.join(tmpdir(), "roundtable-bench-"));
+  const databaseUrl = settings.postgresUrl
+    ? await freshPostgresDatabase(settings.postgresUrl)
+    : `file:${path.join(directory, "bench.db")}`;
+  const world = await BenchWorld.start();
+  const configFile = path.join(directory, "roundtable.yaml");
+  await writeFile(configFile, world.configYaml());
+  const log = (text: string) => process.stderr.write(`bench: ${text}\n`);
+  let service: ServiceProcess | undefined;
+  try {
+    log(`seeding ${historySizes.join(", ")} messages of history`);
+    await seedHistory(
+      databaseUrl,
+      historySizes.map((count) => ({ chatId: 900_000 + count, count })),
+    );
+
+    log("building dist/ (what npm start runs)");
+    const built = spawnSync(process.execPath, [path.join(repositoryRoot, "scripts", "build.mjs")], {
+      stdio: "inherit",
+    });
+    if (built.status !== 0) throw new Error("npm run build failed");
+    log("starting the service");
+    const spawnedAt = performance.now();
+    service = await startServiceProcess({
+      DATABASE_URL: databaseUrl,
+      ROUNDTABLE_CONFIG: configFile,
+      ROUNDTABLE_DATA_DIR: directory,
+    });
+    const exited = new Promise<never>((_, reject) =>
+      service?.child.once("exit", (code) => reject(new Error(`the service exited (${code}): ${service?.stderr()}`))),
+    );
+    const coldStartMs = (await Promise.race([world.firstPollAt(), exited])) - spawnedAt;
+    await sleep(2_000);
+    const idleRss = treeRssMebibytes(service.pid);
+
+    log(`latency: ${settings.latencyMessages} messages one after another`);
+    await Promise.race([sequential(world, 1, 10), exited]); // warm-up
+    const latency = await Promise.race([sequential(world, 1, settings.latencyMessages), exited]);
+
+    const total = settings.loadChats * settings.loadPerChat;
+    log(`load: ${settings.loadChats} chats in a closed loop, ${total} messages`);
+    const cpuBefore = treeCpuMilliseconds(service.pid);
+    const loadStarted = performance.now();
+    await Promise.race([
+      Promise.all(
+        Array.from({ length: settings.loadChats }, (_, index) =>
+          sequential(world, 1_000 + index, settings.loadPerChat),
+        ),
+      ),
+      exited,
+    ]);
+    const loadSeconds = (performance.now() - loadStarted) / 1000;
+    const cpuPerMessage = (treeCpuMilliseconds(service.pid) - cpuBefore) / total;
+    const rssAfterLoad = treeRssMebibytes(service.pid);
+
+    log(`history: ${settings.historyTurns} turns in chats with ${historySizes.join(", ")} stored messages`);
+    const history: { size: number; turnMs: number; statements: number | undefined }[] = [];
+    for (const size of historySizes) {
+      await Promise.race([world.send(900_000 + size), exited]); // the first read of a chat warms caches
+      const before = await statements(service);
+      const turns = await Promise.race([sequential(world, 900_000 + size, settings.historyTurns), exited]);
+      const after = await statements(service);
+      history.push({
+        size,
+        turnMs: quantile(spans(turns, "sentAt", "replyAt"), 0.5),
+        statements: before === undefined || after === undefined ? undefined : (after - before) / turns.length,
+      });
+    }
+
+    log(`approvals: ${settings.approvals} tool calls approved one after another`);
+    const approvals = await Promise.race([sequential(world, 2, settings.approvals, true), exited]);
+
+    const toModel = spans(latency, "sentAt", "modelRequestAt");
+    const toReply = spans(latency, "lastChunkAt", "replyAt");
+    const clickToTool = spans(approvals, "clickAt", "toolStartAt");
+    const promptBytes = mean(latency.map((exchange) => mean(exchange.promptBytes)));
+    const rows: FigureRow[] = [
+      { key: "coldStartMs", name: "cold start (spawn → first getUpdates)", value: ms(coldStartMs), aim: "≤ 500 ms" },
+      { key: "idleRssMiB", name: "idle resident memory", value: `${round(idleRss)} MiB`, aim: "≤ 100 MiB" },
+      { key: "updateToModelMs", name: "update → model request p50 / p99", value: pair(toModel), aim: "≤ 5 / 20 ms" },
+      {
+        key: "lastChunkToReplyMs",
+        name: "model's last chunk → reply p50 / p99",
+        value: pair(toReply),
+        aim: "≤ 2 / 10 ms",
+      },
+      { key: "cpuPerMessageMs", name: "CPU per answered message", value: ms(cpuPerMessage), aim: "≤ 5 ms" },
+      {
+        key: "repliesPerSecond",
+        name: `replies/s, ${settings.loadChats} chats in a closed loop`,
+        value: String(round(total / loadSeconds)),
+        aim: "≥ 200",
+      },
+      {
+        key: "rssAfterLoadMiB",
+        name: `resident memory after ${total + settings.latencyMessages + 10} messages`,
+        value: `${round(rssAfterLoad)} MiB`,
+        aim: "≤ 200 MiB",
+      },
+      ...history.map((entry) => ({
+        key: `turnAt${entry.size}`,
+        name: `turn with ${entry.size.toLocaleString("en")} stored messages: time, SQL statements`,
+        value: `${ms(entry.turnMs)}, ${entry.statements === undefined ? "n/a" : round(entry.statements)}`,
+        aim: "10,000 ≤ 1.5 × 100",
+      })),
+      { key: "clickToToolMs", name: "approval click → tool start p50 / p99", value: pair(clickToTool), aim: "" },
+      { key: "promptBytes", name: "prompt bytes per model request (mean)", value: String(round(promptBytes)), aim: "" },
+    ];
+    const title = `figure (${settings.postgresUrl ? "PostgreSQL" : "SQLite"}, Node ${process.versions.node}, ${cpus().length} cores)`;
+    process.stdout.write(`${renderTable(rows, title)}\n`);
+    await writeResults(path.join(repositoryRoot, "bench", "results.json"), {
+      date: new Date().toISOString(),
+      database: settings.postgresUrl ? "postgresql" : "sqlite",
+      command: process.argv.slice(2).join(" "),
+      figures: {
+        coldStartMs: round(coldStartMs),
+        idleRssMiB: round(idleRss),
+        updateToModelMs: { p50: round(quantile(toModel, 0.5)), p99: round(quantile(toModel, 0.99)) },
+        lastChunkToReplyMs: { p50: round(quantile(toReply, 0.5)), p99: round(quantile(toReply, 0.99)) },
+        cpuPerMessageMs: round(cpuPerMessage),
+        repliesPerSecond: round(total / loadSeconds),
+        rssAfterLoadMiB: round(rssAfterLoad),
+        history: history.map((entry) => ({
+          storedMessages: entry.size,
+          turnMs: round(entry.turnMs),
+          statementsPerTurn: entry.statements === undefined ? null : round(entry.statements),
+        })),
+        clickToToolMs: { p50: round(quantile(clickToTool, 0.5)), p99: round(quantile(clickToTool, 0.99)) },
+        promptBytesPerRequest: round(promptBytes),
+      },
+      table: rows,
+    });
+  } finally {
+    await service?.stop();
+    await world.close();
+    if (settings.postgresUrl) await dropPostgresDatabase(settings.postgresUrl, databaseUrl).catch(() => undefined);
+    await rm(directory, { recursive: true, force: true });
+  }
 }
 
 main().catch((error: unknown) => {

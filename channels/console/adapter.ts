@@ -122,7 +122,9 @@ export class ConsoleAdapter implements ChannelAdapter, StreamingChannel {
       case "empty":
         return;
       case "help":
+        // The console's own command first; the world's /help follows with the chat commands.
         this.print(`type a message (address agents with @name); ${approveUsage}`);
+        await this.sendMessage(sink, input.text, line);
         return;
       case "invalid":
         this.print(input.problem);
@@ -139,22 +141,25 @@ export class ConsoleAdapter implements ChannelAdapter, StreamingChannel {
         this.print(result.text);
         return;
       }
-      case "message": {
+      case "message":
         if (!this.options.interactive) this.print(`${this.options.user}: ${input.text}`);
-        const result = await sink.message({
-          chat: this.chat,
-          platformMessageId: `${Date.now().toString(36)}-${this.session}-${this.nextId()}`,
-          sender,
-          text: input.text,
-          mentions: [],
-          receivedAt: new Date(),
-          raw: line,
-        });
-        // Other refusals are answered by the world in the chat itself.
-        if (result.status === "unbound") this.print(`roundtable: ${result.reason}`);
+        await this.sendMessage(sink, input.text, line);
         return;
-      }
     }
+  }
+
+  private async sendMessage(sink: InboundSink, text: string, line: string): Promise<void> {
+    const result = await sink.message({
+      chat: this.chat,
+      platformMessageId: `${Date.now().toString(36)}-${this.session}-${this.nextId()}`,
+      sender: { id: this.options.user, displayName: this.options.user, isBot: false },
+      text,
+      mentions: [],
+      receivedAt: new Date(),
+      raw: line,
+    });
+    // Other refusals are answered by the world in the chat itself.
+    if (result.status === "unbound") this.print(`roundtable: ${result.reason}`);
   }
 
   private print(line: string): void {

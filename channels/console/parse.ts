@@ -4,7 +4,7 @@ import type { ApprovalChoice } from "../../src/world/inbound.js";
 export type ConsoleInput =
   | { kind: "message"; text: string }
   | { kind: "approve"; choice: ApprovalChoice; approvalId: string; reason?: string }
-  | { kind: "help" }
+  | { kind: "help"; text: string }
   | { kind: "invalid"; problem: string }
   | { kind: "empty" };
 
@@ -15,7 +15,7 @@ export function parseConsoleLine(line: string): ConsoleInput {
   const text = line.replace(/\r$/, "");
   const trimmed = text.trim();
   if (trimmed === "") return { kind: "empty" };
-  if (trimmed === "/help") return { kind: "help" };
+  if (trimmed === "/help") return { kind: "help", text: trimmed };
   if (!trimmed.startsWith("/approve")) return { kind: "message", text };
   const [command, choice, id, ...reason] = trimmed.split(/\s+/);
   if (command !== "/approve") return { kind: "message", text };

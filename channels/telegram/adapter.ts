@@ -14,12 +14,15 @@ import type {
   WebhookRoute,
 } from "../../src/world/channel-adapter.js";
 import type { ChatRef } from "../../src/world/chat-ref.js";
+import { chatCommands } from "../../src/world/commands/chat-commands.js";
+import type { MessageLinks } from "../../src/world/message-links.js";
 import type { InboundSink } from "../../src/world/inbound.js";
 import type { Author } from "../../src/world/message.js";
 import { AdminRoles } from "./admin-roles.js";
 import { type BotHandle, TelegramOutbound, createApi, isPrivateChat, isRefusal, toPlatformError } from "./api.js";
 import { EditThrottle } from "./edit-throttle.js";
 import { type MentionDirectory, emptyMentionDirectory } from "./mentions.js";
+import { telegramMessageLink } from "./message-link.js";
 import { TelegramMessageStream } from "./message-stream.js";
 import { type TelegramAdapterOptions, type TelegramClock, systemClock } from "./options.js";
 import { type ParsedUpdate, parseUpdate } from "./parse.js";
@@ -38,7 +41,7 @@ export const staleButtonText = "This button is no longer valid.";
  * Telegram through grammY. Long polling by default, a webhook on the service's port when
  * `webhookUrl` is set. Only the main bot's updates are read; agent bots only send.
  */
-export class TelegramAdapter implements ChannelAdapter, StreamingChannel, WebhookChannel {
+export class TelegramAdapter implements ChannelAdapter, StreamingChannel, WebhookChannel, MessageLinks {
   readonly platform = "telegram" as const;
   private readonly bot: Bot;
   private readonly main: BotHandle;
@@ -98,6 +101,7 @@ export class TelegramAdapter implements ChannelAdapter, StreamingChannel, Webhoo
     }
     await Promise.all([...this.agentBots.values()].map((handle) => this.identifyAgentBot(handle)));
     this.directory = this.buildDirectory(me.username);
+    await this.registerCommands();
     if (this.options.webhookUrl !== undefined && this.options.webhookUrl !== "") {
       await this.setWebhook(this.options.webhookUrl);
       return;
@@ -214,6 +218,22 @@ export class TelegramAdapter implements ChannelAdapter, StreamingChannel, Webhoo
     return { bot: this.main, name: author.name };
   }
 
+  /** Links to messages exist in supergroups (and their topics); elsewhere there are none. */
+  messageLink(chat: ChatRef, platformMessageId: string): string | undefined {
+    return telegramMessageLink(chat, platformMessageId);
+  }
+
+  /** The chat commands in the bot's menu (`setMyCommands`); a refusal is logged, not fatal. */
+  private async registerCommands(): Promise<void> {
+    try {
+      await this.bot.api.setMyCommands(
+        chatCommands.map((command) => ({ command: command.name, description: command.description })),
+      );
+    } catch (error) {
+      this.logger.warn({ err: toPlatformError(error, "setMyCommands") }, "could not register the chat commands menu");
+    }
+  }
+
   private async identify(handle: BotHandle, what: string) {
     try {
       return await handle.api.getMe();
@@ -281,7 +301,7 @@ export class TelegramAdapter implements ChannelAdapter, StreamingChannel, Webhoo
           const roles = await this.adminRoles.rolesOf(parsed.click.chat, parsed.click.user.id);
           const click = roles.length === 0 ? parsed.click : { ...parsed.click, user: { ...parsed.click.user, roles } };
           const result = await sink.click(click);
-          answer = { text: result.text, alert: result.status === "not-allowed" || result.status === "unknown" };
+          answer = { text: result.text, alert: result.status !== "decided" && result.status !== "already-decided" };
         } catch (error) {
           log.error({ err: error, approvalId: parsed.click.approvalId }, "approval click failed");
           answer = { text: "Something went wrong; please try again.", alert: true };

@@ -72,6 +72,7 @@ function parseMessage(message: TelegramMessage, directory: MentionDirectory, raw
     mentions,
     receivedAt: new Date(message.date * 1000),
     raw,
+    ...(directory.mainBotUsername === undefined ? {} : { botNames: [directory.mainBotUsername] }),
   };
   const reply = message.reply_to_message;
   // In a forum every message "replies" to the topic's first message; that is no reply.

@@ -71,6 +71,12 @@ export const agentConfigSchema = z
     provider: z.string(),
     model: z.string().min(1),
     systemPrompt: z.string().default(""),
+    /** One line saying what the agent is for (`/agents` shows it). */
+    description: z
+      .string()
+      .max(300)
+      .regex(/^[^\r\n]*$/, "expected one line of text")
+      .optional(),
     tools: z.array(z.string()).default([]),
     temperature: numeric(z.number().min(0).max(2)).optional(),
     maxOutputTokens: numeric(z.number().int().min(1)).optional(),
@@ -102,6 +108,8 @@ export const worldConfigSchema = z
     afterDenial: z.enum(["continue", "wait"]).default("continue"),
     workdir: z.string().optional(),
     approvers: approversSchema.default({}),
+    /** Who may start turns, per platform: ids, `role:<name>`, `admins`, `*` (default `*`). */
+    members: approversSchema.default({}),
     approvalTimeout: durationSchema.default(1_800_000),
     /** Let other bots' messages start turns. */
     allowBots: booleanText(z.boolean()).default(false),
@@ -207,6 +215,15 @@ export const channelsConfigSchema = z
   })
   .strict();
 
+/** `web`: the browser console on the service's port (`WEB_CONSOLE_TOKEN` fills `token`). */
+export const webConsoleSchema = z
+  .object({
+    enabled: booleanText(z.boolean()).default(true),
+    /** Required from every request when set; without it only 127.0.0.1 and ::1 are served. */
+    token: optionalString,
+  })
+  .strict();
+
 export const configSchema = z
   .object({
     providers: z.record(nameSchema, providerConfigSchema).default({}),
@@ -214,6 +231,7 @@ export const configSchema = z
     worlds: z.array(worldConfigSchema).default([]),
     tools: toolsConfigSchema.default(toolsConfigSchema.parse({})),
     channels: channelsConfigSchema.default({}),
+    web: webConsoleSchema.default(webConsoleSchema.parse({})),
   })
   .strict();
 
@@ -225,6 +243,7 @@ export type WorldConfig = z.infer<typeof worldConfigSchema>;
 export type ToolsConfig = z.infer<typeof toolsConfigSchema>;
 export type ShellConfig = z.infer<typeof shellConfigSchema>;
 export type ChannelsConfig = z.infer<typeof channelsConfigSchema>;
+export type WebConsoleConfig = z.infer<typeof webConsoleSchema>;
 export type TelegramChannelConfig = z.infer<typeof telegramChannelSchema>;
 export type SlackChannelConfig = z.infer<typeof slackChannelSchema>;
 export type DiscordChannelConfig = z.infer<typeof discordChannelSchema>;

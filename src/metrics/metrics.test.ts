@@ -1,7 +1,19 @@
 import { describe, expect, it } from "vitest";
-import { createMetrics, registerProcessMetrics } from "./metrics.js";
+import { createMetrics, registerProcessMetrics, registerStatementMetric } from "./metrics.js";
 
 describe("metrics", () => {
+  it("reads the statement count and the process's CPU time at each scrape", async () => {
+    const metrics = createMetrics();
+    let count = 3;
+    registerStatementMetric(metrics, () => count);
+    registerProcessMetrics(metrics);
+    expect(await metrics.render()).toContain("roundtable_database_statements_total 3\n");
+    count = 10;
+    const text = await metrics.render();
+    expect(text).toContain("roundtable_database_statements_total 10\n");
+    expect(Number(/^process_cpu_seconds_total (\S+)$/m.exec(text)?.[1])).toBeGreaterThan(0);
+  });
+
   it("renders counters and gauges in the Prometheus text format", async () => {
     const metrics = createMetrics();
     const messages = metrics.counter("roundtable_messages_total", "Messages received.");

@@ -137,12 +137,21 @@ export function registerProcessMetrics(
   );
   const resident = metrics.gauge("process_resident_memory_bytes", "Resident memory size in bytes.");
   const heap = metrics.gauge("nodejs_heap_used_bytes", "V8 heap in use, in bytes.");
+  const cpu = metrics.counter("process_cpu_seconds_total", "Total user and system CPU time spent in seconds.");
   start.set({}, Math.round(startedAtMs / 1000));
   metrics.onCollect(() => {
     const usage = process.memoryUsage();
     resident.set({}, usage.rss);
     heap.set({}, usage.heapUsed);
+    const used = process.cpuUsage();
+    cpu.inc({}, (used.user + used.system) / 1e6 - cpu.get());
   });
+}
+
+/** `roundtable_database_statements_total`, read from the store's own count at each scrape. */
+export function registerStatementMetric(metrics: Metrics, statementCount: () => number): void {
+  const statements = metrics.counter("roundtable_database_statements_total", "SQL statements sent to the database.");
+  metrics.onCollect(() => statements.inc({}, statementCount() - statements.get()));
 }
 
 /** Also validates the label names, so a bad one fails where it is used, not at scrape time. */

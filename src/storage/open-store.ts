@@ -31,6 +31,8 @@ export interface OpenedStore {
   provider: DatabaseTarget["provider"];
   /** A work queue over the Job table of this database (one per process is the usual). */
   createQueue(options?: QueueOptions): StoredWorkQueue;
+  /** SQL statements sent so far through this store and its queues (for `/metrics`). */
+  statementCount(): number;
   /** Stop the queues made here, then close the connection. */
   close(): Promise<void>;
 }
@@ -46,8 +48,10 @@ export async function openStore(options: OpenStoreOptions): Promise<OpenedStore>
   if (target.provider === "sqlite") await mkdir(sqliteDirectory(target), { recursive: true });
   if (options.migrate !== false) await migrateDatabase({ databaseUrl: target.url, logger });
 
+  const statements = { value: 0 };
   const db = createDatabaseClient(target, {
     logger,
+    statements,
     ...(options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs }),
   });
   const store = new PrismaStore(db, options.clock);
@@ -67,6 +71,7 @@ export async function openStore(options: OpenStoreOptions): Promise<OpenedStore>
   return {
     store,
     provider: target.provider,
+    statementCount: () => statements.value,
     createQueue(queueOptions: QueueOptions = {}) {
       const queue = new SqlWorkQueue(db, target.provider, {
         ...queueOptions,

@@ -28,6 +28,11 @@ export interface InboundMessage {
   receivedAt: Date;
   /** The platform payload, stored as it came. */
   raw: unknown;
+  /**
+   * The names this bot goes by on the platform (Telegram: its username), so that `/stop@name`
+   * is a command for us and `/stop@otherbot` is not.
+   */
+  botNames?: string[];
 }
 
 /** What a person can choose on an approval card. */
@@ -60,10 +65,33 @@ export type ClickResult =
   | { status: "decided"; text: string }
   | { status: "not-allowed"; text: string }
   | { status: "already-decided"; text: string }
+  | { status: "expired"; text: string }
+  | { status: "unknown"; text: string };
+
+/**
+ * A chat command that arrived as a platform structure rather than a typed message: a Stop
+ * button on a streaming answer, Slack's `/roundtable <command>`, a Discord application command.
+ */
+export interface InboundCommand {
+  chat: ChatRef;
+  /** The command's name without the slash (`stop`, `agents`, …). */
+  name: string;
+  args: string[];
+  sender: Sender;
+  /** The platform's id of this press or call, when it has one (dedupe of duplicate delivery). */
+  platformEventId?: string;
+  raw: unknown;
+}
+
+/** The world's answer to a command; the channel shows `text` privately to the sender. */
+export type CommandResult =
+  | { status: "done"; text: string }
+  | { status: "refused"; text: string }
   | { status: "unknown"; text: string };
 
 /** What a channel adapter calls when something arrives. Implemented by the world's ingress. */
 export interface InboundSink {
   message(message: InboundMessage): Promise<IngressResult>;
   click(click: ApprovalClick): Promise<ClickResult>;
+  command(command: InboundCommand): Promise<CommandResult>;
 }

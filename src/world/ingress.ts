@@ -2,11 +2,26 @@ import { createHash } from "node:crypto";
 import type { MessageRecord } from "../storage/records.js";
 import { handleApprovalClick } from "./approval-clicks.js";
 import { chatKey } from "./chat-ref.js";
-import type { ApprovalClick, ClickResult, InboundMessage, InboundSink, IngressResult } from "./inbound.js";
+import { isChatCommandName } from "./commands/chat-commands.js";
+import { type ParsedChatCommand, parseChatCommand } from "./commands/parse-chat-command.js";
+import { type ChatCommandAnswer, type ChatCommandRequest, runChatCommand } from "./commands/run-chat-command.js";
+import type {
+  ApprovalClick,
+  ClickResult,
+  CommandResult,
+  InboundCommand,
+  InboundMessage,
+  InboundSink,
+  IngressResult,
+} from "./inbound.js";
 import { jobKey } from "./jobs.js";
 import { worldAuthor } from "./message.js";
+import { mayTalk, notMemberText } from "./membership.js";
 import type { Outbox } from "./outbox.js";
+import { noticeOnce, periodBucket } from "./sender-notice.js";
+import { rolesLookup } from "./user-roles.js";
 import type { WorldContext } from "./world-context.js";
+import type { WorldConfig } from "../config/schema.js";
 
 /** Longest message text routed to agents; longer ones are stored and answered with a notice. */
 export const maxInboundTextLength = 32_000;
@@ -49,6 +64,10 @@ export class Ingress implements InboundSink {
     if (!world) {
       log.info({ messageId: inbound.platformMessageId }, "message from a chat bound to no world ignored");
       return { status: "unbound", reason: "this chat is not bound to a world" };
+    }
+    const command = inbound.sender.isBot ? undefined : parseChatCommand(inbound.text, inbound.botNames ?? []);
+    if (command && !(command.kind === "command" && command.name === "reset")) {
+      return this.typedCommand(inbound, world, command);
     }
     const id = inboundMessageId(key, inbound.platformMessageId);
     const routePayload = { kind: "route", messageId: id } as const;
@@ -94,10 +113,21 @@ export class Ingress implements InboundSink {
       log.debug({ messageId: inbound.platformMessageId }, "bot message stored, not routed");
       return { status: "ignored", reason: "messages from bots do not start turns" };
     }
+    if (human && !(await this.isMember(inbound))) {
+      log.info({ user: inbound.sender.id }, "message from a non-member stored, not routed");
+      const hour = periodBucket(inbound.receivedAt, 3_600_000);
+      await noticeOnce(
+        this.context,
+        this.outbox,
+        inbound.chat,
+        inbound.sender.id,
+        `not-member:${inbound.sender.id}:${hour}`,
+        notMemberText,
+      );
+      return { status: "ignored", reason: "sender is not a member" };
+    }
     if (human && inbound.text.trim() === resetCommand) {
-      const epoch = await store.resetSession(key);
-      log.info({ epoch }, "chat reset: session approvals cleared");
-      await this.postNotice(inbound, `${id}:reset`, "Chat reset: approvals given for this session no longer apply.");
+      await this.resetChat(inbound.chat, `${id}:reset`);
       return { status: "ignored", reason: "chat reset" };
     }
     if (inbound.text.length > maxInboundTextLength) {
@@ -113,13 +143,110 @@ export class Ingress implements InboundSink {
     return { status: "accepted", messageId: id };
   }
 
-  private async postNotice(inbound: InboundMessage, id: string, text: string): Promise<void> {
+  private async isMember(inbound: InboundMessage): Promise<boolean> {
+    const world = this.context.worlds.worldFor(inbound.chat);
+    if (!world) return false;
+    const adapter = this.context.channels.get(inbound.chat.platform);
+    return mayTalk(world, inbound.chat.platform, inbound.sender, rolesLookup(adapter, inbound.chat, inbound.sender));
+  }
+
+  private async postNotice(inbound: Pick<InboundMessage, "chat">, id: string, text: string): Promise<void> {
     const key = chatKey(inbound.chat);
     const notice = await this.context.store.addMessage({ id, chatKey: key, author: worldAuthor, text });
     await this.outbox.publish(key, { type: "system", chat: inbound.chat, level: "notice", message: notice });
   }
 
+  /**
+   * A command typed as a message of its own. It is not a message of the conversation: it is
+   * not stored as one and never reaches the agents; it runs here, not behind the chat's queue.
+   */
+  private async typedCommand(
+    inbound: InboundMessage,
+    world: WorldConfig,
+    command: ParsedChatCommand,
+  ): Promise<IngressResult> {
+    const { store, logger } = this.context;
+    const key = chatKey(inbound.chat);
+    const log = logger.child({ platform: inbound.chat.platform, chat: key, user: inbound.sender.id });
+    if (command.kind === "other-bot") {
+      log.info({ command: command.name, bot: command.bot }, "command for another bot ignored");
+      return { status: "ignored", reason: `a command for @${command.bot}` };
+    }
+    if (!(await store.claimInboundKey(`command:${key}:${inbound.platformMessageId}`))) {
+      log.info({ messageId: inbound.platformMessageId }, "duplicate command delivery dropped");
+      return { status: "duplicate" };
+    }
+    if (command.name === "reset") return { status: "ignored", reason: "chat reset" }; // handled as a message
+    const name = command.name;
+    await store.ensureChat(key, world.name, inbound.chat.platform);
+    const answer = await this.runCommand(world, inbound, name, command.args);
+    const noticeId = `${inboundMessageId(key, inbound.platformMessageId)}:command`;
+    await this.postNotice(inbound, noticeId, answerText(answer, inbound.sender.displayName));
+    return { status: "ignored", reason: `chat command /${name}` };
+  }
+
+  /** A command from a platform structure (a Stop button, a slash command): answered to the sender. */
+  async command(input: InboundCommand): Promise<CommandResult> {
+    const { store, logger, worlds } = this.context;
+    const key = chatKey(input.chat);
+    const log = logger.child({ platform: input.chat.platform, chat: key, user: input.sender.id });
+    const world = worlds.worldFor(input.chat);
+    if (!world) {
+      log.info({ command: input.name }, "command from a chat bound to no world refused");
+      return { status: "unknown", text: "This chat is not bound to a world." };
+    }
+    const name = input.name.toLowerCase();
+    if (!isChatCommandName(name)) {
+      log.info({ command: input.name }, "unknown command refused");
+      return { status: "unknown", text: `There is no command /${input.name}. Try /help.` };
+    }
+    if (input.platformEventId !== undefined) {
+      const fresh = await store.claimInboundKey(`command:${key}:${input.platformEventId}`);
+      if (!fresh) {
+        log.info({ event: input.platformEventId }, "duplicate command delivery dropped");
+        return { status: "done", text: "This was already handled." };
+      }
+    }
+    await store.ensureChat(key, world.name, input.chat.platform);
+    if (name === "reset") {
+      await this.resetChat(input.chat, `command:${key}:${input.platformEventId ?? Date.now()}:reset`);
+      return { status: "done", text: "Chat reset." };
+    }
+    return this.runCommand(world, input, name, input.args);
+  }
+
+  private async runCommand(
+    world: WorldConfig,
+    input: Pick<InboundMessage, "chat" | "sender">,
+    name: ChatCommandRequest["name"],
+    args: string[],
+  ): Promise<ChatCommandAnswer> {
+    const answer = await runChatCommand(this.context, this.outbox, {
+      world,
+      chat: input.chat,
+      sender: input.sender,
+      name,
+      args,
+    });
+    const log = this.context.logger.child({ platform: input.chat.platform, chat: chatKey(input.chat) });
+    log.info({ command: name, user: input.sender.id, status: answer.status }, "chat command handled");
+    return answer;
+  }
+
+  /** `/reset`: a new session epoch (session approvals end), said in the chat. */
+  private async resetChat(chat: InboundMessage["chat"], noticeId: string): Promise<void> {
+    const key = chatKey(chat);
+    const epoch = await this.context.store.resetSession(key);
+    this.context.logger.info({ chat: key, epoch }, "chat reset: session approvals cleared");
+    await this.postNotice({ chat }, noticeId, "Chat reset: approvals given for this session no longer apply.");
+  }
+
   click(click: ApprovalClick): Promise<ClickResult> {
     return handleApprovalClick(this.context, click);
   }
+}
+
+/** A typed command's answer as the chat sees it: a refusal names the person it answers. */
+function answerText(answer: ChatCommandAnswer, senderName: string): string {
+  return answer.status === "refused" ? `${senderName}: ${answer.text}` : answer.text;
 }

@@ -36,6 +36,8 @@ export interface FakeReply {
   finish?: FakeFinish;
   /** OpenAI Responses API only: an encrypted reasoning item before the output. */
   reasoning?: { id: string; encryptedContent: string };
+  /** Pause between frames, so a browser test can watch the answer being written. */
+  frameDelayMs?: number;
 }
 
 export interface FakeError {
@@ -110,6 +112,14 @@ export interface FakeServerOptions {
   /** The key the fake accepts; a different one gets the protocol's 401. */
   apiKey?: string;
   steps?: FakeStep[];
+  /** Answers a request when the script is empty (an endless fake model, for the bench). */
+  respond?: (request: RecordedRequest) => FakeStep;
+  /** False: keep no requests in `requests` (a long bench would hold them all). Default true. */
+  record?: boolean;
+  /** Called when a model call arrives, with the raw body's length in bytes. */
+  onRequest?: (request: RecordedRequest, bodyBytes: number) => void;
+  /** Called right after the last frame of a reply was written. */
+  onReplyWritten?: (request: RecordedRequest) => void;
 }
 
 /** Starts a fake on an ephemeral port of 127.0.0.1. */
@@ -125,7 +135,8 @@ export async function startFakeModelServer(
     const chunks: Buffer[] = [];
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
     request.on("end", () => {
-      const text = Buffer.concat(chunks).toString("utf8");
+      const bytes = Buffer.concat(chunks);
+      const text = bytes.toString("utf8");
       const recorded: RecordedRequest = {
         method: request.method ?? "GET",
         url: request.url ?? "/",
@@ -136,17 +147,20 @@ export async function startFakeModelServer(
         response.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: "not found" }));
         return;
       }
-      requests.push(recorded);
+      if (options.record !== false) requests.push(recorded);
+      options.onRequest?.(recorded, bytes.length);
       if (options.apiKey !== undefined && protocol.keyOf(request.headers) !== options.apiKey) {
         writeError(response, protocol.error({ type: "error", kind: "auth" }));
         return;
       }
-      const step = steps.shift();
+      const step = steps.shift() ?? options.respond?.(recorded);
       if (!step) {
         writeError(response, { status: 500, body: { error: { message: "fake: no scripted step left" } } });
         return;
       }
-      void play(protocol, step, recorded, response);
+      void play(protocol, step, recorded, response).then(() => {
+        if (step.type === "reply") options.onReplyWritten?.(recorded);
+      });
     });
   });
   server.on("connection", (socket) => {
@@ -186,7 +200,7 @@ async function play(protocol: WireProtocol, step: FakeStep, request: RecordedReq
       response.socket?.destroy();
       return;
     case "reply":
-      await writeFrames(response, protocol.reply(step, request));
+      await writeFrames(response, protocol.reply(step, request), step.frameDelayMs);
       response.end();
       return;
     case "malformed":
@@ -215,7 +229,7 @@ function writeError(response: ServerResponse, answer: ErrorAnswer): void {
 }
 
 /** Writes frames one by one, yielding to the event loop between them so they travel apart. */
-async function writeFrames(response: ServerResponse, frames: string[]): Promise<void> {
+async function writeFrames(response: ServerResponse, frames: string[], delayMs = 0): Promise<void> {
   if (!response.headersSent) {
     response.writeHead(200, {
       "content-type": "text/event-stream",
@@ -227,7 +241,7 @@ async function writeFrames(response: ServerResponse, frames: string[]): Promise<
   for (const frame of frames) {
     if (response.destroyed) return;
     response.write(frame);
-    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => (delayMs > 0 ? setTimeout(resolve, delayMs) : setImmediate(resolve)));
   }
 }
 

@@ -4,6 +4,8 @@ import type { ChatRef, Platform } from "../../src/world/chat-ref.js";
 import type {
   ApprovalClick,
   ClickResult,
+  CommandResult,
+  InboundCommand,
   InboundMessage,
   InboundSink,
   IngressResult,
@@ -61,6 +63,11 @@ export class RecordingChannel implements ChannelAdapter {
   click(click: ApprovalClick): Promise<ClickResult> {
     if (!this.sink) throw new Error("channel not started");
     return this.sink.click(click);
+  }
+
+  command(command: InboundCommand): Promise<CommandResult> {
+    if (!this.sink) throw new Error("channel not started");
+    return this.sink.command(command);
   }
 
   messages(chat?: ChatRef): Extract<Posted, { kind: "message" }>[] {

@@ -36,6 +36,8 @@ export interface RecordedCall {
   params: Record<string, unknown>;
   ok: boolean;
   errorCode?: number;
+  /** What the call answered when it succeeded. */
+  result?: unknown;
 }
 
 export interface InjectedFailure {
@@ -59,6 +61,8 @@ export class FakeTelegramApi {
   readonly calls: RecordedCall[] = [];
   readonly drafts: { token: string; chatId: number; draftId: number; text: string }[] = [];
   readonly callbackAnswers = new Map<string, { text?: string; show_alert?: boolean }>();
+  /** The command menu each bot registered with `setMyCommands`, by token. */
+  readonly commandMenus = new Map<string, { command: string; description: string }[]>();
   private readonly bots = new Map<string, BotState>();
   private readonly chats = new FakeChats();
   private readonly failures: { method: string; token?: string; failure: InjectedFailure; times: number }[] = [];
@@ -68,6 +72,12 @@ export class FakeTelegramApi {
   private nextBotId = 7000;
   /** Set false to play a Bot API server without `sendMessageDraft` (answers 404). */
   draftsSupported = true;
+  /** False: keep no calls in `calls` (a long bench would hold them all). */
+  recordCalls = true;
+  /** Called with every call as it is answered (the bench times replies with it). */
+  onCall: ((call: RecordedCall) => void) | undefined;
+  /** Called when a call arrives, before it is answered (a long poll is answered much later). */
+  onArrival: ((method: string) => void) | undefined;
 
   private constructor(
     private readonly server: Server,
@@ -257,17 +267,20 @@ export class FakeTelegramApi {
     };
     if (!match) return send(refuse(404, "Not Found"));
     const [, token = "", method = ""] = match;
+    this.onArrival?.(method);
     const params = (body === "" ? {} : JSON.parse(body)) as Json;
     const bot = this.bots.get(token);
     const record = (outcome: Outcome): void => {
-      this.calls.push({
+      const call: RecordedCall = {
         token,
         method,
         params,
         ok: outcome.ok,
-        ...(outcome.ok ? {} : { errorCode: outcome.error_code }),
-      });
+        ...(outcome.ok ? { result: outcome.result } : { errorCode: outcome.error_code }),
+      };
+      if (this.recordCalls) this.calls.push(call);
       send(outcome);
+      this.onCall?.(call);
     };
     if (!bot) return record(refuse(401, "Unauthorized"));
     const injected = this.failures.find((entry) => entry.method === method && (!entry.token || entry.token === token));
@@ -338,6 +351,24 @@ export class FakeTelegramApi {
           ...(typeof params.secret_token === "string" ? { secret_token: params.secret_token } : {}),
         };
         if (params.drop_pending_updates === true) bot.updates = [];
+        return ok(true);
+      }
+      case "setMyCommands": {
+        const commands = params.commands;
+        const valid =
+          Array.isArray(commands) &&
+          commands.length <= 100 &&
+          commands.every(
+            (entry) =>
+              typeof entry === "object" &&
+              entry !== null &&
+              /^[a-z0-9_]{1,32}$/.test(String((entry as Json).command)) &&
+              typeof (entry as Json).description === "string" &&
+              String((entry as Json).description).length >= 1 &&
+              String((entry as Json).description).length <= 256,
+          );
+        if (!valid) return refuse(400, "Bad Request: BOT_COMMAND_INVALID");
+        this.commandMenus.set(token, commands as { command: string; description: string }[]);
         return ok(true);
       }
       case "deleteWebhook":

@@ -36,6 +36,17 @@ describe("openStore", () => {
     client.close();
   });
 
+  it("counts the SQL statements it sends, transactions' own included", async () => {
+    const opened = await openStore({ databaseUrl: `file:${join(scratch(), "count.db")}`, logger: quietLogger() });
+    const before = opened.statementCount();
+    await opened.store.getChat("console::team:");
+    const afterRead = opened.statementCount();
+    expect(afterRead).toBe(before + 1);
+    await opened.store.ensureChat("console::team:", "team", "console");
+    expect(opened.statementCount()).toBeGreaterThan(afterRead);
+    await opened.close();
+  });
+
   it("keeps the data across a reopen", async () => {
     const url = `file:${join(scratch(), "roundtable.db")}`;
     const first = await openStore({ databaseUrl: url, logger: quietLogger() });

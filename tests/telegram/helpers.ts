@@ -4,6 +4,8 @@ import { createLogger, type Logger } from "../../src/log/logger.js";
 import type {
   ApprovalClick,
   ClickResult,
+  CommandResult,
+  InboundCommand,
   InboundMessage,
   InboundSink,
   IngressResult,
@@ -47,6 +49,13 @@ export class RecordingSink implements InboundSink {
   async click(click: ApprovalClick): Promise<ClickResult> {
     this.clicks.push(click);
     return this.clickResult(click);
+  }
+
+  readonly commands: InboundCommand[] = [];
+
+  async command(command: InboundCommand): Promise<CommandResult> {
+    this.commands.push(command);
+    return { status: "done", text: `/${command.name} done.` };
   }
 }
 

@@ -18,6 +18,8 @@ export interface WorldTelegramOptions extends Omit<HarnessOptions, "channels" | 
   /** Adapter options beyond token, API root, agent names, logger and clock. */
   adapter?: Partial<TelegramAdapterOptions>;
   clock?: TelegramClock;
+  /** Prepare the fake before the adapter starts (e.g. make a start-up call fail). */
+  beforeStart?: (fake: FakeTelegramApi) => void;
 }
 
 /**
@@ -57,6 +59,7 @@ export async function worldOnTelegram(options: WorldTelegramOptions): Promise<Wo
     ...(options.extraBots ?? []),
   ]);
   fake.addChat({ id: groupId, type: "supergroup", title: "Release team" });
+  options.beforeStart?.(fake);
   const { logger, lines } = capturingLogger();
   const adapter = new TelegramAdapter({
     token: mainToken,
@@ -67,7 +70,7 @@ export async function worldOnTelegram(options: WorldTelegramOptions): Promise<Wo
     clock: options.clock ?? new InstantClock(),
     ...options.adapter,
   });
-  const { extraBots: _bots, adapter: _adapter, clock: _clock, ...harnessOptions } = options;
+  const { extraBots: _bots, adapter: _adapter, clock: _clock, beforeStart: _before, ...harnessOptions } = options;
   let world: Harness;
   try {
     world = await createHarness({

@@ -2,6 +2,7 @@ import { PrismaLibSQL } from "@prisma/adapter-libsql";
 import { PrismaPg } from "@prisma/adapter-pg";
 import type { Client, Config } from "@libsql/client";
 import type { Logger } from "../../log/logger.js";
+import { countStatements, type StatementCount } from "./count-statements.js";
 import type { DatabaseTarget } from "./database-target.js";
 import { PrismaClient as PostgresPrismaClient } from "./generated/postgresql/index.js";
 import { PrismaClient as SqlitePrismaClient } from "./generated/sqlite/index.js";
@@ -17,6 +18,8 @@ export interface DatabaseClientOptions {
   busyTimeoutMs?: number;
   /** Where PostgreSQL connection errors (a server restart under an idle connection) are reported. */
   logger?: Logger;
+  /** Counts the SQL statements sent (for `/metrics`). */
+  statements?: StatementCount;
 }
 
 /** Interactive transactions wait in line (one writer at a time on SQLite): be patient. */
@@ -35,14 +38,16 @@ export function createDatabaseClient(target: DatabaseTarget, options: DatabaseCl
       },
     );
     // Same models, same generated model API: the PostgreSQL client is used through the SQLite type.
-    return new PostgresPrismaClient({ adapter, transactionOptions }) as unknown as DatabaseClient;
+    const counted = options.statements ? countStatements(adapter, options.statements) : adapter;
+    return new PostgresPrismaClient({ adapter: counted, transactionOptions }) as unknown as DatabaseClient;
   }
   const adapter = new SerialLibSqlAdapterFactory(
     { url: target.url },
     target.path,
     options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs },
   );
-  return new SqlitePrismaClient({ adapter, transactionOptions });
+  const counted = options.statements ? countStatements(adapter, options.statements) : adapter;
+  return new SqlitePrismaClient({ adapter: counted, transactionOptions });
 }
 
 /** PrismaLibSQL over {@link openSqliteClient}: one connection with its pragmas, IMMEDIATE transactions. */
