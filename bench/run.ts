@@ -7,6 +7,7 @@
  *   npm run bench -- --postgres [URL]  PostgreSQL (URL or $ROUNDTABLE_TEST_POSTGRES_URL; a fresh database)
  *   npm run bench -- --quick           fewer messages (a smoke run)
  */
+import { spawnSync } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { cpus, tmpdir } from "node:os";
 import path from "node:path";
@@ -110,6 +111,11 @@ async function main(): Promise<void> {
       historySizes.map((count) => ({ chatId: 900_000 + count, count })),
     );
 
+    log("building dist/ (what npm start runs)");
+    const built = spawnSync(process.execPath, [path.join(repositoryRoot, "scripts", "build.mjs")], {
+      stdio: "inherit",
+    });
+    if (built.status !== 0) throw new Error("npm run build failed");
     log("starting the service");
     const spawnedAt = performance.now();
     service = await startServiceProcess({
