@@ -12,6 +12,7 @@ export function worldSettingsFrom(world: WorldConfig): WorldSettings {
     afterDenial: world.afterDenial,
     ...(world.workdir === undefined ? {} : { workdir: world.workdir }),
     approvers: world.approvers,
+    members: world.members,
     approvalTimeout: world.approvalTimeout,
     allowBots: world.allowBots,
   };

@@ -92,6 +92,11 @@ export const agentConfigSchema = z
       .object({ token: z.string().min(1) })
       .strict()
       .optional(),
+    /** An agent's own Discord bot (optional): it posts as that bot instead of the channel webhook. */
+    discord: z
+      .object({ token: z.string().min(1) })
+      .strict()
+      .optional(),
   })
   .strict();
 
@@ -107,6 +112,8 @@ export const worldConfigSchema = z
     afterDenial: z.enum(["continue", "wait"]).default("continue"),
     workdir: z.string().optional(),
     approvers: approversSchema.default({}),
+    /** Who may start turns, per platform: ids, `role:<name>`, `admins`, `*` (default `*`). */
+    members: approversSchema.default({}),
     approvalTimeout: durationSchema.default(1_800_000),
     /** Let other bots' messages start turns. */
     allowBots: booleanText(z.boolean()).default(false),
@@ -221,6 +228,16 @@ export const webConsoleSchema = z
   })
   .strict();
 
+/**
+ * `queue`: the stored work queue. `concurrency` is how many steps (model calls, tool runs,
+ * deliveries) this process runs at once across chats; one chat's steps always run in order.
+ */
+export const queueConfigSchema = z
+  .object({
+    concurrency: numeric(z.number().int().min(1).max(1000)).default(32),
+  })
+  .strict();
+
 export const configSchema = z
   .object({
     providers: z.record(nameSchema, providerConfigSchema).default({}),
@@ -229,6 +246,7 @@ export const configSchema = z
     tools: toolsConfigSchema.default(toolsConfigSchema.parse({})),
     channels: channelsConfigSchema.default({}),
     web: webConsoleSchema.default(webConsoleSchema.parse({})),
+    queue: queueConfigSchema.default(queueConfigSchema.parse({})),
   })
   .strict();
 

@@ -1,26 +1,25 @@
+import type { WorldSettings } from "./world-settings.js";
+import { isOnList, requesterEntry, type RolesLookup } from "./access-list.js";
 import type { Platform } from "./chat-ref.js";
 import type { Sender } from "./inbound.js";
-import type { WorldSettings } from "./world-settings.js";
+
+/** The approver list of a platform: as configured, else only the requester. */
+export function approversFor(world: Pick<WorldSettings, "approvers">, platform: Platform): readonly string[] {
+  return world.approvers[platform] ?? [requesterEntry];
+}
 
 /**
- * Who may decide an approval: the world's approvers for the platform (user ids, `role:<name>`
- * for platform roles, `admins` for chat administrators), and the person whose message started
- * the turn. On the console the local user always may.
+ * Who may decide an approval: the world's approvers for the platform (user ids, `role:<name>`,
+ * `admins`, `requester`, `*`; no list means `[requester]`, a list without `requester` means only
+ * those listed). On the console the local user always may.
  */
 export function mayDecide(
   world: Pick<WorldSettings, "approvers">,
   platform: Platform,
   user: Sender,
   requestedFor: string,
-): boolean {
-  if (platform === "console") return true;
-  if (user.id === requestedFor) return true;
-  const approvers = world.approvers[platform] ?? [];
-  const roles = new Set((user.roles ?? []).map((role) => role.toLowerCase()));
-  return approvers.some((entry) => {
-    if (entry === user.id) return true;
-    if (entry === "admins" || entry === "role:admin") return roles.has("admin");
-    if (entry.startsWith("role:")) return roles.has(entry.slice("role:".length).toLowerCase());
-    return false;
-  });
+  roles: RolesLookup,
+): Promise<boolean> {
+  if (platform === "console") return Promise.resolve(true);
+  return isOnList(approversFor(world, platform), { user, requesterId: requestedFor, roles });
 }

@@ -18,6 +18,8 @@ export interface WorldSettings {
   workdir?: string;
   /** Who may decide approvals, per platform: user ids, `role:<name>`, `admins`. */
   approvers: Partial<Record<string, string[]>>;
+  /** Who may start turns, per platform: user ids, `role:<name>`, `admins`, `*` (default `*`). */
+  members: Partial<Record<string, string[]>>;
   /** How long an approval waits for a decision, in milliseconds. */
   approvalTimeout: number;
   /** Other bots' messages start turns. */

@@ -291,7 +291,7 @@ describe("the web console's chat (the real service in this process, the OpenAI S
     const posted = await fetch(`${origin}/chat/messages`, {
       method: "POST",
       headers: { authorization: "Bearer s3cret-token", "content-type": "application/json" },
-      body: JSON.stringify({ world: "team", name: "ops", text: "/help", clientId: "client-0007" }),
+      body: JSON.stringify({ world: "team", name: "ops", text: "status?", clientId: "client-0007" }),
     });
     expect(posted.status).toBe(202);
     const wrongBearer = await fetch(`${origin}/operator`, { headers: { authorization: "Bearer nope" } });

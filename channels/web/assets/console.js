@@ -186,7 +186,9 @@ form.addEventListener("submit", async (event) => {
   try {
     const answer = await post("/chat/messages", { world, name: nameInput.value.trim(), text, clientId: randomId() });
     textInput.value = "";
-    showNotice(answer.status === "accepted" || answer.status === "duplicate" ? "" : answer.reason || "");
+    // Commands and resets are answered in the chat itself; other refusals are shown here.
+    const quiet = answer.status !== "ignored" || /^chat (command|reset)/.test(answer.reason || "");
+    showNotice(answer.status === "unbound" || !quiet ? answer.reason || "" : "");
   } catch (error) {
     showNotice(error.message);
   }
