@@ -1,3 +1,4 @@
+import { DiscordAdapter } from "../../channels/discord/adapter.js";
 import { SlackAdapter } from "../../channels/slack/adapter.js";
 import { TelegramAdapter } from "../../channels/telegram/adapter.js";
 import type { Config } from "../config/schema.js";
@@ -5,9 +6,7 @@ import type { Logger } from "../log/logger.js";
 import type { ChannelAdapter } from "../world/channel-adapter.js";
 
 /**
- * The platform adapters the config enables (a channel is on when its token is set). Discord is
- * declared in the config contract but its adapter comes in a later release: configuring it is
- * logged, not fatal.
+ * The platform adapters the config enables (a channel is on when its token is set).
  */
 export function createChannels(config: Config, logger: Logger): ChannelAdapter[] {
   const channels: ChannelAdapter[] = [];
@@ -29,15 +28,19 @@ export function createChannels(config: Config, logger: Logger): ChannelAdapter[]
   }
   const slack = config.channels.slack;
   if (slack?.botToken) channels.push(createSlackAdapter(config, slack.botToken, logger));
-  for (const platform of ["discord"] as const) {
-    const settings = config.channels[platform];
-    const token = config.channels.discord?.token;
-    if (settings && token) {
-      logger.warn(
-        { platform },
-        `${platform} is configured, but this version has no ${platform} adapter yet; it is not connected`,
-      );
-    }
+  const discord = config.channels.discord;
+  if (discord?.token) {
+    channels.push(
+      new DiscordAdapter({
+        token: discord.token,
+        ...(discord.apiUrl === undefined ? {} : { apiUrl: discord.apiUrl }),
+        agents: config.agents.map((agent) => ({
+          name: agent.name,
+          ...(agent.discord ? { token: agent.discord.token } : {}),
+        })),
+        logger,
+      }),
+    );
   }
   return channels;
 }

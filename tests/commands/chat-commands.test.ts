@@ -86,7 +86,7 @@ describe("chat commands", () => {
         { name: "bob", provider: echoes("two"), tools: ["shell_cmd"] },
       ],
       platform: "telegram",
-      world: { approvers: { telegram: ["boss"] } },
+      world: { approvers: { telegram: ["requester", "boss"] } },
     });
     await h.say("@alice run it");
     await h.idle();

@@ -5,6 +5,7 @@ import type { Sender } from "../inbound.js";
 import type { Outbox } from "../outbox.js";
 import type { WorldContext } from "../world-context.js";
 import { agentsText } from "./agents-text.js";
+import { approversFor } from "../approval-rights.js";
 import { approvalsText } from "./approvals-text.js";
 import type { ChatCommandName } from "./chat-commands.js";
 import { helpText } from "./help-text.js";
@@ -44,7 +45,7 @@ export async function runChatCommand(
         }),
       };
     case "approvals":
-      return { status: "done", text: await approvalsText(context, chat, world.approvers[chat.platform] ?? []) };
+      return { status: "done", text: await approvalsText(context, chat, approversFor(world, chat.platform)) };
     case "stop":
       return { status: "refused", text: "/stop is not available yet." };
     default:
