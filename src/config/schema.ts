@@ -196,6 +196,10 @@ export const slackChannelSchema = z
     appToken: optionalString,
     apiUrl: optionalString,
     chats: chatsSchema,
+    /** Answers go into the thread of the message they answer, or into the channel. */
+    replyIn: z.enum(["thread", "channel"]).default("thread"),
+    /** `edit`: post, then `chat.update`; `native`: Slack's `chat.startStream` streams. */
+    stream: z.enum(["edit", "native"]).default("edit"),
   })
   .strict();
 
@@ -224,6 +228,16 @@ export const webConsoleSchema = z
   })
   .strict();
 
+/**
+ * `queue`: the stored work queue. `concurrency` is how many steps (model calls, tool runs,
+ * deliveries) this process runs at once across chats; one chat's steps always run in order.
+ */
+export const queueConfigSchema = z
+  .object({
+    concurrency: numeric(z.number().int().min(1).max(1000)).default(32),
+  })
+  .strict();
+
 export const configSchema = z
   .object({
     providers: z.record(nameSchema, providerConfigSchema).default({}),
@@ -232,6 +246,7 @@ export const configSchema = z
     tools: toolsConfigSchema.default(toolsConfigSchema.parse({})),
     channels: channelsConfigSchema.default({}),
     web: webConsoleSchema.default(webConsoleSchema.parse({})),
+    queue: queueConfigSchema.default(queueConfigSchema.parse({})),
   })
   .strict();
 
