@@ -25,6 +25,12 @@ if (existsSync(path.join(root, generated))) {
   rmSync(path.join(root, "dist", generated), { recursive: true, force: true });
   cpSync(path.join(root, generated), path.join(root, "dist", generated), { recursive: true });
 }
+// The web console's script and stylesheet are served as they are: copied beside the compiled channel.
+const webAssets = path.join("channels", "web", "assets");
+if (existsSync(path.join(root, webAssets))) {
+  rmSync(path.join(root, "dist", webAssets), { recursive: true, force: true });
+  cpSync(path.join(root, webAssets), path.join(root, "dist", webAssets), { recursive: true });
+}
 // tsc leaves its build info untouched when nothing changed; the stamp says "built now" for bin/roundtable.js.
 const now = new Date();
 utimesSync(path.join(root, "dist", ".tsbuildinfo"), now, now);
