@@ -11,14 +11,13 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const main = path.join(root, "dist", "src", "cli", "main.js");
 const stamp = path.join(root, "dist", ".tsbuildinfo");
 
-// TypeScript sources, and the web console's assets (channels/web/assets), which the build copies.
 function newestSource(directory) {
   let newest = 0;
   for (const entry of readdirSync(directory, { withFileTypes: true })) {
     const full = path.join(directory, entry.name);
     if (entry.isDirectory()) {
       if (entry.name !== "generated") newest = Math.max(newest, newestSource(full));
-    } else if (/\.(ts|js|css)$/.test(entry.name)) newest = Math.max(newest, statSync(full).mtimeMs);
+    } else newest = Math.max(newest, statSync(full).mtimeMs);
   }
   return newest;
 }

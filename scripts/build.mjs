@@ -1,9 +1,9 @@
 #!/usr/bin/env node
-// `npm run build`: compiles src/ and channels/ to dist/ with tsc (incremental), then copies the
-// generated Prisma clients (JavaScript that tsc does not emit) next to the compiled storage code.
+// `npm run build`: compiles src/ and channels/ to dist/ with tsc (incremental), then copies what
+// tsc does not emit (generated Prisma clients, assets) to the same place under dist/.
 // The service then runs on plain Node, with no TypeScript loader in the process.
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, rmSync, utimesSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, utimesSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -20,17 +20,20 @@ const compiled = spawnSync(process.execPath, [tsc, "-p", path.join(root, "tsconf
   stdio: "inherit",
 });
 if (compiled.status !== 0) process.exit(compiled.status ?? 1);
-const generated = path.join("src", "storage", "prisma", "generated");
-if (existsSync(path.join(root, generated))) {
-  rmSync(path.join(root, "dist", generated), { recursive: true, force: true });
-  cpSync(path.join(root, generated), path.join(root, "dist", generated), { recursive: true });
+// What tsc does not emit goes along as it is: the generated Prisma clients (JavaScript) and
+// assets read at run time (the web console's files), at the same place under dist/.
+function copyOthers(folder) {
+  for (const entry of readdirSync(path.join(root, folder), { withFileTypes: true })) {
+    const relative = path.join(folder, entry.name);
+    if (entry.isDirectory()) copyOthers(relative);
+    else if (!entry.name.endsWith(".ts")) {
+      mkdirSync(path.join(root, "dist", folder), { recursive: true });
+      copyFileSync(path.join(root, relative), path.join(root, "dist", relative));
+    }
+  }
 }
-// The web console's script and stylesheet are served as they are: copied beside the compiled channel.
-const webAssets = path.join("channels", "web", "assets");
-if (existsSync(path.join(root, webAssets))) {
-  rmSync(path.join(root, "dist", webAssets), { recursive: true, force: true });
-  cpSync(path.join(root, webAssets), path.join(root, "dist", webAssets), { recursive: true });
-}
+rmSync(path.join(root, "dist", "src", "storage", "prisma", "generated"), { recursive: true, force: true });
+for (const folder of ["src", "channels"]) copyOthers(folder);
 // tsc leaves its build info untouched when nothing changed; the stamp says "built now" for bin/roundtable.js.
 const now = new Date();
 utimesSync(path.join(root, "dist", ".tsbuildinfo"), now, now);

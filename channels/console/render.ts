@@ -27,5 +27,7 @@ export function renderOutcomeLine(outcome: ApprovalOutcome): string {
         ? " once"
         : "";
   const who = outcome.decidedBy ? ` by ${outcome.decidedBy.name}` : "";
-  return `approval ${outcome.shortId}: ${stateWords[outcome.state]}${scope}${who}`;
+  const state =
+    outcome.state === "skipped" && outcome.note !== undefined ? `skipped (${outcome.note})` : stateWords[outcome.state];
+  return `approval ${outcome.shortId}: ${state}${scope}${who}`;
 }

@@ -1,12 +1,13 @@
+import { DiscordAdapter } from "../../channels/discord/adapter.js";
 import { TelegramAdapter } from "../../channels/telegram/adapter.js";
 import type { Config } from "../config/schema.js";
 import type { Logger } from "../log/logger.js";
 import type { ChannelAdapter } from "../world/channel-adapter.js";
 
 /**
- * The platform adapters the config enables (a channel is on when its token is set). Slack and
- * Discord are declared in the config contract but their adapters come in a later release:
- * configuring them is logged, not fatal.
+ * The platform adapters the config enables (a channel is on when its token is set). Slack is
+ * declared in the config contract but its adapter comes in a later release: configuring it is
+ * logged, not fatal.
  */
 export function createChannels(config: Config, logger: Logger): ChannelAdapter[] {
   const channels: ChannelAdapter[] = [];
@@ -26,9 +27,23 @@ export function createChannels(config: Config, logger: Logger): ChannelAdapter[]
       }),
     );
   }
-  for (const platform of ["slack", "discord"] as const) {
+  const discord = config.channels.discord;
+  if (discord?.token) {
+    channels.push(
+      new DiscordAdapter({
+        token: discord.token,
+        ...(discord.apiUrl === undefined ? {} : { apiUrl: discord.apiUrl }),
+        agents: config.agents.map((agent) => ({
+          name: agent.name,
+          ...(agent.discord ? { token: agent.discord.token } : {}),
+        })),
+        logger,
+      }),
+    );
+  }
+  for (const platform of ["slack"] as const) {
     const settings = config.channels[platform];
-    const token = platform === "slack" ? config.channels.slack?.botToken : config.channels.discord?.token;
+    const token = config.channels.slack?.botToken;
     if (settings && token) {
       logger.warn(
         { platform },

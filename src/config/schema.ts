@@ -88,6 +88,11 @@ export const agentConfigSchema = z
       .object({ token: z.string().min(1) })
       .strict()
       .optional(),
+    /** An agent's own Discord bot (optional): it posts as that bot instead of the channel webhook. */
+    discord: z
+      .object({ token: z.string().min(1) })
+      .strict()
+      .optional(),
   })
   .strict();
 

@@ -56,5 +56,7 @@ export interface ApprovalOutcome {
   state: Exclude<ApprovalState, "pending">;
   choice?: ApprovalChoice;
   decidedBy?: { id: string; name: string };
+  /** Why it was closed without a decision (`chat reset by ana`, `superseded by a newer message …`). */
+  note?: string;
   at: Date;
 }

@@ -37,7 +37,7 @@ export async function closeTurn(
     await outbox.publish(turn.chatKey, {
       type: "approval-decided",
       chat,
-      outcome: approvalOutcome(decided.approval, tool, "", clock()),
+      outcome: { ...approvalOutcome(decided.approval, tool, "", clock()), note: open.detail },
     });
   }
   for (const call of await store.listToolCalls({ turnId })) {

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { MessageRecord } from "../storage/records.js";
 import { handleApprovalClick } from "./approval-clicks.js";
 import { chatKey } from "./chat-ref.js";
+import { closePendingApprovals } from "./close-pending-approvals.js";
 import { isChatCommandName } from "./commands/chat-commands.js";
 import { type ParsedChatCommand, parseChatCommand } from "./commands/parse-chat-command.js";
 import { type ChatCommandAnswer, type ChatCommandRequest, runChatCommand } from "./commands/run-chat-command.js";
@@ -13,6 +14,7 @@ import type {
   InboundMessage,
   InboundSink,
   IngressResult,
+  Sender,
 } from "./inbound.js";
 import { jobKey } from "./jobs.js";
 import { worldAuthor } from "./message.js";
@@ -29,6 +31,14 @@ export const maxInboundTextLength = 32_000;
 /** A human message of exactly this text resets the chat's session (session approvals end). */
 export const resetCommand = "/reset";
 
+/**
+ * `/reset`, or `/reset@bot` (Telegram's form in groups; a `/reset@otherbot` never gets here: it
+ * is left alone before it is stored).
+ */
+export function isResetText(text: string): boolean {
+  return /^\/reset(@[A-Za-z0-9_]+)?$/i.test(text.trim());
+}
+
 /** Why a stored inbound message starts no turn, if it does not. Decided from the message alone. */
 export function notRoutedReason(
   isBot: boolean,
@@ -36,7 +46,7 @@ export function notRoutedReason(
   allowBots: boolean,
 ): "bot" | "reset" | "too-long" | undefined {
   if (isBot && !allowBots) return "bot";
-  if (!isBot && text.trim() === resetCommand) return "reset";
+  if (!isBot && isResetText(text)) return "reset";
   if (text.length > maxInboundTextLength) return "too-long";
   return undefined;
 }
@@ -126,8 +136,8 @@ export class Ingress implements InboundSink {
       );
       return { status: "ignored", reason: "sender is not a member" };
     }
-    if (human && inbound.text.trim() === resetCommand) {
-      await this.resetChat(inbound.chat, `${id}:reset`);
+    if (human && isResetText(inbound.text)) {
+      await this.resetChat(inbound.chat, `${id}:reset`, inbound.sender);
       return { status: "ignored", reason: "chat reset" };
     }
     if (inbound.text.length > maxInboundTextLength) {
@@ -209,7 +219,7 @@ export class Ingress implements InboundSink {
     }
     await store.ensureChat(key, world.name, input.chat.platform);
     if (name === "reset") {
-      await this.resetChat(input.chat, `command:${key}:${input.platformEventId ?? Date.now()}:reset`);
+      await this.resetChat(input.chat, `command:${key}:${input.platformEventId ?? Date.now()}:reset`, input.sender);
       return { status: "done", text: "Chat reset." };
     }
     return this.runCommand(world, input, name, input.args);
@@ -233,12 +243,20 @@ export class Ingress implements InboundSink {
     return answer;
   }
 
-  /** `/reset`: a new session epoch (session approvals end), said in the chat. */
-  private async resetChat(chat: InboundMessage["chat"], noticeId: string): Promise<void> {
+  /** `/reset`: a new session epoch (session approvals end) and pending cards closed, said in the chat. */
+  private async resetChat(chat: InboundMessage["chat"], noticeId: string, by: Sender): Promise<void> {
     const key = chatKey(chat);
     const epoch = await this.context.store.resetSession(key);
-    this.context.logger.info({ chat: key, epoch }, "chat reset: session approvals cleared");
-    await this.postNotice({ chat }, noticeId, "Chat reset: approvals given for this session no longer apply.");
+    const closed = await closePendingApprovals(this.context, this.outbox, key, `chat reset by ${by.displayName}`);
+    this.context.logger.info(
+      { chat: key, epoch, closedTurns: closed, user: by.id },
+      "chat reset: session approvals cleared",
+    );
+    await this.postNotice(
+      { chat },
+      noticeId,
+      `Chat reset by ${by.displayName}: approvals given for this session no longer apply${closed > 0 ? "; pending approvals were closed" : ""}.`,
+    );
   }
 
   click(click: ApprovalClick): Promise<ClickResult> {
