@@ -99,20 +99,20 @@ describe.skipIf(skip)("the web console in a real browser (headless Chromium, the
     await page.fill("#name", "ana");
     await page.dispatchEvent("#name", "change");
     // Record every text a draft shows, to see the answer written piece by piece.
-    await page.evaluate(() => {
-      const seen: string[] = [];
-      (window as unknown as { drafts: string[] }).drafts = seen;
+    // (A string: this code runs in the page, whose DOM types the test's TypeScript does not load.)
+    await page.evaluate(`
+      window.drafts = [];
       new MutationObserver(() => {
-        for (const draft of document.querySelectorAll(".draft .content")) seen.push(draft.textContent ?? "");
-      }).observe(document.getElementById("timeline") as Node, { childList: true, subtree: true });
-    });
+        for (const draft of document.querySelectorAll(".draft .content")) window.drafts.push(draft.textContent);
+      }).observe(document.getElementById("timeline"), { childList: true, subtree: true });
+    `);
     await page.fill("#text", "hello, who are you?");
     await page.press("#text", "Enter");
     await page.locator(".message.kind-human", { hasText: "hello, who are you?" }).waitFor();
     const answer = page.locator(".message.kind-agent:not(.draft)", { hasText: "Ask me to run a command." });
     await answer.waitFor();
     expect(await answer.locator(".author").textContent()).toBe("alice");
-    const drafts = await page.evaluate(() => (window as unknown as { drafts: string[] }).drafts);
+    const drafts = (await page.evaluate("window.drafts")) as string[];
     const partial = drafts.map((text) => text.replace("▍", "")).filter((text) => text.length > 0);
     expect(partial.length).toBeGreaterThan(0);
     expect(partial.some((text) => "Hello ana, I am alice. Ask me to run a command.".startsWith(text))).toBe(true);
