@@ -224,6 +224,16 @@ export const webConsoleSchema = z
   })
   .strict();
 
+/**
+ * `queue`: the stored work queue. `concurrency` is how many steps (model calls, tool runs,
+ * deliveries) this process runs at once across chats; one chat's steps always run in order.
+ */
+export const queueConfigSchema = z
+  .object({
+    concurrency: numeric(z.number().int().min(1).max(1000)).default(32),
+  })
+  .strict();
+
 export const configSchema = z
   .object({
     providers: z.record(nameSchema, providerConfigSchema).default({}),
@@ -232,6 +242,7 @@ export const configSchema = z
     tools: toolsConfigSchema.default(toolsConfigSchema.parse({})),
     channels: channelsConfigSchema.default({}),
     web: webConsoleSchema.default(webConsoleSchema.parse({})),
+    queue: queueConfigSchema.default(queueConfigSchema.parse({})),
   })
   .strict();
 
