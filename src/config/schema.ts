@@ -196,6 +196,10 @@ export const slackChannelSchema = z
     appToken: optionalString,
     apiUrl: optionalString,
     chats: chatsSchema,
+    /** Answers go into the thread of the message they answer, or into the channel. */
+    replyIn: z.enum(["thread", "channel"]).default("thread"),
+    /** `edit`: post, then `chat.update`; `native`: Slack's `chat.startStream` streams. */
+    stream: z.enum(["edit", "native"]).default("edit"),
   })
   .strict();
 
