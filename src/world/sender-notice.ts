@@ -20,15 +20,16 @@ export function periodBucket(at: Date, periodMs: number): string {
 }
 
 /**
- * Tell a person something at most once per `onceKey` (the key names the period, e.g. the
- * hour): privately where the channel can, else as a short notice in the chat. The key is
- * claimed in the database, so restarts and other processes keep the limit.
+ * Tell a person (`userId`) or the whole chat (undefined) something at most once per `onceKey`
+ * (the key names the period, e.g. the hour): a person privately where the channel can, else
+ * as a short notice in the chat. The key is claimed in the database, so restarts and other
+ * processes keep the limit.
  */
 export async function noticeOnce(
   context: WorldContext,
   outbox: Outbox,
   chat: ChatRef,
-  userId: string,
+  userId: string | undefined,
   onceKey: string,
   text: string,
 ): Promise<boolean> {
@@ -36,7 +37,7 @@ export async function noticeOnce(
   const fresh = await context.store.claimInboundKey(`notice:${key}:${onceKey}`);
   if (!fresh) return false;
   const adapter = context.channels.get(chat.platform);
-  if (adapter && isPrivateReplyChannel(adapter)) {
+  if (userId !== undefined && adapter && isPrivateReplyChannel(adapter)) {
     try {
       await adapter.replyPrivately(chat, userId, text);
       return true;
