@@ -1,13 +1,12 @@
 import { DiscordAdapter } from "../../channels/discord/adapter.js";
+import { SlackAdapter } from "../../channels/slack/adapter.js";
 import { TelegramAdapter } from "../../channels/telegram/adapter.js";
 import type { Config } from "../config/schema.js";
 import type { Logger } from "../log/logger.js";
 import type { ChannelAdapter } from "../world/channel-adapter.js";
 
 /**
- * The platform adapters the config enables (a channel is on when its token is set). Slack is
- * declared in the config contract but its adapter comes in a later release: configuring it is
- * logged, not fatal.
+ * The platform adapters the config enables (a channel is on when its token is set).
  */
 export function createChannels(config: Config, logger: Logger): ChannelAdapter[] {
   const channels: ChannelAdapter[] = [];
@@ -27,6 +26,8 @@ export function createChannels(config: Config, logger: Logger): ChannelAdapter[]
       }),
     );
   }
+  const slack = config.channels.slack;
+  if (slack?.botToken) channels.push(createSlackAdapter(config, slack.botToken, logger));
   const discord = config.channels.discord;
   if (discord?.token) {
     channels.push(
@@ -41,15 +42,28 @@ export function createChannels(config: Config, logger: Logger): ChannelAdapter[]
       }),
     );
   }
-  for (const platform of ["slack"] as const) {
-    const settings = config.channels[platform];
-    const token = config.channels.slack?.botToken;
-    if (settings && token) {
-      logger.warn(
-        { platform },
-        `${platform} is configured, but this version has no ${platform} adapter yet; it is not connected`,
-      );
-    }
-  }
   return channels;
+}
+
+/** Slack: Socket Mode with an app token, else HTTP events at `/slack/events`. */
+function createSlackAdapter(config: Config, botToken: string, logger: Logger): SlackAdapter {
+  const slack = config.channels.slack;
+  const approverGroups = new Set(
+    config.worlds.flatMap((world) =>
+      (world.approvers.slack ?? [])
+        .filter((entry) => entry.startsWith("role:"))
+        .map((entry) => entry.slice("role:".length)),
+    ),
+  );
+  return new SlackAdapter({
+    botToken,
+    ...(slack?.signingSecret ? { signingSecret: slack.signingSecret } : {}),
+    ...(slack?.appToken ? { appToken: slack.appToken } : {}),
+    ...(slack?.apiUrl ? { apiUrl: slack.apiUrl } : {}),
+    replyIn: slack?.replyIn ?? "thread",
+    stream: slack?.stream ?? "edit",
+    agents: config.agents.map((agent) => ({ name: agent.name })),
+    approverGroups: [...approverGroups],
+    logger,
+  });
 }

@@ -17,7 +17,7 @@ import type { RunningService, StartServiceOptions } from "./service-entry.js";
 export async function startService(options: StartServiceOptions): Promise<RunningService> {
   const { config, logger } = options;
   const opened = await openStore({ databaseUrl: options.databaseUrl, logger });
-  const queue = opened.createQueue({});
+  const queue = opened.createQueue({ concurrency: config.queue.concurrency });
   const channels = createChannels(config, logger);
   const web = createWebConsole({
     config,

@@ -72,6 +72,10 @@ export type Price = z.infer<typeof priceSchema>;
 export const agentConfigSchema = z
   .object({
     name: nameSchema,
+    /** The name shown in chats (default the name). */
+    displayName: z.string().min(1).max(80).optional(),
+    /** A picture for the agent's posts where the platform allows (Slack, Discord, web). */
+    avatarUrl: z.string().url().optional(),
     provider: z.string(),
     model: z.string().min(1),
     systemPrompt: z.string().default(""),
@@ -216,6 +220,10 @@ export const slackChannelSchema = z
     appToken: optionalString,
     apiUrl: optionalString,
     chats: chatsSchema,
+    /** Answers go into the thread of the message they answer, or into the channel. */
+    replyIn: z.enum(["thread", "channel"]).default("thread"),
+    /** `edit`: post, then `chat.update`; `native`: Slack's `chat.startStream` streams. */
+    stream: z.enum(["edit", "native"]).default("edit"),
   })
   .strict();
 
@@ -244,6 +252,16 @@ export const webConsoleSchema = z
   })
   .strict();
 
+/**
+ * `queue`: the stored work queue. `concurrency` is how many steps (model calls, tool runs,
+ * deliveries) this process runs at once across chats; one chat's steps always run in order.
+ */
+export const queueConfigSchema = z
+  .object({
+    concurrency: numeric(z.number().int().min(1).max(1000)).default(32),
+  })
+  .strict();
+
 export const configSchema = z
   .object({
     providers: z.record(nameSchema, providerConfigSchema).default({}),
@@ -252,6 +270,7 @@ export const configSchema = z
     tools: toolsConfigSchema.default(toolsConfigSchema.parse({})),
     channels: channelsConfigSchema.default({}),
     web: webConsoleSchema.default(webConsoleSchema.parse({})),
+    queue: queueConfigSchema.default(queueConfigSchema.parse({})),
   })
   .strict();
 

@@ -1,5 +1,5 @@
-import type { WorldConfig } from "../config/schema.js";
-import type { MessageRecord } from "../storage/records.js";
+import type { WorldSettings } from "./world-settings.js";
+import type { MessageRecord } from "./records.js";
 import { parseChatKey } from "./chat-ref.js";
 import { closeTurn } from "./close-turn.js";
 import { jobKey } from "./jobs.js";
@@ -109,9 +109,9 @@ export async function routeStoredMessage(context: WorldContext, outbox: Outbox, 
  * names roles and the channel cannot look them up, ingress's judgement (made with the roles
  * the platform sent) stands.
  */
-async function storedSenderMayTalk(context: WorldContext, world: WorldConfig, message: MessageRecord) {
+async function storedSenderMayTalk(context: WorldContext, world: WorldSettings, message: MessageRecord) {
   const chat = parseChatKey(message.chatKey);
-  const adapter = context.channels.get(chat.platform);
+  const adapter = context.channels.main(chat.platform);
   const names = membersFor(world, chat.platform);
   const namesRoles = names.some((entry) => entry === "admins" || entry.startsWith("role:"));
   if (namesRoles && !(adapter && isUserRolesChannel(adapter))) return true;
@@ -124,7 +124,7 @@ async function storedSenderMayTalk(context: WorldContext, world: WorldConfig, me
  * notice at most once a minute), a world past its day's budget (a notice in the chat at most
  * once an hour). True when the message starts no turn.
  */
-async function pastLimits(context: WorldContext, outbox: Outbox, world: WorldConfig, message: MessageRecord) {
+async function pastLimits(context: WorldContext, outbox: Outbox, world: WorldSettings, message: MessageRecord) {
   const chat = parseChatKey(message.chatKey);
   const log = context.logger.child({ platform: chat.platform, chat: message.chatKey, world: world.name });
   if (message.author.kind === "human") {

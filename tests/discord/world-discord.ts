@@ -12,6 +12,8 @@ export interface WorldDiscordOptions extends Omit<HarnessOptions, "channels" | "
   /** How agents appear (display names, avatars, own tokens). */
   identities?: DiscordAgentIdentity[];
   adapter?: Partial<DiscordAdapterOptions>;
+  /** A fake Discord to reuse (a restart): it is left running on close. */
+  discord?: DiscordWorld;
 }
 
 /**
@@ -46,7 +48,8 @@ export interface WorldDiscord extends DiscordWorld {
 }
 
 export async function worldOnDiscord(options: WorldDiscordOptions): Promise<WorldDiscord> {
-  const discord = await discordWorld(options.extraBots ?? []);
+  const discord = options.discord ?? (await discordWorld(options.extraBots ?? []));
+  const ownsFake = options.discord === undefined;
   const { logger, lines } = capturingLogger();
   const adapter = new DiscordAdapter({
     token: mainToken,
@@ -56,7 +59,13 @@ export async function worldOnDiscord(options: WorldDiscordOptions): Promise<Worl
     clock: new InstantClock(),
     ...options.adapter,
   });
-  const { extraBots: _bots, identities: _identities, adapter: _adapter, ...harnessOptions } = options;
+  const {
+    extraBots: _bots,
+    identities: _identities,
+    adapter: _adapter,
+    discord: _discord,
+    ...harnessOptions
+  } = options;
   let world: Harness;
   try {
     world = await createHarness({
@@ -65,7 +74,7 @@ export async function worldOnDiscord(options: WorldDiscordOptions): Promise<Worl
       channelsConfig: { discord: { chats: { "*": "main" } } },
     });
   } catch (error) {
-    await discord.fake.close();
+    if (ownsFake) await discord.fake.close();
     throw error;
   }
   const handled = (message: StoredDiscordMessage): boolean =>
@@ -122,7 +131,7 @@ export async function worldOnDiscord(options: WorldDiscordOptions): Promise<Worl
       try {
         await world.close();
       } finally {
-        await discord.fake.close();
+        if (ownsFake) await discord.fake.close();
       }
     },
   };

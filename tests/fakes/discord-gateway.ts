@@ -33,6 +33,11 @@ export class FakeGateway {
   readonly received: { op: number; d: unknown }[] = [];
   readonly identifies: { token: string; intents: number }[] = [];
   readonly resumes: { sessionId: string; seq: number }[] = [];
+  /**
+   * How many already-delivered dispatches a resume replays again (0 as on Discord); more plays
+   * a delivery the client saw twice.
+   */
+  replayOverlap = 0;
   private readonly server: WebSocketServer;
 
   constructor(
@@ -157,7 +162,10 @@ export class FakeGateway {
       return;
     }
     session.socket = socket;
-    for (const entry of session.log) if (entry.s > seq) this.send(socket, { op: 0, ...entry });
+    for (const entry of session.log) {
+      if (entry.s > seq - this.replayOverlap && entry.t !== "READY" && entry.t !== "RESUMED")
+        this.send(socket, { op: 0, ...entry });
+    }
     session.seq += 1;
     const resumed = { s: session.seq, t: "RESUMED", d: {} };
     session.log.push(resumed);

@@ -1,4 +1,5 @@
 import { hasMessageContentIntent, messageContentAdvice } from "../../../channels/discord/message-content-intent.js";
+import { addScopeHint, describeMissingScopes, missingScopes } from "../../../channels/slack/scopes.js";
 import type { Config } from "../../config/schema.js";
 import type { CheckOutcome } from "./check-row.js";
 
@@ -69,7 +70,16 @@ async function checkSlack(botToken: string, apiUrl: string | undefined): Promise
     ...(apiUrl === undefined ? {} : { slackApiUrl: apiUrl }),
   });
   const result = await client.auth.test();
-  return `bot ${result.user ?? "?"} in workspace ${result.team ?? "?"}`;
+  const who = `bot ${result.user ?? "?"} in workspace ${result.team ?? "?"}`;
+  const scopes = result.response_metadata?.scopes;
+  if (!scopes) return `${who}; granted scopes not reported, not checked`;
+  const missing = missingScopes(scopes);
+  if (missing.some((need) => need.scope === "chat:write")) {
+    throw new Error(`${who} lacks ${describeMissingScopes(missing)}; ${addScopeHint}`);
+  }
+  return missing.length === 0
+    ? `${who}; all scopes granted`
+    : `${who}; missing scopes: ${describeMissingScopes(missing)}; ${addScopeHint}`;
 }
 
 /**

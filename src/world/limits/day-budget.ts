@@ -1,4 +1,4 @@
-import type { WorldConfig } from "../../config/schema.js";
+import type { WorldSettings } from "../world-settings.js";
 import type { AccountingStore } from "../accounting-store.js";
 import { nextUtcMidnight, roughSpan, utcDay } from "./utc-day.js";
 
@@ -16,7 +16,7 @@ export interface BudgetExceeded {
  */
 export async function dayBudgetExceeded(
   store: Pick<AccountingStore, "listUsage">,
-  world: Pick<WorldConfig, "name" | "limits">,
+  world: Pick<WorldSettings, "name" | "limits">,
   now: Date,
 ): Promise<BudgetExceeded | undefined> {
   const { tokensPerDay, costPerDay } = world.limits;

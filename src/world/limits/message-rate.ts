@@ -1,4 +1,4 @@
-import type { WorldConfig } from "../../config/schema.js";
+import type { WorldSettings } from "../world-settings.js";
 import type { AccountingStore } from "../accounting-store.js";
 import { utcClock } from "./utc-day.js";
 
@@ -18,7 +18,7 @@ export interface RateExceeded {
  */
 export async function messageRateExceeded(
   store: Pick<AccountingStore, "countPersonMessages">,
-  world: Pick<WorldConfig, "limits">,
+  world: Pick<WorldSettings, "limits">,
   platform: string,
   authorId: string,
   at: Date,
