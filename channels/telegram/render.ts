@@ -89,7 +89,9 @@ function outcomeLine(outcome: ApprovalOutcome): string {
     case "expired":
       return "⌛ Expired: nobody decided in time";
     case "skipped":
-      return "⏭ Skipped: a newer message replaced this request";
+      return outcome.note === undefined
+        ? "⏭ Skipped: a newer message replaced this request"
+        : `⏭ Skipped: ${escapeHtml(outcome.note)}`;
     default:
       return assertNever(outcome.state, "approval state");
   }

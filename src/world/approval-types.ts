@@ -56,5 +56,7 @@ export interface ApprovalOutcome {
   state: Exclude<ApprovalState, "pending">;
   choice?: ApprovalChoice;
   decidedBy?: { id: string; name: string };
+  /** Why it closed, when a person closed it without deciding it (`stopped by Ana`). */
+  note?: string;
   at: Date;
 }

@@ -12,7 +12,8 @@ export type TurnEndReason =
   | "provider-error"
   | "superseded"
   | "denied"
-  | "interrupted";
+  | "interrupted"
+  | "stopped";
 
 /**
  * Everything that happens in a world, one union tagged by `type`. Persisted in the event log

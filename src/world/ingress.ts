@@ -17,6 +17,7 @@ import type {
 import { jobKey } from "./jobs.js";
 import { worldAuthor } from "./message.js";
 import type { Outbox } from "./outbox.js";
+import type { TurnInterrupts } from "./turn-interrupts.js";
 import type { WorldContext } from "./world-context.js";
 import type { WorldConfig } from "../config/schema.js";
 
@@ -51,6 +52,7 @@ export class Ingress implements InboundSink {
   constructor(
     private readonly context: WorldContext,
     private readonly outbox: Outbox,
+    private readonly interrupts: TurnInterrupts,
   ) {}
 
   async message(inbound: InboundMessage): Promise<IngressResult> {
@@ -198,7 +200,7 @@ export class Ingress implements InboundSink {
     name: ChatCommandRequest["name"],
     args: string[],
   ): Promise<ChatCommandAnswer> {
-    const answer = await runChatCommand(this.context, this.outbox, {
+    const answer = await runChatCommand(this.context, this.outbox, this.interrupts, {
       world,
       chat: input.chat,
       sender: input.sender,

@@ -3,11 +3,13 @@ import { assertNever } from "../../errors/assert-never.js";
 import type { ChatRef } from "../chat-ref.js";
 import type { Sender } from "../inbound.js";
 import type { Outbox } from "../outbox.js";
+import type { TurnInterrupts } from "../turn-interrupts.js";
 import type { WorldContext } from "../world-context.js";
 import { agentsText } from "./agents-text.js";
 import { approvalsText } from "./approvals-text.js";
 import type { ChatCommandName } from "./chat-commands.js";
 import { helpText } from "./help-text.js";
+import { stopCommand } from "./stop-command.js";
 
 /** One command to run, from a typed message or a platform structure (button, slash command). */
 export interface ChatCommandRequest {
@@ -27,7 +29,8 @@ export type ChatCommandAnswer = { status: "done"; text: string } | { status: "re
 /** Runs one chat command. Never queued behind the chat's running steps: it runs at ingress. */
 export async function runChatCommand(
   context: WorldContext,
-  _outbox: Outbox,
+  outbox: Outbox,
+  interrupts: TurnInterrupts,
   request: ChatCommandRequest,
 ): Promise<ChatCommandAnswer> {
   const { world, chat } = request;
@@ -46,7 +49,7 @@ export async function runChatCommand(
     case "approvals":
       return { status: "done", text: await approvalsText(context, chat, world.approvers[chat.platform] ?? []) };
     case "stop":
-      return { status: "refused", text: "/stop is not available yet." };
+      return stopCommand(context, outbox, interrupts, request);
     default:
       return assertNever(request.name, "chat command");
   }
