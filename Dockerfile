@@ -1,7 +1,7 @@
 # syntax=docker/dockerfile:1
 
 # Build: install dependencies (their install scripts fetch the `node` package's binary and
-# generate the Prisma clients), then drop the dev tools.
+# generate the Prisma clients), compile to dist/, then drop the dev tools.
 FROM node:24-slim AS build
 WORKDIR /app
 ENV NPM_CONFIG_UPDATE_NOTIFIER=false NPM_CONFIG_FUND=false NPM_CONFIG_AUDIT=false
@@ -9,7 +9,7 @@ COPY package.json package-lock.json prisma.config.ts ./
 COPY prisma ./prisma
 RUN npm install --no-audit --no-fund
 COPY . .
-RUN npm run generate && npm prune --omit=dev
+RUN npm run generate && npm run build && npm prune --omit=dev
 
 # Run: the same files, owned by root and read-only to the service, which runs as `node`.
 FROM node:24-slim
@@ -23,5 +23,5 @@ VOLUME ["/app/data"]
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8080) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # `start` applies pending migrations, then serves; SIGTERM stops it gracefully.
-# Node runs the TypeScript directly through tsx's loader, as PID 1 so it receives the signal.
-CMD ["node", "--import", "tsx", "src/cli/main.ts", "start"]
+# Node runs the compiled JavaScript (dist/, no TypeScript loader), as PID 1 so it receives the signal.
+CMD ["node", "dist/src/cli/main.js", "start"]

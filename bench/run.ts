@@ -6,7 +6,9 @@
  *   npm run bench                      SQLite in a temporary directory
  *   npm run bench -- --postgres [URL]  PostgreSQL (URL or $ROUNDTABLE_TEST_POSTGRES_URL; a fresh database)
  *   npm run bench -- --quick           fewer messages (a smoke run)
+ *   npm run bench -- --profile DIR     the service writes a V8 CPU profile into DIR
  */
+import { spawnSync } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { cpus, tmpdir } from "node:os";
 import path from "node:path";
@@ -25,6 +27,8 @@ const statementsMetric = "roundtable_database_statements_total";
 const historySizes = [100, 1_000, 10_000];
 
 interface Settings {
+  /** `--profile DIR`: the service writes a V8 CPU profile there when it stops. */
+  profileDirectory: string | undefined;
   postgresUrl: string | undefined;
   latencyMessages: number;
   loadChats: number;
@@ -35,7 +39,7 @@ interface Settings {
 
 function readSettings(): Settings {
   const { values, positionals } = parseArgs({
-    options: { postgres: { type: "boolean" }, quick: { type: "boolean" } },
+    options: { postgres: { type: "boolean" }, quick: { type: "boolean" }, profile: { type: "string" } },
     allowPositionals: true,
   });
   let postgresUrl: string | undefined;
@@ -45,6 +49,7 @@ function readSettings(): Settings {
   }
   const quick = values.quick === true;
   return {
+    profileDirectory: values.profile,
     postgresUrl,
     latencyMessages: quick ? 30 : 200,
     loadChats: quick ? 20 : 100,
@@ -110,12 +115,20 @@ async function main(): Promise<void> {
       historySizes.map((count) => ({ chatId: 900_000 + count, count })),
     );
 
+    log("building dist/ (what npm start runs)");
+    const built = spawnSync(process.execPath, [path.join(repositoryRoot, "scripts", "build.mjs")], {
+      stdio: "inherit",
+    });
+    if (built.status !== 0) throw new Error("npm run build failed");
     log("starting the service");
     const spawnedAt = performance.now();
     service = await startServiceProcess({
       DATABASE_URL: databaseUrl,
       ROUNDTABLE_CONFIG: configFile,
       ROUNDTABLE_DATA_DIR: directory,
+      ...(settings.profileDirectory
+        ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${path.resolve(settings.profileDirectory)}` }
+        : {}),
     });
     const exited = new Promise<never>((_, reject) =>
       service?.child.once("exit", (code) => reject(new Error(`the service exited (${code}): ${service?.stderr()}`))),

@@ -1,6 +1,37 @@
 #!/usr/bin/env node
-// The `roundtable` command for installed use: runs the TypeScript CLI through tsx's loader.
-import { register } from "tsx/esm/api";
+// The `roundtable` command: runs the compiled CLI (dist/, built by `npm install`'s postinstall or
+// `npm run build`) on plain Node. When a source file is newer than the build, it builds first, so
+// a clone that was edited never runs stale code.
+import { spawnSync } from "node:child_process";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
-register();
-await import("../src/cli/main.ts");
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const main = path.join(root, "dist", "src", "cli", "main.js");
+const stamp = path.join(root, "dist", ".tsbuildinfo");
+
+function newestSource(directory) {
+  let newest = 0;
+  for (const entry of readdirSync(directory, { withFileTypes: true })) {
+    const full = path.join(directory, entry.name);
+    if (entry.isDirectory()) {
+      if (entry.name !== "generated") newest = Math.max(newest, newestSource(full));
+    } else newest = Math.max(newest, statSync(full).mtimeMs);
+  }
+  return newest;
+}
+
+function stale() {
+  if (!existsSync(main) || !existsSync(stamp)) return true;
+  if (!existsSync(path.join(root, "src"))) return false;
+  const built = statSync(stamp).mtimeMs;
+  return ["src", "channels"].some((folder) => newestSource(path.join(root, folder)) > built);
+}
+
+if (stale()) {
+  process.stderr.write("roundtable: building dist/ (sources changed since the last build)\n");
+  const built = spawnSync(process.execPath, [path.join(root, "scripts", "build.mjs")], { stdio: "inherit" });
+  if (built.status !== 0) process.exit(built.status ?? 1);
+}
+await import(pathToFileURL(main).href);

@@ -301,7 +301,7 @@ export class TelegramAdapter implements ChannelAdapter, StreamingChannel, Webhoo
           const roles = await this.adminRoles.rolesOf(parsed.click.chat, parsed.click.user.id);
           const click = roles.length === 0 ? parsed.click : { ...parsed.click, user: { ...parsed.click.user, roles } };
           const result = await sink.click(click);
-          answer = { text: result.text, alert: result.status === "not-allowed" || result.status === "unknown" };
+          answer = { text: result.text, alert: result.status !== "decided" && result.status !== "already-decided" };
         } catch (error) {
           log.error({ err: error, approvalId: parsed.click.approvalId }, "approval click failed");
           answer = { text: "Something went wrong; please try again.", alert: true };

@@ -1,12 +1,12 @@
+import { DiscordAdapter } from "../../channels/discord/adapter.js";
+import { SlackAdapter } from "../../channels/slack/adapter.js";
 import { TelegramAdapter } from "../../channels/telegram/adapter.js";
 import type { Config } from "../config/schema.js";
 import type { Logger } from "../log/logger.js";
 import type { ChannelAdapter } from "../world/channel-adapter.js";
 
 /**
- * The platform adapters the config enables (a channel is on when its token is set). Slack and
- * Discord are declared in the config contract but their adapters come in a later release:
- * configuring them is logged, not fatal.
+ * The platform adapters the config enables (a channel is on when its token is set).
  */
 export function createChannels(config: Config, logger: Logger): ChannelAdapter[] {
   const channels: ChannelAdapter[] = [];
@@ -26,15 +26,44 @@ export function createChannels(config: Config, logger: Logger): ChannelAdapter[]
       }),
     );
   }
-  for (const platform of ["slack", "discord"] as const) {
-    const settings = config.channels[platform];
-    const token = platform === "slack" ? config.channels.slack?.botToken : config.channels.discord?.token;
-    if (settings && token) {
-      logger.warn(
-        { platform },
-        `${platform} is configured, but this version has no ${platform} adapter yet; it is not connected`,
-      );
-    }
+  const slack = config.channels.slack;
+  if (slack?.botToken) channels.push(createSlackAdapter(config, slack.botToken, logger));
+  const discord = config.channels.discord;
+  if (discord?.token) {
+    channels.push(
+      new DiscordAdapter({
+        token: discord.token,
+        ...(discord.apiUrl === undefined ? {} : { apiUrl: discord.apiUrl }),
+        agents: config.agents.map((agent) => ({
+          name: agent.name,
+          ...(agent.discord ? { token: agent.discord.token } : {}),
+        })),
+        logger,
+      }),
+    );
   }
   return channels;
+}
+
+/** Slack: Socket Mode with an app token, else HTTP events at `/slack/events`. */
+function createSlackAdapter(config: Config, botToken: string, logger: Logger): SlackAdapter {
+  const slack = config.channels.slack;
+  const approverGroups = new Set(
+    config.worlds.flatMap((world) =>
+      (world.approvers.slack ?? [])
+        .filter((entry) => entry.startsWith("role:"))
+        .map((entry) => entry.slice("role:".length)),
+    ),
+  );
+  return new SlackAdapter({
+    botToken,
+    ...(slack?.signingSecret ? { signingSecret: slack.signingSecret } : {}),
+    ...(slack?.appToken ? { appToken: slack.appToken } : {}),
+    ...(slack?.apiUrl ? { apiUrl: slack.apiUrl } : {}),
+    replyIn: slack?.replyIn ?? "thread",
+    stream: slack?.stream ?? "edit",
+    agents: config.agents.map((agent) => ({ name: agent.name })),
+    approverGroups: [...approverGroups],
+    logger,
+  });
 }

@@ -23,7 +23,7 @@ export async function runConsoleChat(options: ConsoleChatOptions): Promise<numbe
   const user = options.as ?? process.env.USER ?? "you";
   await migrateDatabase({ databaseUrl: options.databaseUrl, logger });
   const opened = await openStore({ databaseUrl: options.databaseUrl, logger });
-  const queue = opened.createQueue({});
+  const queue = opened.createQueue({ concurrency: config.queue.concurrency });
   let roundtable: Roundtable | undefined;
   const adapter = new ConsoleAdapter({
     world: world.name,

@@ -5,6 +5,7 @@ import { openStore } from "../storage/open-store.js";
 import { isWebhookChannel } from "../world/channel-adapter.js";
 import { buildParts } from "./build-parts.js";
 import { createChannels } from "./create-channels.js";
+import { createWebConsole } from "./create-web-console.js";
 import { eventMetrics } from "./event-metrics.js";
 import { Roundtable } from "./roundtable.js";
 import type { RunningService, StartServiceOptions } from "./service-entry.js";
@@ -16,8 +17,16 @@ import type { RunningService, StartServiceOptions } from "./service-entry.js";
 export async function startService(options: StartServiceOptions): Promise<RunningService> {
   const { config, logger } = options;
   const opened = await openStore({ databaseUrl: options.databaseUrl, logger });
-  const queue = opened.createQueue({});
+  const queue = opened.createQueue({ concurrency: config.queue.concurrency });
   const channels = createChannels(config, logger);
+  const web = createWebConsole({
+    config,
+    store: opened.store,
+    logger,
+    // Called per request, after `roundtable` exists.
+    channelStatus: () => roundtable.channelStatus(),
+  });
+  if (web) channels.push(web);
   const parts = await buildParts(config, logger);
   const roundtable = new Roundtable({ ...parts, config, store: opened.store, queue, logger, channels });
   const metrics = createMetrics();
@@ -57,6 +66,8 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     stop() {
       stopping ??= (async () => {
         logger.info("stopping: no new work; letting running steps finish");
+        // The web console's event streams never end by themselves: close them before the server.
+        web?.hub.close();
         await http.close();
         await roundtable.stop();
         await opened.close();

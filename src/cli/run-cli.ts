@@ -1,5 +1,7 @@
 import { readFile } from "node:fs/promises";
+import path from "node:path";
 import { parseArgs } from "node:util";
+import { packageRoot } from "../config/package-root.js";
 import { errorMessage, RoundtableError } from "../errors/roundtable-error.js";
 import { chatCommand } from "./chat-command.js";
 import { checkCommand } from "./check-command.js";
@@ -129,7 +131,7 @@ function reportFailure(context: CliContext, command: string, error: unknown): nu
 
 async function packageVersion(): Promise<string> {
   try {
-    const text = await readFile(new URL("../../package.json", import.meta.url), "utf8");
+    const text = await readFile(path.join(packageRoot(), "package.json"), "utf8");
     return (JSON.parse(text) as { version?: string }).version ?? "unknown";
   } catch {
     return "unknown";

@@ -35,7 +35,9 @@ export function applyEnvDefaults(config: Config, env: Env): Config {
     if (baseUrl !== undefined) filled.baseUrl = baseUrl;
     providers[name] = filled;
   }
-  return { ...config, providers, channels: channelsWithEnv(config.channels, env) };
+  const webToken = config.web.token ?? firstSetVariable(env, ["WEB_CONSOLE_TOKEN"]);
+  const web = webToken === undefined ? config.web : { ...config.web, token: webToken };
+  return { ...config, providers, channels: channelsWithEnv(config.channels, env), web };
 }
 
 /** Adds environment values to channels; a channel with a token (from file or environment) is present. */

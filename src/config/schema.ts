@@ -88,6 +88,11 @@ export const agentConfigSchema = z
       .object({ token: z.string().min(1) })
       .strict()
       .optional(),
+    /** An agent's own Discord bot (optional): it posts as that bot instead of the channel webhook. */
+    discord: z
+      .object({ token: z.string().min(1) })
+      .strict()
+      .optional(),
   })
   .strict();
 
@@ -103,6 +108,8 @@ export const worldConfigSchema = z
     afterDenial: z.enum(["continue", "wait"]).default("continue"),
     workdir: z.string().optional(),
     approvers: approversSchema.default({}),
+    /** Who may start turns, per platform: ids, `role:<name>`, `admins`, `*` (default `*`). */
+    members: approversSchema.default({}),
     approvalTimeout: durationSchema.default(1_800_000),
     /** Let other bots' messages start turns. */
     allowBots: booleanText(z.boolean()).default(false),
@@ -189,6 +196,10 @@ export const slackChannelSchema = z
     appToken: optionalString,
     apiUrl: optionalString,
     chats: chatsSchema,
+    /** Answers go into the thread of the message they answer, or into the channel. */
+    replyIn: z.enum(["thread", "channel"]).default("thread"),
+    /** `edit`: post, then `chat.update`; `native`: Slack's `chat.startStream` streams. */
+    stream: z.enum(["edit", "native"]).default("edit"),
   })
   .strict();
 
@@ -208,6 +219,25 @@ export const channelsConfigSchema = z
   })
   .strict();
 
+/** `web`: the browser console on the service's port (`WEB_CONSOLE_TOKEN` fills `token`). */
+export const webConsoleSchema = z
+  .object({
+    enabled: booleanText(z.boolean()).default(true),
+    /** Required from every request when set; without it only 127.0.0.1 and ::1 are served. */
+    token: optionalString,
+  })
+  .strict();
+
+/**
+ * `queue`: the stored work queue. `concurrency` is how many steps (model calls, tool runs,
+ * deliveries) this process runs at once across chats; one chat's steps always run in order.
+ */
+export const queueConfigSchema = z
+  .object({
+    concurrency: numeric(z.number().int().min(1).max(1000)).default(32),
+  })
+  .strict();
+
 export const configSchema = z
   .object({
     providers: z.record(nameSchema, providerConfigSchema).default({}),
@@ -215,6 +245,8 @@ export const configSchema = z
     worlds: z.array(worldConfigSchema).default([]),
     tools: toolsConfigSchema.default(toolsConfigSchema.parse({})),
     channels: channelsConfigSchema.default({}),
+    web: webConsoleSchema.default(webConsoleSchema.parse({})),
+    queue: queueConfigSchema.default(queueConfigSchema.parse({})),
   })
   .strict();
 
@@ -226,6 +258,7 @@ export type WorldConfig = z.infer<typeof worldConfigSchema>;
 export type ToolsConfig = z.infer<typeof toolsConfigSchema>;
 export type ShellConfig = z.infer<typeof shellConfigSchema>;
 export type ChannelsConfig = z.infer<typeof channelsConfigSchema>;
+export type WebConsoleConfig = z.infer<typeof webConsoleSchema>;
 export type TelegramChannelConfig = z.infer<typeof telegramChannelSchema>;
 export type SlackChannelConfig = z.infer<typeof slackChannelSchema>;
 export type DiscordChannelConfig = z.infer<typeof discordChannelSchema>;

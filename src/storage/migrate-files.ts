@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { StorageError } from "../errors/roundtable-error.js";
+import { packageRoot } from "../config/package-root.js";
 import type { Logger } from "../log/logger.js";
 import type { DatabaseTarget } from "./prisma/database-target.js";
 
@@ -18,7 +18,7 @@ export interface Migration {
 export const migrationsTable = "_roundtable_migrations";
 
 /** The package's `prisma/` folder, found from this file, not from the working directory. */
-export const prismaFolder = fileURLToPath(new URL("../../prisma/", import.meta.url));
+export const prismaFolder = join(packageRoot(), "prisma");
 
 /** The migrations shipped for a provider, in the order they apply. */
 export async function listMigrations(

@@ -8,7 +8,7 @@ const tools = toolsConfigSchema.parse({
   rules: [
     { tool: "shell_cmd", match: { command: "ls|pwd|cat" }, action: "allow" },
     { tool: "shell_cmd", match: { command: "git", args: "status( .*)?" }, action: "allow" },
-    { tool: "shell_cmd", match: { args: "--force" }, action: "deny" },
+    { tool: "shell_cmd", match: { command: "git", args: "--force" }, action: "deny" },
     { tool: "shell_cmd", match: { command: "rm" }, action: "deny" },
     { tool: "notes__*", match: { text: "secret" }, action: "deny" },
     { tool: "notes__add", match: {}, action: "allow" },
@@ -35,14 +35,20 @@ describe("decidePolicy", () => {
       "allowed by rule 2 (shell_cmd command=/git/ args=/status( .*)?/)",
     ],
     ["shell_cmd", { command: "git", args: ["push"] }, "ask", "shell_cmd needs approval (required by default)"],
-    // All match entries must match; a missing argument matches nothing.
-    ["shell_cmd", { command: "git" }, "ask", "shell_cmd needs approval (required by default)"],
+    // All match entries must match; a missing argument never allows, and a deny rule for this
+    // tool that names it cannot be checked: asked for (fail closed), saying so.
+    [
+      "shell_cmd",
+      { command: "git" },
+      "ask",
+      "shell_cmd needs approval: rule 3 (shell_cmd command=/git/ args=/--force/) could not be checked (the argument args is absent)",
+    ],
     // deny rules match anywhere, and deny wins over allow (rule 7 denies ls although rule 1 allows it).
     [
       "shell_cmd",
       { command: "git", args: ["push", "--force"] },
       "block",
-      "blocked by rule 3 (shell_cmd args=/--force/)",
+      "blocked by rule 3 (shell_cmd command=/git/ args=/--force/)",
     ],
     ["shell_cmd", { command: "ls" }, "block", "blocked by rule 7 (shell_cmd command=/^ls$/)"],
     ["shell_cmd", { command: "rm", args: ["-rf", "x"] }, "block", "blocked by rule 4 (shell_cmd command=/rm/)"],
@@ -65,8 +71,8 @@ describe("decidePolicy", () => {
     expect(decidePolicy("shell_cmd", { command: "(" }, broken).action).toBe("ask");
     expect(decidePolicy("notes__add", { text: "anything" }, broken).action).toBe("block");
     expect(checkRulePatterns(broken.rules)).toEqual([
-      expect.stringMatching(/^tools\.rules\[0\]\.match\.command: not a regular expression/),
-      expect.stringMatching(/^tools\.rules\[1\]\.match\.text: not a regular expression/),
+      expect.stringMatching(/^tools\.rules\[0\]\.match\.command: not an RE2 regular expression/),
+      expect.stringMatching(/^tools\.rules\[1\]\.match\.text: not an RE2 regular expression/),
     ]);
     expect(checkRulePatterns(tools.rules)).toEqual([]);
   });
@@ -77,6 +83,64 @@ describe("decidePolicy", () => {
     });
     expect(decidePolicy("notes__get", { id: 42 }, numeric).action).toBe("run");
     expect(decidePolicy("notes__get", { id: { $gt: 1 } }, numeric).action).toBe("ask");
+  });
+});
+
+describe("rule patterns in linear time", () => {
+  it("a catastrophic-backtracking pattern on a long argument returns at once", () => {
+    const redos = toolsConfigSchema.parse({
+      rules: [
+        { tool: "shell_cmd", match: { command: "(a+)+$" }, action: "deny" },
+        { tool: "shell_cmd", match: { command: "(a|a)*b" }, action: "allow" },
+      ],
+    });
+    // With backtracking regular expressions this input takes longer than any test timeout.
+    const command = `${"a".repeat(9_000)}!`;
+    expect(decidePolicy("shell_cmd", { command }, redos)).toEqual({
+      action: "ask",
+      reason: "shell_cmd needs approval (required by default)",
+    });
+    expect(decidePolicy("shell_cmd", { command: "aaa" }, redos).action).toBe("block");
+    expect(decidePolicy("shell_cmd", { command: "aaab" }, redos).action).toBe("run");
+  });
+
+  it("a value over 10,000 characters is never allowed by a rule: asked for, saying the rule could not be checked", () => {
+    const allowAll = toolsConfigSchema.parse({
+      rules: [{ tool: "notes__add", match: { text: ".*" }, action: "allow" }],
+    });
+    expect(decidePolicy("notes__add", { text: "x".repeat(10_000) }, allowAll).action).toBe("run");
+    expect(decidePolicy("notes__add", { text: "x".repeat(10_001) }, allowAll)).toEqual({
+      action: "ask",
+      reason:
+        "notes__add needs approval: rule 1 (notes__add text=/.*/) could not be checked (text is 10001 characters long; rules check at most 10000)",
+    });
+    const neverAsk = toolsConfigSchema.parse({
+      approval: { notes__add: "never" },
+      rules: [{ tool: "notes__add", match: { text: "secret" }, action: "deny" }],
+    });
+    // A deny rule that cannot read the whole value does not let it run unasked either.
+    expect(decidePolicy("notes__add", { text: `${"x".repeat(10_001)}secret` }, neverAsk).action).toBe("ask");
+    expect(decidePolicy("notes__add", { text: "fine" }, neverAsk).action).toBe("run");
+  });
+
+  it("a deny rule whose argument is absent fails closed: the call is asked for, never run by a rule or `never`", () => {
+    const config = toolsConfigSchema.parse({
+      approval: { shell_cmd: "never" },
+      rules: [
+        { tool: "shell_cmd", match: { cwd: "^/" }, action: "deny" },
+        { tool: "shell_cmd", match: { command: "ls" }, action: "allow" },
+        { tool: "notes__*", match: { text: "secret" }, action: "deny" },
+      ],
+    });
+    expect(decidePolicy("shell_cmd", { command: "ls", cwd: "/etc" }, config).action).toBe("block");
+    expect(decidePolicy("shell_cmd", { command: "ls", cwd: "sub" }, config).action).toBe("run");
+    expect(decidePolicy("shell_cmd", { command: "ls" }, config)).toEqual({
+      action: "ask",
+      reason: "shell_cmd needs approval: rule 1 (shell_cmd cwd=/^//) could not be checked (the argument cwd is absent)",
+    });
+    // A server-wide rule applies only to the server's tools that have its argument.
+    expect(decidePolicy("notes__list", {}, config).action).toBe("ask");
+    expect(decidePolicy("notes__list", {}, { ...config, approval: { notes__list: "never" } }).action).toBe("run");
   });
 });
 

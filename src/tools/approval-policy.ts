@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { ToolRule, ToolsConfig } from "../config/schema.js";
 import { canonicalJson } from "./canonical-json.js";
+import { compileLinearPattern, linearPatternProblem, maxMatchedLength } from "./linear-pattern.js";
 import { toolEntryMatches, wholeServerOf } from "./tool-list-entry.js";
 
 /** What to do with one tool call before it runs. */
@@ -17,15 +18,21 @@ export type ApprovalPolicyConfig = Pick<ToolsConfig, "approval" | "rules">;
 /**
  * The approval policy, a pure function of the call and the config:
  * 1. a matching `deny` rule blocks (deny wins over everything);
- * 2. a matching `allow` rule (a configured `always`) runs without asking;
- * 3. `tools.approval` (exact name before `<server>__*`): `never` runs, `required` asks;
- * 4. otherwise ask: every tool needs approval by default.
+ * 2. a rule that cannot be checked makes the call asked for, whatever else applies;
+ * 3. a matching `allow` rule (a configured `always`) runs without asking;
+ * 4. `tools.approval` (exact name before `<server>__*`): `never` runs, `required` asks;
+ * 5. otherwise ask: every tool needs approval by default.
  *
  * A rule's `match` maps argument names to regular expressions that must all match; an array
- * argument is joined with spaces, other non-strings are written as JSON, and a missing
- * argument matches nothing. Both kinds fail closed: an `allow` pattern must match the whole
- * value (`ls` allows `ls`, not `lsblk`; write `ls.*` for more), a `deny` pattern matches
- * anywhere in it (`rm` blocks `-c "rm -rf x"`; write `^rm$` for less).
+ * argument is joined with spaces, other non-strings are written as JSON. Patterns are RE2
+ * (matched in linear time, so no pattern can hang the service) on values of at most 10,000
+ * characters. Both kinds fail closed: an `allow` pattern must match the whole value (`ls`
+ * allows `ls`, not `lsblk`; write `ls.*` for more) and a missing argument never allows; a
+ * `deny` pattern matches anywhere in the value (`rm` blocks `-c "rm -rf x"`; write `^rm$` for
+ * less). A rule that cannot be checked (a value longer than 10,000 characters, or an argument
+ * absent from the call that a `deny` rule for this one tool names) never lets the call run
+ * unasked: it is asked for, and the card says which rule could not be checked. A server-wide
+ * (`<server>__*`) rule does not apply to calls without its arguments (not every tool has them).
  */
 export function decidePolicy(
   toolName: string,
@@ -33,10 +40,22 @@ export function decidePolicy(
   tools: ApprovalPolicyConfig,
 ): PolicyDecision {
   const rules = tools.rules.map((rule, index) => ({ rule, number: index + 1 }));
-  const applicable = rules.filter(({ rule }) => toolEntryMatches(rule.tool, toolName));
-  const denied = applicable.find(({ rule }) => rule.action === "deny" && ruleMatches(rule, args));
+  const applicable = rules
+    .filter(({ rule }) => toolEntryMatches(rule.tool, toolName))
+    .map((entry) => ({ ...entry, verdict: ruleVerdict(entry.rule, args) }));
+  const denied = applicable.find(({ rule, verdict }) => rule.action === "deny" && verdict.kind === "match");
   if (denied) return { action: "block", reason: `blocked by rule ${describeRule(denied.rule, denied.number)}` };
-  const allowed = applicable.find(({ rule }) => rule.action === "allow" && ruleMatches(rule, args));
+  const unchecked = applicable.find(
+    ({ rule, verdict }) => verdict.kind === "unchecked" && (rule.action === "deny" || verdict.why !== "absent"),
+  );
+  if (unchecked && unchecked.verdict.kind === "unchecked") {
+    const why = uncheckedWords(unchecked.verdict);
+    return {
+      action: "ask",
+      reason: `${toolName} needs approval: rule ${describeRule(unchecked.rule, unchecked.number)} could not be checked (${why})`,
+    };
+  }
+  const allowed = applicable.find(({ rule, verdict }) => rule.action === "allow" && verdict.kind === "match");
   if (allowed) return { action: "run", reason: `allowed by rule ${describeRule(allowed.rule, allowed.number)}` };
   const setting = approvalSetting(toolName, tools.approval);
   if (setting?.value === "never") {
@@ -60,15 +79,42 @@ function approvalSetting(
   return undefined;
 }
 
-function ruleMatches(rule: ToolRule, args: Record<string, unknown>): boolean {
-  return Object.entries(rule.match).every(([argumentName, pattern]) => {
+/** A rule's verdict on a call's arguments. */
+type RuleVerdict =
+  | { kind: "match" }
+  | { kind: "no-match" }
+  | { kind: "unchecked"; argument: string; why: "absent" | "too-long"; length?: number };
+
+function ruleVerdict(rule: ToolRule, args: Record<string, unknown>): RuleVerdict {
+  let unchecked: RuleVerdict | undefined;
+  for (const [argumentName, pattern] of Object.entries(rule.match)) {
     const value = argumentText(args[argumentName]);
-    if (value === undefined) return false;
-    const expression = compilePattern(pattern, rule.action);
+    if (value === undefined) {
+      // A server-wide rule names an argument that some of the server's tools do not have.
+      if (wholeServerOf(rule.tool) !== undefined) return { kind: "no-match" };
+      unchecked ??= { kind: "unchecked", argument: argumentName, why: "absent" };
+      continue;
+    }
+    const expression = compileLinearPattern(pattern, {
+      whole: rule.action === "allow",
+      dotAll: rule.action === "deny",
+    });
     // An unreadable pattern fails closed: it never allows, and it always denies.
-    if (!expression) return rule.action === "deny";
-    return expression.test(value);
-  });
+    if (!expression) {
+      if (rule.action === "deny") continue;
+      return { kind: "no-match" };
+    }
+    const verdict = expression.test(value);
+    if (verdict === "no-match") return { kind: "no-match" };
+    if (verdict === "too-long")
+      unchecked ??= { kind: "unchecked", argument: argumentName, why: "too-long", length: value.length };
+  }
+  return unchecked ?? { kind: "match" };
+}
+
+function uncheckedWords(verdict: Extract<RuleVerdict, { kind: "unchecked" }>): string {
+  if (verdict.why === "absent") return `the argument ${verdict.argument} is absent`;
+  return `${verdict.argument} is ${verdict.length} characters long; rules check at most ${maxMatchedLength}`;
 }
 
 function argumentText(value: unknown): string | undefined {
@@ -77,25 +123,6 @@ function argumentText(value: unknown): string | undefined {
   if (Array.isArray(value))
     return value.map((item) => (typeof item === "string" ? item : JSON.stringify(item))).join(" ");
   return JSON.stringify(value);
-}
-
-const compiled = new Map<string, RegExp | null>();
-
-function compilePattern(pattern: string, action: ToolRule["action"]): RegExp | undefined {
-  // Both fail closed: allow must match all of the value, on one line; deny may match anywhere.
-  const source = action === "allow" ? `^(?:${pattern})$` : pattern;
-  const flags = action === "allow" ? "" : "s";
-  const key = `${flags}/${source}`;
-  let expression = compiled.get(key);
-  if (expression === undefined) {
-    try {
-      expression = new RegExp(source, flags);
-    } catch {
-      expression = null;
-    }
-    compiled.set(key, expression);
-  }
-  return expression ?? undefined;
 }
 
 function describeRule(rule: ToolRule, number: number): string {
@@ -110,11 +137,9 @@ export function checkRulePatterns(rules: ToolRule[]): string[] {
   const problems: string[] = [];
   rules.forEach((rule, index) => {
     for (const [name, pattern] of Object.entries(rule.match)) {
-      try {
-        new RegExp(pattern);
-      } catch (error) {
-        const why = error instanceof Error ? error.message : String(error);
-        problems.push(`tools.rules[${index}].match.${name}: not a regular expression (${why})`);
+      const why = linearPatternProblem(pattern);
+      if (why !== undefined) {
+        problems.push(`tools.rules[${index}].match.${name}: not an RE2 regular expression (${why})`);
       }
     }
   });

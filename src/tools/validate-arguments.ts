@@ -1,6 +1,8 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import type { RegExpEngine } from "ajv/dist/types/index.js";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { canonicalJson } from "./canonical-json.js";
+import { compileLinearPattern } from "./linear-pattern.js";
 
 /** Arguments checked against a tool's schema, or the problem found (for an `invalid` result). */
 export type ArgumentCheck = { ok: true; args: Record<string, unknown> } | { ok: false; problem: string };
@@ -8,7 +10,27 @@ export type ArgumentCheck = { ok: true; args: Record<string, unknown> } | { ok: 
 /** How many schema problems one answer names. */
 const maxProblems = 5;
 
-const options = { allErrors: true, strict: false, validateFormats: false, allowUnionTypes: true } as const;
+/**
+ * Schema `pattern`s run in linear time (RE2), on values of at most 10,000 characters: a
+ * server's schema cannot hang the service, and a longer value fails its pattern. A pattern RE2
+ * cannot read makes the schema uncompilable (then the tool itself checks its input).
+ */
+const linearRegExp: RegExpEngine = Object.assign(
+  (pattern: string) => {
+    const compiled = compileLinearPattern(pattern, { whole: false });
+    if (!compiled) throw new Error(`pattern ${JSON.stringify(pattern)} is not an RE2 regular expression`);
+    return { test: (value: string) => compiled.test(value) === "match" };
+  },
+  { code: "linear-pattern" },
+);
+
+const options = {
+  allErrors: true,
+  strict: false,
+  validateFormats: false,
+  allowUnionTypes: true,
+  code: { regExp: linearRegExp },
+} as const;
 const draft07 = new Ajv(options);
 const draft2020 = new Ajv2020(options);
 /**

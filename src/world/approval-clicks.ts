@@ -1,8 +1,10 @@
 import type { ApprovalRecord } from "../storage/records.js";
-import { mayDecide } from "./approval-rights.js";
-import { chatKey } from "./chat-ref.js";
+import { approversFor, mayDecide } from "./approval-rights.js";
+import { requesterEntry } from "./access-list.js";
+import { chatKey, type Platform } from "./chat-ref.js";
 import type { ApprovalClick, ClickResult } from "./inbound.js";
 import { jobKey } from "./jobs.js";
+import { rolesLookup } from "./user-roles.js";
 import type { WorldContext } from "./world-context.js";
 
 const choiceWords = { once: "approved once", session: "approved for this session", deny: "denied" } as const;
@@ -48,11 +50,13 @@ export async function handleApprovalClick(context: WorldContext, click: Approval
     );
     return { status: "unknown", text: "This approval does not exist (or is not from this chat)." };
   }
-  if (!mayDecide(world, click.chat.platform, click.user, approval.requestedFor)) {
+  const roles = rolesLookup(context.channels.get(click.chat.platform), click.chat, click.user);
+  if (!(await mayDecide(world, click.chat.platform, click.user, approval.requestedFor, roles))) {
     log.warn({ approvalId: approval.id }, "click by someone not allowed to decide refused");
-    return { status: "not-allowed", text: "You are not allowed to decide this approval." };
+    return { status: "not-allowed", text: notAllowedText(world, click.chat.platform) };
   }
   if (approval.state !== "pending") return alreadyDecided(context, approval);
+  if (clock().getTime() >= approval.expiresAt.getTime()) return expireLate(context, approval);
 
   const state = click.choice === "deny" ? "denied" : "approved";
   const decision = {
@@ -97,6 +101,8 @@ async function findApproval(context: WorldContext, key: string, id: string): Pro
  * process died right after the first decision was stored, this press finishes its effect.
  */
 async function alreadyDecided(context: WorldContext, approval: ApprovalRecord): Promise<ClickResult> {
+  if (approval.state === "expired")
+    return { status: "expired", text: "This approval has expired; nothing was decided." };
   if (approval.state === "approved" || approval.state === "denied") {
     const payload = { kind: "approval-decided", approvalId: approval.id } as const;
     await context.queue.add({ queue: approval.chatKey, key: jobKey(payload), payload });
@@ -104,6 +110,35 @@ async function alreadyDecided(context: WorldContext, approval: ApprovalRecord): 
   const who = approval.decidedByName ?? "roundtable";
   const what = approval.state === "approved" && approval.choice ? choiceWords[approval.choice] : approval.state;
   return { status: "already-decided", text: `Already decided by ${who} (${what}).` };
+}
+
+/**
+ * A press after the deadline, before the expiry step ran: the expiry is recorded now (first
+ * decision wins, so a racing expiry step changes nothing) and its effect queued; the press
+ * decides nothing.
+ */
+async function expireLate(context: WorldContext, approval: ApprovalRecord): Promise<ClickResult> {
+  const decided = await context.store.decideApproval(approval.id, {
+    state: "expired",
+    actorId: "roundtable",
+    actorName: "roundtable",
+    at: context.clock(),
+  });
+  if (decided.won)
+    context.logger.info({ approvalId: approval.id, chat: approval.chatKey }, "late click: approval expired");
+  if (decided.approval.state !== "expired") return alreadyDecided(context, decided.approval);
+  const payload = { kind: "approval-decided", approvalId: approval.id } as const;
+  await context.queue.add({ queue: approval.chatKey, key: jobKey(payload), payload });
+  return { status: "expired", text: "This approval has expired; nothing was decided." };
+}
+
+/** Why a press was refused, naming who may decide in words. */
+function notAllowedText(world: Parameters<typeof approversFor>[0], platform: Platform): string {
+  const list = approversFor(world, platform);
+  const onlyRequester = list.length === 1 && list[0] === requesterEntry;
+  return onlyRequester
+    ? "You are not allowed to decide this approval: only the person who asked may."
+    : "You are not allowed to decide this approval: only this world's approvers may.";
 }
 
 function capitalize(text: string): string {

@@ -1,21 +1,25 @@
 import type { WorldConfig } from "../config/schema.js";
+import { isOnList, requesterEntry, type RolesLookup } from "./access-list.js";
 import type { Platform } from "./chat-ref.js";
 import type { Sender } from "./inbound.js";
 
+/** The approver list of a platform: as configured, else only the requester. */
+export function approversFor(world: Pick<WorldConfig, "approvers">, platform: Platform): readonly string[] {
+  return world.approvers[platform] ?? [requesterEntry];
+}
+
 /**
- * Who may decide an approval: the world's approvers for the platform (user ids, `role:<name>`
- * for platform roles, `admins` for chat administrators), and the person whose message started
- * the turn. On the console the local user always may.
+ * Who may decide an approval: the world's approvers for the platform (user ids, `role:<name>`,
+ * `admins`, `requester`, `*`; no list means `[requester]`, a list without `requester` means only
+ * those listed). On the console the local user always may.
  */
-export function mayDecide(world: WorldConfig, platform: Platform, user: Sender, requestedFor: string): boolean {
-  if (platform === "console") return true;
-  if (user.id === requestedFor) return true;
-  const approvers = world.approvers[platform] ?? [];
-  const roles = new Set((user.roles ?? []).map((role) => role.toLowerCase()));
-  return approvers.some((entry) => {
-    if (entry === user.id) return true;
-    if (entry === "admins" || entry === "role:admin") return roles.has("admin");
-    if (entry.startsWith("role:")) return roles.has(entry.slice("role:".length).toLowerCase());
-    return false;
-  });
+export function mayDecide(
+  world: Pick<WorldConfig, "approvers">,
+  platform: Platform,
+  user: Sender,
+  requestedFor: string,
+  roles: RolesLookup,
+): Promise<boolean> {
+  if (platform === "console") return Promise.resolve(true);
+  return isOnList(approversFor(world, platform), { user, requesterId: requestedFor, roles });
 }

@@ -56,7 +56,7 @@ export interface ApprovalOutcome {
   state: Exclude<ApprovalState, "pending">;
   choice?: ApprovalChoice;
   decidedBy?: { id: string; name: string };
-  /** Why it closed, when a person closed it without deciding it (`stopped by Ana`). */
+  /** Why it was closed without a decision (`chat reset by ana`, `superseded by a newer message …`). */
   note?: string;
   at: Date;
 }

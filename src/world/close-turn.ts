@@ -39,11 +39,10 @@ export async function closeTurn(
     });
     if (!decided.won) continue;
     const tool = (await store.getToolCall(approval.toolCallId))?.name ?? "tool";
-    const outcome = approvalOutcome(decided.approval, tool, "", clock());
     await outbox.publish(turn.chatKey, {
       type: "approval-decided",
       chat,
-      outcome: open.by === undefined ? outcome : { ...outcome, note: open.detail },
+      outcome: { ...approvalOutcome(decided.approval, tool, "", clock()), note: open.detail },
     });
   }
   for (const call of await store.listToolCalls({ turnId })) {

@@ -11,6 +11,7 @@ export type TurnEndReason =
   | "repeat-guard"
   | "provider-error"
   | "superseded"
+  | "reset"
   | "denied"
   | "interrupted"
   | "stopped";

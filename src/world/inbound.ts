@@ -65,6 +65,7 @@ export type ClickResult =
   | { status: "decided"; text: string }
   | { status: "not-allowed"; text: string }
   | { status: "already-decided"; text: string }
+  | { status: "expired"; text: string }
   | { status: "unknown"; text: string };
 
 /**

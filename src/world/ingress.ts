@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { MessageRecord } from "../storage/records.js";
 import { handleApprovalClick } from "./approval-clicks.js";
 import { chatKey } from "./chat-ref.js";
+import { closePendingApprovals } from "./close-pending-approvals.js";
 import { isChatCommandName } from "./commands/chat-commands.js";
 import { type ParsedChatCommand, parseChatCommand } from "./commands/parse-chat-command.js";
 import { type ChatCommandAnswer, type ChatCommandRequest, runChatCommand } from "./commands/run-chat-command.js";
@@ -13,11 +14,15 @@ import type {
   InboundMessage,
   InboundSink,
   IngressResult,
+  Sender,
 } from "./inbound.js";
 import { jobKey } from "./jobs.js";
 import { worldAuthor } from "./message.js";
+import { mayTalk, notMemberText } from "./membership.js";
 import type { Outbox } from "./outbox.js";
+import { isPrivateReplyChannel, noticeOnce, periodBucket } from "./sender-notice.js";
 import type { TurnInterrupts } from "./turn-interrupts.js";
+import { rolesLookup } from "./user-roles.js";
 import type { WorldContext } from "./world-context.js";
 import type { WorldConfig } from "../config/schema.js";
 
@@ -27,6 +32,14 @@ export const maxInboundTextLength = 32_000;
 /** A human message of exactly this text resets the chat's session (session approvals end). */
 export const resetCommand = "/reset";
 
+/**
+ * `/reset`, or `/reset@bot` (Telegram's form in groups; a `/reset@otherbot` never gets here: it
+ * is left alone before it is stored).
+ */
+export function isResetText(text: string): boolean {
+  return /^\/reset(@[A-Za-z0-9_]+)?$/i.test(text.trim());
+}
+
 /** Why a stored inbound message starts no turn, if it does not. Decided from the message alone. */
 export function notRoutedReason(
   isBot: boolean,
@@ -34,7 +47,7 @@ export function notRoutedReason(
   allowBots: boolean,
 ): "bot" | "reset" | "too-long" | undefined {
   if (isBot && !allowBots) return "bot";
-  if (!isBot && text.trim() === resetCommand) return "reset";
+  if (!isBot && isResetText(text)) return "reset";
   if (text.length > maxInboundTextLength) return "too-long";
   return undefined;
 }
@@ -112,8 +125,21 @@ export class Ingress implements InboundSink {
       log.debug({ messageId: inbound.platformMessageId }, "bot message stored, not routed");
       return { status: "ignored", reason: "messages from bots do not start turns" };
     }
-    if (human && inbound.text.trim() === resetCommand) {
-      await this.resetChat(inbound.chat, `${id}:reset`);
+    if (human && !(await this.isMember(inbound))) {
+      log.info({ user: inbound.sender.id }, "message from a non-member stored, not routed");
+      const hour = periodBucket(inbound.receivedAt, 3_600_000);
+      await noticeOnce(
+        this.context,
+        this.outbox,
+        inbound.chat,
+        inbound.sender.id,
+        `not-member:${inbound.sender.id}:${hour}`,
+        notMemberText,
+      );
+      return { status: "ignored", reason: "sender is not a member" };
+    }
+    if (human && isResetText(inbound.text)) {
+      await this.resetChat(inbound.chat, `${id}:reset`, inbound.sender);
       return { status: "ignored", reason: "chat reset" };
     }
     if (inbound.text.length > maxInboundTextLength) {
@@ -127,6 +153,13 @@ export class Ingress implements InboundSink {
     }
     await queue.add({ queue: key, key: jobKey(routePayload), payload: routePayload });
     return { status: "accepted", messageId: id };
+  }
+
+  private async isMember(inbound: InboundMessage): Promise<boolean> {
+    const world = this.context.worlds.worldFor(inbound.chat);
+    if (!world) return false;
+    const adapter = this.context.channels.get(inbound.chat.platform);
+    return mayTalk(world, inbound.chat.platform, inbound.sender, rolesLookup(adapter, inbound.chat, inbound.sender));
   }
 
   private async postNotice(inbound: Pick<InboundMessage, "chat">, id: string, text: string): Promise<void> {
@@ -160,7 +193,8 @@ export class Ingress implements InboundSink {
     await store.ensureChat(key, world.name, inbound.chat.platform);
     const answer = await this.runCommand(world, inbound, name, command.args);
     const noticeId = `${inboundMessageId(key, inbound.platformMessageId)}:command`;
-    await this.postNotice(inbound, noticeId, answerText(answer, inbound.sender.displayName));
+    if (answer.status === "refused") await this.refusePrivately(inbound, noticeId, answer.text);
+    else await this.postNotice(inbound, noticeId, answer.text);
     return { status: "ignored", reason: `chat command /${name}` };
   }
 
@@ -188,7 +222,7 @@ export class Ingress implements InboundSink {
     }
     await store.ensureChat(key, world.name, input.chat.platform);
     if (name === "reset") {
-      await this.resetChat(input.chat, `command:${key}:${input.platformEventId ?? Date.now()}:reset`);
+      await this.resetChat(input.chat, `command:${key}:${input.platformEventId ?? Date.now()}:reset`, input.sender);
       return { status: "done", text: "Chat reset." };
     }
     return this.runCommand(world, input, name, input.args);
@@ -200,6 +234,12 @@ export class Ingress implements InboundSink {
     name: ChatCommandRequest["name"],
     args: string[],
   ): Promise<ChatCommandAnswer> {
+    const log = this.context.logger.child({ platform: input.chat.platform, chat: chatKey(input.chat) });
+    const adapter = this.context.channels.get(input.chat.platform);
+    if (!(await mayTalk(world, input.chat.platform, input.sender, rolesLookup(adapter, input.chat, input.sender)))) {
+      log.info({ command: name, user: input.sender.id }, "command from a non-member refused");
+      return { status: "refused", text: "Only members of this chat's world may use its commands." };
+    }
     const answer = await runChatCommand(this.context, this.outbox, this.interrupts, {
       world,
       chat: input.chat,
@@ -207,25 +247,41 @@ export class Ingress implements InboundSink {
       name,
       args,
     });
-    const log = this.context.logger.child({ platform: input.chat.platform, chat: chatKey(input.chat) });
     log.info({ command: name, user: input.sender.id, status: answer.status }, "chat command handled");
     return answer;
   }
 
-  /** `/reset`: a new session epoch (session approvals end), said in the chat. */
-  private async resetChat(chat: InboundMessage["chat"], noticeId: string): Promise<void> {
+  /** `/reset`: a new session epoch (session approvals end) and pending cards closed, said in the chat. */
+  private async resetChat(chat: InboundMessage["chat"], noticeId: string, by: Sender): Promise<void> {
     const key = chatKey(chat);
     const epoch = await this.context.store.resetSession(key);
-    this.context.logger.info({ chat: key, epoch }, "chat reset: session approvals cleared");
-    await this.postNotice({ chat }, noticeId, "Chat reset: approvals given for this session no longer apply.");
+    const closed = await closePendingApprovals(this.context, this.outbox, key, `chat reset by ${by.displayName}`);
+    this.context.logger.info(
+      { chat: key, epoch, closedTurns: closed, user: by.id },
+      "chat reset: session approvals cleared",
+    );
+    await this.postNotice(
+      { chat },
+      noticeId,
+      `Chat reset by ${by.displayName}: approvals given for this session no longer apply${closed > 0 ? "; pending approvals were closed" : ""}.`,
+    );
+  }
+
+  /** A refused typed command: told to the sender privately where the platform can, else in a short reply. */
+  private async refusePrivately(inbound: InboundMessage, noticeId: string, text: string): Promise<void> {
+    const adapter = this.context.channels.get(inbound.chat.platform);
+    if (adapter && isPrivateReplyChannel(adapter)) {
+      try {
+        await adapter.replyPrivately(inbound.chat, inbound.sender.id, text);
+        return;
+      } catch (error) {
+        this.context.logger.warn({ err: error, chat: chatKey(inbound.chat) }, "private reply failed; telling the chat");
+      }
+    }
+    await this.postNotice(inbound, noticeId, `${inbound.sender.displayName}: ${text}`);
   }
 
   click(click: ApprovalClick): Promise<ClickResult> {
     return handleApprovalClick(this.context, click);
   }
-}
-
-/** A typed command's answer as the chat sees it: a refusal names the person it answers. */
-function answerText(answer: ChatCommandAnswer, senderName: string): string {
-  return answer.status === "refused" ? `${senderName}: ${answer.text}` : answer.text;
 }

@@ -1,11 +1,14 @@
+import type { WorldConfig } from "../config/schema.js";
 import type { MessageRecord } from "../storage/records.js";
 import { parseChatKey } from "./chat-ref.js";
 import { closeTurn } from "./close-turn.js";
 import { jobKey } from "./jobs.js";
+import { mayTalk, membersFor } from "./membership.js";
 import { worldAuthor } from "./message.js";
 import type { Outbox } from "./outbox.js";
 import { chainHumans, chainStarter } from "./turn-chain.js";
 import { routeMessage, turnLimitNotice, unknownAgentNotice } from "./routing/index.js";
+import { isUserRolesChannel, rolesLookup } from "./user-roles.js";
 import type { WorldContext } from "./world-context.js";
 
 /** The id of the turn an agent takes in answer to a message: one per message and agent. */
@@ -32,6 +35,12 @@ export async function routeStoredMessage(context: WorldContext, outbox: Outbox, 
   }
   const chat = parseChatKey(message.chatKey);
   const log = logger.child({ platform: chat.platform, chat: message.chatKey, world: world.name });
+  if (message.author.kind === "human" && !(await storedSenderMayTalk(context, world, message))) {
+    // Ingress answers non-members; this keeps a re-queued route (duplicate delivery, the
+    // start-up sweep) from starting their turns.
+    log.info({ messageId, user: message.author.id }, "route: sender is not a member; no turn");
+    return;
+  }
 
   const decision = routeMessage({
     author:
@@ -89,6 +98,21 @@ export async function routeStoredMessage(context: WorldContext, outbox: Outbox, 
     await queue.add({ queue: message.chatKey, key: jobKey(payload), payload });
     log.info({ agent, turnId }, "turn started");
   }
+}
+
+/**
+ * Membership judged again from the stored message. Roles are not stored with it: when the list
+ * names roles and the channel cannot look them up, ingress's judgement (made with the roles
+ * the platform sent) stands.
+ */
+async function storedSenderMayTalk(context: WorldContext, world: WorldConfig, message: MessageRecord) {
+  const chat = parseChatKey(message.chatKey);
+  const adapter = context.channels.get(chat.platform);
+  const names = membersFor(world, chat.platform);
+  const namesRoles = names.some((entry) => entry === "admins" || entry.startsWith("role:"));
+  if (namesRoles && !(adapter && isUserRolesChannel(adapter))) return true;
+  const sender = { id: message.author.id, displayName: message.author.name, isBot: false };
+  return mayTalk(world, chat.platform, sender, rolesLookup(adapter, chat, sender));
 }
 
 /** A new human message to an agent supersedes that agent's turns parked on approvals in the chat. */

@@ -48,6 +48,12 @@ describe("a bad config file is refused with a message naming file, path and expe
     expect(await errorFor(yaml)).toMatch(/^roundtable\.yaml: tools\.mcpServers.*"my__notes"/);
   });
 
+  it("a queue concurrency below 1", async () => {
+    expect(await errorFor(`${twoAgents}queue:\n  concurrency: 0\n`)).toBe(
+      "roundtable.yaml: queue.concurrency: expected a number >= 1, got 0",
+    );
+  });
+
   it("wrong type", async () => {
     expect(await errorFor(`${twoAgents}worlds:\n  - { name: team, agents: [alice], turnLimit: six }\n`)).toBe(
       'roundtable.yaml: worlds[0].turnLimit: expected a number, got "six"',
@@ -122,7 +128,7 @@ describe("a bad config file is refused with a message naming file, path and expe
   it("unknown top-level key, with a suggestion", async () => {
     expect(await errorFor(`${twoAgents}wrolds:\n  - { name: team, agents: [alice] }\n`)).toBe(
       [
-        'roundtable.yaml: unknown top-level key "wrolds" (did you mean "worlds"? expected one of: providers, agents, worlds, tools, channels)',
+        'roundtable.yaml: unknown top-level key "wrolds" (did you mean "worlds"? expected one of: providers, agents, worlds, tools, channels, web, queue)',
       ].join("\n"),
     );
   });

@@ -70,7 +70,13 @@ describe("the DESIGN.md example", () => {
       env: { OPENAI_API_KEY: "sk", SLACK_BOT_TOKEN: "xoxb-1", SLACK_APP_TOKEN: "xapp-1", DISCORD_BOT_TOKEN: "d" },
       cwd: directory,
     });
-    expect(config.channels.slack).toEqual({ botToken: "xoxb-1", appToken: "xapp-1", chats: { C0TEAM: "team" } });
+    expect(config.channels.slack).toEqual({
+      botToken: "xoxb-1",
+      appToken: "xapp-1",
+      chats: { C0TEAM: "team" },
+      replyIn: "thread",
+      stream: "edit",
+    });
     expect(config.channels.discord).toEqual({ token: "d", chats: { "123456789012345678": "team" } });
   });
 });
@@ -190,7 +196,14 @@ describe("environment defaults", () => {
         webhookUrl: "https://example.org/telegram/webhook",
         chats: { "*": "team" },
       },
-      slack: { botToken: "xoxb", signingSecret: "secret", apiUrl: "http://127.0.0.1:7/api/", chats: { "*": "team" } },
+      slack: {
+        botToken: "xoxb",
+        signingSecret: "secret",
+        apiUrl: "http://127.0.0.1:7/api/",
+        chats: { "*": "team" },
+        replyIn: "thread",
+        stream: "edit",
+      },
       discord: { token: "d", apiUrl: "http://127.0.0.1:8/api", chats: { "*": "team" } },
     });
   });

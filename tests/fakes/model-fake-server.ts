@@ -36,6 +36,8 @@ export interface FakeReply {
   finish?: FakeFinish;
   /** OpenAI Responses API only: an encrypted reasoning item before the output. */
   reasoning?: { id: string; encryptedContent: string };
+  /** Pause between frames, so a browser test can watch the answer being written. */
+  frameDelayMs?: number;
 }
 
 export interface FakeError {
@@ -198,7 +200,7 @@ async function play(protocol: WireProtocol, step: FakeStep, request: RecordedReq
       response.socket?.destroy();
       return;
     case "reply":
-      await writeFrames(response, protocol.reply(step, request));
+      await writeFrames(response, protocol.reply(step, request), step.frameDelayMs);
       response.end();
       return;
     case "malformed":
@@ -227,7 +229,7 @@ function writeError(response: ServerResponse, answer: ErrorAnswer): void {
 }
 
 /** Writes frames one by one, yielding to the event loop between them so they travel apart. */
-async function writeFrames(response: ServerResponse, frames: string[]): Promise<void> {
+async function writeFrames(response: ServerResponse, frames: string[], delayMs = 0): Promise<void> {
   if (!response.headersSent) {
     response.writeHead(200, {
       "content-type": "text/event-stream",
@@ -239,7 +241,7 @@ async function writeFrames(response: ServerResponse, frames: string[]): Promise<
   for (const frame of frames) {
     if (response.destroyed) return;
     response.write(frame);
-    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => (delayMs > 0 ? setTimeout(resolve, delayMs) : setImmediate(resolve)));
   }
 }
 

@@ -70,7 +70,7 @@ describe("an approval in a Telegram group through the world engine", () => {
     const changesBefore = changeCalls(t).length;
     const refused = await t.press(eve, card.message_id, once);
     expect(t.fake.callbackAnswers.get(refused)).toEqual({
-      text: "You are not allowed to decide this approval.",
+      text: "You are not allowed to decide this approval: only this world's approvers may.",
       show_alert: true,
     });
     expect(changeCalls(t)).toHaveLength(changesBefore);

@@ -200,7 +200,7 @@ describe("approvals in the tool loop", () => {
     expect(harness.channel.messages().at(-1)?.text).toMatch(/^gave up: expired: no decision/);
     expect(harness.channel.updates()[0]?.outcome.state).toBe("expired");
     const late = await harness.click(harness.channel.cards()[0]?.card.approvalId ?? "", "once", { user: "ana" });
-    expect(late.status).toBe("already-decided");
+    expect(late).toEqual({ status: "expired", text: "This approval has expired; nothing was decided." });
   });
 
   it("a new message to a parked agent supersedes its pending approvals", async () => {

@@ -41,6 +41,8 @@ export interface HarnessOptions {
   channelsConfig?: Record<string, unknown>;
   /** Extra fields per agent config (e.g. `telegram: { token }`). */
   agentConfig?: Record<string, Record<string, unknown>>;
+  /** The world's clock (default the real one); the queue keeps real time. */
+  worldClock?: () => Date;
 }
 
 export interface SayOptions {
@@ -151,6 +153,7 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
     logger,
     channels: [channel, ...(options.channels ?? [])],
     stopGraceMs: 2_000,
+    ...(options.worldClock === undefined ? {} : { clock: options.worldClock }),
   });
   await roundtable.start();
   let counter = 0;

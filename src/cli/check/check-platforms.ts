@@ -1,3 +1,5 @@
+import { hasMessageContentIntent, messageContentAdvice } from "../../../channels/discord/message-content-intent.js";
+import { addScopeHint, describeMissingScopes, missingScopes } from "../../../channels/slack/scopes.js";
 import type { Config } from "../../config/schema.js";
 import type { CheckOutcome } from "./check-row.js";
 
@@ -31,6 +33,12 @@ export function platformChecks(config: Config): PlatformCheck[] {
   if (discord?.token) {
     const { token, apiUrl } = discord;
     checks.push({ name: "discord", run: () => checkDiscord(token, apiUrl) });
+    for (const agent of config.agents) {
+      if (agent.discord) {
+        const agentToken = agent.discord.token;
+        checks.push({ name: `discord (agent ${agent.name})`, run: () => checkDiscordBot(agentToken, apiUrl) });
+      }
+    }
   }
   return checks;
 }
@@ -62,11 +70,38 @@ async function checkSlack(botToken: string, apiUrl: string | undefined): Promise
     ...(apiUrl === undefined ? {} : { slackApiUrl: apiUrl }),
   });
   const result = await client.auth.test();
-  return `bot ${result.user ?? "?"} in workspace ${result.team ?? "?"}`;
+  const who = `bot ${result.user ?? "?"} in workspace ${result.team ?? "?"}`;
+  const scopes = result.response_metadata?.scopes;
+  if (!scopes) return `${who}; granted scopes not reported, not checked`;
+  const missing = missingScopes(scopes);
+  if (missing.some((need) => need.scope === "chat:write")) {
+    throw new Error(`${who} lacks ${describeMissingScopes(missing)}; ${addScopeHint}`);
+  }
+  return missing.length === 0
+    ? `${who}; all scopes granted`
+    : `${who}; missing scopes: ${describeMissingScopes(missing)}; ${addScopeHint}`;
 }
 
-/** Discord `GET /users/@me` through discord.js's REST client (honours the `api` base). */
+/**
+ * Discord `GET /users/@me` and `GET /applications/@me` through discord.js's REST client (honours
+ * the `api` base). A bot without the message content intent fails, saying how to enable it.
+ */
 async function checkDiscord(token: string, apiUrl: string | undefined): Promise<string> {
+  const { rest, Routes } = await discordRest(token, apiUrl);
+  const me = (await rest.get(Routes.user())) as { username?: string; id?: string };
+  const application = (await rest.get(Routes.currentApplication())) as { flags?: number };
+  if (!hasMessageContentIntent(application.flags ?? 0)) throw new Error(messageContentAdvice);
+  return `bot ${me.username ?? "?"} (${me.id ?? "?"}); message content intent granted`;
+}
+
+/** An agent's own Discord bot: only posts, so its token is all that matters. */
+async function checkDiscordBot(token: string, apiUrl: string | undefined): Promise<string> {
+  const { rest, Routes } = await discordRest(token, apiUrl);
+  const me = (await rest.get(Routes.user())) as { username?: string; id?: string };
+  return `bot ${me.username ?? "?"} (${me.id ?? "?"})`;
+}
+
+async function discordRest(token: string, apiUrl: string | undefined) {
   const { REST, Routes } = await import("discord.js");
   const rest = new REST({
     version: "10",
@@ -76,6 +111,5 @@ async function checkDiscord(token: string, apiUrl: string | undefined): Promise<
     handlerSweepInterval: 0,
     ...(apiUrl === undefined ? {} : { api: apiUrl }),
   }).setToken(token);
-  const me = (await rest.get(Routes.user())) as { username?: string; id?: string };
-  return `bot ${me.username ?? "?"} (${me.id ?? "?"})`;
+  return { rest, Routes };
 }

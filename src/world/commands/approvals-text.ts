@@ -1,3 +1,4 @@
+import { everyoneEntry, requesterEntry } from "../access-list.js";
 import { describeWait } from "../approval-outcome.js";
 import { type ChatRef, chatKey } from "../chat-ref.js";
 import { hasMessageLinks } from "../message-links.js";
@@ -7,11 +8,18 @@ import type { WorldContext } from "../world-context.js";
 /** Longest arguments text shown per line of `/approvals` (the card shows them whole). */
 const shortArgumentsLength = 80;
 
-/** Who may decide, in words: the requester and the world's approvers for the platform. */
+/**
+ * Who may decide, in words: the world's approvers for the platform (from `approversFor`, so
+ * `[requester]` when none are listed), the requester named where the list has `requester`.
+ */
 export function decidersText(approvers: readonly string[], platform: ChatRef["platform"], requester: string): string {
   if (platform === "console") return "you";
-  const asked = requester === "" ? [] : [`${requester} (who asked)`];
-  return [...asked, ...approvers].join(" or ") || "nobody listed";
+  const words = approvers.flatMap((entry) => {
+    if (entry === requesterEntry) return requester === "" ? ["who asked"] : [`${requester} (who asked)`];
+    if (entry === everyoneEntry) return ["anyone"];
+    return [entry];
+  });
+  return words.join(" or ") || "nobody listed";
 }
 
 /**

@@ -1,30 +1,15 @@
-import type { WorldConfig } from "../../config/schema.js";
 import { assertNever } from "../../errors/assert-never.js";
-import type { ChatRef } from "../chat-ref.js";
-import type { Sender } from "../inbound.js";
 import type { Outbox } from "../outbox.js";
 import type { TurnInterrupts } from "../turn-interrupts.js";
 import type { WorldContext } from "../world-context.js";
 import { agentsText } from "./agents-text.js";
+import { approversFor } from "../approval-rights.js";
 import { approvalsText } from "./approvals-text.js";
-import type { ChatCommandName } from "./chat-commands.js";
+import type { ChatCommandAnswer, ChatCommandRequest } from "./chat-command-request.js";
 import { helpText } from "./help-text.js";
 import { stopCommand } from "./stop-command.js";
 
-/** One command to run, from a typed message or a platform structure (button, slash command). */
-export interface ChatCommandRequest {
-  world: WorldConfig;
-  chat: ChatRef;
-  sender: Sender;
-  name: Exclude<ChatCommandName, "reset">;
-  args: string[];
-}
-
-/**
- * What a command answers. `done` is shown to the chat (a typed command) or to the sender (a
- * button or slash command); `refused` only ever to the sender, privately where the platform can.
- */
-export type ChatCommandAnswer = { status: "done"; text: string } | { status: "refused"; text: string };
+export type { ChatCommandAnswer, ChatCommandRequest } from "./chat-command-request.js";
 
 /** Runs one chat command. Never queued behind the chat's running steps: it runs at ingress. */
 export async function runChatCommand(
@@ -47,7 +32,7 @@ export async function runChatCommand(
         }),
       };
     case "approvals":
-      return { status: "done", text: await approvalsText(context, chat, world.approvers[chat.platform] ?? []) };
+      return { status: "done", text: await approvalsText(context, chat, approversFor(world, chat.platform)) };
     case "stop":
       return stopCommand(context, outbox, interrupts, request);
     default:

@@ -3,9 +3,10 @@ import { mayDecide } from "../approval-rights.js";
 import { chatKey } from "../chat-ref.js";
 import type { Outbox } from "../outbox.js";
 import { stopTurn } from "../stop-turn.js";
+import { rolesLookup } from "../user-roles.js";
 import type { TurnInterrupts } from "../turn-interrupts.js";
 import type { WorldContext } from "../world-context.js";
-import type { ChatCommandAnswer, ChatCommandRequest } from "./run-chat-command.js";
+import type { ChatCommandAnswer, ChatCommandRequest } from "./chat-command-request.js";
 
 /**
  * `/stop [agent…]`: ends the chat's unfinished turns now (running and parked), or only those of
@@ -28,7 +29,11 @@ export async function stopCommand(
   const targeted = named.length === 0 ? open : open.filter((turn) => named.includes(turn.agent.toLowerCase()));
   if (targeted.length === 0) return { status: "done", text: "Nothing to stop: no agent is working in this chat." };
 
-  const allowed = targeted.filter((turn) => mayDecide(world, chat.platform, sender, turn.startedById));
+  const roles = rolesLookup(context.channels.get(chat.platform), chat, sender);
+  const allowed: TurnRecord[] = [];
+  for (const turn of targeted) {
+    if (await mayDecide(world, chat.platform, sender, turn.startedById, roles)) allowed.push(turn);
+  }
   const refused = targeted.filter((turn) => !allowed.includes(turn));
   if (allowed.length === 0) {
     return {

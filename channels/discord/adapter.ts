@@ -1,0 +1,393 @@
+import { Client, Events, GatewayIntentBits, Partials, REST, Status } from "discord.js";
+import { assertNever } from "../../src/errors/assert-never.js";
+import type { Logger } from "../../src/log/logger.js";
+import type { ApprovalCard, ApprovalOutcome } from "../../src/world/approval-types.js";
+import type {
+  ChannelAdapter,
+  MessageStream,
+  OutboundText,
+  SentRef,
+  StreamingChannel,
+} from "../../src/world/channel-adapter.js";
+import type { ChatRef } from "../../src/world/chat-ref.js";
+import type { InboundSink } from "../../src/world/inbound.js";
+import type { Author } from "../../src/world/message.js";
+import { DiscordApi, discordCodeOf, discordErrorCodes, toPlatformError } from "./api.js";
+import { ChatLocator, targetChannelOf } from "./chat-locator.js";
+import { ClickAnswerer } from "./click-answerer.js";
+import { type MentionDirectory, emptyMentionDirectory } from "./mentions.js";
+import { hasMessageContentIntent, messageContentAdvice } from "./message-content-intent.js";
+import { DiscordMessageStream } from "./message-stream.js";
+import { type DiscordAdapterOptions, type DiscordAgentIdentity, type DiscordClock, systemClock } from "./options.js";
+import { channelIdOf, type OwnIdentities, parseInteraction, parseMessage } from "./parse.js";
+import { BotPoster, type Poster, WebhookPoster } from "./poster.js";
+import { renderApprovalCard, renderApprovalOutcome, renderText } from "./render.js";
+import { WebhookDirectory } from "./webhooks.js";
+
+/** Attempts to hand one gateway message to the world before it is logged and dropped. */
+const deliveryAttempts = 3;
+
+interface AgentBot {
+  agent: string;
+  api: DiscordApi;
+  userId?: string;
+}
+
+function restFor(token: string, apiUrl: string | undefined): REST {
+  return new REST({ version: "10", ...(apiUrl === undefined ? {} : { api: apiUrl }) }).setToken(token);
+}
+
+/**
+ * Discord through discord.js: the gateway (guilds, guild messages, message content, direct
+ * messages) for input, REST for output. Agents post through a channel webhook the app owns
+ * under their names and avatars, through their own bot when they have one, else through the
+ * bot with their name in bold. Cards carry buttons; every press is answered within Discord's
+ * 3 seconds.
+ */
+export class DiscordAdapter implements ChannelAdapter, StreamingChannel {
+  readonly platform = "discord" as const;
+  private readonly logger: Logger;
+  private readonly clock: DiscordClock;
+  private readonly api: DiscordApi;
+  private readonly agents: Map<string, DiscordAgentIdentity>;
+  private readonly agentBots = new Map<string, AgentBot>();
+  private readonly webhooks: WebhookDirectory;
+  private client: Client | undefined;
+  private locator: ChatLocator | undefined;
+  private answerer: ClickAnswerer | undefined;
+  private directory: MentionDirectory = emptyMentionDirectory();
+  private own: OwnIdentities;
+  private applicationId = "";
+  private sink: InboundSink | undefined;
+  private inbox: Promise<void> = Promise.resolve();
+  private warnedNoContent = false;
+
+  constructor(private readonly options: DiscordAdapterOptions) {
+    this.logger = options.logger.child({ platform: "discord" });
+    this.clock = options.clock ?? systemClock;
+    this.api = new DiscordApi(restFor(options.token, options.apiUrl));
+    this.agents = new Map((options.agents ?? []).map((agent) => [agent.name.toLowerCase(), agent]));
+    for (const agent of options.agents ?? []) {
+      if (agent.token)
+        this.agentBots.set(agent.name.toLowerCase(), {
+          agent: agent.name,
+          api: new DiscordApi(restFor(agent.token, options.apiUrl)),
+        });
+    }
+    this.webhooks = new WebhookDirectory(
+      this.api,
+      options.webhookName ?? "Roundtable",
+      () => this.applicationId,
+      this.clock,
+      this.logger,
+    );
+    this.own = { botUserIds: new Set(), applicationId: "", isOwnWebhook: (id) => this.webhooks.isOwn(id) };
+  }
+
+  async start(sink: InboundSink): Promise<void> {
+    this.sink = sink;
+    const [me, application] = await Promise.all([
+      this.identify(this.api, "main bot"),
+      this.api.applicationFlagsAndId(),
+    ]);
+    this.applicationId = application.id;
+    const contentIntent = hasMessageContentIntent(application.flags);
+    if (!contentIntent) this.logger.warn({ bot: me.username }, messageContentAdvice);
+    await Promise.all([...this.agentBots.values()].map((bot) => this.identifyAgentBot(bot)));
+    const botUserIds = new Set([
+      me.id,
+      ...[...this.agentBots.values()].flatMap((bot) => (bot.userId ? [bot.userId] : [])),
+    ]);
+    this.own = { botUserIds, applicationId: application.id, isOwnWebhook: (id) => this.webhooks.isOwn(id) };
+
+    const intents = [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.DirectMessages];
+    // Asking for a privileged intent the application lacks closes the gateway (4014): leave it out.
+    if (contentIntent) intents.push(GatewayIntentBits.MessageContent);
+    const client = new Client({
+      intents,
+      partials: [Partials.Channel],
+      waitGuildTimeout: 5_000,
+      rest: this.options.apiUrl === undefined ? {} : { api: this.options.apiUrl },
+    });
+    this.client = client;
+    this.locator = new ChatLocator(client, this.api);
+    this.answerer = new ClickAnswerer(this.api, this.applicationId, this.logger);
+    this.directory = this.buildDirectory(me);
+    client.on(Events.Raw, (packet: { t?: unknown; d?: unknown }) => this.onDispatch(packet));
+    client.on(Events.ShardDisconnect, (event) =>
+      this.logger.warn({ code: event.code }, "discord gateway closed for good"),
+    );
+    client.on(Events.ShardReconnecting, () => this.logger.info("discord gateway reconnecting"));
+    client.on(Events.ShardResume, (_shard, replayed) => this.logger.info({ replayed }, "discord gateway resumed"));
+    client.on(Events.Error, (error) =>
+      this.logger.error({ err: toPlatformError(error, "gateway") }, "discord gateway error"),
+    );
+    const ready = new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error("discord gateway not ready in time")),
+        this.options.readyTimeoutMs ?? 30_000,
+      );
+      client.once(Events.ClientReady, () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+    try {
+      await client.login(this.options.token);
+      await ready;
+    } catch (error) {
+      await client.destroy();
+      this.client = undefined;
+      throw toPlatformError(error, "gateway login");
+    }
+    this.logger.info({ bot: me.username, guilds: client.guilds.cache.size }, "discord gateway connected");
+  }
+
+  async stop(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    this.sink = undefined;
+    await client?.destroy();
+    await this.inbox;
+  }
+
+  isConnected(): boolean {
+    return this.client?.ws.status === Status.Ready;
+  }
+
+  async postMessage(chat: ChatRef, message: OutboundText): Promise<SentRef> {
+    const poster = await this.posterFor(chat, message.author);
+    const ids: string[] = [];
+    try {
+      for (const [index, content] of renderText(message.text, poster.prefixName).entries()) {
+        const replyTo = index === 0 ? message.replyTo : undefined;
+        ids.push(await poster.send({ content, ...(replyTo === undefined ? {} : { replyTo }) }));
+      }
+    } catch (error) {
+      if (ids.length > 0 || discordCodeOf(error) !== discordErrorCodes.unknownWebhook) throw error;
+      // Someone deleted our webhook: find or make another one and post again.
+      this.webhooks.forget(chat.channel);
+      return this.postMessage(chat, message);
+    }
+    return { ids };
+  }
+
+  async postApprovalCard(chat: ChatRef, card: ApprovalCard): Promise<SentRef> {
+    // Cards come from the bot itself: presses on its buttons reach the bot's gateway.
+    const rendered = renderApprovalCard(card);
+    const id = await this.api.send(targetChannelOf(chat), rendered);
+    return { ids: [id] };
+  }
+
+  async updateApprovalCard(chat: ChatRef, sent: SentRef, outcome: ApprovalOutcome): Promise<void> {
+    const rendered = renderApprovalOutcome(outcome);
+    const messageId = sent.ids[0];
+    const channelId = targetChannelOf(chat);
+    try {
+      if (messageId === undefined) throw new Error(`no card message id in ${JSON.stringify(sent.ids)}`);
+      await this.api.edit(channelId, messageId, rendered);
+    } catch (error) {
+      if (messageId !== undefined && discordCodeOf(error) !== discordErrorCodes.unknownMessage) throw error;
+      // The card is gone (deleted): say the outcome in a new message instead.
+      this.logger.warn(
+        { err: error, approvalId: outcome.approvalId },
+        "approval card could not be edited; posting the outcome",
+      );
+      await this.api.send(channelId, rendered);
+    }
+  }
+
+  async openStream(chat: ChatRef, author: Author): Promise<MessageStream> {
+    const poster = await this.posterFor(chat, author);
+    return new DiscordMessageStream(
+      poster,
+      this.clock,
+      this.options.editIntervalMs ?? 1000,
+      this.logger.child({ chat: chat.channel }),
+    );
+  }
+
+  /** How `author` posts in `chat`: its own bot, the channel webhook under its name, or the bot with its name in bold. */
+  private async posterFor(chat: ChatRef, author: Author): Promise<Poster> {
+    const channelId = targetChannelOf(chat);
+    if (author.kind === "system") return new BotPoster(this.api, channelId, undefined);
+    const identity = this.agents.get(author.name.toLowerCase());
+    const displayName = identity?.displayName ?? author.name;
+    const inGuild = chat.workspace !== undefined;
+    if (author.kind === "agent" && inGuild) {
+      const own = this.agentBots.get(author.name.toLowerCase());
+      if (own?.userId) return new BotPoster(own.api, channelId, undefined);
+      const webhook = await this.webhooks.get(chat.channel);
+      if (webhook) {
+        return new WebhookPoster(this.api, webhook, chat.thread, {
+          username: displayName,
+          ...(identity?.avatarUrl === undefined ? {} : { avatarUrl: identity.avatarUrl }),
+        });
+      }
+    }
+    return new BotPoster(this.api, channelId, displayName);
+  }
+
+  private async identify(
+    api: DiscordApi,
+    what: string,
+  ): Promise<{ id: string; username: string; global_name?: string | null }> {
+    try {
+      return await api.currentUser();
+    } catch (error) {
+      throw toPlatformError(error, `identify (${what})`);
+    }
+  }
+
+  private async identifyAgentBot(bot: AgentBot): Promise<void> {
+    try {
+      const me = await bot.api.currentUser();
+      bot.userId = me.id;
+      this.logger.info({ agent: bot.agent, bot: me.username }, "agent posts as its own discord bot");
+    } catch (error) {
+      this.logger.error(
+        { err: error, agent: bot.agent },
+        "agent's discord bot token refused; the agent posts through the main bot",
+      );
+    }
+  }
+
+  private buildDirectory(me: { id: string; username: string; global_name?: string | null }): MentionDirectory {
+    const agentNames = new Map<string, string>();
+    for (const agent of this.options.agents ?? []) {
+      agentNames.set(agent.name.toLowerCase(), agent.name);
+      if (agent.displayName) agentNames.set(agent.displayName.toLowerCase(), agent.name);
+    }
+    const botAgent =
+      agentNames.get(me.username.toLowerCase()) ??
+      (me.global_name ? agentNames.get(me.global_name.toLowerCase()) : undefined);
+    const agentBotsById = new Map<string, string>();
+    for (const bot of this.agentBots.values()) if (bot.userId) agentBotsById.set(bot.userId, bot.agent);
+    return {
+      botUserId: me.id,
+      ...(botAgent === undefined ? {} : { botAgent }),
+      agentBotsById,
+      agentNames,
+      roleName: (guildId, roleId) =>
+        guildId === undefined ? undefined : this.client?.guilds.cache.get(guildId)?.roles.cache.get(roleId)?.name,
+      channelName: (channelId) => {
+        const channel = this.client?.channels.cache.get(channelId);
+        return channel && "name" in channel && typeof channel.name === "string" ? channel.name : undefined;
+      },
+    };
+  }
+
+  /** Every gateway dispatch; messages in order, one at a time; presses at once (3-second rule). */
+  private onDispatch(packet: { t?: unknown; d?: unknown }): void {
+    if (packet.t === "MESSAGE_CREATE") {
+      // discord.js links parts of the payload to each other once it caches it (circular, not
+      // storable): keep the payload as it came.
+      const payload = structuredClone(packet.d);
+      this.inbox = this.inbox.then(() => this.handleMessage(payload));
+      return;
+    }
+    if (packet.t === "INTERACTION_CREATE") {
+      void this.handleInteraction(structuredClone(packet.d));
+    }
+  }
+
+  private async handleMessage(payload: unknown): Promise<void> {
+    const sink = this.sink;
+    const locator = this.locator;
+    if (!sink || !locator) return;
+    const { id: messageId, channelId, guildId } = channelIdOf(payload);
+    if (channelId === undefined) {
+      this.logger.warn({ messageId }, "discord message without a channel skipped");
+      return;
+    }
+    let chat: ChatRef;
+    try {
+      chat = await locator.chatOf(channelId, guildId);
+    } catch (error) {
+      this.logger.error(
+        { err: error, channel: channelId, messageId },
+        "discord message skipped: its channel could not be read",
+      );
+      return;
+    }
+    const parsed = parseMessage(payload, chat, this.directory, this.own);
+    switch (parsed.kind) {
+      case "message":
+        await this.deliver(sink, parsed.message);
+        return;
+      case "own":
+        this.logger.debug({ channel: channelId, messageId, reason: parsed.reason }, "own discord post ignored");
+        return;
+      case "ignored":
+        if (/content intent/.test(parsed.reason) && !this.warnedNoContent) {
+          this.warnedNoContent = true;
+          this.logger.warn({ channel: channelId }, `a discord message arrived without text: ${messageContentAdvice}`);
+        }
+        this.logger.debug({ channel: channelId, messageId, reason: parsed.reason }, "discord message ignored");
+        return;
+      case "invalid":
+        this.logger.warn({ channel: channelId, messageId, reason: parsed.reason }, "malformed discord message skipped");
+        return;
+      default:
+        assertNever(parsed, "parsed message");
+    }
+  }
+
+  private async deliver(sink: InboundSink, message: Parameters<InboundSink["message"]>[0]): Promise<void> {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        const result = await sink.message(message);
+        this.logger.debug(
+          { chat: message.chat.channel, messageId: message.platformMessageId, status: result.status },
+          "discord message handed in",
+        );
+        return;
+      } catch (error) {
+        if (attempt >= deliveryAttempts) {
+          this.logger.error(
+            { err: error, messageId: message.platformMessageId },
+            "discord message not handled by the world; skipped",
+          );
+          return;
+        }
+        await this.clock.sleep(250 * attempt);
+      }
+    }
+  }
+
+  private async handleInteraction(payload: unknown): Promise<void> {
+    const sink = this.sink;
+    const locator = this.locator;
+    const answerer = this.answerer;
+    if (!sink || !locator || !answerer) return;
+    const { channelId, guildId } = channelIdOf(payload);
+    let chat: ChatRef;
+    try {
+      chat =
+        channelId === undefined
+          ? { platform: "discord", channel: "unknown" }
+          : await locator.chatOf(channelId, guildId);
+    } catch (error) {
+      this.logger.warn({ err: error, channel: channelId }, "discord interaction's channel could not be read");
+      chat = { platform: "discord", channel: channelId ?? "unknown" };
+    }
+    const parsed = parseInteraction(payload, chat, this.directory);
+    switch (parsed.kind) {
+      case "click":
+        await answerer.answer(parsed.interaction, () => sink.click(parsed.click), parsed.click.approvalId);
+        return;
+      case "bad-click":
+        this.logger.warn({ reason: parsed.reason }, "discord button press refused");
+        await answerer.refuse(parsed.interaction);
+        return;
+      case "ignored":
+        this.logger.debug({ reason: parsed.reason }, "discord interaction ignored");
+        return;
+      case "invalid":
+        this.logger.warn({ reason: parsed.reason }, "malformed discord interaction skipped");
+        return;
+      default:
+        assertNever(parsed, "parsed interaction");
+    }
+  }
+}

@@ -1,0 +1,97 @@
+import type { Logger } from "../../src/log/logger.js";
+import type { ClickResult } from "../../src/world/inbound.js";
+import type { DiscordApi } from "./api.js";
+import { systemClock } from "./options.js";
+
+/** The answer to a press on a button the service cannot read. */
+export const staleButtonText = "This button is no longer valid.";
+const failedText = "Something went wrong; please try again.";
+
+/** Discord forgets an interaction not answered within 3 s; the world gets this long first. */
+const quickAnswerMs = 1_500;
+
+const callback = { reply: 4, deferredUpdate: 6 } as const;
+const ephemeral = 1 << 6;
+
+/**
+ * Answers button presses within Discord's 3 seconds. A decision the world makes quickly is
+ * acknowledged as a deferred update (the card is edited by the world's card update); a refusal
+ * (not allowed, already decided, unknown) is an ephemeral reply only the clicker sees, and
+ * nothing else changes. When the world is slower, the press is acknowledged first and a
+ * refusal follows as an ephemeral follow-up.
+ */
+export class ClickAnswerer {
+  constructor(
+    private readonly api: DiscordApi,
+    private readonly applicationId: string,
+    private readonly logger: Logger,
+  ) {}
+
+  async answer(
+    interaction: { id: string; token: string },
+    decide: () => Promise<ClickResult>,
+    approvalId: string,
+  ): Promise<void> {
+    const decision = decide().then(
+      (result) => ({ result }),
+      (error: unknown) => ({ error }),
+    );
+    const timer = new AbortController();
+    const early = await Promise.race([
+      decision,
+      // Discord's deadline is real time, whatever clock the rest of the adapter runs on.
+      systemClock.sleep(quickAnswerMs, timer.signal).then(
+        () => undefined,
+        () => undefined,
+      ),
+    ]);
+    timer.abort();
+    if (early !== undefined) {
+      if ("error" in early) {
+        this.logger.error({ err: early.error, approvalId }, "approval click failed");
+        await this.send(interaction, { type: callback.reply, data: { content: failedText, flags: ephemeral } });
+        return;
+      }
+      await this.send(
+        interaction,
+        early.result.status === "decided"
+          ? { type: callback.deferredUpdate }
+          : { type: callback.reply, data: { content: early.result.text, flags: ephemeral } },
+      );
+      return;
+    }
+    await this.send(interaction, { type: callback.deferredUpdate });
+    const late = await decision;
+    if ("error" in late) {
+      this.logger.error({ err: late.error, approvalId }, "approval click failed");
+      await this.followUp(interaction, failedText);
+      return;
+    }
+    if (late.result.status !== "decided") await this.followUp(interaction, late.result.text);
+  }
+
+  /** A press the adapter cannot read: a private note, nothing else. */
+  async refuse(interaction: { id: string; token: string }): Promise<void> {
+    await this.send(interaction, { type: callback.reply, data: { content: staleButtonText, flags: ephemeral } });
+  }
+
+  private async send(
+    interaction: { id: string; token: string },
+    body: { type: number; data?: Record<string, unknown> },
+  ): Promise<void> {
+    try {
+      await this.api.respond(interaction, body);
+    } catch (error) {
+      // Too late or already answered: the decision (if any) stands.
+      this.logger.warn({ err: error, interaction: interaction.id }, "discord interaction answer failed");
+    }
+  }
+
+  private async followUp(interaction: { token: string }, text: string): Promise<void> {
+    try {
+      await this.api.followUp(this.applicationId, interaction.token, text, true);
+    } catch (error) {
+      this.logger.warn({ err: error }, "discord interaction follow-up failed");
+    }
+  }
+}

@@ -1,0 +1,125 @@
+import type { Logger } from "../../src/log/logger.js";
+import type { MessageStream, SentRef } from "../../src/world/channel-adapter.js";
+import type { DiscordClock } from "./options.js";
+import type { Poster } from "./poster.js";
+import { renderText } from "./render.js";
+
+/**
+ * A streamed answer on Discord: sent, then edited at most once per `intervalMs` as the text
+ * grows. A part that outgrows 2,000 characters is settled and the text goes on in a new
+ * message. Discord's rate-limit buckets and 429 waits are left to discord.js's REST client.
+ */
+export class DiscordMessageStream implements MessageStream {
+  private latest = "";
+  private shownText = "";
+  private readonly sent: { id: string; content: string }[] = [];
+  private pumping: Promise<void> | undefined;
+  private waiting = false;
+  private closed = false;
+  private lastChangeAt: number | undefined;
+  private readonly timers = new AbortController();
+
+  constructor(
+    private readonly poster: Poster,
+    private readonly clock: DiscordClock,
+    private readonly intervalMs: number,
+    private readonly logger: Logger,
+    /** Ids of messages a previous process already showed for this answer, oldest first. */
+    existing: string[] = [],
+  ) {
+    for (const id of existing) this.sent.push({ id, content: "" });
+  }
+
+  update(textSoFar: string): void {
+    if (this.closed) return;
+    this.latest = textSoFar;
+    this.schedule();
+  }
+
+  async finish(finalText: string): Promise<SentRef> {
+    this.close();
+    await this.pumping;
+    const wait = this.waitMs();
+    if (wait > 0 && this.sent.length > 0) await this.clock.sleep(wait);
+    await this.flush(finalText, true);
+    return { ids: this.sent.map((part) => part.id) };
+  }
+
+  async abort(): Promise<void> {
+    this.close();
+    await this.pumping;
+    for (const part of this.sent) {
+      try {
+        await this.poster.delete(part.id);
+      } catch (error) {
+        this.logger.warn({ err: error, messageId: part.id }, "could not remove an abandoned streamed message");
+      }
+    }
+  }
+
+  /** Resolves when no change is in flight (tests step their clock with it). */
+  async settled(): Promise<void> {
+    await new Promise((resolve) => setImmediate(resolve));
+    while (this.pumping) await this.pumping;
+  }
+
+  private close(): void {
+    this.closed = true;
+    this.timers.abort();
+  }
+
+  private waitMs(): number {
+    if (this.lastChangeAt === undefined) return 0;
+    return Math.max(0, this.lastChangeAt + this.intervalMs - this.clock.now());
+  }
+
+  private schedule(): void {
+    if (this.closed || this.pumping || this.waiting || this.latest === this.shownText) return;
+    if (this.latest.trim() === "") return;
+    const wait = this.waitMs();
+    if (wait > 0) {
+      this.waiting = true;
+      this.clock.sleep(wait, this.timers.signal).then(
+        () => {
+          this.waiting = false;
+          this.schedule();
+        },
+        () => {
+          this.waiting = false;
+        },
+      );
+      return;
+    }
+    this.pumping = this.flush(this.latest, false)
+      .catch((error: unknown) => this.logger.warn({ err: error }, "streamed message update failed"))
+      .finally(() => {
+        this.pumping = undefined;
+        this.schedule();
+      });
+  }
+
+  /** Bring the chat in line with `text`: new parts sent, changed parts edited, extra parts removed. */
+  private async flush(text: string, final: boolean): Promise<void> {
+    const parts = renderText(text, this.poster.prefixName);
+    this.shownText = text;
+    this.lastChangeAt = this.clock.now();
+    for (const [index, content] of parts.entries()) {
+      const shown = this.sent[index];
+      if (!shown) {
+        this.sent.push({ id: await this.poster.send({ content }), content });
+      } else if (shown.content !== content) {
+        await this.poster.edit(shown.id, { content });
+        shown.content = content;
+      }
+    }
+    if (!final) return;
+    // A draft left by an earlier process may have had more parts than the final text.
+    for (const extra of this.sent.splice(parts.length)) {
+      await this.poster
+        .delete(extra.id)
+        .catch((error: unknown) =>
+          this.logger.warn({ err: error, messageId: extra.id }, "could not remove a surplus streamed part"),
+        );
+    }
+  }
+}

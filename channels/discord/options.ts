@@ -1,0 +1,63 @@
+import type { Logger } from "../../src/log/logger.js";
+
+/**
+ * Time as the adapter sees it. Tests inject their own clock so that edit throttling is checked
+ * by counting calls, never by measuring wall-clock time.
+ */
+export interface DiscordClock {
+  /** Milliseconds since the epoch. */
+  now(): number;
+  /** Resolves after `ms` milliseconds (or rejects when `signal` aborts first). */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+/** How an agent appears on Discord. */
+export interface DiscordAgentIdentity {
+  /** The agent's name in the world (what `@name` addresses). */
+  name: string;
+  /** The name its posts carry (`agents[].displayName`, default the name). */
+  displayName?: string;
+  /** The avatar its webhook posts carry (`agents[].avatarUrl`). */
+  avatarUrl?: string;
+  /** The agent's own bot token, when it posts as its own Discord bot. */
+  token?: string;
+}
+
+/** Everything the Discord adapter needs; the service builds it from config and environment. */
+export interface DiscordAdapterOptions {
+  /** The main bot's token (`DISCORD_BOT_TOKEN`). Only its gateway is read. */
+  token: string;
+  /** Another API base (`DISCORD_API_URL`), e.g. `http://127.0.0.1:8080/api`; discord.js adds `/v10`. */
+  apiUrl?: string;
+  /** Every agent of every world, so that mentions and replies can be read as agent names. */
+  agents?: DiscordAgentIdentity[];
+  logger: Logger;
+  /** At most one edit of a streamed message per this many ms (default 1000). */
+  editIntervalMs?: number;
+  /** The name of the channel webhooks the app creates and finds again (default `Roundtable`). */
+  webhookName?: string;
+  /** How long ClientReady may take before start fails (default 30 s). */
+  readyTimeoutMs?: number;
+  clock?: DiscordClock;
+}
+
+/** The real clock. */
+export const systemClock: DiscordClock = {
+  now: () => Date.now(),
+  sleep: (ms, signal) =>
+    new Promise<void>((resolve, reject) => {
+      if (signal?.aborted) {
+        reject(signal.reason ?? new Error("aborted"));
+        return;
+      }
+      const timer = setTimeout(() => {
+        signal?.removeEventListener("abort", onAbort);
+        resolve();
+      }, ms);
+      const onAbort = (): void => {
+        clearTimeout(timer);
+        reject(signal?.reason ?? new Error("aborted"));
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+    }),
+};

@@ -1,0 +1,188 @@
+import type { ChatRef } from "../../src/world/chat-ref.js";
+import type { ApprovalClick, InboundMessage, Sender } from "../../src/world/inbound.js";
+import { decodeApprovalCustomId } from "./custom-id.js";
+import {
+  type DiscordInteraction,
+  type DiscordMessage,
+  type DiscordUser,
+  discordInteractionSchema,
+  discordMessageSchema,
+} from "./gateway-schema.js";
+import { type MentionDirectory, resolveMentions } from "./mentions.js";
+
+/** Whose posts are the service's own: they come back on the gateway and start nothing. */
+export interface OwnIdentities {
+  /** The main bot and agents' own bots. */
+  botUserIds: ReadonlySet<string>;
+  /** The application (interaction follow-ups and app-owned webhooks carry it). */
+  applicationId: string;
+  /** Is this one of the channel webhooks the app owns? */
+  isOwnWebhook(webhookId: string): boolean;
+}
+
+/** What one MESSAGE_CREATE means for the world. */
+export type ParsedMessage =
+  | { kind: "message"; message: InboundMessage }
+  | { kind: "own"; reason: string }
+  | { kind: "ignored"; reason: string }
+  | { kind: "invalid"; reason: string };
+
+/** What one INTERACTION_CREATE means. */
+export type ParsedInteraction =
+  | { kind: "click"; click: ApprovalClick; interaction: { id: string; token: string } }
+  /** A button the adapter cannot read (not ours, stale, malformed): answer privately, log. */
+  | { kind: "bad-click"; interaction: { id: string; token: string }; reason: string }
+  | { kind: "ignored"; reason: string }
+  | { kind: "invalid"; reason: string };
+
+/** Discord's "Administrator" permission bit: such members count as the chat's admins. */
+const administrator = 1n << 3n;
+
+/** Message types that are people writing: 0 default, 19 reply. */
+const conversationTypes = new Set([0, 19]);
+
+function issues(error: { issues: { path: PropertyKey[]; message: string }[] }): string {
+  return error.issues
+    .slice(0, 3)
+    .map((issue) => `${issue.path.map(String).join(".")}: ${issue.message}`)
+    .join("; ");
+}
+
+function displayNameOf(user: DiscordUser, nick: string | null | undefined): string {
+  return nick ?? user.global_name ?? user.username;
+}
+
+function rolesOf(
+  guildId: string | undefined,
+  roleIds: readonly string[],
+  permissions: string | undefined,
+  directory: MentionDirectory,
+): string[] {
+  const names = roleIds.flatMap((id) => {
+    const name = directory.roleName(guildId, id);
+    return name === undefined ? [id] : [name, id];
+  });
+  if (permissions !== undefined && /^\d+$/.test(permissions) && (BigInt(permissions) & administrator) !== 0n) {
+    names.push("admin");
+  }
+  return names;
+}
+
+/** Is this post one of the service's own (the bot, an agent's bot, our webhook)? */
+export function ownPostReason(message: DiscordMessage, own: OwnIdentities): string | undefined {
+  if (message.webhook_id !== undefined) {
+    if (own.isOwnWebhook(message.webhook_id)) return "our webhook's post";
+    if (message.application_id === own.applicationId) return "our application's webhook post";
+    return undefined;
+  }
+  if (own.botUserIds.has(message.author.id)) return "our bot's post";
+  return undefined;
+}
+
+/**
+ * A MESSAGE_CREATE as world input, in the chat `chat` (the adapter resolves threads to their
+ * parent channel first). Never throws.
+ */
+export function parseMessage(
+  raw: unknown,
+  chat: ChatRef,
+  directory: MentionDirectory,
+  own: OwnIdentities,
+): ParsedMessage {
+  const parsed = discordMessageSchema.safeParse(raw);
+  if (!parsed.success) return { kind: "invalid", reason: issues(parsed.error) };
+  const message = parsed.data;
+  const ownReason = ownPostReason(message, own);
+  if (ownReason !== undefined) return { kind: "own", reason: ownReason };
+  if (!conversationTypes.has(message.type)) return { kind: "ignored", reason: `system message type ${message.type}` };
+  if (message.content.trim() === "") {
+    return {
+      kind: "ignored",
+      reason:
+        message.attachments.length > 0
+          ? "attachments without text"
+          : "message without text (is the message content intent enabled?)",
+    };
+  }
+  const { text, mentions } = resolveMentions(message, directory);
+  const sender: Sender = {
+    id: message.author.id,
+    displayName: directory.agentBotsById.get(message.author.id) ?? displayNameOf(message.author, message.member?.nick),
+    handle: message.author.username,
+    isBot: message.author.bot === true || message.webhook_id !== undefined,
+  };
+  const roles = rolesOf(message.guild_id, message.member?.roles ?? [], undefined, directory);
+  if (roles.length > 0) sender.roles = roles;
+  const inbound: InboundMessage = {
+    chat,
+    platformMessageId: message.id,
+    sender,
+    text,
+    mentions,
+    receivedAt: new Date(message.timestamp),
+    raw,
+  };
+  const replyTo = message.type === 19 ? message.message_reference?.message_id : undefined;
+  if (replyTo !== undefined) inbound.replyTo = replyTo;
+  return { kind: "message", message: inbound };
+}
+
+/** The ids of a gateway payload before validation (to find its chat, and for log lines). */
+export function channelIdOf(raw: unknown): { id?: string; channelId?: string; guildId?: string } {
+  if (typeof raw !== "object" || raw === null) return {};
+  const record = raw as { id?: unknown; channel_id?: unknown; guild_id?: unknown };
+  return {
+    ...(typeof record.id === "string" ? { id: record.id } : {}),
+    ...(typeof record.channel_id === "string" ? { channelId: record.channel_id } : {}),
+    ...(typeof record.guild_id === "string" ? { guildId: record.guild_id } : {}),
+  };
+}
+
+function interactionRef(raw: unknown): { id: string; token: string } | undefined {
+  if (typeof raw !== "object" || raw === null) return undefined;
+  const { id, token } = raw as { id?: unknown; token?: unknown };
+  return typeof id === "string" && typeof token === "string" ? { id, token } : undefined;
+}
+
+/** An INTERACTION_CREATE as an approval click, in the chat `chat`. Never throws. */
+export function parseInteraction(raw: unknown, chat: ChatRef, directory: MentionDirectory): ParsedInteraction {
+  const parsed = discordInteractionSchema.safeParse(raw);
+  if (!parsed.success) {
+    const ref = interactionRef(raw);
+    const reason = issues(parsed.error);
+    return ref ? { kind: "bad-click", interaction: ref, reason } : { kind: "invalid", reason };
+  }
+  const interaction: DiscordInteraction = parsed.data;
+  const ref = { id: interaction.id, token: interaction.token };
+  // 3 is a message component (a button press); slash commands and the rest are not ours here.
+  if (interaction.type !== 3) return { kind: "ignored", reason: `interaction type ${interaction.type}` };
+  const decoded = decodeApprovalCustomId(interaction.data?.custom_id ?? "");
+  if (!decoded) return { kind: "bad-click", interaction: ref, reason: "not an approval button" };
+  const user = interaction.member?.user ?? interaction.user;
+  if (!user) return { kind: "bad-click", interaction: ref, reason: "press without a user" };
+  const sender: Sender = {
+    id: user.id,
+    displayName: displayNameOf(user, interaction.member?.nick),
+    handle: user.username,
+    isBot: user.bot === true,
+  };
+  const roles = rolesOf(
+    interaction.guild_id,
+    interaction.member?.roles ?? [],
+    interaction.member?.permissions,
+    directory,
+  );
+  if (roles.length > 0) sender.roles = roles;
+  return {
+    kind: "click",
+    click: {
+      chat,
+      approvalId: decoded.approvalId,
+      choice: decoded.choice,
+      user: sender,
+      platformEventId: interaction.id,
+      raw,
+    },
+    interaction: ref,
+  };
+}

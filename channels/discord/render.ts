@@ -1,0 +1,129 @@
+import { assertNever } from "../../src/errors/assert-never.js";
+import type { ApprovalCard, ApprovalOutcome } from "../../src/world/approval-types.js";
+import type { ApprovalChoice } from "../../src/world/inbound.js";
+import { encodeApprovalCustomId } from "./custom-id.js";
+import { discordMessageLimit, splitMessage } from "./split-message.js";
+
+/** A file attached to a message (multipart upload). */
+export interface RenderedFile {
+  name: string;
+  data: string;
+}
+
+/** A message body as Discord's REST API takes it. */
+export interface RenderedMessage {
+  content: string;
+  components: unknown[];
+  files: RenderedFile[];
+}
+
+/** Mentions in our own posts never ping anyone by accident (`@everyone` in a model's answer). */
+export const noPings = { parse: [] as string[] };
+
+/** The bold name that starts an agent's message when it posts through the bot itself. */
+export function namePrefix(name: string): string {
+  return `**${name.replaceAll("*", "\\*")}:** `;
+}
+
+/**
+ * Markdown (native on Discord) as one or more messages of at most 2,000 characters, each with
+ * the author's bold name in front when `authorName` is given.
+ */
+export function renderText(markdown: string, authorName?: string, limit = discordMessageLimit): string[] {
+  const prefix = authorName === undefined ? "" : namePrefix(authorName);
+  const pieces = splitMessage(markdown.trim() === "" ? "*(no text)*" : markdown, limit - prefix.length);
+  return pieces.map((piece) => prefix + piece);
+}
+
+const buttonStyles = { primary: 1, secondary: 2, success: 3, danger: 4 } as const;
+
+const choiceButtons: Record<ApprovalChoice, { label: string; style: number }> = {
+  once: { label: "Approve once", style: buttonStyles.success },
+  session: { label: "For session", style: buttonStyles.primary },
+  deny: { label: "Deny", style: buttonStyles.danger },
+};
+
+/** Longest arguments shown inline on a card; longer ones are attached in full. */
+export const inlineArgumentsLimit = 1200;
+export const argumentsFileName = "arguments.json";
+
+function codeBlock(text: string): string {
+  // A fence inside the arguments would end the block early; a zero-width joiner breaks it.
+  return `\`\`\`json\n${text.replaceAll("```", "`\u200d``")}\n\`\`\``;
+}
+
+function clockTime(at: Date): string {
+  return `<t:${Math.floor(at.getTime() / 1000)}:t>`;
+}
+
+function prettyArguments(card: { argumentsJson: string }): string {
+  try {
+    return JSON.stringify(JSON.parse(card.argumentsJson), null, 2);
+  } catch {
+    return card.argumentsJson;
+  }
+}
+
+/**
+ * An approval request: agent, tool, the arguments (whole when short, else the beginning, the
+ * length and the whole JSON attached as `arguments.json`), and a row of three buttons whose
+ * `custom_id` carries only the approval id and the choice.
+ */
+export function renderApprovalCard(card: ApprovalCard): RenderedMessage {
+  const pretty = prettyArguments(card);
+  const fits = pretty.length <= inlineArgumentsLimit;
+  const lines = [`🔐 **${card.agent}** wants to run \`${card.tool}\``];
+  if (fits) {
+    lines.push(codeBlock(pretty));
+  } else {
+    lines.push(codeBlock(`${pretty.slice(0, 600)}\n…`));
+    lines.push(
+      `The arguments are ${card.argumentsJson.length.toLocaleString("en-US")} characters long: all of them are attached as \`${argumentsFileName}\`.`,
+    );
+  }
+  if (card.reason.trim() !== "") lines.push(`*${card.reason}*`);
+  lines.push(`Asked for ${card.requestedFor} · id \`${card.shortId}\` · expires ${clockTime(card.expiresAt)}`);
+  const buttons = card.choices.map((choice) => ({
+    type: 2,
+    style: choiceButtons[choice].style,
+    label: choiceButtons[choice].label,
+    custom_id: encodeApprovalCustomId(card.approvalId, choice),
+  }));
+  return {
+    content: lines.join("\n"),
+    components: [{ type: 1, components: buttons }],
+    files: fits ? [] : [{ name: argumentsFileName, data: pretty }],
+  };
+}
+
+function outcomeLine(outcome: ApprovalOutcome): string {
+  const by = outcome.decidedBy ? ` by ${outcome.decidedBy.name}` : "";
+  switch (outcome.state) {
+    case "approved":
+      return outcome.choice === "session" ? `✅ Approved for this session${by}` : `✅ Approved once${by}`;
+    case "denied":
+      return `❌ Denied${by}`;
+    case "expired":
+      return "⌛ Expired: nobody decided in time";
+    case "skipped":
+      return "⏭ Skipped: a newer message replaced this request";
+    default:
+      return assertNever(outcome.state, "approval state");
+  }
+}
+
+/** A decided card: the outcome and who decided, above what was asked. No buttons. */
+export function renderApprovalOutcome(outcome: ApprovalOutcome): { content: string; components: unknown[] } {
+  const preview =
+    outcome.argumentsPreview.length > inlineArgumentsLimit
+      ? `${outcome.argumentsPreview.slice(0, 600)}\n…`
+      : outcome.argumentsPreview;
+  return {
+    content: [
+      `**${outcomeLine(outcome)}**`,
+      `**${outcome.agent}** · \`${outcome.tool}\` · id \`${outcome.shortId}\``,
+      codeBlock(preview),
+    ].join("\n"),
+    components: [],
+  };
+}

@@ -1,0 +1,25 @@
+import { type ApprovalChoice, approvalChoices } from "../../src/world/inbound.js";
+
+/** The `action_id` prefix of approval buttons; the rest is the choice. */
+export const approvalActionPrefix = "roundtable_approval_";
+
+/** Matches every approval button's `action_id` (for Bolt's `app.action`). */
+export const approvalActionPattern = /^roundtable_approval_/;
+
+/** A button's value: only the opaque approval id and the choice (`<id>|<choice>`). */
+export function encodeApprovalValue(approvalId: string, choice: ApprovalChoice): string {
+  return `${approvalId}|${choice}`;
+}
+
+export function approvalActionId(choice: ApprovalChoice): string {
+  return `${approvalActionPrefix}${choice}`;
+}
+
+/** Reads a button value back; undefined for anything the service did not write. */
+export function decodeApprovalValue(value: string): { approvalId: string; choice: ApprovalChoice } | undefined {
+  const match = /^([^|\s]{1,200})\|([a-z]+)$/.exec(value);
+  if (!match) return undefined;
+  const choice = match[2] as ApprovalChoice;
+  if (!approvalChoices.includes(choice)) return undefined;
+  return { approvalId: match[1] as string, choice };
+}

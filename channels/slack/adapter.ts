@@ -1,0 +1,313 @@
+import { App, SocketModeReceiver } from "@slack/bolt";
+import { ConfigError, PlatformApiError } from "../../src/errors/roundtable-error.js";
+import type { Logger } from "../../src/log/logger.js";
+import type { ApprovalCard, ApprovalOutcome } from "../../src/world/approval-types.js";
+import type {
+  ChannelAdapter,
+  MessageStream,
+  OutboundText,
+  SentRef,
+  StreamingChannel,
+  WebhookChannel,
+  WebhookRoute,
+} from "../../src/world/channel-adapter.js";
+import type { ChatRef } from "../../src/world/chat-ref.js";
+import type { InboundSink } from "../../src/world/inbound.js";
+import type { Author } from "../../src/world/message.js";
+import { type PostIdentity, SlackOutbound, slackErrorCode, toPlatformError } from "./api.js";
+import { ApproverGroups } from "./approver-groups.js";
+import { boltLogger } from "./bolt-logger.js";
+import { SlackHttpReceiver } from "./http-receiver.js";
+import { type SlashCommand, SlackInboundHandler } from "./inbound-handler.js";
+import { SlackEditStream } from "./message-stream.js";
+import { SlackNativeStream } from "./native-stream.js";
+import { type SlackAdapterOptions, type SlackAgentIdentity, type SlackClock, systemClock } from "./options.js";
+import { namePrefix, renderApprovalCard, renderApprovalOutcome, renderText } from "./render.js";
+import { addScopeHint, describeMissingScopes, missingScopes } from "./scopes.js";
+import { UserNames } from "./user-names.js";
+
+/** Who the app is in its workspace, from `auth.test`. */
+interface AppIdentity {
+  botUserId: string;
+  botId: string;
+  teamId: string;
+  scopes: Set<string> | undefined;
+}
+
+/**
+ * Slack through Bolt. Socket Mode when an app token is set, else HTTP events and interactivity
+ * at `/slack/events` on the service's port. Events are acknowledged at once and handled after
+ * the ack; agents post under their own name and icon when the app may (`chat:write.customize`).
+ */
+export class SlackAdapter implements ChannelAdapter, StreamingChannel, WebhookChannel {
+  readonly platform = "slack" as const;
+  private readonly app: App;
+  private readonly receiver: SlackHttpReceiver | undefined;
+  private readonly socket: SocketModeReceiver | undefined;
+  private readonly logger: Logger;
+  private readonly clock: SlackClock;
+  private readonly outbound: SlackOutbound;
+  private readonly names: UserNames;
+  private readonly groups: ApproverGroups;
+  private readonly agents: Map<string, SlackAgentIdentity>;
+  private readonly inflight = new Set<Promise<unknown>>();
+  private handler: SlackInboundHandler | undefined;
+  private identity: AppIdentity | undefined;
+  private connected = false;
+
+  constructor(private readonly options: SlackAdapterOptions) {
+    this.logger = options.logger.child({ platform: "slack" });
+    this.clock = options.clock ?? systemClock;
+    const logger = boltLogger(this.logger);
+    const clientOptions = {
+      ...(options.apiUrl ? { slackApiUrl: options.apiUrl } : {}),
+      // 429s wait exactly the Retry-After Slack sends, then count as one retry.
+      retryConfig: { retries: options.retries ?? 5, factor: 2, minTimeout: 500, maxTimeout: 30_000 },
+      logger,
+    };
+    const common = { token: options.botToken, logger, clientOptions, ignoreSelf: false, deferInitialization: true };
+    if (options.appToken) {
+      this.socket = new SocketModeReceiver({ appToken: options.appToken, logger, installerOptions: { clientOptions } });
+      this.socket.client.on("connected", () => {
+        this.connected = true;
+      });
+      this.socket.client.on("disconnected", () => {
+        this.connected = false;
+      });
+      this.app = new App({ ...common, receiver: this.socket });
+    } else {
+      this.receiver = new SlackHttpReceiver({
+        signingSecret: options.signingSecret ?? "",
+        logger: this.logger,
+        isReady: () => this.handler !== undefined,
+        track: (work) => this.track(work),
+      });
+      this.app = new App({ ...common, receiver: this.receiver });
+    }
+    this.outbound = new SlackOutbound(this.app.client);
+    this.names = new UserNames(this.app.client, this.logger, () => this.clock.now());
+    this.groups = new ApproverGroups(this.app.client, options.approverGroups ?? [], this.logger, () =>
+      this.clock.now(),
+    );
+    this.agents = new Map((options.agents ?? []).map((agent) => [agent.name, agent]));
+    this.listen();
+  }
+
+  async start(sink: InboundSink): Promise<void> {
+    if (!this.options.appToken && !this.options.signingSecret) {
+      throw new ConfigError(
+        "channels.slack needs signingSecret (SLACK_SIGNING_SECRET) for HTTP events, or appToken (SLACK_APP_TOKEN) for Socket Mode",
+      );
+    }
+    const identity = await this.identify();
+    this.identity = identity;
+    this.handler = new SlackInboundHandler({
+      sink,
+      outbound: this.outbound,
+      names: this.names,
+      groups: this.groups,
+      clock: this.clock,
+      logger: this.logger,
+      context: {
+        botUserId: identity.botUserId,
+        botId: identity.botId,
+        teamId: identity.teamId,
+        replyIn: this.options.replyIn ?? "thread",
+        agentNames: new Map((this.options.agents ?? []).map((agent) => [agent.name.toLowerCase(), agent.name])),
+      },
+    });
+    await this.app.init();
+    await this.app.start();
+    if (!this.socket) this.connected = true;
+    this.logger.info(
+      { mode: this.socket ? "socket" : "http", team: identity.teamId, botUser: identity.botUserId },
+      this.socket ? "slack connected over Socket Mode" : "slack events expected at /slack/events",
+    );
+  }
+
+  async stop(): Promise<void> {
+    this.handler = undefined;
+    try {
+      await this.app.stop();
+    } catch (error) {
+      this.logger.warn({ err: error }, "slack did not stop cleanly");
+    }
+    this.connected = false;
+    await this.idle();
+  }
+
+  isConnected(): boolean {
+    return this.connected;
+  }
+
+  /** Resolves when every event taken so far has been handled (tests, graceful stop). */
+  async idle(): Promise<void> {
+    while (this.inflight.size > 0) await Promise.allSettled([...this.inflight]);
+  }
+
+  webhookRoutes(): WebhookRoute[] {
+    return this.receiver ? [this.receiver.route()] : [];
+  }
+
+  async postMessage(chat: ChatRef, message: OutboundText): Promise<SentRef> {
+    const { identity, prefix } = this.identityFor(message.author);
+    const ids: string[] = [];
+    for (const part of renderText(message.text, prefix)) ids.push(await this.outbound.post(chat, part, identity));
+    return { ids };
+  }
+
+  async postApprovalCard(chat: ChatRef, card: ApprovalCard): Promise<SentRef> {
+    const rendered = renderApprovalCard(card);
+    const ts = await this.outbound.post(chat, rendered.text, {}, rendered.blocks);
+    if (rendered.attachment) await this.attachArguments(chat, card, rendered.attachment);
+    return { ids: [ts] };
+  }
+
+  async updateApprovalCard(chat: ChatRef, sent: SentRef, outcome: ApprovalOutcome): Promise<void> {
+    const rendered = renderApprovalOutcome(outcome);
+    const ts = sent.ids[0];
+    try {
+      if (ts === undefined) throw new PlatformApiError(`no card message id in ${JSON.stringify(sent.ids)}`);
+      await this.outbound.update(chat, ts, rendered.text, rendered.blocks);
+    } catch (error) {
+      const code = slackErrorCode(error instanceof Error ? error.cause : undefined);
+      if (ts !== undefined && code !== "message_not_found" && code !== "cant_update_message") throw error;
+      this.logger.warn(
+        { err: error, approvalId: outcome.approvalId },
+        "approval card could not be edited; posting the outcome",
+      );
+      await this.outbound.post(chat, rendered.text, {}, rendered.blocks);
+    }
+  }
+
+  async openStream(chat: ChatRef, author: Author): Promise<MessageStream> {
+    const intervalMs = this.options.updateIntervalMs ?? 1000;
+    const logger = this.logger.child({ chat: chat.channel });
+    if (this.options.stream === "native" && chat.thread !== undefined) {
+      return new SlackNativeStream({
+        outbound: this.outbound,
+        clock: this.clock,
+        logger,
+        chat: { ...chat, thread: chat.thread },
+        authorName: this.displayNameOf(author),
+        recipient: { ...(this.identity ? { team: this.identity.teamId } : {}) },
+        intervalMs,
+      });
+    }
+    const { identity, prefix } = this.identityFor(author);
+    return new SlackEditStream({
+      outbound: this.outbound,
+      clock: this.clock,
+      logger,
+      chat,
+      identity,
+      prefix,
+      intervalMs,
+    });
+  }
+
+  /** `auth.test`: who the app is, and which scopes it has (missing ones named with what they break). */
+  private async identify(): Promise<AppIdentity> {
+    let result: Awaited<ReturnType<App["client"]["auth"]["test"]>>;
+    try {
+      result = await this.app.client.auth.test();
+    } catch (error) {
+      throw toPlatformError(error, "auth.test (check SLACK_BOT_TOKEN)");
+    }
+    const scopes = result.response_metadata?.scopes;
+    if (scopes) {
+      const missing = missingScopes(scopes);
+      for (const need of missing) {
+        this.logger.warn(
+          { scope: need.scope },
+          `slack app lacks the ${need.scope} scope: ${need.feature} does not work; ${addScopeHint}`,
+        );
+      }
+      if (missing.length > 0) this.logger.debug({ missing: describeMissingScopes(missing) }, "slack scopes missing");
+    }
+    if (!result.user_id || !result.bot_id || !result.team_id) {
+      throw new PlatformApiError(
+        "slack auth.test did not name the bot user, bot and workspace; is SLACK_BOT_TOKEN a bot token (xoxb-)?",
+      );
+    }
+    return {
+      botUserId: result.user_id,
+      botId: result.bot_id,
+      teamId: result.team_id,
+      scopes: scopes ? new Set(scopes) : undefined,
+    };
+  }
+
+  private displayNameOf(author: Author): string {
+    return this.agents.get(author.name)?.displayName ?? author.name;
+  }
+
+  /** Under whose name `author` posts: the agent's own (when the app may) or a bold name prefix. */
+  private identityFor(author: Author): { identity: PostIdentity; prefix: string } {
+    if (author.kind === "system") return { identity: {}, prefix: "" };
+    const name = this.displayNameOf(author);
+    const mayCustomize = this.identity?.scopes?.has("chat:write.customize") ?? false;
+    if (author.kind === "agent" && mayCustomize) {
+      const avatarUrl = this.agents.get(author.name)?.avatarUrl;
+      return { identity: { username: name, ...(avatarUrl ? { iconUrl: avatarUrl } : {}) }, prefix: "" };
+    }
+    return { identity: {}, prefix: namePrefix(name) };
+  }
+
+  /** The whole arguments as a snippet under the card; if files cannot be sent, as messages. */
+  private async attachArguments(
+    chat: ChatRef,
+    card: ApprovalCard,
+    file: { filename: string; content: string },
+  ): Promise<void> {
+    const comment = `Full arguments of approval ${card.shortId} (${card.agent} → ${card.tool})`;
+    try {
+      await this.outbound.uploadSnippet(chat, file.filename, file.content, comment);
+    } catch (error) {
+      this.logger.error(
+        { err: error, approvalId: card.approvalId },
+        "could not attach the arguments as a file (files:write?); posting them as messages",
+      );
+      for (const part of renderText(`${comment}:\n\`\`\`\n${file.content}\n\`\`\``))
+        await this.outbound.post(chat, part);
+    }
+  }
+
+  private listen(): void {
+    const handle = (work: () => Promise<void>): void => {
+      const handler = this.handler;
+      if (!handler) {
+        this.logger.warn("slack payload before start or after stop; dropped");
+        return;
+      }
+      this.track(work());
+    };
+    this.app.event("message", async ({ body, context }) => {
+      handle(
+        () => this.handler?.event(body as unknown as Record<string, unknown>, context.retryNum) ?? Promise.resolve(),
+      );
+    });
+    this.app.event("app_mention", async ({ body, context }) => {
+      handle(
+        () => this.handler?.event(body as unknown as Record<string, unknown>, context.retryNum) ?? Promise.resolve(),
+      );
+    });
+    this.app.action({ type: "block_actions" }, async ({ ack, body }) => {
+      await ack();
+      handle(() => this.handler?.action(body as unknown as Record<string, unknown>) ?? Promise.resolve());
+    });
+    this.app.command("/roundtable", async ({ ack, command }) => {
+      await ack();
+      handle(() => this.handler?.command(command as SlashCommand) ?? Promise.resolve());
+    });
+    this.app.error(async (error) => {
+      this.logger.error({ err: error }, "slack event handler failed");
+    });
+  }
+
+  private track(work: Promise<unknown>): void {
+    const tracked = work.catch((error: unknown) => this.logger.error({ err: error }, "slack event handling failed"));
+    this.inflight.add(tracked);
+    void tracked.finally(() => this.inflight.delete(tracked));
+  }
+}

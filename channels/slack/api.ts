@@ -1,0 +1,155 @@
+import type { webApi } from "@slack/bolt";
+import { NetworkError, PlatformApiError, RoundtableError } from "../../src/errors/roundtable-error.js";
+import type { ChatRef } from "../../src/world/chat-ref.js";
+
+type WebClient = webApi.WebClient;
+type Block = Record<string, unknown>;
+
+/** Under whose name a post appears: the agent's (needs `chat:write.customize`) or the app's. */
+export interface PostIdentity {
+  username?: string;
+  iconUrl?: string;
+}
+
+/** The Slack error code of a refused call (`message_not_found`, `missing_scope`, …). */
+export function slackErrorCode(error: unknown): string | undefined {
+  const data = (error as { data?: { error?: unknown } } | undefined)?.data;
+  return typeof data?.error === "string" ? data.error : undefined;
+}
+
+/** A Web API failure as a RoundtableError: the API refused, was rate limited, or the network failed. */
+export function toPlatformError(error: unknown, what: string): RoundtableError {
+  if (error instanceof RoundtableError) return error;
+  const code = (error as { code?: unknown } | undefined)?.code;
+  if (code === "slack_webapi_rate_limited_error") {
+    const retryAfter = (error as { retryAfter?: number }).retryAfter;
+    return new PlatformApiError(`slack ${what} rate limited`, {
+      cause: error,
+      userMessage: "Slack is rate limiting the service.",
+      ...(retryAfter === undefined ? {} : { retryAfterMs: retryAfter * 1000 }),
+    });
+  }
+  if (code === "slack_webapi_platform_error") {
+    return new PlatformApiError(`slack ${what} refused: ${slackErrorCode(error) ?? "unknown error"}`, {
+      cause: error,
+      userMessage: "Slack refused the message.",
+    });
+  }
+  if (code === "slack_webapi_request_error" || code === "slack_webapi_http_error") {
+    return new NetworkError(`slack ${what} failed: ${error instanceof Error ? error.message : String(error)}`, {
+      cause: error,
+    });
+  }
+  return new RoundtableError("internal", `slack ${what} failed: ${String(error)}`, { cause: error });
+}
+
+/** Where in a channel a post goes: the chat's thread, if it has one. */
+function place(chat: ChatRef): { channel: string; thread_ts?: string } {
+  return chat.thread === undefined ? { channel: chat.channel } : { channel: chat.channel, thread_ts: chat.thread };
+}
+
+/**
+ * The adapter's outbound Web API calls. 429s are retried by the Web API client after exactly
+ * the `Retry-After` Slack sent (its retry policy is set where the client is made); every other
+ * failure becomes a RoundtableError naming the call.
+ */
+export class SlackOutbound {
+  constructor(private readonly client: WebClient) {}
+
+  async post(chat: ChatRef, text: string, identity: PostIdentity = {}, blocks?: Block[]): Promise<string> {
+    try {
+      const result = await this.client.chat.postMessage({
+        ...place(chat),
+        text,
+        ...(blocks === undefined ? {} : { blocks: blocks as never }),
+        ...(identity.username === undefined ? {} : { username: identity.username }),
+        ...(identity.iconUrl === undefined ? {} : { icon_url: identity.iconUrl }),
+        unfurl_links: false,
+        unfurl_media: false,
+      });
+      if (typeof result.ts !== "string") throw new PlatformApiError("slack chat.postMessage returned no ts");
+      return result.ts;
+    } catch (error) {
+      throw toPlatformError(error, "chat.postMessage");
+    }
+  }
+
+  async update(chat: ChatRef, ts: string, text: string, blocks?: Block[]): Promise<void> {
+    try {
+      await this.client.chat.update({ channel: chat.channel, ts, text, blocks: (blocks ?? []) as never });
+    } catch (error) {
+      throw toPlatformError(error, "chat.update");
+    }
+  }
+
+  async delete(chat: ChatRef, ts: string): Promise<void> {
+    try {
+      await this.client.chat.delete({ channel: chat.channel, ts });
+    } catch (error) {
+      throw toPlatformError(error, "chat.delete");
+    }
+  }
+
+  async postEphemeral(chat: ChatRef, user: string, text: string): Promise<void> {
+    try {
+      await this.client.chat.postEphemeral({ ...place(chat), user, text });
+    } catch (error) {
+      throw toPlatformError(error, "chat.postEphemeral");
+    }
+  }
+
+  /** A text file in the chat (Slack shows it as a snippet), with a comment. */
+  async uploadSnippet(chat: ChatRef, filename: string, content: string, comment: string): Promise<void> {
+    try {
+      await this.client.filesUploadV2({
+        channel_id: chat.channel,
+        ...(chat.thread === undefined ? {} : { thread_ts: chat.thread }),
+        filename,
+        title: filename,
+        content,
+        initial_comment: comment,
+        snippet_type: "javascript",
+      } as never);
+    } catch (error) {
+      throw toPlatformError(error, "files.uploadV2");
+    }
+  }
+
+  /** Native streaming (`chat.startStream`): Slack shows it under the app's identity. */
+  async startStream(
+    chat: ChatRef,
+    threadTs: string,
+    text: string,
+    recipient: { user?: string; team?: string },
+  ): Promise<string> {
+    try {
+      const result = await this.client.chat.startStream({
+        channel: chat.channel,
+        thread_ts: threadTs,
+        markdown_text: text,
+        ...(recipient.user === undefined ? {} : { recipient_user_id: recipient.user }),
+        ...(recipient.team === undefined ? {} : { recipient_team_id: recipient.team }),
+      });
+      if (typeof result.ts !== "string") throw new PlatformApiError("slack chat.startStream returned no ts");
+      return result.ts;
+    } catch (error) {
+      throw toPlatformError(error, "chat.startStream");
+    }
+  }
+
+  async appendStream(chat: ChatRef, ts: string, text: string): Promise<void> {
+    try {
+      await this.client.chat.appendStream({ channel: chat.channel, ts, markdown_text: text });
+    } catch (error) {
+      throw toPlatformError(error, "chat.appendStream");
+    }
+  }
+
+  async stopStream(chat: ChatRef, ts: string, text?: string): Promise<void> {
+    try {
+      await this.client.chat.stopStream({ channel: chat.channel, ts, ...(text ? { markdown_text: text } : {}) });
+    } catch (error) {
+      throw toPlatformError(error, "chat.stopStream");
+    }
+  }
+}

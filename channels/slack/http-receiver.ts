@@ -1,0 +1,144 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { App, Receiver } from "@slack/bolt";
+import type { Logger } from "../../src/log/logger.js";
+import type { WebhookRoute } from "../../src/world/channel-adapter.js";
+import { verifySlackSignature } from "./verify.js";
+
+/** Where Slack's events and interactivity arrive on the service's port. */
+export const slackEventsPath = "/slack/events";
+
+/** Slack waits 3 s for an answer; a request nobody acked by then is answered anyway. */
+const unackedAnswerMs = 2500;
+
+export interface HttpReceiverSetup {
+  signingSecret: string;
+  logger: Logger;
+  /** Seconds since the epoch (tests move it to check the timestamp window). */
+  nowSeconds?: () => number;
+  /** False until the adapter has started. */
+  isReady(): boolean;
+  /** Keeps the work that runs after the ack, so that stopping waits for it. */
+  track(work: Promise<unknown>): void;
+}
+
+function reply(
+  response: ServerResponse,
+  status: number,
+  body: string,
+  contentType = "text/plain; charset=utf-8",
+): void {
+  if (response.headersSent) return;
+  response.writeHead(status, { "content-type": contentType }).end(body);
+}
+
+async function readBody(request: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/** A JSON event body, or a form: `payload=<json>` (interactivity) or a slash command's fields. */
+function parseBody(raw: string, contentType: string): Record<string, unknown> {
+  if (contentType.includes("application/x-www-form-urlencoded")) {
+    const form = new URLSearchParams(raw);
+    const payload = form.get("payload");
+    if (payload !== null) return JSON.parse(payload) as Record<string, unknown>;
+    return Object.fromEntries(form);
+  }
+  const parsed: unknown = JSON.parse(raw);
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
+    throw new SyntaxError("body is not an object");
+  return parsed as Record<string, unknown>;
+}
+
+/**
+ * Bolt's receiver for HTTP events served on the service's one port (the webhook route
+ * `/slack/events`): transport only. Checks the signature (401 and a log line otherwise),
+ * answers Slack's URL check, hands the body to Bolt, and answers Slack as soon as Bolt acks;
+ * what the listeners do after the ack runs on, tracked by the adapter.
+ */
+export class SlackHttpReceiver implements Receiver {
+  private app: App | undefined;
+
+  constructor(private readonly setup: HttpReceiverSetup) {}
+
+  init(app: App): void {
+    this.app = app;
+  }
+
+  async start(): Promise<void> {}
+
+  async stop(): Promise<void> {}
+
+  route(): WebhookRoute {
+    return { path: slackEventsPath, handle: (request, response) => this.handle(request, response) };
+  }
+
+  private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const { logger } = this.setup;
+    if (request.method !== "POST") {
+      request.resume();
+      reply(response, 405, "method not allowed");
+      return;
+    }
+    const raw = await readBody(request);
+    const now = this.setup.nowSeconds?.() ?? Math.floor(Date.now() / 1000);
+    const check = verifySlackSignature(request.headers, raw, this.setup.signingSecret, now);
+    if (!check.ok) {
+      logger.warn(
+        { reason: check.reason, remoteAddress: request.socket.remoteAddress },
+        `slack request refused: ${check.reason}`,
+      );
+      reply(response, 401, "unauthorized");
+      return;
+    }
+    let body: Record<string, unknown>;
+    try {
+      body = parseBody(raw, String(request.headers["content-type"] ?? ""));
+    } catch (error) {
+      logger.warn({ err: error }, "slack request refused: the body is neither JSON nor a form with a JSON payload");
+      reply(response, 400, "bad request");
+      return;
+    }
+    if (body.type === "url_verification") {
+      reply(response, 200, JSON.stringify({ challenge: body.challenge }), "application/json");
+      return;
+    }
+    const app = this.app;
+    if (!app || !this.setup.isReady()) {
+      reply(response, 503, "not ready");
+      return;
+    }
+    const retryHeader = request.headers["x-slack-retry-num"];
+    const retryNum = retryHeader === undefined ? undefined : Number(retryHeader);
+    const retryReason = request.headers["x-slack-retry-reason"];
+    await new Promise<void>((answered) => {
+      const timer = setTimeout(() => {
+        logger.warn({ type: body.type }, "slack request not acknowledged in time; answering 200 anyway");
+        reply(response, 200, "");
+        answered();
+      }, unackedAnswerMs);
+      const ack = async (answer?: unknown): Promise<void> => {
+        clearTimeout(timer);
+        if (answer === undefined || answer === "") reply(response, 200, "");
+        else if (typeof answer === "string") reply(response, 200, answer);
+        else reply(response, 200, JSON.stringify(answer), "application/json");
+        answered();
+      };
+      const work = app
+        .processEvent({
+          body,
+          ack,
+          ...(retryNum === undefined || Number.isNaN(retryNum) ? {} : { retryNum }),
+          ...(typeof retryReason === "string" ? { retryReason } : {}),
+        })
+        .catch((error: unknown) => {
+          logger.error({ err: error }, "slack event handling failed");
+          clearTimeout(timer);
+          reply(response, 500, "not handled");
+          answered();
+        });
+      this.setup.track(work);
+    });
+  }
+}

@@ -1,0 +1,185 @@
+import { assertNever } from "../../src/errors/assert-never.js";
+import type { Logger } from "../../src/log/logger.js";
+import type { ChatRef } from "../../src/world/chat-ref.js";
+import type { InboundMessage, InboundSink } from "../../src/world/inbound.js";
+import type { SlackOutbound } from "./api.js";
+import type { ApproverGroups } from "./approver-groups.js";
+import type { SlackClock } from "./options.js";
+import { type ParseContext, parseAction, parseEvent, userIdsToName } from "./parse.js";
+import type { UserNames } from "./user-names.js";
+
+/** The answer to a press on a button the service cannot read. */
+export const staleButtonText = "This button is no longer valid.";
+
+/** How long an `event_id` is remembered to drop redeliveries before they reach the world. */
+const eventMemoryMs = 60 * 60 * 1000;
+/** Attempts to hand one message to the world (its storage may be briefly unavailable). */
+const deliveryAttempts = 4;
+
+export interface InboundHandlerSetup {
+  sink: InboundSink;
+  outbound: SlackOutbound;
+  names: UserNames;
+  groups: ApproverGroups;
+  clock: SlackClock;
+  logger: Logger;
+  context: Omit<ParseContext, "userNames">;
+}
+
+/** A slash command's fields (`/roundtable <command> [args]`). */
+export interface SlashCommand {
+  text?: string;
+  user_id: string;
+  user_name?: string;
+  channel_id: string;
+  team_id?: string;
+  trigger_id?: string;
+}
+
+/**
+ * What arrives from Slack after the ack: events become inbound messages, button presses
+ * clicks, `/roundtable` commands commands. Refusals are told privately (ephemeral).
+ */
+export class SlackInboundHandler {
+  private readonly seenEvents = new Map<string, number>();
+
+  constructor(private readonly setup: InboundHandlerSetup) {}
+
+  async event(body: Record<string, unknown>, retryNum?: number): Promise<void> {
+    const { logger, names, context } = this.setup;
+    const eventId = typeof body.event_id === "string" ? body.event_id : undefined;
+    if (eventId !== undefined && this.remember(eventId)) {
+      logger.info({ eventId, retryNum }, "slack event delivered again; already handled");
+      return;
+    }
+    const userNames = await names.namesOf(userIdsToName(body));
+    const parsed = parseEvent(body, { ...context, userNames });
+    switch (parsed.kind) {
+      case "message":
+        await this.deliver(parsed.message, parsed.eventId);
+        return;
+      case "ignored":
+        logger.debug({ eventId, reason: parsed.reason }, "slack event ignored");
+        return;
+      case "invalid":
+        logger.warn({ eventId, reason: parsed.reason }, "malformed slack event skipped");
+        return;
+      default:
+        assertNever(parsed, "parsed slack event");
+    }
+  }
+
+  async action(body: Record<string, unknown>): Promise<void> {
+    const { sink, groups, logger, context } = this.setup;
+    const parsed = parseAction(body, { teamId: context.teamId, userNames: new Map() });
+    switch (parsed.kind) {
+      case "invalid":
+        logger.warn({ reason: parsed.reason }, "malformed slack button press skipped");
+        return;
+      case "bad-click":
+        logger.warn({ reason: parsed.reason, user: parsed.user }, "slack button press refused");
+        if (parsed.chat) await this.tellPrivately(parsed.chat, parsed.user, staleButtonText);
+        return;
+      case "click": {
+        const { click } = parsed;
+        let text: string | undefined;
+        try {
+          const [roles, name] = await Promise.all([
+            groups.rolesOf(click.user.id),
+            this.setup.names.nameOf(click.user.id),
+          ]);
+          const user = {
+            ...click.user,
+            displayName: name === click.user.id ? click.user.displayName : name,
+            ...(roles.length > 0 ? { roles } : {}),
+          };
+          const result = await sink.click({ ...click, user });
+          logger.info(
+            { approvalId: click.approvalId, user: click.user.id, status: result.status },
+            "slack approval click handled",
+          );
+          if (result.status !== "decided") text = result.text;
+        } catch (error) {
+          logger.error({ err: error, approvalId: click.approvalId }, "approval click failed");
+          text = "Something went wrong; please try again.";
+        }
+        if (text !== undefined) await this.tellPrivately(click.chat, click.user.id, text);
+        return;
+      }
+      default:
+        assertNever(parsed, "parsed slack action");
+    }
+  }
+
+  async command(command: SlashCommand): Promise<void> {
+    const { sink, logger, context } = this.setup;
+    const [name = "help", ...args] = (command.text ?? "").trim().replace(/^\//, "").split(/\s+/).filter(Boolean);
+    const chat: ChatRef = {
+      platform: "slack",
+      workspace: command.team_id ?? context.teamId,
+      channel: command.channel_id,
+    };
+    try {
+      const displayName = await this.setup.names.nameOf(command.user_id);
+      const result = await sink.command({
+        chat,
+        name,
+        args,
+        sender: {
+          id: command.user_id,
+          displayName,
+          isBot: false,
+          ...(command.user_name ? { handle: command.user_name } : {}),
+        },
+        ...(command.trigger_id === undefined ? {} : { platformEventId: command.trigger_id }),
+        raw: command,
+      });
+      await this.tellPrivately(chat, command.user_id, result.text);
+    } catch (error) {
+      logger.error({ err: error, command: name }, "slack command failed");
+      await this.tellPrivately(chat, command.user_id, "Something went wrong; please try again.");
+    }
+  }
+
+  /** Hand a message to the world, retrying a few times: Slack will not deliver it again after the ack. */
+  private async deliver(message: InboundMessage, eventId: string): Promise<void> {
+    const { sink, logger, clock } = this.setup;
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        const result = await sink.message(message);
+        logger.debug({ eventId, chat: message.chat.channel, status: result.status }, "slack message handed in");
+        return;
+      } catch (error) {
+        if (attempt >= deliveryAttempts) {
+          logger.error(
+            { err: error, eventId, ts: message.platformMessageId },
+            "slack message not taken by the world; skipped",
+          );
+          return;
+        }
+        logger.warn({ err: error, eventId, attempt }, "slack message not taken by the world; retrying");
+        await clock.sleep(500 * 2 ** (attempt - 1));
+      }
+    }
+  }
+
+  private async tellPrivately(chat: ChatRef, user: string, text: string): Promise<void> {
+    try {
+      await this.setup.outbound.postEphemeral(chat, user, text);
+    } catch (error) {
+      this.setup.logger.warn({ err: error, user }, "slack ephemeral answer failed");
+    }
+  }
+
+  /** True when `eventId` was seen within the last hour; records it otherwise. */
+  private remember(eventId: string): boolean {
+    const now = this.setup.clock.now();
+    const seen = this.seenEvents.get(eventId);
+    if (seen !== undefined && now - seen < eventMemoryMs) return true;
+    this.seenEvents.set(eventId, now);
+    if (this.seenEvents.size > 5000) {
+      for (const [id, at] of this.seenEvents) if (now - at >= eventMemoryMs) this.seenEvents.delete(id);
+    }
+    return false;
+  }
+}

@@ -1,0 +1,117 @@
+import type { Logger } from "../../src/log/logger.js";
+import type { MessageStream, SentRef } from "../../src/world/channel-adapter.js";
+import type { ChatRef } from "../../src/world/chat-ref.js";
+import type { SlackOutbound } from "./api.js";
+import type { SlackClock } from "./options.js";
+
+export interface NativeStreamSetup {
+  outbound: SlackOutbound;
+  clock: SlackClock;
+  logger: Logger;
+  /** A chat with a thread: Slack streams only into threads. */
+  chat: ChatRef & { thread: string };
+  /** The agent's name: native streams show the app's identity, so the text starts with it. */
+  authorName: string;
+  recipient: { user?: string; team?: string };
+  intervalMs: number;
+}
+
+/**
+ * A streamed answer through Slack's own streams (`chat.startStream`, `appendStream`,
+ * `stopStream`): Slack renders the Markdown itself. Appends are batched to at most one per
+ * interval; a final text that does not continue what was streamed replaces it.
+ */
+export class SlackNativeStream implements MessageStream {
+  private ts: string | undefined;
+  private sentText = "";
+  private latest = "";
+  private lastAt = 0;
+  private pumping: Promise<void> | undefined;
+  private waiting = false;
+  private closed = false;
+  private readonly timers = new AbortController();
+  private readonly prefix: string;
+
+  constructor(private readonly setup: NativeStreamSetup) {
+    this.prefix = `**${setup.authorName}:** `;
+  }
+
+  update(textSoFar: string): void {
+    if (this.closed) return;
+    this.latest = this.prefix + textSoFar;
+    this.schedule();
+  }
+
+  async finish(finalText: string): Promise<SentRef> {
+    this.closed = true;
+    this.timers.abort();
+    await this.pumping;
+    const text = this.prefix + finalText;
+    const { outbound, chat } = this.setup;
+    if (this.ts === undefined) {
+      this.ts = await outbound.startStream(chat, chat.thread, text, this.setup.recipient);
+      this.sentText = text;
+      await outbound.stopStream(chat, this.ts);
+    } else if (text.startsWith(this.sentText)) {
+      const rest = text.slice(this.sentText.length);
+      await outbound.stopStream(chat, this.ts, rest === "" ? undefined : rest);
+    } else {
+      await outbound.stopStream(chat, this.ts);
+      await outbound.update(chat, this.ts, text);
+    }
+    return { ids: [this.ts] };
+  }
+
+  async abort(): Promise<void> {
+    this.closed = true;
+    this.timers.abort();
+    await this.pumping;
+    if (this.ts === undefined) return;
+    try {
+      await this.setup.outbound.stopStream(this.setup.chat, this.ts);
+      await this.setup.outbound.delete(this.setup.chat, this.ts);
+    } catch (error) {
+      this.setup.logger.warn({ err: error, ts: this.ts }, "could not remove an abandoned slack stream");
+    }
+  }
+
+  private schedule(): void {
+    if (this.closed || this.pumping || this.waiting || this.latest === this.sentText) return;
+    const wait = Math.max(0, this.lastAt + this.setup.intervalMs - this.setup.clock.now());
+    if (this.ts !== undefined && wait > 0) {
+      this.waiting = true;
+      this.setup.clock.sleep(wait, this.timers.signal).then(
+        () => {
+          this.waiting = false;
+          this.schedule();
+        },
+        () => {
+          this.waiting = false;
+        },
+      );
+      return;
+    }
+    this.pumping = this.push(this.latest)
+      .catch((error: unknown) => this.setup.logger.warn({ err: error }, "slack stream append failed"))
+      .finally(() => {
+        this.pumping = undefined;
+        this.schedule();
+      });
+  }
+
+  private async push(text: string): Promise<void> {
+    const { outbound, chat, clock } = this.setup;
+    this.lastAt = clock.now();
+    if (this.ts === undefined) {
+      this.ts = await outbound.startStream(chat, chat.thread, text, this.setup.recipient);
+      this.sentText = text;
+      return;
+    }
+    // Model text only grows; anything else waits for finish() to replace the message.
+    if (!text.startsWith(this.sentText)) return;
+    const delta = text.slice(this.sentText.length);
+    if (delta === "") return;
+    await outbound.appendStream(chat, this.ts, delta);
+    this.sentText = text;
+  }
+}

@@ -1,0 +1,70 @@
+import type { Logger } from "../../src/log/logger.js";
+import type { ReplyIn } from "./parse.js";
+
+/**
+ * Time as the adapter sees it. Tests inject their own clock so that throttling is checked by
+ * counting calls, never by measuring wall-clock time.
+ */
+export interface SlackClock {
+  /** Milliseconds since the epoch. */
+  now(): number;
+  /** Resolves after `ms` milliseconds (or rejects when `signal` aborts first). */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+/** How an answer appears while the model writes. */
+export type SlackStreamMode = "edit" | "native";
+
+/** An agent's look in Slack: posted with `username`/`icon_url` when the app may. */
+export interface SlackAgentIdentity {
+  name: string;
+  displayName?: string;
+  avatarUrl?: string;
+}
+
+/** Everything the Slack adapter needs; the service builds it from config and environment. */
+export interface SlackAdapterOptions {
+  /** `SLACK_BOT_TOKEN` (`xoxb-…`). */
+  botToken: string;
+  /** `SLACK_SIGNING_SECRET`: needed for HTTP events at `/slack/events`. */
+  signingSecret?: string;
+  /** `SLACK_APP_TOKEN` (`xapp-…`): set → Socket Mode, unset → HTTP events. */
+  appToken?: string;
+  /** `SLACK_API_URL`: another Web API base, ending in `/api/`. */
+  apiUrl?: string;
+  /** Answers in the thread of the message they answer (default) or in the channel. */
+  replyIn?: ReplyIn;
+  /** `edit` (post, then `chat.update`; default) or Slack's `native` streams. */
+  stream?: SlackStreamMode;
+  /** Every agent, with its display name and icon. */
+  agents?: SlackAgentIdentity[];
+  /** User group handles approvers name as `role:<handle>`. */
+  approverGroups?: string[];
+  logger: Logger;
+  /** Minimum time between two changes of one streamed message (default 1000 ms). */
+  updateIntervalMs?: number;
+  /** Retries of one Web API call after 429 or a network failure (default 5). */
+  retries?: number;
+  clock?: SlackClock;
+}
+
+/** The real clock. */
+export const systemClock: SlackClock = {
+  now: () => Date.now(),
+  sleep: (ms, signal) =>
+    new Promise<void>((resolve, reject) => {
+      if (signal?.aborted) {
+        reject(signal.reason ?? new Error("aborted"));
+        return;
+      }
+      const timer = setTimeout(() => {
+        signal?.removeEventListener("abort", onAbort);
+        resolve();
+      }, ms);
+      const onAbort = (): void => {
+        clearTimeout(timer);
+        reject(signal?.reason ?? new Error("aborted"));
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+    }),
+};

@@ -1,0 +1,147 @@
+import type { ChatRef } from "../../src/world/chat-ref.js";
+import type { ApprovalClick, InboundMessage } from "../../src/world/inbound.js";
+import { decodeApprovalValue } from "./action-value.js";
+import { resolveSlackText, type SlackNames } from "./mentions.js";
+import {
+  type SlackMessageEvent,
+  slackBlockActionsSchema,
+  slackEventEnvelopeSchema,
+  slackMessageEventSchema,
+} from "./payload-schema.js";
+
+/** Where the service answers a message in a channel: in its thread (default) or the channel. */
+export type ReplyIn = "thread" | "channel";
+
+/** Who the app is and how it answers; what parsing needs besides the payload. */
+export interface ParseContext extends SlackNames {
+  botId: string;
+  teamId: string;
+  replyIn: ReplyIn;
+}
+
+/** What one event means for the world. */
+export type ParsedEvent =
+  | { kind: "message"; message: InboundMessage; eventId: string }
+  | { kind: "ignored"; reason: string }
+  | { kind: "invalid"; reason: string };
+
+/** What one interactive payload means for the world. */
+export type ParsedAction =
+  | { kind: "click"; click: ApprovalClick }
+  | { kind: "bad-click"; reason: string; user: string; chat?: ChatRef }
+  | { kind: "invalid"; reason: string };
+
+/** Message subtypes that carry new text from a person; every other subtype starts nothing. */
+const textSubtypes = new Set(["thread_broadcast", "file_share", "me_message"]);
+
+function issues(error: { issues: { path: PropertyKey[]; message: string }[] }): string {
+  return error.issues.map((issue) => `${issue.path.join(".") || "payload"}: ${issue.message}`).join("; ");
+}
+
+/**
+ * The chat of a message. A reply in a thread belongs to that thread's chat. A top-level message
+ * in a channel starts its own thread when answers go to threads (so the thread is the chat);
+ * in a direct message, and with `replyIn: channel`, it belongs to the channel.
+ */
+export function chatOf(
+  event: Pick<SlackMessageEvent, "channel" | "ts" | "thread_ts" | "channel_type" | "team">,
+  context: ParseContext,
+): ChatRef {
+  const chat: ChatRef = { platform: "slack", workspace: event.team ?? context.teamId, channel: event.channel };
+  if (event.thread_ts !== undefined && event.thread_ts !== event.ts) chat.thread = event.thread_ts;
+  else if (context.replyIn === "thread" && event.channel_type !== "im") chat.thread = event.ts;
+  return chat;
+}
+
+/** The user ids whose names the adapter should know before {@link parseEvent}. */
+export function userIdsToName(body: unknown): string[] {
+  const envelope = slackEventEnvelopeSchema.safeParse(body);
+  if (!envelope.success) return [];
+  const event = slackMessageEventSchema.safeParse(envelope.data.event);
+  if (!event.success) return [];
+  const ids = [...(event.data.text ?? "").matchAll(/<@([UW][A-Z0-9]+)/g)].map((match) => match[1] as string);
+  if (event.data.user) ids.push(event.data.user);
+  return [...new Set(ids)];
+}
+
+/** An Events API body (`event_callback`) as an inbound message, or why it starts nothing. */
+export function parseEvent(body: unknown, context: ParseContext): ParsedEvent {
+  const envelope = slackEventEnvelopeSchema.safeParse(body);
+  if (!envelope.success) return { kind: "invalid", reason: `not an event callback: ${issues(envelope.error)}` };
+  const { event_id: eventId, event: rawEvent } = envelope.data;
+  if (rawEvent.type !== "message" && rawEvent.type !== "app_mention") {
+    return { kind: "ignored", reason: `event type ${rawEvent.type}` };
+  }
+  const parsed = slackMessageEventSchema.safeParse(rawEvent);
+  if (!parsed.success) return { kind: "invalid", reason: `malformed ${rawEvent.type} event: ${issues(parsed.error)}` };
+  const event = parsed.data;
+  if (event.bot_id === context.botId || event.user === context.botUserId) {
+    return { kind: "ignored", reason: "the service's own post" };
+  }
+  if (event.subtype !== undefined && event.subtype !== "bot_message" && !textSubtypes.has(event.subtype)) {
+    return { kind: "ignored", reason: `message subtype ${event.subtype} is not new text` };
+  }
+  const isBot = event.bot_id !== undefined;
+  const senderId = event.user ?? event.bot_id;
+  if (senderId === undefined) return { kind: "ignored", reason: "message without a sender" };
+  const rawText = event.text ?? "";
+  if (rawText.trim() === "") return { kind: "ignored", reason: "message without text" };
+  const { text, mentions } = resolveSlackText(rawText, context);
+  const displayName = context.userNames.get(senderId) ?? event.username ?? senderId;
+  const message: InboundMessage = {
+    chat: chatOf({ ...event, team: envelope.data.team_id ?? event.team }, context),
+    platformMessageId: event.ts,
+    sender: { id: senderId, displayName, isBot },
+    text,
+    mentions,
+    receivedAt: new Date(Math.round(Number(event.ts) * 1000)),
+    raw: body,
+  };
+  return { kind: "message", message, eventId };
+}
+
+/** A `block_actions` payload as an approval click, or why it is not one. */
+export function parseAction(body: unknown, context: Pick<ParseContext, "teamId" | "userNames">): ParsedAction {
+  const parsed = slackBlockActionsSchema.safeParse(body);
+  if (!parsed.success) return { kind: "invalid", reason: `malformed block_actions payload: ${issues(parsed.error)}` };
+  const payload = parsed.data;
+  const action = payload.actions[0];
+  const channel = payload.channel?.id ?? payload.container?.channel_id;
+  const threadTs = payload.container?.thread_ts ?? payload.message?.thread_ts;
+  const chat: ChatRef | undefined =
+    channel === undefined
+      ? undefined
+      : {
+          platform: "slack",
+          workspace: payload.team?.id ?? context.teamId,
+          channel,
+          ...(threadTs === undefined ? {} : { thread: threadTs }),
+        };
+  const user = payload.user.id;
+  const decoded = action?.value === undefined ? undefined : decodeApprovalValue(action.value);
+  if (!decoded || !chat) {
+    return {
+      kind: "bad-click",
+      reason: `button value not ours: ${action?.value ?? "(none)"}`,
+      user,
+      ...(chat ? { chat } : {}),
+    };
+  }
+  const name = context.userNames.get(user) ?? payload.user.name ?? payload.user.username ?? user;
+  return {
+    kind: "click",
+    click: {
+      chat,
+      approvalId: decoded.approvalId,
+      choice: decoded.choice,
+      user: {
+        id: user,
+        displayName: name,
+        isBot: false,
+        ...(payload.user.username ? { handle: payload.user.username } : {}),
+      },
+      platformEventId: payload.trigger_id ?? `${user}:${action?.action_ts ?? payload.message?.ts ?? ""}`,
+      raw: body,
+    },
+  };
+}

@@ -1,0 +1,178 @@
+import { assertNever } from "../../src/errors/assert-never.js";
+import type { ApprovalCard, ApprovalOutcome } from "../../src/world/approval-types.js";
+import type { ApprovalChoice } from "../../src/world/inbound.js";
+import { approvalActionId, encodeApprovalValue } from "./action-value.js";
+import { escapeMrkdwn, markdownToMrkdwn } from "./mrkdwn.js";
+import { splitMrkdwn } from "./split-mrkdwn.js";
+
+/**
+ * Longest text of one message the service posts. Slack cuts `text` at 40,000 characters but
+ * recommends 4,000; staying below it keeps messages readable and edits cheap.
+ */
+export const slackMessageLimit = 3900;
+
+/** A section block's text may hold 3,000 characters. */
+const sectionLimit = 3000;
+
+/** Arguments longer than this are shown cut on the card and attached whole as a file. */
+export const argumentsPreviewLimit = 2500;
+
+/** The bold name that starts an agent's text when the app cannot post under the agent's name. */
+export function namePrefix(name: string): string {
+  return `*${escapeMrkdwn(name)}:* `;
+}
+
+/** Markdown as one or more mrkdwn messages, each with `prefix` in front. */
+export function renderText(markdown: string, prefix = "", limit = slackMessageLimit): string[] {
+  const pieces = splitMrkdwn(markdownToMrkdwn(markdown), Math.max(100, limit - prefix.length));
+  const parts = pieces.map((piece) => prefix + piece);
+  return parts.length > 0 ? parts : [`${prefix}_(no text)_`];
+}
+
+const choiceLabels: Record<ApprovalChoice, string> = {
+  once: "Approve once",
+  session: "For session",
+  deny: "Deny",
+};
+
+type Block = Record<string, unknown>;
+
+/** The approval card: text fallback (notifications), blocks, and whether the arguments need a file. */
+export interface RenderedCard {
+  text: string;
+  blocks: Block[];
+  /** The full arguments, when they do not fit on the card. */
+  attachment?: { filename: string; content: string };
+}
+
+function codeBlock(text: string): string {
+  return `\`\`\`${escapeMrkdwn(text).replaceAll("```", "`\u200b``")}\`\`\``;
+}
+
+function section(text: string): Block {
+  return { type: "section", text: { type: "mrkdwn", text: text.slice(0, sectionLimit) } };
+}
+
+function context(text: string): Block {
+  return { type: "context", elements: [{ type: "mrkdwn", text: text.slice(0, sectionLimit) }] };
+}
+
+function clockTime(at: Date): string {
+  return `<!date^${Math.floor(at.getTime() / 1000)}^{time}|${at.toISOString().slice(11, 16)} UTC>`;
+}
+
+function argumentsBlocks(preview: string, fullJson: string): { blocks: Block[]; attach: boolean } {
+  const fits = preview.length <= argumentsPreviewLimit;
+  const blocks = [section(codeBlock(fits ? preview : `${preview.slice(0, argumentsPreviewLimit)}…`))];
+  const attach = !fits || fullJson.length > argumentsPreviewLimit;
+  if (attach) {
+    blocks.push(
+      context(
+        `:paperclip: The arguments are ${fullJson.length.toLocaleString("en-US")} characters long; ` +
+          "they are attached in full below this card.",
+      ),
+    );
+  }
+  return { blocks, attach };
+}
+
+/** Who wants to run what, the arguments, and one button per choice (Deny in red, confirmed). */
+export function renderApprovalCard(card: ApprovalCard): RenderedCard {
+  const headline = `:closed_lock_with_key: *${escapeMrkdwn(card.agent)}* wants to run \`${escapeMrkdwn(card.tool)}\``;
+  const args = argumentsBlocks(card.argumentsPreview, card.argumentsJson);
+  const details = [
+    `Asked for ${escapeMrkdwn(card.requestedFor)}`,
+    `id \`${escapeMrkdwn(card.shortId)}\``,
+    `expires ${clockTime(card.expiresAt)}`,
+  ];
+  const blocks: Block[] = [section(headline), ...args.blocks];
+  if (card.reason.trim() !== "") blocks.push(context(`_${escapeMrkdwn(card.reason)}_`));
+  blocks.push(context(details.join(" · ")));
+  blocks.push({
+    type: "actions",
+    block_id: "approval",
+    elements: card.choices.map((choice) => button(card, choice)),
+  });
+  return {
+    text: `${card.agent} wants to run ${card.tool}`,
+    blocks,
+    ...(args.attach
+      ? {
+          attachment: {
+            filename: `${card.tool}-${card.shortId}-arguments.json`,
+            content: prettyJson(card.argumentsJson),
+          },
+        }
+      : {}),
+  };
+}
+
+function button(card: ApprovalCard, choice: ApprovalChoice): Block {
+  return {
+    type: "button",
+    action_id: approvalActionId(choice),
+    text: { type: "plain_text", text: choiceLabels[choice] },
+    value: encodeApprovalValue(card.approvalId, choice),
+    ...(choice === "once" ? { style: "primary" } : {}),
+    ...(choice === "deny"
+      ? {
+          style: "danger",
+          confirm: {
+            title: { type: "plain_text", text: "Deny this tool call?" },
+            text: { type: "mrkdwn", text: `${escapeMrkdwn(card.agent)} will be told it was denied.` },
+            confirm: { type: "plain_text", text: "Deny" },
+            deny: { type: "plain_text", text: "Cancel" },
+            style: "danger",
+          },
+        }
+      : {}),
+  };
+}
+
+function prettyJson(json: string): string {
+  try {
+    return `${JSON.stringify(JSON.parse(json), null, 2)}\n`;
+  } catch {
+    return json;
+  }
+}
+
+/** The outcome line of a decided card. */
+export function outcomeText(outcome: ApprovalOutcome): string {
+  const by = outcome.decidedBy ? ` by ${escapeMrkdwn(outcome.decidedBy.name)}` : "";
+  switch (outcome.state) {
+    case "approved":
+      return outcome.choice === "session"
+        ? `:white_check_mark: Approved for this session${by}`
+        : `:white_check_mark: Approved once${by}`;
+    case "denied":
+      return `:x: Denied${by}`;
+    case "expired":
+      return ":hourglass: Expired: nobody decided in time";
+    case "skipped":
+      return ":fast_forward: Skipped: a newer message replaced this request";
+    default:
+      return assertNever(outcome.state, "approval state");
+  }
+}
+
+/** A decided card: the outcome and who decided, above what was asked. No buttons. */
+export function renderApprovalOutcome(outcome: ApprovalOutcome): { text: string; blocks: Block[] } {
+  const line = outcomeText(outcome);
+  return {
+    text: `${line.replace(/^:[a-z_]+: /, "")}: ${outcome.agent} · ${outcome.tool}`,
+    blocks: [
+      section(`*${line}*`),
+      context(
+        `*${escapeMrkdwn(outcome.agent)}* · \`${escapeMrkdwn(outcome.tool)}\` · id \`${escapeMrkdwn(outcome.shortId)}\``,
+      ),
+      section(
+        codeBlock(
+          outcome.argumentsPreview.length <= argumentsPreviewLimit
+            ? outcome.argumentsPreview
+            : `${outcome.argumentsPreview.slice(0, argumentsPreviewLimit)}…`,
+        ),
+      ),
+    ],
+  };
+}

@@ -1,0 +1,36 @@
+/** A bot token scope the service uses, and what breaks without it. */
+export interface ScopeNeed {
+  scope: string;
+  feature: string;
+}
+
+/** Every scope of the app manifest, with the feature it serves. */
+export const scopeNeeds: readonly ScopeNeed[] = [
+  { scope: "chat:write", feature: "posting answers and approval cards" },
+  { scope: "channels:history", feature: "reading messages in public channels" },
+  { scope: "groups:history", feature: "reading messages in private channels" },
+  { scope: "im:history", feature: "reading direct messages" },
+  { scope: "app_mentions:read", feature: "answering @mentions of the app" },
+  {
+    scope: "chat:write.customize",
+    feature: "posting under each agent's name and icon (without it, answers start with the agent's name in bold)",
+  },
+  { scope: "files:write", feature: "attaching long tool arguments to approval cards" },
+  { scope: "usergroups:read", feature: "approvers named as role:<user group handle>" },
+  { scope: "users:read", feature: "showing people's names instead of user ids" },
+];
+
+/** The scopes the app lacks, each with the feature that does not work without it. */
+export function missingScopes(granted: readonly string[]): ScopeNeed[] {
+  const have = new Set(granted);
+  return scopeNeeds.filter((need) => !have.has(need.scope));
+}
+
+/** One line for logs and `roundtable check`. */
+export function describeMissingScopes(missing: readonly ScopeNeed[]): string {
+  return missing.map((need) => `${need.scope} (${need.feature})`).join("; ");
+}
+
+/** How to get a scope: the same steps for every one. */
+export const addScopeHint =
+  "add it under OAuth & Permissions → Bot Token Scopes at api.slack.com/apps (or paste channels/slack/manifest.yaml), then reinstall the app";

@@ -1,0 +1,153 @@
+import { randomBytes } from "node:crypto";
+import type { ApprovalCard, ApprovalOutcome } from "../../src/world/approval-types.js";
+import type {
+  ChannelAdapter,
+  MessageStream,
+  OutboundText,
+  SentRef,
+  StreamingChannel,
+  WebhookChannel,
+  WebhookRoute,
+} from "../../src/world/channel-adapter.js";
+import { type ChatRef, chatKey } from "../../src/world/chat-ref.js";
+import type { InboundSink } from "../../src/world/inbound.js";
+import type { Author } from "../../src/world/message.js";
+import type { Logger } from "../../src/log/logger.js";
+import type { ChatPageWorld } from "./chat-page.js";
+import { EventHub } from "./event-hub.js";
+import type { OperatorSource } from "./operator-snapshot.js";
+import { type AgentIdentity, cardItem, decidedCard, toWebAuthor, toWebCard } from "./render.js";
+import type { WebCard, WebHistorySource, WebItem } from "./web-items.js";
+import { createWebRoutes } from "./web-routes.js";
+
+export interface WebAdapterOptions {
+  /** The worlds that get a chat page, in the config's order (the first is `/`). */
+  worlds: ChatPageWorld[];
+  /** How agents appear (display name, avatar). */
+  agents: AgentIdentity[];
+  /** `WEB_CONSOLE_TOKEN`: when set every request must carry it; when not, only loopback is served. */
+  token?: string;
+  logger: Logger;
+  /** The chat's stored history for a page that opens (empty without one). */
+  history?: WebHistorySource;
+  /** What the operator view shows (absent: the view says so). */
+  operator?: OperatorSource;
+  /** The least time between two draft updates sent to a page. */
+  streamIntervalMs?: number;
+}
+
+/**
+ * The browser console: a chat page per world whose answers stream in over Server-Sent Events,
+ * approval cards with the three choices, and the operator view, all on the service's own port.
+ */
+export class WebAdapter implements ChannelAdapter, StreamingChannel, WebhookChannel {
+  readonly platform = "web" as const;
+  readonly hub: EventHub;
+  readonly agents: ReadonlyMap<string, AgentIdentity>;
+  private sink: InboundSink | undefined;
+  /** Cards shown since start, so an outcome can redraw the whole card. */
+  private readonly cards = new Map<string, WebCard>();
+  private lastReceivedAt: Date | undefined;
+
+  constructor(readonly options: WebAdapterOptions) {
+    this.hub = new EventHub(options.logger);
+    this.agents = new Map(options.agents.map((agent) => [agent.name, agent]));
+  }
+
+  async start(sink: InboundSink): Promise<void> {
+    this.sink = sink;
+  }
+
+  async stop(): Promise<void> {
+    this.sink = undefined;
+    this.hub.close();
+  }
+
+  isConnected(): boolean {
+    return this.sink !== undefined;
+  }
+
+  /** The world's side of the pages, once started. */
+  inbound(): InboundSink | undefined {
+    return this.sink;
+  }
+
+  /** When the last message came from a page. */
+  lastReceived(): Date | undefined {
+    return this.lastReceivedAt;
+  }
+
+  noteReceived(at: Date): void {
+    this.lastReceivedAt = at;
+  }
+
+  async postMessage(chat: ChatRef, message: OutboundText): Promise<SentRef> {
+    const id = newId("m");
+    this.publish(chat, {
+      kind: "message",
+      id,
+      author: toWebAuthor(message.author, this.agents),
+      text: message.text,
+      at: new Date().toISOString(),
+    });
+    return { ids: [id] };
+  }
+
+  async postApprovalCard(chat: ChatRef, card: ApprovalCard): Promise<SentRef> {
+    const webCard = toWebCard(card);
+    this.cards.set(card.approvalId, webCard);
+    this.publish(chat, cardItem(webCard, new Date()));
+    return { ids: [card.approvalId] };
+  }
+
+  async updateApprovalCard(chat: ChatRef, _sent: SentRef, outcome: ApprovalOutcome): Promise<void> {
+    const webCard = decidedCard(outcome, this.cards.get(outcome.approvalId));
+    this.cards.delete(outcome.approvalId);
+    this.publish(chat, cardItem(webCard, outcome.at));
+  }
+
+  async openStream(chat: ChatRef, author: Author): Promise<MessageStream> {
+    const id = newId("s");
+    const webAuthor = toWebAuthor(author, this.agents);
+    const interval = this.options.streamIntervalMs ?? 50;
+    let latest = "";
+    let sentAt = 0;
+    let timer: NodeJS.Timeout | undefined;
+    const flush = (): void => {
+      timer = undefined;
+      sentAt = Date.now();
+      this.publish(chat, { kind: "draft", id, author: webAuthor, text: latest });
+    };
+    return {
+      update: (textSoFar) => {
+        latest = textSoFar;
+        if (timer !== undefined) return;
+        const wait = sentAt + interval - Date.now();
+        if (wait <= 0) flush();
+        else timer = setTimeout(flush, wait);
+      },
+      finish: async (finalText) => {
+        clearTimeout(timer);
+        this.publish(chat, { kind: "message", id, author: webAuthor, text: finalText, at: new Date().toISOString() });
+        return { ids: [id] };
+      },
+      abort: async () => {
+        clearTimeout(timer);
+        this.hub.publish(chatKey(chat), { type: "removed", id });
+      },
+    };
+  }
+
+  webhookRoutes(): WebhookRoute[] {
+    return createWebRoutes(this);
+  }
+
+  /** Show an item on every page of the chat. */
+  publish(chat: ChatRef, item: WebItem): void {
+    this.hub.publish(chatKey(chat), { type: "item", item });
+  }
+}
+
+function newId(prefix: string): string {
+  return `${prefix}-${randomBytes(9).toString("base64url")}`;
+}

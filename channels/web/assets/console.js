@@ -1,0 +1,223 @@
+// The chat page: the timeline comes from the server's event stream (a snapshot, then live
+// items); messages and approval clicks are POSTed as JSON. Text is always set as text, never
+// as markup.
+
+const chat = document.getElementById("chat");
+const world = chat.dataset.world;
+const timeline = document.getElementById("timeline");
+const statusLine = document.getElementById("status");
+const notice = document.getElementById("notice");
+const form = document.getElementById("composer");
+const nameInput = document.getElementById("name");
+const textInput = document.getElementById("text");
+
+nameInput.value = localStorage.getItem("roundtable.name") || "guest";
+nameInput.addEventListener("change", () => localStorage.setItem("roundtable.name", nameInput.value.trim()));
+
+const choiceLabels = { once: "Approve once", session: "Approve for this session", deny: "Deny" };
+const stateWords = {
+  approved: "Approved",
+  denied: "Denied",
+  expired: "Expired (no decision in time)",
+  skipped: "Skipped",
+};
+
+function element(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+function randomId() {
+  const bytes = new Uint8Array(16);
+  crypto.getRandomValues(bytes);
+  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+function showNotice(text) {
+  notice.textContent = text;
+  notice.hidden = !text;
+}
+
+// A small, safe subset of Markdown: fenced code, inline code, bold.
+function renderMarkdown(container, text) {
+  const parts = text.split(/```[^\n]*\n?/);
+  parts.forEach((part, index) => {
+    if (index % 2 === 1) {
+      container.append(element("pre", "code", part.replace(/\n$/, "")));
+      return;
+    }
+    const paragraph = element("span", "text");
+    for (const piece of part.split(/(`[^`\n]+`|\*\*[^*\n]+\*\*)/)) {
+      if (piece.startsWith("`") && piece.endsWith("`") && piece.length > 2) {
+        paragraph.append(element("code", "", piece.slice(1, -1)));
+      } else if (piece.startsWith("**") && piece.endsWith("**") && piece.length > 4) {
+        paragraph.append(element("strong", "", piece.slice(2, -2)));
+      } else if (piece) {
+        paragraph.append(document.createTextNode(piece));
+      }
+    }
+    container.append(paragraph);
+  });
+}
+
+function avatar(author) {
+  if (author.avatarUrl) {
+    const image = element("img", "avatar");
+    image.src = author.avatarUrl;
+    image.alt = "";
+    return image;
+  }
+  const initial = element(
+    "span",
+    `avatar initial kind-${author.kind}`,
+    (author.displayName || "?").slice(0, 1).toUpperCase(),
+  );
+  initial.setAttribute("aria-hidden", "true");
+  return initial;
+}
+
+function renderMessage(item) {
+  const node = element("li", `item message kind-${item.author.kind}${item.kind === "draft" ? " draft" : ""}`);
+  node.append(avatar(item.author));
+  const body = element("div", "body");
+  const header = element("div", "author", item.author.displayName);
+  if (item.author.displayName !== item.author.name && item.author.kind === "agent") {
+    header.append(element("span", "handle", ` @${item.author.name}`));
+  }
+  body.append(header);
+  const text = element("div", "content");
+  renderMarkdown(text, item.text);
+  if (item.kind === "draft") text.append(element("span", "cursor", "▍"));
+  body.append(text);
+  node.append(body);
+  return node;
+}
+
+function prettyArguments(json) {
+  try {
+    return JSON.stringify(JSON.parse(json), null, 2);
+  } catch {
+    return json;
+  }
+}
+
+function renderCard(item) {
+  const card = item.card;
+  const node = element("li", `item card state-${card.state}`);
+  node.append(element("div", "card-title", `${card.agent} wants to run ${card.tool}`));
+  node.append(element("pre", "arguments", prettyArguments(card.argumentsJson)));
+  const meta = element("div", "card-meta");
+  const parts = [`approval ${card.shortId}`];
+  if (card.reason) parts.push(card.reason);
+  if (card.requestedFor) parts.push(`asked for ${card.requestedFor}`);
+  if (card.state === "pending") parts.push(`expires ${new Date(card.expiresAt).toLocaleString()}`);
+  meta.textContent = parts.join(" · ");
+  node.append(meta);
+  if (card.state === "pending") {
+    const buttons = element("div", "buttons");
+    for (const choice of ["once", "session", "deny"]) {
+      const button = element("button", `choice choice-${choice}`, choiceLabels[choice]);
+      button.type = "button";
+      button.addEventListener("click", () => decide(card.approvalId, choice, buttons));
+      buttons.append(button);
+    }
+    node.append(buttons);
+  } else {
+    let outcome = stateWords[card.state] || card.state;
+    if (card.state === "approved") outcome += card.choice === "session" ? " for this session" : " once";
+    if (card.decidedBy) outcome += ` by ${card.decidedBy}`;
+    node.append(element("div", "outcome", outcome));
+  }
+  return node;
+}
+
+function render(item) {
+  const node = item.kind === "card" ? renderCard(item) : renderMessage(item);
+  node.dataset.id = item.id;
+  return node;
+}
+
+function upsert(item) {
+  const stuckToBottom = window.innerHeight + window.scrollY >= document.body.scrollHeight - 40;
+  const existing = timeline.querySelector(`[data-id="${CSS.escape(item.id)}"]`);
+  const node = render(item);
+  if (existing) existing.replaceWith(node);
+  else timeline.append(node);
+  if (stuckToBottom) window.scrollTo(0, document.body.scrollHeight);
+}
+
+async function post(path, body) {
+  const response = await fetch(path, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+    credentials: "same-origin",
+  });
+  const text = await response.text();
+  let answer;
+  try {
+    answer = JSON.parse(text);
+  } catch {
+    answer = { error: text.trim() };
+  }
+  if (!response.ok) throw new Error(answer.error || `${response.status} ${response.statusText}`);
+  return answer;
+}
+
+async function decide(approvalId, choice, buttons) {
+  for (const button of buttons.querySelectorAll("button")) button.disabled = true;
+  try {
+    const answer = await post("/chat/approvals", { world, name: nameInput.value.trim(), approvalId, choice });
+    showNotice(answer.status === "decided" ? "" : answer.text);
+    if (answer.status !== "decided") for (const button of buttons.querySelectorAll("button")) button.disabled = false;
+  } catch (error) {
+    showNotice(error.message);
+    for (const button of buttons.querySelectorAll("button")) button.disabled = false;
+  }
+}
+
+form.addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const text = textInput.value;
+  if (!text.trim()) return;
+  localStorage.setItem("roundtable.name", nameInput.value.trim());
+  try {
+    const answer = await post("/chat/messages", { world, name: nameInput.value.trim(), text, clientId: randomId() });
+    textInput.value = "";
+    // Commands and resets are answered in the chat itself; other refusals are shown here.
+    const quiet = answer.status !== "ignored" || /^chat (command|reset)/.test(answer.reason || "");
+    showNotice(answer.status === "unbound" || !quiet ? answer.reason || "" : "");
+  } catch (error) {
+    showNotice(error.message);
+  }
+});
+
+textInput.addEventListener("keydown", (event) => {
+  if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+    event.preventDefault();
+    form.requestSubmit();
+  }
+});
+
+const events = new EventSource(`/chat/events?world=${encodeURIComponent(world)}`);
+events.addEventListener("open", () => {
+  statusLine.textContent = "connected";
+  statusLine.className = "status connected";
+});
+events.addEventListener("error", () => {
+  statusLine.textContent = "reconnecting…";
+  statusLine.className = "status reconnecting";
+});
+events.addEventListener("message", (message) => {
+  const event = JSON.parse(message.data);
+  if (event.type === "snapshot") {
+    timeline.replaceChildren(...event.items.map(render));
+    window.scrollTo(0, document.body.scrollHeight);
+  } else if (event.type === "item") {
+    upsert(event.item);
+  } else if (event.type === "removed") {
+    timeline.querySelector(`[data-id="${CSS.escape(event.id)}"]`)?.remove();
+  }
+});

@@ -1,0 +1,65 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Logger } from "../../src/log/logger.js";
+import type { WebhookRoute } from "../../src/world/channel-adapter.js";
+import { type AccessDecision, checkCrossSite, decideAccess } from "./access.js";
+import { sendHtml, sendText } from "./http-io.js";
+import { renderLoginPage } from "./login-page.js";
+
+/**
+ * How a route is protected: `page` shows the login form when a token is needed, `api` answers
+ * 401, `open` (the login form and the static files it needs) is served to anyone the console
+ * answers at all. Every kind refuses other addresses when no token is set.
+ */
+export type RouteKind = "page" | "api" | "open";
+
+export interface GuardedRoute {
+  path: string;
+  kind: RouteKind;
+  methods: readonly ("GET" | "POST")[];
+  handle(request: IncomingMessage, response: ServerResponse, access: AccessDecision): Promise<void>;
+}
+
+/** A route with access control and cross-site protection in front of it (see `access.ts`). */
+export function guardRoute(route: GuardedRoute, token: string | undefined, logger: Logger): WebhookRoute {
+  return {
+    path: route.path,
+    async handle(request, response) {
+      const method = request.method ?? "GET";
+      if (!(route.methods as readonly string[]).includes(method)) {
+        request.resume();
+        response.setHeader("allow", route.methods.join(", "));
+        sendText(response, 405, `method not allowed: use ${route.methods.join(" or ")}`);
+        return;
+      }
+      const remoteAddress = request.socket.remoteAddress;
+      const access = decideAccess({ remoteAddress, headers: request.headers }, token);
+      if (access.outcome === "forbidden") {
+        request.resume();
+        logger.warn({ path: route.path, remoteAddress }, `web console refused: ${access.reason}`);
+        sendText(response, 403, `forbidden: ${access.reason}`);
+        return;
+      }
+      if (access.outcome === "login" && route.kind !== "open") {
+        request.resume();
+        logger.info({ path: route.path, remoteAddress }, `web console: login required (${access.reason})`);
+        if (route.kind === "page" && method === "GET") sendHtml(response, 401, renderLoginPage(request.url ?? "/"));
+        else
+          sendText(response, 401, "login required: log in at /login or send Authorization: Bearer <WEB_CONSOLE_TOKEN>");
+        return;
+      }
+      if (method === "POST") {
+        const crossSite = checkCrossSite(request.headers, access);
+        if (!crossSite.ok) {
+          request.resume();
+          logger.warn(
+            { path: route.path, remoteAddress },
+            `web console refused a cross-site request: ${crossSite.reason}`,
+          );
+          sendText(response, 403, `forbidden: cross-site request refused (${crossSite.reason})`);
+          return;
+        }
+      }
+      await route.handle(request, response, access);
+    },
+  };
+}

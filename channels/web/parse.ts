@@ -1,0 +1,87 @@
+import { z } from "zod";
+import type { ChatRef } from "../../src/world/chat-ref.js";
+import type { ApprovalClick, InboundMessage, Sender } from "../../src/world/inbound.js";
+
+/** The longest message the page may send (the world keeps it whole). */
+export const maxMessageLength = 20_000;
+
+const personName = z
+  .string()
+  .trim()
+  .regex(/^[\p{L}\p{N}][\p{L}\p{N} ._-]{0,39}$/u, "a name of 1–40 letters, digits, spaces, '.', '_' or '-'");
+
+const worldName = z.string().min(1).max(64);
+
+export const sendBodySchema = z
+  .object({
+    world: worldName,
+    name: personName,
+    text: z.string().max(maxMessageLength, `at most ${maxMessageLength} characters`),
+    /** Made by the page for each message, so a resent request is stored once. */
+    clientId: z.string().regex(/^[A-Za-z0-9_-]{8,64}$/, "8–64 letters, digits, '_' or '-'"),
+  })
+  .strict();
+
+export const approveBodySchema = z
+  .object({
+    world: worldName,
+    name: personName,
+    approvalId: z.string().min(1).max(128),
+    choice: z.enum(["once", "session", "deny"]),
+    reason: z.string().max(500).optional(),
+  })
+  .strict();
+
+export type SendBody = z.infer<typeof sendBodySchema>;
+export type ApproveBody = z.infer<typeof approveBodySchema>;
+
+/** The result of reading a body: the value, or a sentence saying what is wrong with it. */
+export type Parsed<T> = { ok: true; value: T } | { ok: false; problem: string };
+
+/** Parse JSON text against a schema; the problem names the field and what was expected. */
+export function parseBody<T>(schema: z.ZodType<T>, text: string): Parsed<T> {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return { ok: false, problem: "the body is not JSON" };
+  }
+  const result = schema.safeParse(json);
+  if (result.success) return { ok: true, value: result.data };
+  const issue = result.error.issues[0];
+  const where = issue && issue.path.length > 0 ? `${issue.path.join(".")}: ` : "";
+  return { ok: false, problem: `${where}${issue?.message ?? "invalid body"}` };
+}
+
+/** The web chat of a world: one shared chat per world. */
+export function webChat(world: string): ChatRef {
+  return { platform: "web", workspace: world, channel: "browser" };
+}
+
+/** The person at the page: the name they gave is their id (see the README on approvers). */
+export function webSender(name: string): Sender {
+  return { id: name, displayName: name, isBot: false };
+}
+
+export function toInboundMessage(body: SendBody, receivedAt: Date): InboundMessage {
+  return {
+    chat: webChat(body.world),
+    platformMessageId: body.clientId,
+    sender: webSender(body.name),
+    text: body.text,
+    mentions: [],
+    receivedAt,
+    raw: body,
+  };
+}
+
+export function toApprovalClick(body: ApproveBody): ApprovalClick {
+  return {
+    chat: webChat(body.world),
+    approvalId: body.approvalId,
+    choice: body.choice,
+    user: webSender(body.name),
+    ...(body.reason === undefined || body.reason === "" ? {} : { reason: body.reason }),
+    raw: body,
+  };
+}

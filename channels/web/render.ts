@@ -1,0 +1,58 @@
+import type { ApprovalCard, ApprovalOutcome } from "../../src/world/approval-types.js";
+import type { Author } from "../../src/world/message.js";
+import type { WebAuthor, WebCard, WebItem } from "./web-items.js";
+
+/** How an agent appears on the page (`agents[].displayName`, `agents[].avatarUrl`). */
+export interface AgentIdentity {
+  name: string;
+  displayName: string;
+  avatarUrl?: string;
+}
+
+/** The page's view of an author: an agent under its display name and avatar. */
+export function toWebAuthor(author: Author, agents: ReadonlyMap<string, AgentIdentity>): WebAuthor {
+  const agent = author.kind === "agent" ? agents.get(author.id) : undefined;
+  const given = author as Author & { displayName?: string; avatarUrl?: string };
+  const displayName = given.displayName ?? agent?.displayName ?? author.name;
+  const avatarUrl = given.avatarUrl ?? agent?.avatarUrl;
+  return { kind: author.kind, name: author.name, displayName, ...(avatarUrl === undefined ? {} : { avatarUrl }) };
+}
+
+export function toWebCard(card: ApprovalCard): WebCard {
+  return {
+    approvalId: card.approvalId,
+    shortId: card.shortId,
+    agent: card.agent,
+    tool: card.tool,
+    argumentsJson: card.argumentsJson,
+    reason: card.reason,
+    requestedFor: card.requestedFor,
+    expiresAt: card.expiresAt.toISOString(),
+    state: "pending",
+  };
+}
+
+/** The card after a decision: the card as shown before (when known) with its outcome and no buttons. */
+export function decidedCard(outcome: ApprovalOutcome, before: WebCard | undefined): WebCard {
+  const base: WebCard = before ?? {
+    approvalId: outcome.approvalId,
+    shortId: outcome.shortId,
+    agent: outcome.agent,
+    tool: outcome.tool,
+    argumentsJson: outcome.argumentsPreview,
+    reason: "",
+    requestedFor: "",
+    expiresAt: outcome.at.toISOString(),
+    state: "pending",
+  };
+  return {
+    ...base,
+    state: outcome.state,
+    ...(outcome.choice === undefined ? {} : { choice: outcome.choice }),
+    ...(outcome.decidedBy === undefined ? {} : { decidedBy: outcome.decidedBy.name }),
+  };
+}
+
+export function cardItem(card: WebCard, at: Date): WebItem {
+  return { kind: "card", id: card.approvalId, card, at: at.toISOString() };
+}

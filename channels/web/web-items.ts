@@ -1,0 +1,46 @@
+import type { ApprovalChoice } from "../../src/world/inbound.js";
+import type { AuthorKind } from "../../src/world/message.js";
+
+/** Who wrote an item on the page: the agent's display name and avatar when it has them. */
+export interface WebAuthor {
+  kind: AuthorKind;
+  name: string;
+  displayName: string;
+  avatarUrl?: string;
+}
+
+/** An approval card as the page shows it; `state` other than `pending` means decided. */
+export interface WebCard {
+  approvalId: string;
+  shortId: string;
+  agent: string;
+  tool: string;
+  /** The whole arguments JSON: an approver sees every byte. */
+  argumentsJson: string;
+  reason: string;
+  requestedFor: string;
+  expiresAt: string;
+  state: "pending" | "approved" | "denied" | "expired" | "skipped";
+  choice?: ApprovalChoice;
+  decidedBy?: string;
+}
+
+/** One thing on the chat page, in the order it happened. `id` is stable: a later item with the same id replaces it. */
+export type WebItem =
+  | { kind: "message"; id: string; author: WebAuthor; text: string; at: string }
+  | { kind: "draft"; id: string; author: WebAuthor; text: string }
+  | { kind: "card"; id: string; card: WebCard; at: string };
+
+/** What the page receives over Server-Sent Events. */
+export type WebEvent =
+  | { type: "snapshot"; items: WebItem[] }
+  | { type: "item"; item: WebItem }
+  | { type: "removed"; id: string };
+
+/**
+ * Where the chat page's history comes from (the store, wired by the app): the chat's stored
+ * messages and approval cards, oldest first.
+ */
+export interface WebHistorySource {
+  history(chatKey: string): Promise<WebItem[]>;
+}

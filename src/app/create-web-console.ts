@@ -1,0 +1,43 @@
+import { WebAdapter } from "../../channels/web/adapter.js";
+import type { Config } from "../config/schema.js";
+import type { Logger } from "../log/logger.js";
+import type { Store } from "../storage/store.js";
+import { createOperatorSource } from "./operator-snapshot.js";
+import { storeHistory } from "./web-history.js";
+
+export interface WebConsoleSetup {
+  config: Config;
+  store: Store;
+  logger: Logger;
+  /** Every channel of the process, for the operator view's health table. */
+  channelStatus: () => { platform: string; connected: boolean }[];
+}
+
+/** The browser console (`channels/web`) over this process's store, or nothing when `web.enabled` is false. */
+export function createWebConsole(setup: WebConsoleSetup): WebAdapter | undefined {
+  const { config, store, logger } = setup;
+  if (!config.web.enabled) return undefined;
+  const agents = config.agents.map((agent) => {
+    const identity = agent as { displayName?: string; avatarUrl?: string };
+    return {
+      name: agent.name,
+      displayName: identity.displayName ?? agent.name,
+      ...(identity.avatarUrl === undefined ? {} : { avatarUrl: identity.avatarUrl }),
+    };
+  });
+  const adapter = new WebAdapter({
+    worlds: config.worlds.map((world) => ({
+      name: world.name,
+      agents: world.agents.map((name) => ({
+        name,
+        displayName: agents.find((agent) => agent.name === name)?.displayName ?? name,
+      })),
+    })),
+    agents,
+    ...(config.web.token === undefined ? {} : { token: config.web.token }),
+    logger: logger.child({ platform: "web" }),
+    history: storeHistory(store, new Map(agents.map((agent) => [agent.name, agent]))),
+    operator: createOperatorSource({ config, store, channels: setup.channelStatus }),
+  });
+  return adapter;
+}

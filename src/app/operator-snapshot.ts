@@ -1,0 +1,151 @@
+import type {
+  OperatorApproval,
+  OperatorChat,
+  OperatorSnapshot,
+  OperatorSource,
+} from "../../channels/web/operator-snapshot.js";
+import type { Config } from "../config/schema.js";
+import type { ApprovalRecord } from "../storage/records.js";
+import type { Store } from "../storage/store.js";
+import { chatKey, parseChatKey } from "../world/chat-ref.js";
+import type { StoredEvent } from "../world/events.js";
+
+export interface OperatorSourceSetup {
+  config: Config;
+  store: Store;
+  /** Every channel adapter of the process and whether it is connected now. */
+  channels: () => { platform: string; connected: boolean }[];
+  clock?: () => Date;
+}
+
+/** How far back the view looks: the newest events of every chat. */
+const recentEvents = 1000;
+const maxChats = 20;
+const messagesPerChat = 3;
+
+/** Who may decide an approval of a chat, in words, from the world's approvers for its platform. */
+export function describeDeciders(config: Config, approval: ApprovalRecord): string {
+  let platform: string;
+  try {
+    platform = parseChatKey(approval.chatKey).platform;
+  } catch {
+    platform = "unknown";
+  }
+  if (platform === "console") return "the local user";
+  const world = config.worlds.find((candidate) => candidate.name === approval.world);
+  const listed = world?.approvers[platform] ?? [];
+  const requester = `requester (${approval.requestedFor})`;
+  if (listed.length === 0) return requester;
+  const named = listed.map((entry) => (entry === "requester" ? requester : entry));
+  return listed.includes("requester") ? named.join(", ") : [requester, ...named].join(", ");
+}
+
+/** The operator view's data, read from the config, the store and the channels on each request. */
+export function createOperatorSource(setup: OperatorSourceSetup): OperatorSource {
+  const { config, store } = setup;
+  return {
+    async snapshot(): Promise<OperatorSnapshot> {
+      const events = await store.listRecentEvents(recentEvents);
+      const toApproval = async (approval: ApprovalRecord): Promise<OperatorApproval> => {
+        const call = await store.getToolCall(approval.toolCallId);
+        return {
+          approvalId: approval.id,
+          shortId: approval.shortId,
+          chatKey: approval.chatKey,
+          world: approval.world,
+          agent: approval.agent,
+          tool: call?.name ?? "unknown tool",
+          argumentsJson: call?.argumentsJson ?? "",
+          state: approval.state,
+          deciders: describeDeciders(config, approval),
+          requestedFor: approval.requestedFor,
+          createdAt: approval.createdAt,
+          expiresAt: approval.expiresAt,
+          ...(approval.decidedByName === undefined ? {} : { decidedBy: approval.decidedByName }),
+          ...(approval.choice === undefined ? {} : { choice: approval.choice }),
+          ...(approval.decidedAt === undefined ? {} : { decidedAt: approval.decidedAt }),
+        };
+      };
+      const pending = await store.listApprovals({ states: ["pending"] });
+      const decided = (await store.listApprovals({ states: ["approved", "denied", "expired", "skipped"] }))
+        .sort((a, b) => (b.decidedAt?.getTime() ?? 0) - (a.decidedAt?.getTime() ?? 0))
+        .slice(0, 30);
+      return {
+        generatedAt: (setup.clock ?? (() => new Date()))(),
+        worlds: config.worlds.map((world) => ({
+          name: world.name,
+          ...(world.defaultAgent === undefined ? {} : { defaultAgent: world.defaultAgent }),
+          agents: world.agents.map((name) => {
+            const agent = config.agents.find((candidate) => candidate.name === name);
+            const identity = agent as { displayName?: string; avatarUrl?: string } | undefined;
+            return {
+              name,
+              displayName: identity?.displayName ?? name,
+              ...(identity?.avatarUrl === undefined ? {} : { avatarUrl: identity.avatarUrl }),
+              provider: agent?.provider ?? "",
+              model: agent?.model ?? "",
+            };
+          }),
+        })),
+        channels: setup.channels().map((channel) => {
+          const last = lastReceived(events, channel.platform);
+          return { ...channel, ...(last === undefined ? {} : { lastReceivedAt: last }) };
+        }),
+        chats: await recentChats(store, events),
+        pendingApprovals: await Promise.all(pending.map(toApproval)),
+        approvalHistory: await Promise.all(decided.map(toApproval)),
+        usage: [],
+        errors: events
+          .filter((event) => event.type === "system" && event.level === "error")
+          .reverse()
+          .slice(0, 20)
+          .map((event) => ({
+            chatKey: chatKey(event.chat),
+            text: event.type === "system" ? event.message.text : "",
+            at: event.createdAt,
+          })),
+      };
+    },
+  };
+}
+
+/** When a person's (or another bot's) message last came in on a platform. */
+function lastReceived(events: StoredEvent[], platform: string): Date | undefined {
+  for (let index = events.length - 1; index >= 0; index -= 1) {
+    const event = events[index];
+    if (event?.type !== "message" || event.chat.platform !== platform) continue;
+    if (event.message.author.kind === "human" || event.message.author.kind === "bot") return event.createdAt;
+  }
+  return undefined;
+}
+
+async function recentChats(store: Store, events: StoredEvent[]): Promise<OperatorChat[]> {
+  const byChat = new Map<string, { platform: string; messages: OperatorChat["lastMessages"]; latest: number }>();
+  for (const event of events) {
+    const key = chatKey(event.chat);
+    const entry = byChat.get(key) ?? { platform: event.chat.platform, messages: [], latest: 0 };
+    entry.latest = Math.max(entry.latest, event.createdAt.getTime());
+    if (event.type === "message" || event.type === "system") {
+      if (event.message.text.trim() !== "") {
+        entry.messages.push({ author: event.message.author.name, text: event.message.text, at: event.createdAt });
+      }
+    }
+    byChat.set(key, entry);
+  }
+  const newest = [...byChat.entries()].sort((a, b) => b[1].latest - a[1].latest).slice(0, maxChats);
+  return Promise.all(
+    newest.map(async ([key, entry]) => {
+      const chat = parseChatKey(key);
+      const world = (await store.getChat(key))?.world;
+      return {
+        chatKey: key,
+        platform: entry.platform,
+        ...(world === undefined ? {} : { world }),
+        ...(chat.platform === "web" && chat.workspace !== undefined
+          ? { webPath: `/chat?world=${encodeURIComponent(chat.workspace)}` }
+          : {}),
+        lastMessages: entry.messages.slice(-messagesPerChat),
+      };
+    }),
+  );
+}

@@ -1,0 +1,65 @@
+import type { AgentIdentity } from "../../channels/web/render.js";
+import { toWebAuthor } from "../../channels/web/render.js";
+import type { WebHistorySource, WebItem } from "../../channels/web/web-items.js";
+import type { Store } from "../storage/store.js";
+
+/** How many stored messages a chat page opens with. */
+const historyLength = 200;
+
+/**
+ * The web chat page's history from the store: the chat's newest messages and the approval
+ * cards asked since the oldest of them, in the order they happened, cards with their outcome.
+ */
+export function storeHistory(store: Store, agents: ReadonlyMap<string, AgentIdentity>): WebHistorySource {
+  return {
+    async history(chatKey) {
+      const messages = await store.listMessages(chatKey, { latest: historyLength });
+      const since = messages[0]?.createdAt.getTime() ?? 0;
+      const approvals = (await store.listApprovals({ chatKey })).filter(
+        (approval) => approval.createdAt.getTime() >= since,
+      );
+      const timed: { at: number; order: number; item: WebItem }[] = [];
+      messages.forEach((message, order) => {
+        if (message.text.trim() === "") return;
+        timed.push({
+          at: message.createdAt.getTime(),
+          order,
+          item: {
+            kind: "message",
+            id: message.id,
+            author: toWebAuthor(message.author, agents),
+            text: message.text,
+            at: message.createdAt.toISOString(),
+          },
+        });
+      });
+      for (const approval of approvals) {
+        const call = await store.getToolCall(approval.toolCallId);
+        timed.push({
+          at: approval.createdAt.getTime(),
+          order: Number.MAX_SAFE_INTEGER,
+          item: {
+            kind: "card",
+            id: approval.id,
+            at: approval.createdAt.toISOString(),
+            card: {
+              approvalId: approval.id,
+              shortId: approval.shortId,
+              agent: approval.agent,
+              tool: call?.name ?? "unknown tool",
+              argumentsJson: call?.argumentsJson ?? "",
+              reason: approval.reason,
+              requestedFor: approval.requestedFor,
+              expiresAt: approval.expiresAt.toISOString(),
+              state: approval.state,
+              ...(approval.choice === undefined ? {} : { choice: approval.choice }),
+              ...(approval.decidedByName === undefined ? {} : { decidedBy: approval.decidedByName }),
+            },
+          },
+        });
+      }
+      timed.sort((a, b) => a.at - b.at || a.order - b.order);
+      return timed.map((entry) => entry.item);
+    },
+  };
+}

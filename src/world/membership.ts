@@ -1,0 +1,26 @@
+import type { WorldConfig } from "../config/schema.js";
+import { everyoneEntry, isOnList, type RolesLookup } from "./access-list.js";
+import type { Platform } from "./chat-ref.js";
+import type { Sender } from "./inbound.js";
+
+/** The member list of a platform: as configured, else everyone. */
+export function membersFor(world: Pick<WorldConfig, "members">, platform: Platform): readonly string[] {
+  return world.members[platform] ?? [everyoneEntry];
+}
+
+/**
+ * Who may start turns: the world's members for the platform (ids, `role:<name>`, `admins`,
+ * `*`; default `*`). The console's local user always may.
+ */
+export function mayTalk(
+  world: Pick<WorldConfig, "members">,
+  platform: Platform,
+  user: Sender,
+  roles: RolesLookup,
+): Promise<boolean> {
+  if (platform === "console") return Promise.resolve(true);
+  return isOnList(membersFor(world, platform), { user, roles });
+}
+
+/** What a non-member is told (privately where the platform can). */
+export const notMemberText = "You are not a member of this chat's world, so the agents do not answer your messages.";

@@ -1,0 +1,78 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { ScriptedProvider } from "../fakes/scripted-provider.js";
+import { type WorldDiscord, worldOnDiscord } from "./world-discord.js";
+
+let t: WorldDiscord | undefined;
+afterEach(async () => {
+  await t?.close();
+  t = undefined;
+});
+
+/** About 5,000 characters: prose, a 1,200-character code block across the first 2,000, more prose. */
+function longAnswer(): { text: string; code: string[] } {
+  const prose = (label: string, count: number) =>
+    Array.from(
+      { length: count },
+      (_, index) => `${label} ${index}: ${"a sentence that explains the plan. ".repeat(4).trim()}`,
+    );
+  const code = Array.from({ length: 30 }, (_, index) => `    run_step(${index}, retries=3)  # step ${index}`);
+  const text = [...prose("Intro", 10), `\`\`\`python\n${code.join("\n")}\n\`\`\``, ...prose("Outro", 15)].join("\n\n");
+  return { text, code };
+}
+
+describe("threads on Discord", () => {
+  it("a thread is its own chat bound like its channel; two agents address each other there under their own names", async () => {
+    const alice = new ScriptedProvider((_request, index) => ({
+      text: index === 0 ? "@bob what do you think?" : "Thanks, agreed.",
+    }));
+    const bob = new ScriptedProvider(() => ({ text: "I agree with the plan." }));
+    t = await worldOnDiscord({
+      agents: [
+        { name: "alice", provider: alice },
+        { name: "bob", provider: bob },
+      ],
+      world: { turnLimit: 3 },
+      identities: [
+        { name: "alice", displayName: "Alice" },
+        { name: "bob", displayName: "Bob" },
+      ],
+    });
+    const thread = t.fake.addThread(t.general.id, "release planning");
+    await t.say(t.ana, "@alice plan the release with bob", { channelId: thread.id });
+    await t.world.waitFor(() => t?.posts(thread.id).some((post) => post.content.includes("stopping here")) ?? false);
+    await t.world.idle();
+
+    const posts = t.posts(thread.id);
+    expect(posts.slice(0, 3).map((post) => [post.author.username, post.content])).toEqual([
+      ["Alice", "@bob what do you think?"],
+      ["Bob", "@alice I agree with the plan."],
+      ["Alice", "@bob Thanks, agreed."],
+    ]);
+    for (const post of posts.slice(0, 3)) expect(post.webhook_id).toBeDefined();
+    // The thread's posts go through the parent channel's webhook with thread_id.
+    const executes = t.fake.callsTo("POST", /^\/webhooks\/\d+\/[^/]+$/);
+    expect(executes.length).toBeGreaterThanOrEqual(3);
+    for (const call of executes) expect(call.query).toContain(`thread_id=${thread.id}`);
+    expect(t.posts(t.general.id)).toEqual([]);
+    const stored = await t.world.store.listMessages(t.chatKeyOf(thread.id));
+    expect(stored[0]?.chatKey).toBe(`discord:${t.guildId}:${t.general.id}:${thread.id}`);
+    expect(bob.requests).toHaveLength(1);
+  });
+
+  it("a 5,000-character answer with a code block arrives in parts of at most 2,000 characters, the block whole", async () => {
+    const { text, code } = longAnswer();
+    expect(text.length).toBeGreaterThan(4800);
+    t = await worldOnDiscord({ agents: [{ name: "alice", provider: new ScriptedProvider([{ text }]) }] });
+    await t.say(t.ana, "@alice explain");
+    const parts = t.posts().map((post) => post.content);
+    expect(parts.length).toBe(3);
+    for (const part of parts) {
+      expect(part.length).toBeLessThanOrEqual(2000);
+      expect((part.match(/^```/gm) ?? []).length % 2).toBe(0);
+    }
+    const withCode = parts.filter((part) => part.includes("run_step("));
+    expect(withCode).toHaveLength(1);
+    expect(withCode[0]).toContain(`\`\`\`python\n${code.join("\n")}\n\`\`\``);
+    expect(parts.join("\n\n")).toBe(text);
+  });
+});

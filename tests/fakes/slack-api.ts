@@ -1,0 +1,390 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { slackSignatureHeaders } from "./slack-signing.js";
+import { FakeSocketMode } from "./slack-socket.js";
+import { type SlackEphemeral, SlackMessages, type SlackStoredMessage, type SlackUploadedFile } from "./slack-state.js";
+import { handleWebApi } from "./slack-web-api.js";
+
+export type { SlackEphemeral, SlackStoredMessage, SlackUploadedFile } from "./slack-state.js";
+
+/**
+ * A fake Slack on 127.0.0.1: the Web API (form-encoded POSTs to `/api/<method>`, `{ ok, … }`
+ * answers, `x-oauth-scopes` on every answer) with state (messages, threads, updates,
+ * ephemerals, uploaded files, user groups), 429 injection with `Retry-After`, and delivery of
+ * events and interactive payloads either signed over HTTP (to the service's `/slack/events`)
+ * or over a Socket Mode WebSocket (`apps.connections.open` → `ws://…/socket`, `hello`,
+ * envelopes, acks).
+ */
+
+export interface FakeSlackUser {
+  id: string;
+  name: string;
+  realName?: string;
+  displayName?: string;
+  isBot?: boolean;
+}
+
+export interface FakeUsergroup {
+  id: string;
+  handle: string;
+  users: string[];
+}
+
+export interface FakeSlackSetup {
+  botToken: string;
+  appToken?: string;
+  signingSecret: string;
+  teamId?: string;
+  botUserId?: string;
+  botId?: string;
+  /** Scopes granted to the bot token (sent as `x-oauth-scopes`). */
+  scopes?: string[];
+  users?: FakeSlackUser[];
+  usergroups?: FakeUsergroup[];
+}
+
+export interface RecordedSlackCall {
+  method: string;
+  params: Record<string, unknown>;
+  status: number;
+  ok: boolean;
+}
+
+export interface InjectedSlackFailure {
+  /** 429 (with `Retry-After`) or an HTTP 200 `{ ok: false, error }`. */
+  status?: number;
+  retryAfterSeconds?: number;
+  error?: string;
+}
+
+export const defaultScopes = [
+  "app_mentions:read",
+  "channels:history",
+  "groups:history",
+  "im:history",
+  "mpim:history",
+  "chat:write",
+  "chat:write.customize",
+  "files:write",
+  "usergroups:read",
+  "users:read",
+  "commands",
+];
+
+export type Transport = { kind: "http"; url: string } | { kind: "socket" };
+
+export class FakeSlack {
+  readonly messages = new SlackMessages();
+  readonly ephemerals: SlackEphemeral[] = [];
+  readonly files: SlackUploadedFile[] = [];
+  readonly calls: RecordedSlackCall[] = [];
+  readonly socket: FakeSocketMode;
+  readonly teamId: string;
+  readonly botUserId: string;
+  readonly botId: string;
+  scopes: string[];
+  users: FakeSlackUser[];
+  usergroups: FakeUsergroup[];
+  /** Where events go; set by the test (HTTP to the service, or the socket). */
+  transport: Transport = { kind: "socket" };
+  /** When true, every bot post comes back as a `message` event, as Slack does. */
+  echoBotPosts = false;
+  readonly failures: { method: string; failure: InjectedSlackFailure; times: number }[] = [];
+  private readonly pending = new Set<Promise<unknown>>();
+  private nextEvent = 1;
+  private nextTrigger = 1;
+
+  private constructor(
+    private readonly server: Server,
+    readonly origin: string,
+    readonly setup: FakeSlackSetup,
+  ) {
+    this.socket = new FakeSocketMode(server);
+    this.teamId = setup.teamId ?? "T0FAKE";
+    this.botUserId = setup.botUserId ?? "U0BOT";
+    this.botId = setup.botId ?? "B0BOT";
+    this.scopes = setup.scopes ?? [...defaultScopes];
+    this.users = setup.users ?? [];
+    this.usergroups = setup.usergroups ?? [];
+  }
+
+  static async start(setup: FakeSlackSetup): Promise<FakeSlack> {
+    let fake: FakeSlack | undefined;
+    const server = createServer((request, response) => {
+      void fake?.handle(request, response);
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    fake = new FakeSlack(server, `http://127.0.0.1:${port}`, setup);
+    return fake;
+  }
+
+  /** What `slackApiUrl` / `SLACK_API_URL` should be. */
+  get apiUrl(): string {
+    return `${this.origin}/api/`;
+  }
+
+  async close(): Promise<void> {
+    await this.socket.close();
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  // ---- test controls -------------------------------------------------------------------
+
+  /** The next `times` calls of `method` fail with `failure`. */
+  failNext(method: string, failure: InjectedSlackFailure, times = 1): void {
+    this.failures.push({ method, failure, times });
+  }
+
+  callsTo(method: string): RecordedSlackCall[] {
+    return this.calls.filter((call) => call.method === method);
+  }
+
+  /** Messages of a channel (top level) or of one thread, root first; deleted ones left out. */
+  messagesIn(channel: string, threadTs?: string): SlackStoredMessage[] {
+    return this.messages.list(channel, threadTs);
+  }
+
+  /** Posts by the app (its bot user, personas included) in a channel or thread. */
+  botPosts(channel: string, threadTs?: string): SlackStoredMessage[] {
+    return this.messagesIn(channel, threadTs).filter((message) => message.bot_id === this.botId);
+  }
+
+  /** Waits for every delivery the fake started on its own (echoes). */
+  async quiet(): Promise<void> {
+    while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
+  }
+
+  /** A person writes; the message is stored and delivered as a `message` event. */
+  async userMessage(input: {
+    channel: string;
+    user: string;
+    text: string;
+    threadTs?: string;
+    channelType?: "channel" | "group" | "im" | "mpim";
+    /** Also deliver an `app_mention` event (the text mentions the bot user). */
+    appMention?: boolean;
+  }): Promise<{ message: SlackStoredMessage; eventId: string; event: Record<string, unknown>; delivery: Delivery }> {
+    const message = this.messages.add({
+      channel: input.channel,
+      user: input.user,
+      text: input.text,
+      ...(input.threadTs === undefined ? {} : { thread_ts: input.threadTs }),
+    });
+    const event: Record<string, unknown> = {
+      type: "message",
+      channel: input.channel,
+      user: input.user,
+      text: input.text,
+      ts: message.ts,
+      event_ts: message.ts,
+      team: this.teamId,
+      channel_type: input.channelType ?? "channel",
+      ...(input.threadTs === undefined ? {} : { thread_ts: input.threadTs }),
+    };
+    const eventId = this.newEventId();
+    const delivery = await this.deliverEvent(event, { eventId });
+    if (input.appMention) {
+      await this.deliverEvent(
+        { ...event, type: "app_mention", channel_type: undefined },
+        { eventId: this.newEventId() },
+      );
+    }
+    return { message, eventId, event, delivery };
+  }
+
+  newEventId(): string {
+    return `Ev${String(this.nextEvent++).padStart(8, "0")}`;
+  }
+
+  /** Deliver an `event_callback` through the current transport. */
+  async deliverEvent(
+    event: Record<string, unknown>,
+    options: { eventId?: string; retryNum?: number; signingSecret?: string; timestampSeconds?: number } = {},
+  ): Promise<Delivery> {
+    const body = {
+      token: "verification-token-unused",
+      team_id: this.teamId,
+      api_app_id: "A0FAKE",
+      event,
+      type: "event_callback",
+      event_id: options.eventId ?? this.newEventId(),
+      event_time: Math.floor(Date.now() / 1000),
+      authorizations: [{ team_id: this.teamId, user_id: this.botUserId, is_bot: true }],
+    };
+    if (this.transport.kind === "socket") {
+      const ack = await this.socket.send("events_api", body, {
+        ...(options.retryNum === undefined ? {} : { retryAttempt: options.retryNum }),
+      });
+      return { status: 200, body: JSON.stringify(ack ?? {}) };
+    }
+    return this.post(JSON.stringify(body), "application/json", options);
+  }
+
+  /** A person presses a button of a message: a `block_actions` payload. */
+  async press(input: {
+    user: string;
+    channel: string;
+    messageTs: string;
+    actionId: string;
+    value: string;
+    signingSecret?: string;
+  }): Promise<Delivery> {
+    const message = this.messages.find(input.channel, input.messageTs);
+    const payload = {
+      type: "block_actions",
+      team: { id: this.teamId, domain: "fake" },
+      user: {
+        id: input.user,
+        username: this.userName(input.user),
+        name: this.userName(input.user),
+        team_id: this.teamId,
+      },
+      api_app_id: "A0FAKE",
+      token: "verification-token-unused",
+      container: {
+        type: "message",
+        message_ts: input.messageTs,
+        channel_id: input.channel,
+        is_ephemeral: false,
+        ...(message?.thread_ts === undefined ? {} : { thread_ts: message.thread_ts }),
+      },
+      trigger_id: `trigger-${this.nextTrigger++}`,
+      channel: { id: input.channel, name: "release" },
+      message: message
+        ? {
+            ts: message.ts,
+            text: message.text,
+            blocks: message.blocks ?? [],
+            ...(message.thread_ts ? { thread_ts: message.thread_ts } : {}),
+          }
+        : undefined,
+      response_url: `${this.origin}/response/${input.messageTs}`,
+      actions: [
+        {
+          type: "button",
+          action_id: input.actionId,
+          block_id: "approval",
+          value: input.value,
+          action_ts: `${Math.floor(Date.now() / 1000)}.000100`,
+        },
+      ],
+    };
+    if (this.transport.kind === "socket") {
+      const ack = await this.socket.send("interactive", payload);
+      return { status: 200, body: JSON.stringify(ack ?? {}) };
+    }
+    const form = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+    return this.post(
+      form,
+      "application/x-www-form-urlencoded",
+      input.signingSecret === undefined ? {} : { signingSecret: input.signingSecret },
+    );
+  }
+
+  /** POST a raw body to the HTTP events URL, signed unless told otherwise. */
+  async post(
+    body: string,
+    contentType: string,
+    options: { retryNum?: number; signingSecret?: string; timestampSeconds?: number; unsigned?: boolean } = {},
+  ): Promise<Delivery> {
+    if (this.transport.kind !== "http") throw new Error("HTTP delivery needs transport http");
+    const headers: Record<string, string> = {
+      "content-type": contentType,
+      ...(options.unsigned
+        ? {}
+        : slackSignatureHeaders(options.signingSecret ?? this.setup.signingSecret, body, options.timestampSeconds)),
+      ...(options.retryNum === undefined
+        ? {}
+        : { "x-slack-retry-num": String(options.retryNum), "x-slack-retry-reason": "http_timeout" }),
+    };
+    const response = await fetch(this.transport.url, { method: "POST", headers, body });
+    return { status: response.status, body: await response.text() };
+  }
+
+  userName(id: string): string {
+    return this.users.find((user) => user.id === id)?.name ?? id.toLowerCase();
+  }
+
+  /** Start an echo delivery of a bot post (not awaited by the caller; see {@link quiet}). */
+  echo(message: SlackStoredMessage): void {
+    if (!this.echoBotPosts) return;
+    const event: Record<string, unknown> = {
+      type: "message",
+      ...(message.username === undefined ? {} : { subtype: "bot_message", username: message.username }),
+      channel: message.channel,
+      user: this.botUserId,
+      bot_id: this.botId,
+      text: message.text,
+      ts: message.ts,
+      event_ts: message.ts,
+      team: this.teamId,
+      channel_type: "channel",
+      ...(message.thread_ts === undefined ? {} : { thread_ts: message.thread_ts }),
+    };
+    const delivery = this.deliverEvent(event).catch(() => undefined);
+    this.pending.add(delivery);
+    void delivery.finally(() => this.pending.delete(delivery));
+  }
+
+  private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const raw = Buffer.concat(chunks).toString("utf8");
+    const url = new URL(request.url ?? "/", this.origin);
+    if (url.pathname.startsWith("/upload/")) {
+      const file = this.files.find((each) => each.id === url.pathname.slice("/upload/".length));
+      if (file) file.content = raw;
+      response
+        .writeHead(file ? 200 : 404, { "content-type": "text/plain" })
+        .end(file ? `OK - ${raw.length}` : "no such upload");
+      return;
+    }
+    if (!url.pathname.startsWith("/api/")) {
+      response.writeHead(404).end();
+      return;
+    }
+    const method = url.pathname.slice("/api/".length);
+    const params = parseParams(raw, String(request.headers["content-type"] ?? ""));
+    for (const [key, value] of url.searchParams) params[key] = value;
+    const answer = handleWebApi(this, method, params, String(request.headers.authorization ?? ""));
+    this.calls.push({ method, params, status: answer.status, ok: answer.status === 200 && answer.body.ok === true });
+    response.writeHead(answer.status, {
+      "content-type": "application/json",
+      "x-oauth-scopes": this.scopes.join(","),
+      ...(answer.retryAfter === undefined ? {} : { "retry-after": String(answer.retryAfter) }),
+    });
+    response.end(JSON.stringify(answer.body));
+  }
+}
+
+export interface Delivery {
+  status: number;
+  body: string;
+}
+
+const jsonParams = new Set(["blocks", "attachments", "files", "chunks", "metadata"]);
+
+function parseParams(raw: string, contentType: string): Record<string, unknown> {
+  if (contentType.includes("application/json")) {
+    try {
+      return raw === "" ? {} : (JSON.parse(raw) as Record<string, unknown>);
+    } catch {
+      return {};
+    }
+  }
+  const params: Record<string, unknown> = {};
+  for (const [key, value] of new URLSearchParams(raw)) {
+    if (jsonParams.has(key)) {
+      try {
+        params[key] = JSON.parse(value);
+        continue;
+      } catch {
+        // kept as text: the method answers invalid_arguments
+      }
+    }
+    params[key] = value;
+  }
+  return params;
+}

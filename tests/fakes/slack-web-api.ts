@@ -1,0 +1,202 @@
+import type { FakeSlack } from "./slack-api.js";
+
+export interface WebApiAnswer {
+  status: number;
+  body: Record<string, unknown> & { ok?: boolean };
+  retryAfter?: number;
+}
+
+const ok = (body: Record<string, unknown> = {}): WebApiAnswer => ({ status: 200, body: { ok: true, ...body } });
+const refuse = (error: string): WebApiAnswer => ({ status: 200, body: { ok: false, error } });
+
+function text(params: Record<string, unknown>, key: string): string | undefined {
+  const value = params[key];
+  return typeof value === "string" && value !== "" ? value : undefined;
+}
+
+/** One Web API call against the fake's state. */
+export function handleWebApi(
+  fake: FakeSlack,
+  method: string,
+  params: Record<string, unknown>,
+  authorization: string,
+): WebApiAnswer {
+  const injected = fake.failures.find((entry) => entry.method === method && entry.times > 0);
+  if (injected) {
+    injected.times -= 1;
+    const { status = 429, retryAfterSeconds = 1, error = "ratelimited" } = injected.failure;
+    return status === 429
+      ? { status: 429, body: { ok: false, error }, retryAfter: retryAfterSeconds }
+      : { status, body: { ok: false, error } };
+  }
+  const token = authorization.replace(/^Bearer\s+/i, "") || text(params, "token");
+  if (method === "apps.connections.open") {
+    if (!fake.setup.appToken || token !== fake.setup.appToken) return refuse("invalid_auth");
+    return ok({ url: fake.socket.ticketUrl(fake.origin) });
+  }
+  if (token !== fake.setup.botToken) return refuse(token ? "invalid_auth" : "not_authed");
+  switch (method) {
+    case "auth.test":
+      return ok({
+        url: "https://fake.slack.com/",
+        team: "Fake Team",
+        user: "roundtable",
+        team_id: fake.teamId,
+        user_id: fake.botUserId,
+        bot_id: fake.botId,
+      });
+    case "chat.postMessage":
+      return postMessage(fake, params);
+    case "chat.update":
+      return updateMessage(fake, params);
+    case "chat.delete": {
+      const message = fake.messages.find(String(params.channel), String(params.ts));
+      if (!message) return refuse("message_not_found");
+      message.deleted = true;
+      return ok({ channel: message.channel, ts: message.ts });
+    }
+    case "chat.postEphemeral": {
+      const channel = text(params, "channel");
+      const user = text(params, "user");
+      if (!channel || !user) return refuse("invalid_arguments");
+      const threadTs = text(params, "thread_ts");
+      fake.ephemerals.push({
+        channel,
+        user,
+        text: String(params.text ?? ""),
+        ...(threadTs ? { thread_ts: threadTs } : {}),
+      });
+      return ok({ message_ts: fake.messages.nextTs() });
+    }
+    case "chat.startStream":
+      return startStream(fake, params);
+    case "chat.appendStream":
+    case "chat.stopStream": {
+      const message = fake.messages.find(String(params.channel), String(params.ts));
+      if (!message?.streaming) return refuse("message_not_in_streaming_state");
+      const more = text(params, "markdown_text") ?? "";
+      message.text += more;
+      message.history.push(message.text);
+      message.updateCount += 1;
+      if (method === "chat.stopStream") {
+        message.streaming = false;
+        fake.echo(message);
+      }
+      return ok({ channel: message.channel, ts: message.ts });
+    }
+    case "files.getUploadURLExternal": {
+      const filename = text(params, "filename");
+      const length = Number(params.length);
+      if (!filename || !Number.isInteger(length) || length <= 0) return refuse("invalid_arguments");
+      const id = `F${String(fake.files.length + 1).padStart(6, "0")}`;
+      fake.files.push({ id, filename, content: "" });
+      return ok({ upload_url: `${fake.origin}/upload/${id}`, file_id: id });
+    }
+    case "files.completeUploadExternal": {
+      const files = Array.isArray(params.files) ? (params.files as { id: string; title?: string }[]) : [];
+      if (files.length === 0) return refuse("invalid_arguments");
+      const channel = text(params, "channel_id");
+      const threadTs = text(params, "thread_ts");
+      const comment = text(params, "initial_comment");
+      for (const entry of files) {
+        const file = fake.files.find((each) => each.id === entry.id);
+        if (!file) return refuse("file_not_found");
+        if (entry.title) file.title = entry.title;
+        if (channel) file.channel = channel;
+        if (threadTs) file.thread_ts = threadTs;
+        if (comment) file.initialComment = comment;
+      }
+      return ok({ files: files.map((entry) => ({ id: entry.id, title: entry.title ?? "" })) });
+    }
+    case "usergroups.list":
+      return ok({
+        usergroups: fake.usergroups.map((group) => ({
+          id: group.id,
+          handle: group.handle,
+          name: group.handle,
+          team_id: fake.teamId,
+        })),
+      });
+    case "usergroups.users.list": {
+      const group = fake.usergroups.find((each) => each.id === params.usergroup);
+      return group ? ok({ users: group.users }) : refuse("no_such_subteam");
+    }
+    case "users.info": {
+      const user = fake.users.find((each) => each.id === params.user);
+      if (!user) return refuse("user_not_found");
+      return ok({
+        user: {
+          id: user.id,
+          name: user.name,
+          real_name: user.realName ?? user.name,
+          is_bot: user.isBot ?? false,
+          profile: { display_name: user.displayName ?? "", real_name: user.realName ?? user.name },
+        },
+      });
+    }
+    case "conversations.replies": {
+      const channel = String(params.channel);
+      const ts = String(params.ts);
+      const limit = Number(params.limit ?? 100);
+      const messages = fake.messages.list(channel, ts).slice(0, limit);
+      if (messages.length === 0) return refuse("thread_not_found");
+      return ok({ messages: messages.map((message) => ({ ...message, type: "message" })), has_more: false });
+    }
+    default:
+      return refuse("unknown_method");
+  }
+}
+
+function postMessage(fake: FakeSlack, params: Record<string, unknown>): WebApiAnswer {
+  const channel = text(params, "channel");
+  const body = String(params.text ?? "");
+  const blocks = Array.isArray(params.blocks) ? params.blocks : undefined;
+  if (!channel) return refuse("channel_not_found");
+  if (body === "" && !blocks) return refuse("no_text");
+  if (body.length > 40_000) return refuse("msg_too_long");
+  const username = text(params, "username");
+  const iconUrl = text(params, "icon_url");
+  if ((username || iconUrl) && !fake.scopes.includes("chat:write.customize")) return refuse("missing_scope");
+  const threadTs = text(params, "thread_ts");
+  if (threadTs && !fake.messages.find(channel, threadTs)) return refuse("thread_not_found");
+  const message = fake.messages.add({
+    channel,
+    text: body,
+    user: fake.botUserId,
+    bot_id: fake.botId,
+    ...(threadTs ? { thread_ts: threadTs } : {}),
+    ...(blocks ? { blocks } : {}),
+    ...(username ? { username } : {}),
+    ...(iconUrl ? { icon_url: iconUrl } : {}),
+  });
+  fake.echo(message);
+  return ok({ channel, ts: message.ts, message: { ...message, type: "message" } });
+}
+
+function updateMessage(fake: FakeSlack, params: Record<string, unknown>): WebApiAnswer {
+  const message = fake.messages.find(String(params.channel), String(params.ts));
+  if (!message || message.deleted) return refuse("message_not_found");
+  if (message.bot_id !== fake.botId) return refuse("cant_update_message");
+  const body = String(params.text ?? "");
+  if (body.length > 40_000) return refuse("msg_too_long");
+  message.text = body;
+  message.blocks = Array.isArray(params.blocks) ? params.blocks : [];
+  message.history.push(body);
+  message.updateCount += 1;
+  return ok({ channel: message.channel, ts: message.ts, text: body });
+}
+
+function startStream(fake: FakeSlack, params: Record<string, unknown>): WebApiAnswer {
+  const channel = text(params, "channel");
+  const threadTs = text(params, "thread_ts");
+  if (!channel || !threadTs) return refuse("invalid_arguments");
+  const message = fake.messages.add({
+    channel,
+    text: text(params, "markdown_text") ?? "",
+    user: fake.botUserId,
+    bot_id: fake.botId,
+    thread_ts: threadTs,
+    streaming: true,
+  });
+  return ok({ channel, ts: message.ts });
+}

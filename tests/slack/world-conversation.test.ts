@@ -1,0 +1,45 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { ScriptedProvider } from "../fakes/scripted-provider.js";
+import { ana, channel, modes, threadKey, type WorldSlack, worldOnSlack } from "./world-slack.js";
+
+let t: WorldSlack | undefined;
+afterEach(async () => {
+  await t?.close();
+  t = undefined;
+});
+
+const longAnswer = `Here is the plan:\n\n${Array.from({ length: 6 }, (_, index) => `${index + 1}. step **${index + 1}** & <check>`).join("\n")}`;
+
+describe.each(modes)("a Slack channel through the world engine (%s)", (mode) => {
+  it("a message in a bound channel gets the agent's answer streamed into its thread, under the agent's name and icon", async () => {
+    const alice = new ScriptedProvider(() => ({ text: longAnswer }));
+    t = await worldOnSlack({
+      mode,
+      agents: [{ name: "alice", provider: alice }],
+      world: { defaultAgent: "alice" },
+      adapter: {
+        agents: [{ name: "alice", displayName: "Alice (release)", avatarUrl: "https://example.org/alice.png" }],
+      },
+    });
+    const root = await t.say(ana, "what is the plan?");
+
+    const [answer, ...rest] = t.replies(root.ts);
+    expect(rest).toHaveLength(0);
+    expect(answer).toMatchObject({
+      thread_ts: root.ts,
+      username: "Alice (release)",
+      icon_url: "https://example.org/alice.png",
+      text: "Here is the plan:\n\n1. step *1* &amp; &lt;check&gt;\n2. step *2* &amp; &lt;check&gt;\n3. step *3* &amp; &lt;check&gt;\n4. step *4* &amp; &lt;check&gt;\n5. step *5* &amp; &lt;check&gt;\n6. step *6* &amp; &lt;check&gt;",
+    });
+    // Streamed: first posted while the model wrote, then edited to the whole answer.
+    expect(answer?.updateCount).toBeGreaterThan(0);
+    expect(answer?.history[0]?.length).toBeLessThan(answer?.text.length ?? 0);
+    // The person's text reached the model as theirs, in the thread's own chat.
+    expect(alice.requests[0]?.messages.at(-1)).toEqual({ role: "user", text: "Ana: what is the plan?" });
+    const stored = await t.world.store.listMessages(threadKey(root.ts));
+    expect(stored.map((message) => message.author.kind)).toEqual(["human", "agent"]);
+    // Its own posts came back as events and started nothing.
+    expect(alice.requests).toHaveLength(1);
+    expect(t.fake.messagesIn(channel)).toHaveLength(1);
+  });
+});

@@ -1,0 +1,111 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { ScriptedProvider } from "../fakes/scripted-provider.js";
+import type { StoredMessage } from "../fakes/telegram-api.js";
+import { ana, eve } from "./helpers.js";
+import { boss, groupKey, type WorldTelegram, worldOnTelegram } from "./world-telegram.js";
+
+let t: WorldTelegram | undefined;
+afterEach(async () => {
+  await t?.close();
+  t = undefined;
+});
+
+interface Keyboard {
+  inline_keyboard: { text: string; callback_data: string }[][];
+}
+
+/** `@alice echo X` makes alice run `echo X`; after the tool she says what it printed. */
+function echoer() {
+  return new ScriptedProvider((request) => {
+    const last = request.messages.at(-1);
+    if (last?.role === "tool") return { text: `tool said: ${last.text.replace(/\s+/g, " ").trim()}` };
+    const word = /echo (\w+)/.exec(last?.text ?? "")?.[1] ?? "hello";
+    return { text: "", toolCalls: [{ name: "shell_cmd", args: { command: "echo", args: [word] } }] };
+  });
+}
+
+/** Approval cards in the order posted (the fake keeps edited messages in place). */
+async function cards(t: WorldTelegram): Promise<StoredMessage[]> {
+  const ids = new Set<number>();
+  for (const approval of await t.world.store.listApprovals({ chatKey: groupKey })) {
+    const posted = await t.world.store.getOutbound("approval", approval.id);
+    for (const id of posted?.platformMessageIds ?? []) ids.add(Number(id));
+  }
+  return t.botMessages().filter((message) => ids.has(message.message_id));
+}
+
+function button(card: StoredMessage | undefined, label: RegExp): string {
+  const found = (card?.reply_markup as Keyboard | undefined)?.inline_keyboard
+    .flat()
+    .find((each) => label.test(each.text));
+  expect(found).toBeDefined();
+  return found?.callback_data ?? "";
+}
+
+describe("access on Telegram through the world engine", () => {
+  it("a stranger in a catch-all-bound chat cannot approve their own call when approvers are listed, and is told why", async () => {
+    const alice = echoer();
+    t = await worldOnTelegram({
+      agents: [{ name: "alice", provider: alice, tools: ["shell_cmd"] }],
+      world: { approvers: { telegram: [String(boss.id)] } },
+    });
+    await t.say(eve, "@alice echo pwned");
+    const card = (await cards(t))[0];
+    const pressed = await t.press(eve, card?.message_id ?? 0, button(card, /Approve once/));
+    expect(t.fake.callbackAnswers.get(pressed)).toEqual({
+      text: "You are not allowed to decide this approval: only this world's approvers may.",
+      show_alert: true,
+    });
+    const [approval] = await t.world.store.listApprovals({ chatKey: groupKey });
+    expect(approval?.state).toBe("pending");
+    expect(alice.requests).toHaveLength(1);
+  });
+
+  it("a non-member's message starts no turn; they get one short reply an hour", async () => {
+    const alice = echoer();
+    t = await worldOnTelegram({
+      agents: [{ name: "alice", provider: alice, tools: ["shell_cmd"] }],
+      world: { members: { telegram: [String(ana.id)] } },
+    });
+    await t.say(eve, "@alice echo one");
+    await t.say(eve, "@alice echo two");
+    expect(alice.requests).toHaveLength(0);
+    expect(t.botTexts()).toEqual([
+      expect.stringContaining("You are not a member of this chat's world, so the agents do not answer your messages."),
+    ]);
+    await t.say(ana, "@alice echo three");
+    expect(alice.requests).toHaveLength(1);
+  });
+
+  it("/reset@bot ends session grants and closes pending cards as skipped, saying who reset", async () => {
+    const alice = echoer();
+    t = await worldOnTelegram({ agents: [{ name: "alice", provider: alice, tools: ["shell_cmd"] }] });
+    await t.say(ana, "@alice echo same");
+    const first = (await cards(t))[0];
+    await t.press(ana, first?.message_id ?? 0, button(first, /For session/));
+    await t.say(ana, "@alice echo same");
+    expect(await cards(t)).toHaveLength(1); // the session grant ran it without a card
+
+    await t.say(ana, "@alice echo other");
+    const pending = (await cards(t))[1];
+    expect(pending?.reply_markup).toBeDefined();
+    await t.say(ana, "/reset@roundtable_bot");
+
+    const closed = t.fake.messagesIn(-1001234).find((message) => message.message_id === pending?.message_id);
+    expect(closed?.text).toContain("Skipped: chat reset by Ana");
+    expect(closed?.reply_markup).toBeUndefined();
+    const approvals = await t.world.store.listApprovals({ chatKey: groupKey });
+    expect(approvals.map((approval) => approval.state).sort()).toEqual(["approved", "skipped"]);
+    expect(t.botTexts().at(-1)).toContain("Chat reset by Ana");
+    const requests = alice.requests.length;
+
+    // The grant is gone: the same call needs a card again.
+    await t.say(ana, "@alice echo same");
+    expect(await cards(t)).toHaveLength(3);
+    expect(alice.requests.length).toBe(requests + 1);
+    // /reset@otherbot is someone else's.
+    const before = t.botMessages().length;
+    await t.say(ana, "/reset@other_bot");
+    expect(t.botMessages()).toHaveLength(before);
+  });
+});
