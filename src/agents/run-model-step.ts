@@ -1,6 +1,6 @@
 import { ProviderError } from "../errors/roundtable-error.js";
 import type { LLMResponse } from "../providers/model-provider.js";
-import type { MessageRecord, ToolCallRecord } from "../storage/records.js";
+import type { MessageRecord, ToolCallRecord } from "../world/records.js";
 import { isStreamingChannel, type MessageStream } from "../world/channel-adapter.js";
 import { parseChatKey } from "../world/chat-ref.js";
 import { jobKey } from "../world/jobs.js";
@@ -11,6 +11,9 @@ import { buildRequestView } from "./build-request-view.js";
 import { dispatchToolCalls } from "./dispatch-tool-calls.js";
 import { endWithLimit, failTurn } from "./end-turn.js";
 import { finishStoppedAnswer, skipOpenCalls } from "./finish-stopped-answer.js";
+import { costOf, priceOf } from "./model-price.js";
+import { budgetNotice, dayBudgetExceeded } from "../world/limits/day-budget.js";
+import { utcDay } from "../world/limits/utc-day.js";
 
 /** The id of the message a step produces: one per turn and step, so a retry cannot add a second. */
 export function stepMessageId(turnId: string, step: number): string {
@@ -70,6 +73,15 @@ async function runWatchedStep(runtime: AgentRuntime, turnId: string, step: numbe
     log.error({ provider: agent.provider }, "agent's provider is not configured");
     return;
   }
+  const budget = await dayBudgetExceeded(store, scope.world, clock());
+  if (budget) {
+    log.warn(
+      { limit: budget.limit, used: budget.used, allowed: budget.allowed },
+      "daily budget reached; no model call",
+    );
+    await endWithLimit(runtime, scope, "budget", budgetNotice(budget, clock()));
+    return;
+  }
   await store.updateTurn(turn.id, { state: "running", step });
 
   const tools = runtime.tools.definitionsFor(agent.tools);
@@ -123,6 +135,7 @@ async function runWatchedStep(runtime: AgentRuntime, turnId: string, step: numbe
     return;
   }
   runtime.outbox.emitStream({ type: "stream", chat, streamId: turn.id, agent: agent.name, phase: "end", text: "" });
+  await recordUsage(runtime, scope, response);
   const stop = stopOf(stopped);
   if (stop) return finishStoppedAnswer(runtime, scope, step, response.text, stream, stop);
 
@@ -225,6 +238,23 @@ async function settleStoredStep(
   await dispatchToolCalls(runtime, scope, step);
 }
 
+/**
+ * Count the call's tokens and cost for the world, agent and UTC day, before its answer is
+ * stored: a call made again after a crash here was paid for twice, and counts twice.
+ */
+async function recordUsage(runtime: AgentRuntime, scope: TurnScope, response: LLMResponse): Promise<void> {
+  const { usage } = response;
+  await runtime.world.store.addUsage({
+    world: scope.world.name,
+    agent: scope.agent.name,
+    day: utcDay(runtime.world.clock()),
+    inputTokens: usage.inputTokens,
+    outputTokens: usage.outputTokens,
+    cachedInputTokens: usage.cachedInputTokens,
+    costUsd: costOf(usage, priceOf(scope.agent)),
+  });
+}
+
 /** An answer to another agent goes back to it (auto-mention); an empty answer says so. */
 async function finalText(runtime: AgentRuntime, scope: TurnScope, text: string): Promise<string> {
   const body = text.trim() === "" ? "(no answer)" : text;
@@ -234,7 +264,7 @@ async function finalText(runtime: AgentRuntime, scope: TurnScope, text: string):
 }
 
 async function openStream(runtime: AgentRuntime, chat: ReturnType<typeof parseChatKey>, agent: string) {
-  const adapter = runtime.world.channels.get(chat.platform);
+  const adapter = runtime.world.channels.forChat(chat, { kind: "agent", id: agent, name: agent });
   if (!adapter || !isStreamingChannel(adapter)) return undefined;
   try {
     return await adapter.openStream(chat, { kind: "agent", id: agent, name: agent });

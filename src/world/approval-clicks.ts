@@ -1,4 +1,4 @@
-import type { ApprovalRecord } from "../storage/records.js";
+import type { ApprovalRecord } from "./records.js";
 import { approversFor, mayDecide } from "./approval-rights.js";
 import { requesterEntry } from "./access-list.js";
 import { chatKey, type Platform } from "./chat-ref.js";
@@ -50,7 +50,7 @@ export async function handleApprovalClick(context: WorldContext, click: Approval
     );
     return { status: "unknown", text: "This approval does not exist (or is not from this chat)." };
   }
-  const roles = rolesLookup(context.channels.get(click.chat.platform), click.chat, click.user);
+  const roles = rolesLookup(context.channels.main(click.chat.platform), click.chat, click.user);
   if (!(await mayDecide(world, click.chat.platform, click.user, approval.requestedFor, roles))) {
     log.warn({ approvalId: approval.id }, "click by someone not allowed to decide refused");
     return { status: "not-allowed", text: notAllowedText(world, click.chat.platform) };

@@ -1,6 +1,6 @@
-import { createHash } from "node:crypto";
-import type { MessageRecord } from "../storage/records.js";
+import type { MessageRecord } from "./records.js";
 import { handleApprovalClick } from "./approval-clicks.js";
+import { storeThreadRoot } from "./thread-root.js";
 import { chatKey } from "./chat-ref.js";
 import { closePendingApprovals } from "./close-pending-approvals.js";
 import { isChatCommandName } from "./commands/chat-commands.js";
@@ -16,15 +16,17 @@ import type {
   IngressResult,
   Sender,
 } from "./inbound.js";
+import { inboundMessageId } from "./inbound-message-id.js";
 import { jobKey } from "./jobs.js";
 import { worldAuthor } from "./message.js";
 import { mayTalk, notMemberText } from "./membership.js";
 import type { Outbox } from "./outbox.js";
-import { isPrivateReplyChannel, noticeOnce, periodBucket } from "./sender-notice.js";
+import { canReplyPrivately } from "./channel-optional.js";
+import { noticeOnce, periodBucket } from "./sender-notice.js";
 import type { TurnInterrupts } from "./turn-interrupts.js";
 import { rolesLookup } from "./user-roles.js";
 import type { WorldContext } from "./world-context.js";
-import type { WorldConfig } from "../config/schema.js";
+import type { WorldSettings } from "./world-settings.js";
 
 /** Longest message text routed to agents; longer ones are stored and answered with a notice. */
 export const maxInboundTextLength = 32_000;
@@ -52,10 +54,7 @@ export function notRoutedReason(
   return undefined;
 }
 
-/** The id of an inbound message is derived from the platform's id: a second delivery collides. */
-export function inboundMessageId(key: string, platformMessageId: string): string {
-  return `in-${createHash("sha256").update(`${key}\u0000${platformMessageId}`).digest("hex").slice(0, 32)}`;
-}
+export { inboundMessageId } from "./inbound-message-id.js";
 
 /**
  * Where channels hand in messages and clicks. Dedupe on the platform's id (the message id is
@@ -77,6 +76,11 @@ export class Ingress implements InboundSink {
       log.info({ messageId: inbound.platformMessageId }, "message from a chat bound to no world ignored");
       return { status: "unbound", reason: "this chat is not bound to a world" };
     }
+    if (inbound.ownEcho === true) {
+      // Our own post (bot, webhook, persona) coming back: it is stored already as what we sent.
+      log.debug({ messageId: inbound.platformMessageId }, "own post echoed back; ignored");
+      return { status: "ignored", reason: "the service's own message" };
+    }
     const command = inbound.sender.isBot ? undefined : parseChatCommand(inbound.text, inbound.botNames ?? []);
     if (command && !(command.kind === "command" && command.name === "reset")) {
       return this.typedCommand(inbound, world, command);
@@ -93,6 +97,9 @@ export class Ingress implements InboundSink {
       return { status: "duplicate" };
     }
     await store.ensureChat(key, world.name, inbound.chat.platform);
+    if (inbound.threadRoot !== undefined && inbound.chat.thread !== undefined) {
+      await storeThreadRoot(this.context, inbound.chat, inbound.threadRoot);
+    }
     const human = !inbound.sender.isBot;
     let message: MessageRecord;
     try {
@@ -158,7 +165,7 @@ export class Ingress implements InboundSink {
   private async isMember(inbound: InboundMessage): Promise<boolean> {
     const world = this.context.worlds.worldFor(inbound.chat);
     if (!world) return false;
-    const adapter = this.context.channels.get(inbound.chat.platform);
+    const adapter = this.context.channels.main(inbound.chat.platform);
     return mayTalk(world, inbound.chat.platform, inbound.sender, rolesLookup(adapter, inbound.chat, inbound.sender));
   }
 
@@ -174,7 +181,7 @@ export class Ingress implements InboundSink {
    */
   private async typedCommand(
     inbound: InboundMessage,
-    world: WorldConfig,
+    world: WorldSettings,
     command: ParsedChatCommand,
   ): Promise<IngressResult> {
     const { store, logger } = this.context;
@@ -229,13 +236,13 @@ export class Ingress implements InboundSink {
   }
 
   private async runCommand(
-    world: WorldConfig,
+    world: WorldSettings,
     input: Pick<InboundMessage, "chat" | "sender">,
     name: ChatCommandRequest["name"],
     args: string[],
   ): Promise<ChatCommandAnswer> {
     const log = this.context.logger.child({ platform: input.chat.platform, chat: chatKey(input.chat) });
-    const adapter = this.context.channels.get(input.chat.platform);
+    const adapter = this.context.channels.main(input.chat.platform);
     if (!(await mayTalk(world, input.chat.platform, input.sender, rolesLookup(adapter, input.chat, input.sender)))) {
       log.info({ command: name, user: input.sender.id }, "command from a non-member refused");
       return { status: "refused", text: "Only members of this chat's world may use its commands." };
@@ -269,8 +276,8 @@ export class Ingress implements InboundSink {
 
   /** A refused typed command: told to the sender privately where the platform can, else in a short reply. */
   private async refusePrivately(inbound: InboundMessage, noticeId: string, text: string): Promise<void> {
-    const adapter = this.context.channels.get(inbound.chat.platform);
-    if (adapter && isPrivateReplyChannel(adapter)) {
+    const adapter = this.context.channels.main(inbound.chat.platform);
+    if (adapter && canReplyPrivately(adapter)) {
       try {
         await adapter.replyPrivately(inbound.chat, inbound.sender.id, text);
         return;

@@ -1,4 +1,4 @@
-import type { TurnRecord } from "../storage/records.js";
+import type { TurnRecord } from "./records.js";
 import { closeTurn } from "./close-turn.js";
 import type { Outbox } from "./outbox.js";
 import { recordToolResult } from "./record-tool-result.js";

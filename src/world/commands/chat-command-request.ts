@@ -1,11 +1,11 @@
-import type { WorldConfig } from "../../config/schema.js";
+import type { WorldSettings } from "../world-settings.js";
 import type { ChatRef } from "../chat-ref.js";
 import type { Sender } from "../inbound.js";
 import type { ChatCommandName } from "./chat-commands.js";
 
 /** One command to run, from a typed message or a platform structure (button, slash command). */
 export interface ChatCommandRequest {
-  world: WorldConfig;
+  world: WorldSettings;
   chat: ChatRef;
   sender: Sender;
   name: Exclude<ChatCommandName, "reset">;

@@ -1,4 +1,4 @@
-import type { TurnRecord } from "../../storage/records.js";
+import type { TurnRecord } from "../records.js";
 import { mayDecide } from "../approval-rights.js";
 import { chatKey } from "../chat-ref.js";
 import type { Outbox } from "../outbox.js";
@@ -29,7 +29,7 @@ export async function stopCommand(
   const targeted = named.length === 0 ? open : open.filter((turn) => named.includes(turn.agent.toLowerCase()));
   if (targeted.length === 0) return { status: "done", text: "Nothing to stop: no agent is working in this chat." };
 
-  const roles = rolesLookup(context.channels.get(chat.platform), chat, sender);
+  const roles = rolesLookup(context.channels.main(chat.platform), chat, sender);
   const allowed: TurnRecord[] = [];
   for (const turn of targeted) {
     if (await mayDecide(world, chat.platform, sender, turn.startedById, roles)) allowed.push(turn);
