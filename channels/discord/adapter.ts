@@ -1,4 +1,4 @@
-import { Client, Events, GatewayIntentBits, Partials, REST, Status } from "discord.js";
+import { Client, Events, GatewayIntentBits, Partials, PermissionFlagsBits, REST, Status } from "discord.js";
 import { assertNever } from "../../src/errors/assert-never.js";
 import type { Logger } from "../../src/log/logger.js";
 import type { ApprovalCard, ApprovalOutcome } from "../../src/world/approval-types.js";
@@ -12,6 +12,9 @@ import type {
 import type { ChatRef } from "../../src/world/chat-ref.js";
 import type { InboundSink } from "../../src/world/inbound.js";
 import type { Author } from "../../src/world/message.js";
+import type { MessageLinks } from "../../src/world/message-links.js";
+import type { PrivateReplyChannel } from "../../src/world/sender-notice.js";
+import type { UserRolesChannel } from "../../src/world/user-roles.js";
 import { DiscordApi, discordCodeOf, discordErrorCodes, toPlatformError } from "./api.js";
 import { ChatLocator, targetChannelOf } from "./chat-locator.js";
 import { ClickAnswerer } from "./click-answerer.js";
@@ -44,7 +47,9 @@ function restFor(token: string, apiUrl: string | undefined): REST {
  * bot with their name in bold. Cards carry buttons; every press is answered within Discord's
  * 3 seconds.
  */
-export class DiscordAdapter implements ChannelAdapter, StreamingChannel {
+export class DiscordAdapter
+  implements ChannelAdapter, StreamingChannel, UserRolesChannel, PrivateReplyChannel, MessageLinks
+{
   readonly platform = "discord" as const;
   private readonly logger: Logger;
   private readonly clock: DiscordClock;
@@ -268,13 +273,43 @@ export class DiscordAdapter implements ChannelAdapter, StreamingChannel {
       ...(botAgent === undefined ? {} : { botAgent }),
       agentBotsById,
       agentNames,
-      roleName: (guildId, roleId) =>
-        guildId === undefined ? undefined : this.client?.guilds.cache.get(guildId)?.roles.cache.get(roleId)?.name,
+      roleName: (guildId, roleId) => this.role(guildId, roleId)?.name,
+      roleIsAdministrator: (guildId, roleId) =>
+        this.role(guildId, roleId)?.permissions.has(PermissionFlagsBits.Administrator) ?? false,
       channelName: (channelId) => {
         const channel = this.client?.channels.cache.get(channelId);
         return channel && "name" in channel && typeof channel.name === "string" ? channel.name : undefined;
       },
     };
+  }
+
+  private role(guildId: string | undefined, roleId: string) {
+    return guildId === undefined ? undefined : this.client?.guilds.cache.get(guildId)?.roles.cache.get(roleId);
+  }
+
+  /** The roles of a member of the chat's guild (names and ids; `admin` for administrators). */
+  async rolesOf(chat: ChatRef, userId: string): Promise<string[]> {
+    const guildId = chat.workspace;
+    if (guildId === undefined) return [];
+    const member = await this.api.guildMember(guildId, userId);
+    const names = member.roles.flatMap((id) => {
+      const name = this.directory.roleName(guildId, id);
+      return name === undefined ? [id] : [name, id];
+    });
+    const owner = this.client?.guilds.cache.get(guildId)?.ownerId === userId;
+    if (owner || member.roles.some((id) => this.directory.roleIsAdministrator(guildId, id))) names.push("admin");
+    return names;
+  }
+
+  /** A private word to one person: a DM from the bot (Discord has no ephemeral messages outside interactions). */
+  async replyPrivately(_chat: ChatRef, userId: string, text: string): Promise<void> {
+    const channelId = await this.api.directChannel(userId);
+    for (const content of renderText(text)) await this.api.send(channelId, { content });
+  }
+
+  /** `https://discord.com/channels/<guild or @me>/<channel or thread>/<message>`. */
+  messageLink(chat: ChatRef, platformMessageId: string): string | undefined {
+    return `https://discord.com/channels/${chat.workspace ?? "@me"}/${targetChannelOf(chat)}/${platformMessageId}`;
   }
 
   /** Every gateway dispatch; messages in order, one at a time; presses at once (3-second rule). */

@@ -141,6 +141,18 @@ export class DiscordApi {
   }
 
   /** The application's id and flags (the flags say which privileged intents it has). */
+  async guildMember(guildId: string, userId: string): Promise<{ roles: string[] }> {
+    return this.call("fetch guild member", () => this.rest.get(Routes.guildMember(guildId, userId)));
+  }
+
+  /** The DM channel with a person (opened if need be). */
+  async directChannel(userId: string): Promise<string> {
+    const channel = await this.call<{ id: string }>("open DM", () =>
+      this.rest.post(Routes.userChannels(), { body: { recipient_id: userId } }),
+    );
+    return channel.id;
+  }
+
   async applicationFlagsAndId(): Promise<{ id: string; flags: number }> {
     const application = await this.call<{ id: string; flags?: number }>("fetch application", () =>
       this.rest.get(Routes.currentApplication()),

@@ -62,7 +62,9 @@ function rolesOf(
     const name = directory.roleName(guildId, id);
     return name === undefined ? [id] : [name, id];
   });
-  if (permissions !== undefined && /^\d+$/.test(permissions) && (BigInt(permissions) & administrator) !== 0n) {
+  const administratorByPermissions =
+    permissions !== undefined && /^\d+$/.test(permissions) && (BigInt(permissions) & administrator) !== 0n;
+  if (administratorByPermissions || roleIds.some((id) => directory.roleIsAdministrator(guildId, id))) {
     names.push("admin");
   }
   return names;
