@@ -59,4 +59,26 @@ describe("openSqliteClient", () => {
     first.close();
     second.close();
   });
+
+  it("reuses a prepared statement with new arguments, and reports a constraint error with its SQLite code", async () => {
+    const client = openSqliteClient(databaseFile());
+    await client.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT, flag INTEGER)");
+    for (const [id, v] of [
+      [1, "a"],
+      [2, "b"],
+    ] as const)
+      await client.execute({ sql: "INSERT INTO t (id, v, flag) VALUES (?, ?, ?)", args: [id, v, true] });
+    const read = async (id: number) =>
+      (await client.execute({ sql: "SELECT v, flag FROM t WHERE id = ?", args: [id] })).rows[0];
+    expect([...((await read(1)) ?? [])]).toEqual(["a", 1]);
+    expect([...((await read(2)) ?? [])]).toEqual(["b", 1]);
+    const result = await client.execute({ sql: "SELECT v FROM t WHERE id = ?", args: [2] });
+    expect(result.columns).toEqual(["v"]);
+    expect(result.columnTypes).toEqual(["TEXT"]);
+    await expect(
+      client.execute({ sql: "INSERT INTO t (id, v) VALUES (?, ?)", args: [1, "again"] }),
+    ).rejects.toMatchObject({ code: "SQLITE_CONSTRAINT_PRIMARYKEY", rawCode: 1555 });
+    expect((await client.execute("UPDATE t SET v = 'c'")).rowsAffected).toBe(2);
+    client.close();
+  });
 });

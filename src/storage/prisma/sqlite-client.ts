@@ -1,12 +1,6 @@
-import {
-  type Client,
-  createClient,
-  type InStatement,
-  type ResultSet,
-  type Transaction,
-  type TransactionMode,
-} from "@libsql/client";
+import type { Client, InStatement, ResultSet, Transaction, TransactionMode } from "@libsql/client";
 import { AsyncLock } from "./async-lock.js";
+import { NativeSqliteConnection } from "./native-sqlite-connection.js";
 
 /** How long a statement waits for another process's write lock before SQLITE_BUSY. */
 export const defaultBusyTimeoutMs = 5_000;
@@ -51,13 +45,13 @@ export function openSqliteClient(options: SqliteClientOptions): Client {
 
 class SerialSqliteClient {
   readonly protocol = "file";
-  private readonly inner: Client;
+  private readonly inner: NativeSqliteConnection;
   private readonly lock: AsyncLock;
   private readonly busyTimeoutMs: number;
   private prepared: Promise<void> | undefined;
 
   constructor(options: SqliteClientOptions) {
-    this.inner = createClient({ url: options.url });
+    this.inner = new NativeSqliteConnection(options.path);
     this.lock = sqliteFileLock(options.path);
     this.busyTimeoutMs = options.busyTimeoutMs ?? defaultBusyTimeoutMs;
   }
@@ -125,7 +119,7 @@ class SerialTransaction {
   private finished = false;
 
   constructor(
-    private readonly connection: Client,
+    private readonly connection: NativeSqliteConnection,
     private readonly release: () => void,
   ) {}
 
@@ -133,7 +127,7 @@ class SerialTransaction {
     return this.finished;
   }
 
-  execute(statement: InStatement): Promise<ResultSet> {
+  async execute(statement: InStatement): Promise<ResultSet> {
     this.assertOpen();
     return this.connection.execute(statement);
   }

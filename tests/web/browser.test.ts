@@ -1,0 +1,157 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { type Browser, chromium } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cliEnvironment, repositoryRoot } from "../cli/run-roundtable.js";
+import { type FakeModelServer, startOpenAIFake } from "../fakes/openai-server.js";
+import { waitUntil } from "../tools/wait-until.js";
+import { teamConfig } from "./web-service.js";
+
+/** Debian's `chromium` package; `.ci/run` installs it when missing. */
+const chromiumPath = "/usr/bin/chromium";
+const chromiumArgs = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+const screenshots = path.join(repositoryRoot, "docs", "screenshots");
+// Skipped only on a developer's machine without the browser; in CI a missing browser fails.
+const skip = !existsSync(chromiumPath) && process.env.CI !== "true";
+
+let fake: FakeModelServer;
+let child: ChildProcess;
+let origin = "";
+let directory = "";
+let browser: Browser;
+let stderr = "";
+
+/** `npm start` as a user runs it: the real CLI in a child process, its model the OpenAI fake. */
+async function startRoundtable(): Promise<void> {
+  directory = mkdtempSync(path.join(tmpdir(), "rt-browser-"));
+  writeFileSync(path.join(directory, "roundtable.yaml"), teamConfig(directory));
+  // What `npm start` runs: bin/roundtable.js, which builds dist/ when sources changed, on plain Node.
+  child = spawn("node", [path.join(repositoryRoot, "bin", "roundtable.js"), "start"], {
+    cwd: directory,
+    env: cliEnvironment({
+      PORT: "0",
+      LOG_LEVEL: "info",
+      OPENAI_BASE_URL: fake.baseUrl,
+      DATABASE_URL: `file:${path.join(directory, "data", "roundtable.db")}`,
+    }),
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+    stderr += chunk;
+  });
+  await waitUntil(
+    "the service listens",
+    () => /"msg":"HTTP server listening"/.test(stderr) || child.exitCode !== null,
+    170_000,
+  );
+  const port = /"port":(\d+)[^\n]*"msg":"HTTP server listening"/.exec(stderr)?.[1];
+  if (port === undefined) throw new Error(`the service did not start:\n${stderr}`);
+  origin = `http://127.0.0.1:${port}`;
+}
+
+describe.skipIf(skip)("the web console in a real browser (headless Chromium, the real service process)", () => {
+  beforeAll(async () => {
+    fake = await startOpenAIFake({ apiKey: "sk-test" });
+    fake.script(
+      { type: "reply", text: ["Hello ana, ", "I am alice. ", "Ask me to run ", "a command."], frameDelayMs: 150 },
+      {
+        type: "reply",
+        text: ["I will list the files."],
+        toolCalls: [{ id: "call_1", name: "shell_cmd", argumentChunks: ['{"command":"ls","args":["-1"]}'] }],
+      },
+      {
+        type: "reply",
+        text: ["The directory holds ", "`roundtable.yaml` and ", "the `data` folder."],
+        frameDelayMs: 100,
+      },
+    );
+    await startRoundtable();
+    browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs });
+  }, 180_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    if (child && child.exitCode === null) {
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGTERM");
+      await exited;
+    }
+    await fake?.close();
+    if (directory) rmSync(directory, { recursive: true, force: true });
+  });
+
+  it("sends a message, streams the answer, shows the approval in the operator view, and approves it", async () => {
+    const context = await browser.newContext({ viewport: { width: 1100, height: 760 } });
+    const page = await context.newPage();
+    await page.goto(`${origin}/`);
+    await page.locator("#status.connected").waitFor();
+    await page.fill("#name", "ana");
+    await page.dispatchEvent("#name", "change");
+    // Record every text a draft shows, to see the answer written piece by piece.
+    // (A string: this code runs in the page, whose DOM types the test's TypeScript does not load.)
+    await page.evaluate(`
+      window.drafts = [];
+      new MutationObserver(() => {
+        for (const draft of document.querySelectorAll(".draft .content")) window.drafts.push(draft.textContent);
+      }).observe(document.getElementById("timeline"), { childList: true, subtree: true });
+    `);
+    await page.fill("#text", "hello, who are you?");
+    await page.press("#text", "Enter");
+    await page.locator(".message.kind-human", { hasText: "hello, who are you?" }).waitFor();
+    const answer = page.locator(".message.kind-agent:not(.draft)", { hasText: "Ask me to run a command." });
+    await answer.waitFor();
+    expect(await answer.locator(".author").textContent()).toBe("alice");
+    const drafts = (await page.evaluate("window.drafts")) as string[];
+    const partial = drafts.map((text) => text.replace("▍", "")).filter((text) => text.length > 0);
+    expect(partial.length).toBeGreaterThan(0);
+    expect(partial.some((text) => "Hello ana, I am alice. Ask me to run a command.".startsWith(text))).toBe(true);
+    expect(partial.some((text) => text.length < "Hello ana, I am alice. Ask me to run a command.".length)).toBe(true);
+
+    await page.fill("#text", "Please list the files here.");
+    await page.press("#text", "Enter");
+    const card = page.locator(".card.state-pending");
+    await card.waitFor();
+    expect(await card.locator(".card-title").textContent()).toBe("alice wants to run shell_cmd");
+    expect(await card.locator(".arguments").textContent()).toBe('{\n  "command": "ls",\n  "args": [\n    "-1"\n  ]\n}');
+    expect(await card.locator("button").allTextContents()).toEqual([
+      "Approve once",
+      "Approve for this session",
+      "Deny",
+    ]);
+
+    const operator = await context.newPage();
+    await operator.goto(`${origin}/operator`);
+    const pending = operator.locator("#pending tbody tr");
+    expect(await pending.count()).toBe(1);
+    expect(await pending.textContent()).toContain("shell_cmd");
+    expect(await pending.textContent()).toContain("requester (ana)");
+    expect(await operator.locator("#channels").textContent()).toContain("connected");
+    mkdirSync(screenshots, { recursive: true });
+    await operator.screenshot({ path: path.join(screenshots, "operator.png"), fullPage: true });
+
+    await card.locator("button", { hasText: "Approve once" }).click();
+    const decided = page.locator(".card.state-approved .outcome");
+    await decided.waitFor();
+    expect(await decided.textContent()).toBe("Approved once by ana");
+    const final = page.locator(".message.kind-agent:not(.draft)", { hasText: "the data folder." });
+    await final.waitFor();
+    expect(await final.locator("code").allTextContents()).toEqual(["roundtable.yaml", "data"]);
+    await page.screenshot({ path: path.join(screenshots, "chat.png") });
+
+    // The operator view refreshes itself: the approval moves to the history.
+    await operator.locator("#history tbody tr", { hasText: "approved (once)" }).waitFor();
+    expect(await operator.locator("#pending .empty").textContent()).toBe("No approval is waiting.");
+    await context.close();
+  });
+});
