@@ -335,7 +335,7 @@ export class FakeSlack {
     const url = new URL(request.url ?? "/", this.origin);
     if (url.pathname.startsWith("/upload/")) {
       const file = this.files.find((each) => each.id === url.pathname.slice("/upload/".length));
-      if (file) file.content = raw;
+      if (file) file.content = uploadedContent(raw, String(request.headers["content-type"] ?? ""));
       response
         .writeHead(file ? 200 : 404, { "content-type": "text/plain" })
         .end(file ? `OK - ${raw.length}` : "no such upload");
@@ -387,4 +387,17 @@ function parseParams(raw: string, contentType: string): Record<string, unknown> 
     params[key] = value;
   }
   return params;
+}
+
+/** The file's bytes from an upload: the body itself, or the file part of a multipart form. */
+function uploadedContent(raw: string, contentType: string): string {
+  const boundary = /boundary=(?:"([^"]+)"|([^;]+))/.exec(contentType);
+  if (!contentType.startsWith("multipart/form-data") || !boundary) return raw;
+  const marker = `--${boundary[1] ?? boundary[2]}`;
+  for (const part of raw.split(marker)) {
+    const headerEnd = part.indexOf("\r\n\r\n");
+    if (headerEnd === -1 || !/filename=/.test(part.slice(0, headerEnd))) continue;
+    return part.slice(headerEnd + 4).replace(/\r\n$/, "");
+  }
+  return raw;
 }
