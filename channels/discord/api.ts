@@ -74,12 +74,14 @@ interface Body {
   components?: unknown[];
   files?: RenderedFile[];
   replyTo?: string;
+  /** People this message may notify (mentioned on purpose); nobody else is pinged. */
+  allowedUserIds?: string[];
 }
 
 function messageBody(body: Body): Record<string, unknown> {
   return {
     content: body.content,
-    allowed_mentions: noPings,
+    allowed_mentions: body.allowedUserIds?.length ? { ...noPings, users: body.allowedUserIds } : noPings,
     ...(body.components === undefined ? {} : { components: body.components }),
     ...(body.replyTo === undefined
       ? {}
