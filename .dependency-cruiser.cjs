@@ -1,5 +1,5 @@
 /**
- * Import rules from DESIGN.md ("Folders") and STYLE.md ("Layout"), checked by `npm run deps`.
+ * Import rules (docs/architecture.md, "Folders"), checked by `npm run deps`.
  * Paths are relative to the directory depcruise runs in (the repository root).
  * @type {import('dependency-cruiser').IConfiguration}
  */
@@ -19,6 +19,14 @@ module.exports = {
         "src/world is the core: it knows no channel, provider, agent, tool or Prisma code. Those depend on it, never the reverse.",
       from: { path: "^src/world/" },
       to: { path: ["^channels/", "^src/providers/", "^src/storage/prisma/", "^src/agents/", "^src/tools/"] },
+    },
+    {
+      name: "world-owns-its-model",
+      severity: "error",
+      comment:
+        "The Store port, its records and the world's settings live in src/world; storage implements them and src/app maps the config to them. The world never reads storage or config code.",
+      from: { path: "^src/world/" },
+      to: { path: ["^src/storage/", "^src/config/", "^src/app/", "^src/cli/", "^src/http/"] },
     },
     {
       name: "world-uses-no-platform-or-model-sdk",
@@ -43,7 +51,7 @@ module.exports = {
     {
       name: "prisma-stays-in-storage",
       severity: "error",
-      comment: "Prisma types never leave src/storage/prisma (DESIGN.md, Storage).",
+      comment: "Prisma types never leave src/storage/prisma (docs/architecture.md, Folders).",
       from: { pathNot: "^src/storage/prisma/" },
       to: { path: ["^src/storage/prisma/generated/", "node_modules/@prisma/client/"] },
     },

@@ -3,8 +3,10 @@ import { createInterface } from "node:readline";
 import type { ApprovalCard, ApprovalOutcome } from "../../src/world/approval-types.js";
 import type {
   ChannelAdapter,
+  ChannelCapabilities,
   MessageStream,
   OutboundText,
+  PrivateReplyChannel,
   SentRef,
   StreamingChannel,
 } from "../../src/world/channel-adapter.js";
@@ -35,8 +37,21 @@ export interface ConsoleAdapterOptions {
  * message of the chat is printed as `<sender>: <text>`. `finished` resolves when stdin has
  * ended and every line was handed to the world.
  */
-export class ConsoleAdapter implements ChannelAdapter, StreamingChannel {
+export class ConsoleAdapter implements ChannelAdapter, StreamingChannel, PrivateReplyChannel {
+  readonly id = "console";
   readonly platform = "console" as const;
+  readonly capabilities: ChannelCapabilities = {
+    maxMessageLength: Number.POSITIVE_INFINITY,
+    // A printed line stays as printed; a stream is written once, as it comes.
+    canEdit: false,
+    threads: false,
+    // The terminal has one reader: everything it prints is private to them.
+    privateReplies: true,
+    nativeStreaming: true,
+    fileAttachments: false,
+    agentIdentities: false,
+    identifiesClickers: false,
+  };
   readonly chat: ChatRef;
   private connected = false;
   private counter = 0;
@@ -80,6 +95,10 @@ export class ConsoleAdapter implements ChannelAdapter, StreamingChannel {
     return { ids: [this.nextId()] };
   }
 
+  async replyPrivately(_chat: ChatRef, _userId: string, text: string): Promise<void> {
+    this.print(`roundtable: ${text}`);
+  }
+
   async postApprovalCard(_chat: ChatRef, card: ApprovalCard): Promise<SentRef> {
     this.print(renderApprovalLine(card));
     return { ids: [this.nextId()] };
@@ -97,7 +116,7 @@ export class ConsoleAdapter implements ChannelAdapter, StreamingChannel {
       update: (textSoFar: string) => {
         if (!interactive || !textSoFar.startsWith(printed)) return;
         if (!started) {
-          this.options.output.write(`${author.name}: `);
+          this.options.output.write(`${author.displayName ?? author.name}: `);
           started = true;
         }
         this.options.output.write(textSoFar.slice(printed.length));

@@ -3,7 +3,7 @@ import type { OutboundText } from "../../src/world/channel-adapter.js";
 
 /** `<sender>: <text>` */
 export function renderMessageLine(message: OutboundText): string {
-  return `${message.author.name}: ${message.text}`;
+  return `${message.author.displayName ?? message.author.name}: ${message.text}`;
 }
 
 /** One line, e.g. `approval 7f3a: alice wants to run shell_cmd {"command":"ls"} — /approve once|session|deny 7f3a` */

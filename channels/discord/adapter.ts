@@ -4,6 +4,7 @@ import type { Logger } from "../../src/log/logger.js";
 import type { ApprovalCard, ApprovalOutcome } from "../../src/world/approval-types.js";
 import type {
   ChannelAdapter,
+  ChannelCapabilities,
   MessageStream,
   OutboundText,
   SentRef,
@@ -45,7 +46,19 @@ function restFor(token: string, apiUrl: string | undefined): REST {
  * 3 seconds.
  */
 export class DiscordAdapter implements ChannelAdapter, StreamingChannel {
+  readonly id = "discord";
   readonly platform = "discord" as const;
+  readonly capabilities: ChannelCapabilities = {
+    maxMessageLength: 2000,
+    canEdit: true,
+    threads: true,
+    // Ephemeral replies exist (interactions), but this adapter does not offer replyPrivately yet.
+    privateReplies: false,
+    nativeStreaming: false,
+    fileAttachments: false,
+    agentIdentities: true,
+    identifiesClickers: true,
+  };
   private readonly logger: Logger;
   private readonly clock: DiscordClock;
   private readonly api: DiscordApi;

@@ -4,6 +4,7 @@ import type { Logger } from "../../src/log/logger.js";
 import type { ApprovalCard, ApprovalOutcome } from "../../src/world/approval-types.js";
 import type {
   ChannelAdapter,
+  ChannelCapabilities,
   MessageStream,
   OutboundText,
   SentRef,
@@ -40,7 +41,19 @@ interface AppIdentity {
  * the ack; agents post under their own name and icon when the app may (`chat:write.customize`).
  */
 export class SlackAdapter implements ChannelAdapter, StreamingChannel, WebhookChannel {
+  readonly id = "slack";
   readonly platform = "slack" as const;
+  readonly capabilities: ChannelCapabilities = {
+    maxMessageLength: 40_000,
+    canEdit: true,
+    threads: true,
+    // Ephemeral messages exist; this adapter does not offer replyPrivately to the world yet.
+    privateReplies: false,
+    nativeStreaming: false,
+    fileAttachments: false,
+    agentIdentities: true,
+    identifiesClickers: true,
+  };
   private readonly app: App;
   private readonly receiver: SlackHttpReceiver | undefined;
   private readonly socket: SocketModeReceiver | undefined;

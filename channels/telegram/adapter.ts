@@ -6,10 +6,13 @@ import type { Logger } from "../../src/log/logger.js";
 import type { ApprovalCard, ApprovalOutcome } from "../../src/world/approval-types.js";
 import type {
   ChannelAdapter,
+  ChannelCapabilities,
+  EditingChannel,
   MessageStream,
   OutboundText,
   SentRef,
   StreamingChannel,
+  StreamObserver,
   WebhookChannel,
   WebhookRoute,
 } from "../../src/world/channel-adapter.js";
@@ -27,7 +30,8 @@ import { TelegramMessageStream } from "./message-stream.js";
 import { type TelegramAdapterOptions, type TelegramClock, systemClock } from "./options.js";
 import { type ParsedUpdate, parseUpdate } from "./parse.js";
 import { UpdatePoller } from "./polling.js";
-import { htmlToPlain, renderApprovalCard, renderApprovalOutcome, renderText } from "./render.js";
+import { htmlToPlain, renderApprovalCard, renderApprovalOutcome, renderText, telegramMessageLimit } from "./render.js";
+import { withTelegramMentions } from "./render-mentions.js";
 import { retryTransformer } from "./retry-transformer.js";
 import { webhookSecretFor } from "./verify.js";
 import { createWebhookRoute, telegramWebhookPath } from "./webhook-route.js";
@@ -41,8 +45,20 @@ export const staleButtonText = "This button is no longer valid.";
  * Telegram through grammY. Long polling by default, a webhook on the service's port when
  * `webhookUrl` is set. Only the main bot's updates are read; agent bots only send.
  */
-export class TelegramAdapter implements ChannelAdapter, StreamingChannel, WebhookChannel, MessageLinks {
+export class TelegramAdapter implements ChannelAdapter, StreamingChannel, EditingChannel, WebhookChannel, MessageLinks {
+  readonly id = "telegram";
   readonly platform = "telegram" as const;
+  readonly capabilities: ChannelCapabilities = {
+    maxMessageLength: telegramMessageLimit,
+    canEdit: true,
+    threads: true,
+    // Telegram has no message only one person of a group sees (a button press gets a callback answer).
+    privateReplies: false,
+    nativeStreaming: true,
+    fileAttachments: false,
+    agentIdentities: true,
+    identifiesClickers: true,
+  };
   private readonly bot: Bot;
   private readonly main: BotHandle;
   private readonly agentBots = new Map<string, BotHandle>();
@@ -149,11 +165,47 @@ export class TelegramAdapter implements ChannelAdapter, StreamingChannel, Webhoo
   async postMessage(chat: ChatRef, message: OutboundText): Promise<SentRef> {
     const { bot, name } = this.identityFor(chat, message.author);
     const ids: string[] = [];
-    for (const [index, part] of renderText(message.text, name).entries()) {
+    for (const [index, part] of renderText(this.markdownOf(message), name).entries()) {
       const replyTo = index === 0 ? message.replyTo : undefined;
       ids.push(String(await this.outbound.send(bot, chat, part, replyTo === undefined ? {} : { replyTo })));
     }
     return { ids };
+  }
+
+  /**
+   * Edit stored messages to `message` (a streamed draft finished by whoever holds the step):
+   * parts that exist are edited, missing parts are sent, surplus parts are deleted.
+   */
+  async editMessage(chat: ChatRef, sent: SentRef, message: OutboundText): Promise<SentRef> {
+    const { bot, name } = this.identityFor(chat, message.author);
+    const parts = renderText(this.markdownOf(message), name);
+    const ids: string[] = [];
+    for (const [index, part] of parts.entries()) {
+      const existing = Number(sent.ids[index]);
+      if (sent.ids[index] !== undefined && Number.isInteger(existing)) {
+        await this.outbound.edit(bot, chat, existing, part);
+        ids.push(String(existing));
+      } else {
+        ids.push(String(await this.outbound.send(bot, chat, part)));
+      }
+    }
+    await this.deleteMessages(chat, { ids: sent.ids.slice(parts.length) }, message.author);
+    return { ids };
+  }
+
+  async deleteMessages(chat: ChatRef, sent: SentRef, author?: Author): Promise<void> {
+    const bot = author === undefined ? this.main : this.identityFor(chat, author).bot;
+    for (const id of sent.ids) {
+      const messageId = Number(id);
+      if (!Number.isInteger(messageId)) continue;
+      try {
+        await this.outbound.delete(bot, chat, messageId);
+      } catch (error) {
+        const cause = error instanceof Error ? error.cause : undefined;
+        if (!isRefusal(cause, /message to delete not found|message can't be deleted/i)) throw error;
+        this.logger.info({ messageId }, "message to delete was already gone");
+      }
+    }
   }
 
   async postApprovalCard(chat: ChatRef, card: ApprovalCard): Promise<SentRef> {
@@ -184,7 +236,7 @@ export class TelegramAdapter implements ChannelAdapter, StreamingChannel, Webhoo
     }
   }
 
-  async openStream(chat: ChatRef, author: Author): Promise<MessageStream> {
+  async openStream(chat: ChatRef, author: Author, observer?: StreamObserver): Promise<MessageStream> {
     const { bot, name } = this.identityFor(chat, author);
     const isPrivate = isPrivateChat(chat);
     const useDrafts = isPrivate && (this.options.drafts ?? true) && !this.draftsUnsupported.has(bot.key);
@@ -201,6 +253,8 @@ export class TelegramAdapter implements ChannelAdapter, StreamingChannel, Webhoo
         : (this.options.throttle?.groupIntervalMs ?? 3000),
       draftId: useDrafts ? randomInt(1, 2 ** 31 - 1) : 0,
       onDraftsUnsupported: () => this.draftsUnsupported.add(bot.key),
+      prepare: (text, mentions) => this.markdownOf({ author, text, ...(mentions === undefined ? {} : { mentions }) }),
+      ...(observer === undefined ? {} : { observer }),
     });
   }
 
@@ -215,7 +269,15 @@ export class TelegramAdapter implements ChannelAdapter, StreamingChannel, Webhoo
       const own = this.agentBots.get(author.name) ?? this.agentBots.get(author.id);
       if (own?.me && !isPrivateChat(chat)) return { bot: own };
     }
-    return { bot: this.main, name: author.name };
+    return { bot: this.main, name: author.displayName ?? author.name };
+  }
+
+  /** The text with structured mentions as Telegram mentions. */
+  private markdownOf(message: OutboundText): string {
+    return withTelegramMentions(message.text, message.mentions, (agent) => {
+      const own = this.agentBots.get(agent);
+      return own?.me?.username;
+    });
   }
 
   /** Links to messages exist in supergroups (and their topics); elsewhere there are none. */
@@ -264,7 +326,13 @@ export class TelegramAdapter implements ChannelAdapter, StreamingChannel, Webhoo
       agentBotsById.set(handle.me.id, handle.agent);
     }
     const agentNames = new Map((this.options.agentNames ?? []).map((name) => [name.toLowerCase(), name] as const));
-    return { mainBotUsername: mainUsername, agentBotsByUsername, agentBotsById, agentNames };
+    return {
+      mainBotUsername: mainUsername,
+      mainBotId: Number(this.main.key),
+      agentBotsByUsername,
+      agentBotsById,
+      agentNames,
+    };
   }
 
   private async setWebhook(webhookUrl: string): Promise<void> {

@@ -4,6 +4,8 @@ import type { TelegramEntity } from "./update-schema.js";
 export interface MentionDirectory {
   /** The main bot's username; a mention of it addresses the service, not an agent, and is removed. */
   mainBotUsername?: string;
+  /** The main bot's user id: its own messages coming back are echoes. */
+  mainBotId?: number;
   /** Agent bots by lower-case username and by user id. */
   agentBotsByUsername: ReadonlyMap<string, string>;
   agentBotsById: ReadonlyMap<number, string>;

@@ -1,6 +1,6 @@
 import { GrammyError } from "grammy";
 import type { Logger } from "../../src/log/logger.js";
-import type { MessageStream, SentRef } from "../../src/world/channel-adapter.js";
+import type { MessageStream, OutboundMention, SentRef, StreamObserver } from "../../src/world/channel-adapter.js";
 import type { ChatRef } from "../../src/world/chat-ref.js";
 import { type BotHandle, type TelegramOutbound, toPlatformError } from "./api.js";
 import type { EditThrottle } from "./edit-throttle.js";
@@ -22,6 +22,10 @@ export interface MessageStreamSetup {
   draftId: number;
   /** Called when the server does not know `sendMessageDraft`, so later streams skip it. */
   onDraftsUnsupported(): void;
+  /** The Markdown to render for a text (structured mentions as Telegram mentions). */
+  prepare?(text: string, mentions?: readonly OutboundMention[]): string;
+  /** Told (and awaited) whenever a real message is added, so the world can record it. */
+  observer?: StreamObserver;
 }
 
 /**
@@ -53,14 +57,14 @@ export class TelegramMessageStream implements MessageStream {
     this.schedule();
   }
 
-  async finish(finalText: string): Promise<SentRef> {
+  async finish(finalText: string, mentions?: readonly OutboundMention[]): Promise<SentRef> {
     this.close();
     await this.pumping;
     if (!this.draftMode && this.sent.length > 0) {
       const wait = this.setup.throttle.waitMs(this.throttleKey, this.setup.intervalMs);
       if (wait > 0) await this.setup.clock.sleep(wait);
     }
-    await this.flush(finalText, true);
+    await this.flush(this.setup.prepare?.(finalText, mentions) ?? finalText, true);
     return { ids: this.sent.map((part) => String(part.id)) };
   }
 
@@ -124,7 +128,7 @@ export class TelegramMessageStream implements MessageStream {
     if (this.draftMode) {
       for (let index = this.sent.length; index < settledCount; index += 1) {
         const part = parts[index];
-        if (part) this.sent.push({ id: await outbound.send(bot, chat, part), html: part.html });
+        if (part) await this.record({ id: await outbound.send(bot, chat, part), html: part.html });
       }
       const last = parts.at(-1);
       if (final || !last || last.html === this.lastDraftHtml) return;
@@ -133,12 +137,18 @@ export class TelegramMessageStream implements MessageStream {
     for (const [index, part] of parts.entries()) {
       const shown = this.sent[index];
       if (!shown) {
-        this.sent.push({ id: await outbound.send(bot, chat, part), html: part.html });
+        await this.record({ id: await outbound.send(bot, chat, part), html: part.html });
       } else if (shown.html !== part.html) {
         await outbound.edit(bot, chat, shown.id, part);
         shown.html = part.html;
       }
     }
+  }
+
+  /** Remember a sent part and tell the observer where the stream's text now is. */
+  private async record(part: { id: number; html: string }): Promise<void> {
+    this.sent.push(part);
+    await this.setup.observer?.posted({ ids: this.sent.map((sent) => String(sent.id)) });
   }
 
   /** Show `html` as a draft; false (and edit mode from now on) when drafts do not work here. */

@@ -9,6 +9,7 @@ function fixture(name: string): unknown {
 
 const directory: MentionDirectory = {
   mainBotUsername: "roundtable_bot",
+  mainBotId: 7000,
   agentBotsByUsername: new Map([["alice_rt_bot", "alice"]]),
   agentBotsById: new Map([[7001, "alice"]]),
   agentNames: new Map([
@@ -30,6 +31,30 @@ describe("parseUpdate", () => {
     expect(message.mentions).toEqual(["alice", "bob", "Carl"]);
     expect(message.receivedAt.toISOString()).toBe(new Date(1763900000 * 1000).toISOString());
     expect(message.raw).toEqual(fixture("group-message-mentions"));
+  });
+
+  it.each([
+    {
+      who: "the main bot",
+      from: { id: 7000, is_bot: true, first_name: "Roundtable", username: "roundtable_bot" },
+      own: true,
+    },
+    {
+      who: "an agent's own bot",
+      from: { id: 7001, is_bot: true, first_name: "Alice", username: "alice_rt_bot" },
+      own: true,
+    },
+    { who: "another bot", from: { id: 9001, is_bot: true, first_name: "Other", username: "other_bot" }, own: false },
+    { who: "a person", from: { id: 111, is_bot: false, first_name: "Ana" }, own: false },
+  ])("marks a message from $who as an echo of our own posts: $own", ({ from, own }) => {
+    const raw = {
+      update_id: 1,
+      message: { message_id: 5, date: 1, chat: { id: -100, type: "supergroup", title: "t" }, from, text: "hello" },
+    };
+    const parsed = parseUpdate(raw, directory);
+    expect(parsed.kind).toBe("message");
+    if (parsed.kind !== "message") return;
+    expect(parsed.message.ownEcho === true).toBe(own);
   });
 
   it("drops the main bot's own @username when it opens the message", () => {

@@ -74,6 +74,11 @@ function parseMessage(message: TelegramMessage, directory: MentionDirectory, raw
     raw,
     ...(directory.mainBotUsername === undefined ? {} : { botNames: [directory.mainBotUsername] }),
   };
+  // Our own bots' posts (the main bot, an agent's bot) seen again are echoes, never new input.
+  const fromId = message.from?.id;
+  if (fromId !== undefined && (fromId === directory.mainBotId || directory.agentBotsById.has(fromId))) {
+    inbound.ownEcho = true;
+  }
   const reply = message.reply_to_message;
   // In a forum every message "replies" to the topic's first message; that is no reply.
   if (reply && !(message.is_topic_message === true && reply.message_id === message.message_thread_id)) {

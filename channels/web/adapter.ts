@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { ApprovalCard, ApprovalOutcome } from "../../src/world/approval-types.js";
 import type {
   ChannelAdapter,
+  ChannelCapabilities,
   MessageStream,
   OutboundText,
   SentRef,
@@ -41,7 +42,18 @@ export interface WebAdapterOptions {
  * approval cards with the three choices, and the operator view, all on the service's own port.
  */
 export class WebAdapter implements ChannelAdapter, StreamingChannel, WebhookChannel {
+  readonly id = "web";
   readonly platform = "web" as const;
+  readonly capabilities: ChannelCapabilities = {
+    maxMessageLength: Number.POSITIVE_INFINITY,
+    canEdit: false,
+    threads: false,
+    privateReplies: false,
+    nativeStreaming: true,
+    fileAttachments: false,
+    agentIdentities: true,
+    identifiesClickers: true,
+  };
   readonly hub: EventHub;
   readonly agents: ReadonlyMap<string, AgentIdentity>;
   private sink: InboundSink | undefined;

@@ -1,8 +1,9 @@
-import type { AgentConfig, WorldConfig } from "../config/schema.js";
+import type { AgentConfig } from "../config/schema.js";
 import type { ModelProvider, ModelRequest } from "../providers/model-provider.js";
-import type { TurnRecord } from "../storage/records.js";
+import type { TurnRecord } from "../world/records.js";
 import type { Outbox } from "../world/outbox.js";
 import type { WorldContext } from "../world/world-context.js";
+import type { WorldSettings } from "../world/world-settings.js";
 import type { AgentPolicy, AgentTools } from "./agent-tools.js";
 import type { ViewCut, ViewTarget } from "./view/fit-request-view.js";
 
@@ -19,6 +20,8 @@ export type ViewFitter = (request: ModelRequest, target: ViewTarget) => { reques
 export interface AgentRuntime {
   world: WorldContext;
   outbox: Outbox;
+  /** Agents by name, as configured (provider, model, prompt, tools). */
+  agents: ReadonlyMap<string, AgentConfig>;
   providers: ReadonlyMap<string, ProviderEntry>;
   tools: AgentTools;
   policy: AgentPolicy;
@@ -35,11 +38,11 @@ export interface AgentRuntime {
 export interface TurnScope {
   turn: TurnRecord;
   agent: AgentConfig;
-  world: WorldConfig;
+  world: WorldSettings;
 }
 
 export async function loadTurnScope(runtime: AgentRuntime, turnId: string): Promise<TurnScope | undefined> {
-  const { store, agents, worlds, logger } = runtime.world;
+  const { store, worlds, logger } = runtime.world;
   const turn = await store.getTurn(turnId);
   if (!turn) {
     logger.warn({ turnId }, "no such turn");
@@ -47,7 +50,7 @@ export async function loadTurnScope(runtime: AgentRuntime, turnId: string): Prom
   }
   const chat = await store.getChat(turn.chatKey);
   const world = chat ? worlds.get(chat.world) : undefined;
-  const agent = agents.get(turn.agent);
+  const agent = runtime.agents.get(turn.agent);
   if (!world || !agent) {
     logger.error({ turnId, agent: turn.agent }, "turn refers to an agent or world no longer configured");
     return undefined;

@@ -4,7 +4,7 @@ import { executeToolCall } from "./execute-tool-call.js";
 import { runModelStep } from "./run-model-step.js";
 import { expireApproval, settleDecidedApproval } from "./settle-approval.js";
 
-/** The tool loop, one stored step at a time (DESIGN.md "The tool loop"). */
+/** The tool loop, one stored step at a time (docs/architecture.md, "How an event flows"). */
 export class AgentTurnRunner implements TurnRunner {
   constructor(private readonly runtime: AgentRuntime) {}
 

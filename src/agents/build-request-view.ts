@@ -1,7 +1,7 @@
 import type { AgentConfig } from "../config/schema.js";
 import type { ModelRequest, ToolDefinition, ViewMessage } from "../providers/model-provider.js";
-import type { MessageRecord, ToolCallRecord, ToolResultRecord } from "../storage/records.js";
-import type { Store } from "../storage/store.js";
+import type { MessageRecord, ToolCallRecord, ToolResultRecord } from "../world/records.js";
+import type { Store } from "../world/store.js";
 
 /** How many stored messages a view starts from, before budget truncation. */
 export const viewWindow = 400;

@@ -1,4 +1,4 @@
-import type { ToolCallRecord } from "../storage/records.js";
+import type { ToolCallRecord } from "../world/records.js";
 import { approvalChoices } from "../world/inbound.js";
 import { parseChatKey } from "../world/chat-ref.js";
 import { newId, newShortId } from "../world/ids.js";

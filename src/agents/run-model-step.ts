@@ -1,6 +1,6 @@
 import { ProviderError } from "../errors/roundtable-error.js";
 import type { LLMResponse } from "../providers/model-provider.js";
-import type { MessageRecord, ToolCallRecord } from "../storage/records.js";
+import type { MessageRecord, ToolCallRecord } from "../world/records.js";
 import { isStreamingChannel, type MessageStream } from "../world/channel-adapter.js";
 import { parseChatKey } from "../world/chat-ref.js";
 import { jobKey } from "../world/jobs.js";
@@ -213,7 +213,7 @@ async function finalText(runtime: AgentRuntime, scope: TurnScope, text: string):
 }
 
 async function openStream(runtime: AgentRuntime, chat: ReturnType<typeof parseChatKey>, agent: string) {
-  const adapter = runtime.world.channels.get(chat.platform);
+  const adapter = runtime.world.channels.forChat(chat, { kind: "agent", id: agent, name: agent });
   if (!adapter || !isStreamingChannel(adapter)) return undefined;
   try {
     return await adapter.openStream(chat, { kind: "agent", id: agent, name: agent });

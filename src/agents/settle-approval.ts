@@ -1,4 +1,4 @@
-import type { ApprovalRecord, ToolCallRecord } from "../storage/records.js";
+import type { ApprovalRecord, ToolCallRecord } from "../world/records.js";
 import { approvalOutcome, describeWait } from "../world/approval-outcome.js";
 import { parseChatKey } from "../world/chat-ref.js";
 import { jobKey } from "../world/jobs.js";

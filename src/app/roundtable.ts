@@ -3,12 +3,13 @@ import { AgentTurnRunner } from "../agents/agent-turn-runner.js";
 import type { AgentPolicy, AgentTools } from "../agents/agent-tools.js";
 import type { AgentConfig, Config } from "../config/schema.js";
 import type { Logger } from "../log/logger.js";
-import type { Store } from "../storage/store.js";
+import type { Store } from "../world/store.js";
 import type { ChannelAdapter } from "../world/channel-adapter.js";
-import type { Platform } from "../world/chat-ref.js";
+import { ChannelRegistry } from "../world/channel-registry.js";
 import type { WorkQueue } from "../world/work-queue.js";
 import { createWorldDirectory } from "../world/world-directory.js";
 import { WorldEngine } from "../world/world-engine.js";
+import { agentSettingsFrom, chatBindingsFrom, worldSettingsFrom } from "./world-settings-from-config.js";
 
 /** Everything a running Roundtable is made of. Tests pass fakes for providers; nothing else differs. */
 export interface RoundtableParts {
@@ -37,14 +38,14 @@ export class Roundtable {
   private started = false;
 
   constructor(private readonly parts: RoundtableParts) {
-    const channels = new Map<Platform, ChannelAdapter>(parts.channels.map((channel) => [channel.platform, channel]));
+    const channels = new ChannelRegistry(parts.channels);
     this.engine = new WorldEngine({
       store: parts.store,
       queue: parts.queue,
       logger: parts.logger,
-      worlds: createWorldDirectory(parts.config.worlds, parts.config.channels),
+      worlds: createWorldDirectory(parts.config.worlds.map(worldSettingsFrom), chatBindingsFrom(parts.config.channels)),
       channels,
-      agents: new Map(parts.config.agents.map((agent) => [agent.name, agent])),
+      agents: new Map(parts.config.agents.map((agent) => [agent.name, agentSettingsFrom(agent)])),
       hashCall: (tool, argumentsJson) => {
         const checked = parts.tools.check(tool, argumentsJson);
         return checked.ok ? parts.policy.hash(tool, checked.args) : undefined;
@@ -54,6 +55,7 @@ export class Roundtable {
     const runtime: AgentRuntime = {
       world: this.engine.context,
       outbox: this.engine.outbox,
+      agents: new Map(parts.config.agents.map((agent) => [agent.name, agent])),
       providers: parts.providers,
       tools: parts.tools,
       policy: parts.policy,
@@ -83,7 +85,7 @@ export class Roundtable {
 
   /** Channels and whether each is connected, for `/readyz`. */
   channelStatus(): { platform: string; connected: boolean }[] {
-    return this.parts.channels.map((channel) => ({ platform: channel.platform, connected: channel.isConnected() }));
+    return this.parts.channels.map((channel) => ({ platform: channel.id, connected: channel.isConnected() }));
   }
 
   /** Resolves when no step is running and none is due (a turn parked on approval is idle). */

@@ -68,6 +68,10 @@ export const agentLimitsSchema = z
 export const agentConfigSchema = z
   .object({
     name: nameSchema,
+    /** The name shown in chats (default the name). */
+    displayName: z.string().min(1).max(80).optional(),
+    /** A picture for the agent's posts where the platform allows (Slack, Discord, web). */
+    avatarUrl: z.string().url().optional(),
     provider: z.string(),
     model: z.string().min(1),
     systemPrompt: z.string().default(""),

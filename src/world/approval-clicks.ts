@@ -1,4 +1,4 @@
-import type { ApprovalRecord } from "../storage/records.js";
+import type { ApprovalRecord } from "./records.js";
 import { approversFor, mayDecide } from "./approval-rights.js";
 import { requesterEntry } from "./access-list.js";
 import { chatKey, type Platform } from "./chat-ref.js";

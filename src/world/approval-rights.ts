@@ -1,10 +1,10 @@
-import type { WorldConfig } from "../config/schema.js";
+import type { WorldSettings } from "./world-settings.js";
 import { isOnList, requesterEntry, type RolesLookup } from "./access-list.js";
 import type { Platform } from "./chat-ref.js";
 import type { Sender } from "./inbound.js";
 
 /** The approver list of a platform: as configured, else only the requester. */
-export function approversFor(world: Pick<WorldConfig, "approvers">, platform: Platform): readonly string[] {
+export function approversFor(world: Pick<WorldSettings, "approvers">, platform: Platform): readonly string[] {
   return world.approvers[platform] ?? [requesterEntry];
 }
 
@@ -14,7 +14,7 @@ export function approversFor(world: Pick<WorldConfig, "approvers">, platform: Pl
  * those listed). On the console the local user always may.
  */
 export function mayDecide(
-  world: Pick<WorldConfig, "approvers">,
+  world: Pick<WorldSettings, "approvers">,
   platform: Platform,
   user: Sender,
   requestedFor: string,

@@ -1,27 +1,35 @@
 import type { ApprovalCard, ApprovalOutcome } from "./approval-types.js";
+import type { ChannelCapabilities } from "./channel-capabilities.js";
 import type { ChatRef, Platform } from "./chat-ref.js";
 import type { InboundSink } from "./inbound.js";
-import type { Author } from "./message.js";
+import type { OutboundText, SentRef } from "./outbound-text.js";
 
-/** A message the world asks a channel to post. `text` is Markdown; the channel renders it. */
-export interface OutboundText {
-  author: Author;
-  text: string;
-  /** Platform message id to reply to, when the platform threads replies. */
-  replyTo?: string;
-}
-
-/** Where a posted message landed: one platform id per part (long texts are split). */
-export interface SentRef {
-  ids: string[];
-}
+export type { ChannelCapabilities } from "./channel-capabilities.js";
+export * from "./channel-optional.js";
+export * from "./channel-streaming.js";
+export type { OutboundText, SentRef } from "./outbound-text.js";
+export type { MentionTarget, OutboundMention, TextSegment } from "./outbound-mention.js";
+export { splitByMentions } from "./outbound-mention.js";
 
 /**
- * One platform connection. Every adapter has these few members; optional capabilities are
- * the small interfaces below, found with their type guards.
+ * One platform connection. Every adapter has these few members; optional abilities are the
+ * small interfaces re-exported here (streaming, edits from stored ids, private replies, card
+ * attachments, webhooks, an agent's own identity), each found with its type guard.
+ *
+ * Inbound, an adapter verifies and parses platform payloads into `InboundMessage` and
+ * `ApprovalClick` and hands them to the sink. It marks the service's own posts coming back
+ * (`ownEcho`) instead of dropping them silently, fills `threadRoot` for a message in a thread,
+ * and carries the platform's ids (the world dedupes on them). See docs/architecture.md,
+ * "Adding a channel".
  */
 export interface ChannelAdapter {
+  /**
+   * Unique among the running adapters, e.g. `telegram`, `slack`, or `discord:bob` for an
+   * agent's own connection. Two adapters with one id are refused at start.
+   */
+  readonly id: string;
   readonly platform: Platform;
+  readonly capabilities: ChannelCapabilities;
   /** Connect and begin handing inbound messages and clicks to `sink`. */
   start(sink: InboundSink): Promise<void>;
   /** Stop taking input and close connections. */
@@ -29,43 +37,8 @@ export interface ChannelAdapter {
   /** For `/readyz`. */
   isConnected(): boolean;
   postMessage(chat: ChatRef, message: OutboundText): Promise<SentRef>;
-  /** Post an approval card with its three choices. */
+  /** Post an approval card with its choices. */
   postApprovalCard(chat: ChatRef, card: ApprovalCard): Promise<SentRef>;
-  /** Show the outcome on the card and remove its buttons. */
+  /** Show the outcome on the card and remove its buttons (or post the outcome when the card is gone). */
   updateApprovalCard(chat: ChatRef, sent: SentRef, outcome: ApprovalOutcome): Promise<void>;
-}
-
-/** A live message that grows while a model streams. The adapter throttles edits itself. */
-export interface MessageStream {
-  /** The whole text so far (not a delta). Cheap to call often. */
-  update(textSoFar: string): void;
-  /** Settle the final text (split if long); returns where it landed. */
-  finish(finalText: string): Promise<SentRef>;
-  /** Remove or abandon the draft (the turn failed). */
-  abort(): Promise<void>;
-}
-
-/** Capability: show an answer while it is being written (edits or native drafts). */
-export interface StreamingChannel {
-  openStream(chat: ChatRef, author: Author): Promise<MessageStream>;
-}
-
-export function isStreamingChannel(adapter: ChannelAdapter): adapter is ChannelAdapter & StreamingChannel {
-  return typeof (adapter as Partial<StreamingChannel>).openStream === "function";
-}
-
-/** An HTTP route a channel serves on the service's port (webhooks, interactivity). */
-export interface WebhookRoute {
-  /** Exact path, e.g. `/telegram/webhook`. */
-  path: string;
-  handle(request: import("node:http").IncomingMessage, response: import("node:http").ServerResponse): Promise<void>;
-}
-
-/** Capability: the channel receives HTTP requests on the service's port. */
-export interface WebhookChannel {
-  webhookRoutes(): WebhookRoute[];
-}
-
-export function isWebhookChannel(adapter: ChannelAdapter): adapter is ChannelAdapter & WebhookChannel {
-  return typeof (adapter as Partial<WebhookChannel>).webhookRoutes === "function";
 }

@@ -25,6 +25,16 @@ export interface InboundMessage {
   mentions: string[];
   /** The platform id of the message this one replies to. */
   replyTo?: string;
+  /**
+   * Set by the adapter when this is the service's own post coming back (its bot user, a
+   * webhook it owns, an agent's persona or own bot). The world neither stores nor routes it.
+   */
+  ownEcho?: boolean;
+  /**
+   * For a message in a thread (`chat.thread` set): the thread's first message, so that the
+   * first turn in the thread sees what it is about. The world stores it once, unrouted.
+   */
+  threadRoot?: ThreadRoot;
   receivedAt: Date;
   /** The platform payload, stored as it came. */
   raw: unknown;
@@ -33,6 +43,15 @@ export interface InboundMessage {
    * is a command for us and `/stop@otherbot` is not.
    */
   botNames?: string[];
+}
+
+/** The message a thread hangs off, as the platform shows it. */
+export interface ThreadRoot {
+  platformMessageId: string;
+  sender: Sender;
+  text: string;
+  /** The root is one of the service's own posts (an agent's answer the thread replies to). */
+  ownPost?: boolean;
 }
 
 /** What a person can choose on an approval card. */

@@ -1,6 +1,6 @@
-import { createHash } from "node:crypto";
-import type { MessageRecord } from "../storage/records.js";
+import type { MessageRecord } from "./records.js";
 import { handleApprovalClick } from "./approval-clicks.js";
+import { storeThreadRoot } from "./thread-root.js";
 import { chatKey } from "./chat-ref.js";
 import { closePendingApprovals } from "./close-pending-approvals.js";
 import { isChatCommandName } from "./commands/chat-commands.js";
@@ -16,6 +16,7 @@ import type {
   IngressResult,
   Sender,
 } from "./inbound.js";
+import { inboundMessageId } from "./inbound-message-id.js";
 import { jobKey } from "./jobs.js";
 import { worldAuthor } from "./message.js";
 import { mayTalk, notMemberText } from "./membership.js";
@@ -23,7 +24,7 @@ import type { Outbox } from "./outbox.js";
 import { noticeOnce, periodBucket } from "./sender-notice.js";
 import { rolesLookup } from "./user-roles.js";
 import type { WorldContext } from "./world-context.js";
-import type { WorldConfig } from "../config/schema.js";
+import type { WorldSettings } from "./world-settings.js";
 
 /** Longest message text routed to agents; longer ones are stored and answered with a notice. */
 export const maxInboundTextLength = 32_000;
@@ -51,10 +52,7 @@ export function notRoutedReason(
   return undefined;
 }
 
-/** The id of an inbound message is derived from the platform's id: a second delivery collides. */
-export function inboundMessageId(key: string, platformMessageId: string): string {
-  return `in-${createHash("sha256").update(`${key}\u0000${platformMessageId}`).digest("hex").slice(0, 32)}`;
-}
+export { inboundMessageId } from "./inbound-message-id.js";
 
 /**
  * Where channels hand in messages and clicks. Dedupe on the platform's id (the message id is
@@ -75,6 +73,11 @@ export class Ingress implements InboundSink {
       log.info({ messageId: inbound.platformMessageId }, "message from a chat bound to no world ignored");
       return { status: "unbound", reason: "this chat is not bound to a world" };
     }
+    if (inbound.ownEcho === true) {
+      // Our own post (bot, webhook, persona) coming back: it is stored already as what we sent.
+      log.debug({ messageId: inbound.platformMessageId }, "own post echoed back; ignored");
+      return { status: "ignored", reason: "the service's own message" };
+    }
     const command = inbound.sender.isBot ? undefined : parseChatCommand(inbound.text, inbound.botNames ?? []);
     if (command && !(command.kind === "command" && command.name === "reset")) {
       return this.typedCommand(inbound, world, command);
@@ -91,6 +94,9 @@ export class Ingress implements InboundSink {
       return { status: "duplicate" };
     }
     await store.ensureChat(key, world.name, inbound.chat.platform);
+    if (inbound.threadRoot !== undefined && inbound.chat.thread !== undefined) {
+      await storeThreadRoot(this.context, inbound.chat, inbound.threadRoot);
+    }
     const human = !inbound.sender.isBot;
     let message: MessageRecord;
     try {
@@ -172,7 +178,7 @@ export class Ingress implements InboundSink {
    */
   private async typedCommand(
     inbound: InboundMessage,
-    world: WorldConfig,
+    world: WorldSettings,
     command: ParsedChatCommand,
   ): Promise<IngressResult> {
     const { store, logger } = this.context;
@@ -226,7 +232,7 @@ export class Ingress implements InboundSink {
   }
 
   private async runCommand(
-    world: WorldConfig,
+    world: WorldSettings,
     input: Pick<InboundMessage, "chat" | "sender">,
     name: ChatCommandRequest["name"],
     args: string[],

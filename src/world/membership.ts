@@ -1,10 +1,10 @@
-import type { WorldConfig } from "../config/schema.js";
+import type { WorldSettings } from "./world-settings.js";
 import { everyoneEntry, isOnList, type RolesLookup } from "./access-list.js";
 import type { Platform } from "./chat-ref.js";
 import type { Sender } from "./inbound.js";
 
 /** The member list of a platform: as configured, else everyone. */
-export function membersFor(world: Pick<WorldConfig, "members">, platform: Platform): readonly string[] {
+export function membersFor(world: Pick<WorldSettings, "members">, platform: Platform): readonly string[] {
   return world.members[platform] ?? [everyoneEntry];
 }
 
@@ -13,7 +13,7 @@ export function membersFor(world: Pick<WorldConfig, "members">, platform: Platfo
  * `*`; default `*`). The console's local user always may.
  */
 export function mayTalk(
-  world: Pick<WorldConfig, "members">,
+  world: Pick<WorldSettings, "members">,
   platform: Platform,
   user: Sender,
   roles: RolesLookup,

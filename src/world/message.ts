@@ -8,6 +8,12 @@ export interface Author {
   name: string;
   /** The person's platform handle (Telegram @username, without `@`), when it has one. */
   handle?: string;
+  /**
+   * An agent's configured identity in chats (`agents[].displayName`, `agents[].avatarUrl`).
+   * Filled when the world hands a message to a channel; not stored with the message.
+   */
+  displayName?: string;
+  avatarUrl?: string;
 }
 
 /** A message as the world stores it. Stored history is never rewritten. */

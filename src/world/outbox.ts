@@ -1,9 +1,10 @@
 import { assertNever } from "../errors/assert-never.js";
 import { RoundtableError } from "../errors/roundtable-error.js";
-import type { MessageStream } from "./channel-adapter.js";
+import type { MessageStream, OutboundMention } from "./channel-adapter.js";
 import { chatKey } from "./chat-ref.js";
 import type { StoredEvent, WorldEvent } from "./events.js";
 import { jobKey } from "./jobs.js";
+import { outboundFor } from "./outbound-for.js";
 import type { WorldContext } from "./world-context.js";
 
 export type EventListener = (event: StoredEvent | Extract<WorldEvent, { type: "stream" }>) => void;
@@ -56,7 +57,10 @@ export class Outbox {
     }
     if (await store.getOutbound("event", String(seq))) return;
     const chat = event.chat;
-    const adapter = channels.get(chat.platform);
+    const adapter = channels.forChat(
+      chat,
+      event.type === "message" || event.type === "system" ? event.message.author : undefined,
+    );
     if (!adapter) {
       logger.warn(
         { seq, platform: chat.platform },
@@ -73,9 +77,10 @@ export class Outbox {
         if (await store.getOutbound("message", message.id)) break;
         const stream = this.streams.get(message.id);
         this.streams.delete(message.id);
+        const outbound = await outboundFor(this.context, chat, message);
         const sent = stream
-          ? await this.finishStream(stream, message.text)
-          : await adapter.postMessage(chat, { author: message.author, text: message.text });
+          ? await this.finishStream(stream, outbound.text, outbound.mentions)
+          : await adapter.postMessage(chat, outbound);
         platformMessageIds = sent.ids;
         await store.recordOutbound({
           chatKey: message.chatKey,
@@ -118,9 +123,9 @@ export class Outbox {
   }
 
   /** Settle a draft; when that fails, remove the draft so the retry's fresh post stands alone. */
-  private async finishStream(stream: MessageStream, text: string) {
+  private async finishStream(stream: MessageStream, text: string, mentions: readonly OutboundMention[] | undefined) {
     try {
-      return await stream.finish(text);
+      return await stream.finish(text, mentions);
     } catch (error) {
       await this.abortStream(stream);
       throw error;

@@ -1,4 +1,4 @@
-import type { ToolCallRecord } from "../storage/records.js";
+import type { ToolCallRecord } from "./records.js";
 import type { ToolResultKind } from "./approval-types.js";
 import { parseChatKey } from "./chat-ref.js";
 import type { Outbox } from "./outbox.js";

@@ -1,5 +1,5 @@
-import type { WorldConfig } from "../config/schema.js";
-import type { MessageRecord } from "../storage/records.js";
+import type { WorldSettings } from "./world-settings.js";
+import type { MessageRecord } from "./records.js";
 import { parseChatKey } from "./chat-ref.js";
 import { closeTurn } from "./close-turn.js";
 import { jobKey } from "./jobs.js";
@@ -105,7 +105,7 @@ export async function routeStoredMessage(context: WorldContext, outbox: Outbox, 
  * names roles and the channel cannot look them up, ingress's judgement (made with the roles
  * the platform sent) stands.
  */
-async function storedSenderMayTalk(context: WorldContext, world: WorldConfig, message: MessageRecord) {
+async function storedSenderMayTalk(context: WorldContext, world: WorldSettings, message: MessageRecord) {
   const chat = parseChatKey(message.chatKey);
   const adapter = context.channels.get(chat.platform);
   const names = membersFor(world, chat.platform);

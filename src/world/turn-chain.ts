@@ -1,4 +1,4 @@
-import type { MessageRecord, TurnRecord } from "../storage/records.js";
+import type { MessageRecord, TurnRecord } from "./records.js";
 import type { WorldContext } from "./world-context.js";
 
 /** The platform id of the human whose message started this chain of turns. */

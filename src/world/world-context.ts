@@ -1,19 +1,16 @@
-import type { AgentConfig, WorldConfig } from "../config/schema.js";
 import type { Logger } from "../log/logger.js";
-import type { Store } from "../storage/store.js";
-import type { ChannelAdapter } from "./channel-adapter.js";
-import type { ChatRef, Platform } from "./chat-ref.js";
+import type { Store } from "./store.js";
+import type { ChannelRegistry } from "./channel-registry.js";
+import type { ChatRef } from "./chat-ref.js";
 import type { WorkQueue } from "./work-queue.js";
+import type { AgentSettings, WorldSettings } from "./world-settings.js";
 
 /** Which world a chat belongs to, and the worlds by name. */
 export interface WorldDirectory {
-  /** The world a chat is bound to (config `channels.<platform>.chats`, `*` allowed), if any. */
-  worldFor(chat: ChatRef): WorldConfig | undefined;
-  get(name: string): WorldConfig | undefined;
+  /** The world a chat is bound to (its platform's chat bindings, `*` allowed), if any. */
+  worldFor(chat: ChatRef): WorldSettings | undefined;
+  get(name: string): WorldSettings | undefined;
 }
-
-/** The channel adapter serving each platform. */
-export type ChannelRegistry = ReadonlyMap<Platform, ChannelAdapter>;
 
 /**
  * What the agents side does with the steps of a turn. The world queues these steps in the
@@ -33,8 +30,8 @@ export interface WorldContext {
   logger: Logger;
   worlds: WorldDirectory;
   channels: ChannelRegistry;
-  /** Agents by name, from config. */
-  agents: ReadonlyMap<string, AgentConfig>;
+  /** Agents by name: their identity in chats and turn limits. */
+  agents: ReadonlyMap<string, AgentSettings>;
   /**
    * The stable hash of a call (tool and canonical arguments) that session grants are keyed by;
    * undefined when the arguments do not parse. Supplied by the tool side.

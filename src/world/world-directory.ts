@@ -1,12 +1,12 @@
-import type { ChannelsConfig, WorldConfig } from "../config/schema.js";
 import type { ChatRef } from "./chat-ref.js";
 import type { WorldDirectory } from "./world-context.js";
+import type { ChatBindings, WorldSettings } from "./world-settings.js";
 
 /**
- * Binds chats to worlds from `channels.<platform>.chats` (`*` matches any chat). Console and
- * web chats name their world in `workspace`.
+ * Binds chats to worlds by their platform's bindings (`*` matches any chat). Console and web
+ * chats name their world in `workspace`.
  */
-export function createWorldDirectory(worlds: WorldConfig[], channels: ChannelsConfig): WorldDirectory {
+export function createWorldDirectory(worlds: readonly WorldSettings[], bindings: ChatBindings): WorldDirectory {
   const byName = new Map(worlds.map((world) => [world.name, world]));
   return {
     get: (name) => byName.get(name),
@@ -14,7 +14,7 @@ export function createWorldDirectory(worlds: WorldConfig[], channels: ChannelsCo
       if (chat.platform === "console" || chat.platform === "web") {
         return chat.workspace === undefined ? worlds[0] : byName.get(chat.workspace);
       }
-      const chats = channels[chat.platform]?.chats ?? {};
+      const chats = bindings[chat.platform] ?? {};
       const name = chats[chat.channel] ?? chats["*"];
       if (name !== undefined) return byName.get(name);
       // A single world with no explicit bindings takes every chat: what a first-time user expects.

@@ -1,5 +1,5 @@
 import type { ApprovalCard, ApprovalOutcome } from "../../src/world/approval-types.js";
-import type { ChannelAdapter, OutboundText, SentRef } from "../../src/world/channel-adapter.js";
+import type { ChannelAdapter, ChannelCapabilities, OutboundText, SentRef } from "../../src/world/channel-adapter.js";
 import type { ChatRef, Platform } from "../../src/world/chat-ref.js";
 import type {
   ApprovalClick,
@@ -12,7 +12,7 @@ import type {
 } from "../../src/world/inbound.js";
 
 export type Posted =
-  | { kind: "message"; chat: ChatRef; id: string; author: string; text: string }
+  | { kind: "message"; chat: ChatRef; id: string; author: string; text: string; outbound: OutboundText }
   | { kind: "card"; chat: ChatRef; id: string; card: ApprovalCard }
   | { kind: "card-update"; chat: ChatRef; ids: string[]; outcome: ApprovalOutcome };
 
@@ -25,7 +25,21 @@ export class RecordingChannel implements ChannelAdapter {
   private sink: InboundSink | undefined;
   private counter = 0;
 
-  constructor(readonly platform: Platform = "console") {}
+  readonly capabilities: ChannelCapabilities = {
+    maxMessageLength: Number.POSITIVE_INFINITY,
+    canEdit: false,
+    threads: true,
+    privateReplies: false,
+    nativeStreaming: false,
+    fileAttachments: false,
+    agentIdentities: false,
+    identifiesClickers: true,
+  };
+
+  constructor(
+    readonly platform: Platform = "console",
+    readonly id: string = `recording-${platform}`,
+  ) {}
 
   async start(sink: InboundSink): Promise<void> {
     this.sink = sink;
@@ -41,7 +55,7 @@ export class RecordingChannel implements ChannelAdapter {
 
   async postMessage(chat: ChatRef, message: OutboundText): Promise<SentRef> {
     const id = this.nextId();
-    this.posted.push({ kind: "message", chat, id, author: message.author.name, text: message.text });
+    this.posted.push({ kind: "message", chat, id, author: message.author.name, text: message.text, outbound: message });
     return { ids: [id] };
   }
 

@@ -63,7 +63,8 @@ describe("import rules (.dependency-cruiser.cjs)", () => {
         'import type { ChatRef } from "../../src/world/chat-ref.js";\nimport { RoundtableError } from "../../src/errors/roundtable-error.js";\nexport const parse = (chat: ChatRef) => new RoundtableError(chat.channel);\n',
       "src/storage/prisma/generated/client.ts": "export const client = 1;\n",
       "src/storage/prisma/prisma-store.ts":
-        'import { client } from "./generated/client.js";\nexport const store = client;\n',
+        'import { client } from "./generated/client.js";\nimport type { Store } from "../../world/store.js";\nexport const store: Store = { client };\n',
+      "src/world/store.ts": "export interface Store { client: number }\n",
     });
     const result = await cruise();
     expect(result.output).toContain("no dependency violations found");
@@ -85,6 +86,28 @@ describe("import rules (.dependency-cruiser.cjs)", () => {
     expect(result.output).toContain(
       "error world-knows-no-platform-or-provider: src/world/world-engine.ts → src/providers/openai/openai-provider.ts",
     );
+  });
+
+  it("src/world importing storage fails", async () => {
+    await writeProject({
+      "src/storage/open-store.ts": "export const openStore = 1;\n",
+      "src/world/ingress.ts":
+        'import { openStore } from "../storage/open-store.js";\nexport const ingress = openStore;\n',
+    });
+    const result = await cruise();
+    expect(result.code).not.toBe(0);
+    expect(result.output).toContain("error world-owns-its-model: src/world/ingress.ts → src/storage/open-store.ts");
+  });
+
+  it("src/world importing the config fails", async () => {
+    await writeProject({
+      "src/config/schema.ts": "export type WorldConfig = { name: string };\n",
+      "src/world/world-directory.ts":
+        'import type { WorldConfig } from "../config/schema.js";\nexport const names = (worlds: WorldConfig[]) => worlds.map((world) => world.name);\n',
+    });
+    const result = await cruise();
+    expect(result.code).not.toBe(0);
+    expect(result.output).toContain("error world-owns-its-model: src/world/world-directory.ts → src/config/schema.ts");
   });
 
   it("src/world importing a platform or model SDK fails", async () => {

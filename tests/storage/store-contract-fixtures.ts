@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
-import type { NewApproval, NewMessage, NewToolCall } from "../../src/storage/records.js";
-import type { Store } from "../../src/storage/store.js";
+import type { NewApproval, NewMessage, NewToolCall } from "../../src/world/records.js";
+import type { Store } from "../../src/world/store.js";
 
 /** What a contract run needs: a store on a fresh, migrated database, and a way to dispose of it. */
 export interface StoreFixture {

@@ -44,8 +44,9 @@ describe("agents' answers on Telegram through the world engine", () => {
     const posted = t.botMessages();
     expect(posted.map((each) => [each.from.username, each.text])).toEqual([
       ["bob_rt_bot", "@alice can you confirm?"],
-      // alice has no bot of her own: the main bot with her name in bold, addressed back to bob.
-      ["roundtable_bot", "alice: @bob Confirmed from my side."],
+      // alice has no bot of her own: the main bot with her name in bold, addressed back to bob,
+      // whose mention is his own bot's (a real Telegram mention).
+      ["roundtable_bot", "alice: @bob_rt_bot Confirmed from my side."],
       ["bob_rt_bot", "@alice Great."],
       ["roundtable_bot", expect.stringMatching(/^@ana_r the agents have taken 3 turns/)],
     ]);

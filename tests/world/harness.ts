@@ -8,7 +8,7 @@ import { Roundtable } from "../../src/app/roundtable.js";
 import { configSchema, type WorldConfig } from "../../src/config/schema.js";
 import { migrateDatabase } from "../../src/storage/migrate.js";
 import { openStore } from "../../src/storage/open-store.js";
-import type { Store } from "../../src/storage/store.js";
+import type { Store } from "../../src/world/store.js";
 import type { ChannelAdapter } from "../../src/world/channel-adapter.js";
 import type { ChatRef, Platform } from "../../src/world/chat-ref.js";
 import type { ApprovalChoice, ClickResult, IngressResult } from "../../src/world/inbound.js";

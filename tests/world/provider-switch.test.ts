@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { providerConfigSchema } from "../../src/config/schema.js";
 import { silentLogger } from "../../src/log/logger.js";
 import { createProvider } from "../../src/providers/create-provider.js";
-import type { Store } from "../../src/storage/store.js";
+import type { Store } from "../../src/world/store.js";
 import { startAnthropicFake } from "../fakes/anthropic-server.js";
 import type { FakeModelServer } from "../fakes/model-fake-server.js";
 import { startOpenAIFake } from "../fakes/openai-server.js";

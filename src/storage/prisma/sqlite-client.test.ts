@@ -68,10 +68,12 @@ describe("openSqliteClient", () => {
       [2, "b"],
     ] as const)
       await client.execute({ sql: "INSERT INTO t (id, v, flag) VALUES (?, ?, ?)", args: [id, v, true] });
-    const read = async (id: number) =>
-      (await client.execute({ sql: "SELECT v, flag FROM t WHERE id = ?", args: [id] })).rows[0];
-    expect([...((await read(1)) ?? [])]).toEqual(["a", 1]);
-    expect([...((await read(2)) ?? [])]).toEqual(["b", 1]);
+    const read = async (id: number) => {
+      const row = (await client.execute({ sql: "SELECT v, flag FROM t WHERE id = ?", args: [id] })).rows[0];
+      return [row?.[0], row?.[1]];
+    };
+    expect(await read(1)).toEqual(["a", 1]);
+    expect(await read(2)).toEqual(["b", 1]);
     const result = await client.execute({ sql: "SELECT v FROM t WHERE id = ?", args: [2] });
     expect(result.columns).toEqual(["v"]);
     expect(result.columnTypes).toEqual(["TEXT"]);

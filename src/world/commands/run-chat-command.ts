@@ -1,4 +1,4 @@
-import type { WorldConfig } from "../../config/schema.js";
+import type { WorldSettings } from "../world-settings.js";
 import { assertNever } from "../../errors/assert-never.js";
 import type { ChatRef } from "../chat-ref.js";
 import type { Sender } from "../inbound.js";
@@ -12,7 +12,7 @@ import { helpText } from "./help-text.js";
 
 /** One command to run, from a typed message or a platform structure (button, slash command). */
 export interface ChatCommandRequest {
-  world: WorldConfig;
+  world: WorldSettings;
   chat: ChatRef;
   sender: Sender;
   name: Exclude<ChatCommandName, "reset">;

@@ -1,0 +1,61 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { SentRef } from "./outbound-text.js";
+import type { ChatRef } from "./chat-ref.js";
+
+/** Capability: show text to one person only (Slack ephemeral, Discord ephemeral reply or DM). */
+export interface PrivateReplyChannel {
+  replyPrivately(chat: ChatRef, userId: string, text: string): Promise<void>;
+}
+
+export function canReplyPrivately<Adapter extends object>(adapter: Adapter): adapter is Adapter & PrivateReplyChannel {
+  return typeof (adapter as Partial<PrivateReplyChannel>).replyPrivately === "function";
+}
+
+/** A file to attach: its name, type and whole content. */
+export interface Attachment {
+  name: string;
+  mimeType: string;
+  content: string;
+}
+
+/**
+ * Capability: attach a file to a posted approval card (the whole arguments when they do not
+ * fit the card: a Telegram document replying to it, a Slack file, a Discord attachment).
+ */
+export interface CardAttachmentChannel {
+  attachToCard(chat: ChatRef, card: SentRef, file: Attachment): Promise<SentRef>;
+}
+
+export function canAttachToCard<Adapter extends object>(adapter: Adapter): adapter is Adapter & CardAttachmentChannel {
+  return typeof (adapter as Partial<CardAttachmentChannel>).attachToCard === "function";
+}
+
+/** An HTTP route a channel serves on the service's port (webhooks, interactivity). */
+export interface WebhookRoute {
+  /** Exact path, e.g. `/telegram/webhook`. */
+  path: string;
+  handle(request: IncomingMessage, response: ServerResponse): Promise<void>;
+}
+
+/** Capability: the channel receives HTTP requests on the service's port. */
+export interface WebhookChannel {
+  webhookRoutes(): WebhookRoute[];
+}
+
+export function isWebhookChannel<Adapter extends object>(adapter: Adapter): adapter is Adapter & WebhookChannel {
+  return typeof (adapter as Partial<WebhookChannel>).webhookRoutes === "function";
+}
+
+/**
+ * Capability: this adapter is one agent's own connection (its own bot or app) and posts only
+ * that agent's messages; the platform's main adapter (without this) posts everything else.
+ */
+export interface AgentIdentityChannel {
+  readonly agent: string;
+}
+
+export function isAgentIdentityChannel<Adapter extends object>(
+  adapter: Adapter,
+): adapter is Adapter & AgentIdentityChannel {
+  return typeof (adapter as Partial<AgentIdentityChannel>).agent === "string";
+}

@@ -1,0 +1,52 @@
+import type { OutboundText, SentRef } from "./outbound-text.js";
+import type { ChatRef } from "./chat-ref.js";
+import type { Author } from "./message.js";
+import type { OutboundMention } from "./outbound-mention.js";
+
+/** A live message that grows while a model streams. The adapter throttles its edits itself. */
+export interface MessageStream {
+  /** The whole text so far (not a delta). Cheap to call often. */
+  update(textSoFar: string): void;
+  /** Settle the final text (split if long), mentions rendered; returns where it landed. */
+  finish(finalText: string, mentions?: readonly OutboundMention[]): Promise<SentRef>;
+  /** Remove or abandon the draft (the turn failed). */
+  abort(): Promise<void>;
+}
+
+/**
+ * Told where a stream's text is, the moment a platform message exists for it (and again when
+ * a part is added). The world stores it before the stream goes on, so that whoever finishes
+ * the step (this process, the next one after a crash, another process) edits that message
+ * instead of posting the answer again.
+ */
+export interface StreamObserver {
+  posted(sent: SentRef): Promise<void>;
+}
+
+/** Capability: show an answer while it is being written (edits or native drafts). */
+export interface StreamingChannel {
+  openStream(chat: ChatRef, author: Author, observer?: StreamObserver): Promise<MessageStream>;
+}
+
+export function isStreamingChannel<Adapter extends object>(adapter: Adapter): adapter is Adapter & StreamingChannel {
+  return typeof (adapter as Partial<StreamingChannel>).openStream === "function";
+}
+
+/**
+ * Capability: change or remove messages given only their stored ids. This is how a streamed
+ * draft recorded in the database is finished by a process that did not open it.
+ */
+export interface EditingChannel {
+  /**
+   * Make the messages at `sent` show `message`: edit the parts that exist, post parts the text
+   * now needs beyond them, remove parts it no longer needs. Returns where the text is now.
+   */
+  editMessage(chat: ChatRef, sent: SentRef, message: OutboundText): Promise<SentRef>;
+  /** Remove posted messages (an abandoned draft). A message already gone is no error. */
+  deleteMessages(chat: ChatRef, sent: SentRef): Promise<void>;
+}
+
+export function isEditingChannel<Adapter extends object>(adapter: Adapter): adapter is Adapter & EditingChannel {
+  const candidate = adapter as Partial<EditingChannel>;
+  return typeof candidate.editMessage === "function" && typeof candidate.deleteMessages === "function";
+}

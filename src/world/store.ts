@@ -1,0 +1,115 @@
+import type { StoredEvent, WorldEvent } from "./events.js";
+import type {
+  ApprovalChangeRecord,
+  ApprovalDecision,
+  ApprovalRecord,
+  ChatRecord,
+  DecideResult,
+  MessageRecord,
+  NewApproval,
+  NewMessage,
+  NewToolCall,
+  OutboundRecord,
+  SessionGrantKey,
+  ToolCallRecord,
+  ToolCallState,
+  ToolResultRecord,
+  TurnRecord,
+  TurnState,
+} from "./records.js";
+
+/**
+ * The storage port. Everything the flow needs after a restart goes through it. One
+ * implementation over Prisma serves SQLite and PostgreSQL; the same contract suite runs on both.
+ * Methods are small and each is atomic.
+ */
+export interface Store {
+  // chats
+  /** Create the chat if new (binding it to `world`); return it either way. */
+  ensureChat(key: string, world: string, platform: string): Promise<ChatRecord>;
+  getChat(key: string): Promise<ChatRecord | undefined>;
+  /** Set the agent-turn counter (0 after a human message); returns the chat. */
+  setAgentTurns(key: string, count: number): Promise<ChatRecord>;
+  /** Add one to the agent-turn counter atomically; returns the new count. */
+  incrementAgentTurns(key: string): Promise<number>;
+  /** Start a new session epoch (session approvals end). Returns the new epoch. */
+  resetSession(key: string): Promise<number>;
+
+  // ingress dedupe
+  /** True the first time a key is claimed, false ever after (a unique key in the database). */
+  claimInboundKey(key: string): Promise<boolean>;
+
+  // messages
+  addMessage(message: NewMessage): Promise<MessageRecord>;
+  getMessage(id: string): Promise<MessageRecord | undefined>;
+  /**
+   * Messages of a chat in the order stored; `afterSeq` and `limit` to page forward, `latest` for
+   * only the newest N (still in stored order).
+   */
+  listMessages(
+    chatKey: string,
+    options?: { afterSeq?: number; limit?: number; latest?: number },
+  ): Promise<MessageRecord[]>;
+  findMessageByPlatformId(chatKey: string, platformMessageId: string): Promise<MessageRecord | undefined>;
+
+  // event log
+  appendEvent(chatKey: string, event: WorldEvent): Promise<StoredEvent>;
+  getEvent(seq: number): Promise<StoredEvent | undefined>;
+  listEvents(chatKey: string, options?: { afterSeq?: number; limit?: number }): Promise<StoredEvent[]>;
+  /** The newest `limit` events of every chat, oldest first (the start-up sweep of lost steps). */
+  listRecentEvents(limit: number): Promise<StoredEvent[]>;
+
+  // turns
+  createTurn(turn: Omit<TurnRecord, "state" | "step" | "startedAt"> & { state?: TurnState }): Promise<TurnRecord>;
+  getTurn(id: string): Promise<TurnRecord | undefined>;
+  updateTurn(
+    id: string,
+    change: Partial<Pick<TurnRecord, "state" | "step" | "endReason" | "endedAt" | "deadlineAt">>,
+  ): Promise<TurnRecord>;
+  listTurns(filter: { chatKey?: string; agent?: string; states?: TurnState[] }): Promise<TurnRecord[]>;
+
+  // tool calls and results
+  /** Store an agent's response message and its tool calls in one transaction. */
+  addModelStep(message: NewMessage, calls: NewToolCall[]): Promise<{ message: MessageRecord; calls: ToolCallRecord[] }>;
+  getToolCall(id: string): Promise<ToolCallRecord | undefined>;
+  listToolCalls(filter: {
+    turnId?: string;
+    chatKey?: string;
+    agent?: string;
+    step?: number;
+  }): Promise<ToolCallRecord[]>;
+  setToolCallState(id: string, state: ToolCallState): Promise<void>;
+  /**
+   * Store the one result of a call and mark the call done, atomically. False (and nothing
+   * changes) when the call already has a result: never two results.
+   */
+  addToolResult(result: Omit<ToolResultRecord, "createdAt">): Promise<boolean>;
+  getToolResult(toolCallId: string): Promise<ToolResultRecord | undefined>;
+  listToolResults(toolCallIds: string[]): Promise<ToolResultRecord[]>;
+
+  // approvals
+  createApproval(approval: NewApproval): Promise<ApprovalRecord>;
+  getApproval(id: string): Promise<ApprovalRecord | undefined>;
+  getApprovalByShortId(chatKey: string, shortId: string): Promise<ApprovalRecord | undefined>;
+  listApprovals(filter: {
+    chatKey?: string;
+    turnId?: string;
+    states?: ApprovalRecord["state"][];
+  }): Promise<ApprovalRecord[]>;
+  /** First decision wins: only a pending approval changes; the change is recorded with who and when. */
+  decideApproval(id: string, decision: ApprovalDecision): Promise<DecideResult>;
+  listApprovalChanges(approvalId: string): Promise<ApprovalChangeRecord[]>;
+
+  // session grants (approve for session)
+  addSessionGrant(key: SessionGrantKey, grantedBy: string): Promise<void>;
+  hasSessionGrant(key: SessionGrantKey): Promise<boolean>;
+
+  // outbound messages (for edits)
+  recordOutbound(record: OutboundRecord): Promise<void>;
+  getOutbound(refKind: OutboundRecord["refKind"], refId: string): Promise<OutboundRecord | undefined>;
+  findOutboundByPlatformId(chatKey: string, platformMessageId: string): Promise<OutboundRecord | undefined>;
+
+  /** Reachability for `/readyz` and `roundtable check`. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,51 @@
+import type { Platform } from "./chat-ref.js";
+
+/**
+ * What the world needs to know about one world (a room of agents and people). The world has
+ * its own settings types so that it never reads the config schema: `src/app` maps the loaded
+ * config to these.
+ */
+export interface WorldSettings {
+  name: string;
+  /** Agent names, in configured order. */
+  agents: string[];
+  defaultAgent?: string;
+  /** Agent turns in a row (no human message) before the agents stop. */
+  turnLimit: number;
+  respond: "addressed" | "all";
+  afterDenial: "continue" | "wait";
+  /** The tools' working directory (relative to the process, when not absolute). */
+  workdir?: string;
+  /** Who may decide approvals, per platform: user ids, `role:<name>`, `admins`. */
+  approvers: Partial<Record<string, string[]>>;
+  /** Who may start turns, per platform: user ids, `role:<name>`, `admins`, `*` (default `*`). */
+  members: Partial<Record<string, string[]>>;
+  /** How long an approval waits for a decision, in milliseconds. */
+  approvalTimeout: number;
+  /** Other bots' messages start turns. */
+  allowBots: boolean;
+}
+
+/** What the world needs to know about one agent: its name, identity in chats and turn limits. */
+export interface AgentSettings {
+  name: string;
+  /** The name shown in chats (`agents[].displayName`, default the name). */
+  displayName: string;
+  /** The picture shown with the agent's posts where the platform allows (`agents[].avatarUrl`). */
+  avatarUrl?: string;
+  /** One line on what the agent is for (`agents[].description`, shown by `/agents`). */
+  description?: string;
+  limits: AgentTurnLimits;
+}
+
+/** Per-turn limits of an agent. Durations in milliseconds. */
+export interface AgentTurnLimits {
+  maxSteps: number;
+  deadline: number;
+  maxToolCallsPerStep: number;
+  /** How many times the same tool with the same arguments may run in one turn. */
+  maxRepeats: number;
+}
+
+/** Which world each chat of a platform belongs to: chat id → world name (`*` for any). */
+export type ChatBindings = Partial<Record<Platform, Readonly<Record<string, string>>>>;
