@@ -7,10 +7,12 @@ import type { AgentRuntime, TurnScope } from "./agent-runtime.js";
 export async function endWithLimit(
   runtime: AgentRuntime,
   scope: TurnScope,
-  reason: "max-steps" | "deadline" | "max-tool-calls" | "repeat-guard",
+  reason: "max-steps" | "deadline" | "max-tool-calls" | "repeat-guard" | "budget",
   what: string,
 ): Promise<void> {
-  await postNotice(runtime, scope, `${scope.agent.name} stopped: ${what}.`, `limit`);
+  // The budget notice is the world's, not the agent's: it already says all.
+  const notice = reason === "budget" ? what : `${scope.agent.name} stopped: ${what}.`;
+  await postNotice(runtime, scope, notice, `limit`);
   await closeTurn(runtime.world, runtime.outbox, scope.turn.id, reason, {
     kind: "skipped",
     detail: `the turn ended: ${what}`,

@@ -9,6 +9,9 @@ import { type AgentRuntime, loadTurnScope, type TurnScope } from "./agent-runtim
 import { buildRequestView } from "./build-request-view.js";
 import { dispatchToolCalls } from "./dispatch-tool-calls.js";
 import { endWithLimit, failTurn } from "./end-turn.js";
+import { costOf, priceOf } from "./model-price.js";
+import { budgetNotice, dayBudgetExceeded } from "../world/limits/day-budget.js";
+import { utcDay } from "../world/limits/utc-day.js";
 
 /** The id of the message a step produces: one per turn and step, so a retry cannot add a second. */
 export function stepMessageId(turnId: string, step: number): string {
@@ -56,6 +59,15 @@ export async function runModelStep(runtime: AgentRuntime, turnId: string, step: 
       `${agent.name} has no usable model provider ("${agent.provider}" is not configured with a key).`,
     );
     log.error({ provider: agent.provider }, "agent's provider is not configured");
+    return;
+  }
+  const budget = await dayBudgetExceeded(store, scope.world, clock());
+  if (budget) {
+    log.warn(
+      { limit: budget.limit, used: budget.used, allowed: budget.allowed },
+      "daily budget reached; no model call",
+    );
+    await endWithLimit(runtime, scope, "budget", budgetNotice(budget, clock()));
     return;
   }
   await store.updateTurn(turn.id, { state: "running", step });
@@ -109,6 +121,7 @@ export async function runModelStep(runtime: AgentRuntime, turnId: string, step: 
     return;
   }
   runtime.outbox.emitStream({ type: "stream", chat, streamId: turn.id, agent: agent.name, phase: "end", text: "" });
+  await recordUsage(runtime, scope, response);
 
   const calls = response.toolCalls;
   const answer = response;
@@ -202,6 +215,23 @@ async function settleStoredStep(
     return;
   }
   await dispatchToolCalls(runtime, scope, step);
+}
+
+/**
+ * Count the call's tokens and cost for the world, agent and UTC day, before its answer is
+ * stored: a call made again after a crash here was paid for twice, and counts twice.
+ */
+async function recordUsage(runtime: AgentRuntime, scope: TurnScope, response: LLMResponse): Promise<void> {
+  const { usage } = response;
+  await runtime.world.store.addUsage({
+    world: scope.world.name,
+    agent: scope.agent.name,
+    day: utcDay(runtime.world.clock()),
+    inputTokens: usage.inputTokens,
+    outputTokens: usage.outputTokens,
+    cachedInputTokens: usage.cachedInputTokens,
+    costUsd: costOf(usage, priceOf(scope.agent)),
+  });
 }
 
 /** An answer to another agent goes back to it (auto-mention); an empty answer says so. */

@@ -77,11 +77,10 @@ export function createOperatorSource(setup: OperatorSourceSetup): OperatorSource
           ...(world.defaultAgent === undefined ? {} : { defaultAgent: world.defaultAgent }),
           agents: world.agents.map((name) => {
             const agent = config.agents.find((candidate) => candidate.name === name);
-            const identity = agent as { displayName?: string; avatarUrl?: string } | undefined;
             return {
               name,
-              displayName: identity?.displayName ?? name,
-              ...(identity?.avatarUrl === undefined ? {} : { avatarUrl: identity.avatarUrl }),
+              displayName: agent?.displayName ?? name,
+              ...(agent?.avatarUrl === undefined ? {} : { avatarUrl: agent.avatarUrl }),
               provider: agent?.provider ?? "",
               model: agent?.model ?? "",
             };

@@ -15,6 +15,11 @@ export function worldSettingsFrom(world: WorldConfig): WorldSettings {
     members: world.members,
     approvalTimeout: world.approvalTimeout,
     allowBots: world.allowBots,
+    limits: {
+      messagesPerMinute: world.limits.messagesPerMinute,
+      ...(world.limits.tokensPerDay === undefined ? {} : { tokensPerDay: world.limits.tokensPerDay }),
+      ...(world.limits.costPerDay === undefined ? {} : { costPerDay: world.limits.costPerDay }),
+    },
   };
 }
 

@@ -1,6 +1,6 @@
 import { loadConfig, resolveDatabaseUrl } from "../config/load-config.js";
 import type { CliCommand } from "./cli-command.js";
-import { createCliLogger } from "./cli-logger.js";
+import { createChatLogger } from "./chat-logger.js";
 
 export const chatCommand: CliCommand = {
   name: "chat",
@@ -21,12 +21,13 @@ Options:
   --as NAME       Your name in the chat (default: $USER)
   -h, --help      Show this help
 
-Logs go to stderr at LOG_LEVEL (default warn).`,
+The terminal shows the conversation: logs go to ./data/roundtable-chat.log at LOG_LEVEL
+(default info); an error also prints one line on stderr.`,
   options: { world: { type: "string" }, as: { type: "string" } },
   async run(values, context) {
     const loaded = await loadConfig({ configPath: context.configPath, env: context.env, cwd: context.cwd });
     for (const warning of loaded.warnings) context.stderr.write(`roundtable: warning: ${warning}\n`);
-    const logger = createCliLogger(context, "warn");
+    const { logger } = createChatLogger(context);
     const { runConsoleChat } = await import("../app/run-console-chat.js");
     return runConsoleChat({
       config: loaded.config,

@@ -7,10 +7,19 @@ import { chatCommand } from "./chat-command.js";
 import { checkCommand } from "./check-command.js";
 import type { CliCommand, OptionValues } from "./cli-command.js";
 import { type CliContext, exitCodes } from "./cli-context.js";
+import { approvalsCommand } from "./approvals-command.js";
 import { migrateCommand } from "./migrate-command.js";
 import { startCommand } from "./start-command.js";
+import { usageCommand } from "./usage-command.js";
 
-export const commands: readonly CliCommand[] = [startCommand, chatCommand, checkCommand, migrateCommand];
+export const commands: readonly CliCommand[] = [
+  startCommand,
+  chatCommand,
+  checkCommand,
+  migrateCommand,
+  usageCommand,
+  approvalsCommand,
+];
 
 export function usage(): string {
   const width = Math.max(...commands.map((command) => command.name.length));

@@ -65,6 +65,10 @@ export const agentLimitsSchema = z
   })
   .strict();
 
+/** `agents[].price`: USD per million tokens. */
+export const priceSchema = z.object({ input: numeric(z.number().min(0)), output: numeric(z.number().min(0)) }).strict();
+export type Price = z.infer<typeof priceSchema>;
+
 export const agentConfigSchema = z
   .object({
     name: nameSchema,
@@ -87,6 +91,8 @@ export const agentConfigSchema = z
     /** Context budget in tokens; defaults by model. */
     contextBudget: numeric(z.number().int().min(256)).optional(),
     limits: agentLimitsSchema.default(agentLimitsSchema.parse({})),
+    /** USD per million input and output tokens (else the known price list, else unpriced). */
+    price: priceSchema.optional(),
     /** An agent's own Telegram bot (optional). */
     telegram: z
       .object({ token: z.string().min(1) })
@@ -99,6 +105,19 @@ export const agentConfigSchema = z
       .optional(),
   })
   .strict();
+
+/** `worlds[].limits`: a person's message rate and the world's daily budget. */
+export const worldLimitsSchema = z
+  .object({
+    /** Messages that would start a turn, per person, over a sliding 60 seconds. */
+    messagesPerMinute: numeric(z.number().int().min(1)).default(20),
+    /** Model tokens (input + output) per UTC day for the whole world; none by default. */
+    tokensPerDay: numeric(z.number().int().min(1)).optional(),
+    /** USD per UTC day for the whole world (from `agents[].price`); none by default. */
+    costPerDay: numeric(z.number().positive()).optional(),
+  })
+  .strict();
+export type WorldLimits = z.infer<typeof worldLimitsSchema>;
 
 export const approversSchema = z.record(z.string(), z.array(z.union([z.string(), z.number()]).transform(String)));
 
@@ -114,6 +133,7 @@ export const worldConfigSchema = z
     approvers: approversSchema.default({}),
     /** Who may start turns, per platform: ids, `role:<name>`, `admins`, `*` (default `*`). */
     members: approversSchema.default({}),
+    limits: worldLimitsSchema.default(worldLimitsSchema.parse({})),
     approvalTimeout: durationSchema.default(1_800_000),
     /** Let other bots' messages start turns. */
     allowBots: booleanText(z.boolean()).default(false),

@@ -50,7 +50,7 @@ export async function handleApprovalClick(context: WorldContext, click: Approval
     );
     return { status: "unknown", text: "This approval does not exist (or is not from this chat)." };
   }
-  const roles = rolesLookup(context.channels.get(click.chat.platform), click.chat, click.user);
+  const roles = rolesLookup(context.channels.main(click.chat.platform), click.chat, click.user);
   if (!(await mayDecide(world, click.chat.platform, click.user, approval.requestedFor, roles))) {
     log.warn({ approvalId: approval.id }, "click by someone not allowed to decide refused");
     return { status: "not-allowed", text: notAllowedText(world, click.chat.platform) };

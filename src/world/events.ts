@@ -12,6 +12,7 @@ export type TurnEndReason =
   | "provider-error"
   | "superseded"
   | "reset"
+  | "budget"
   | "denied"
   | "interrupted";
 

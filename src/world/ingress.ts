@@ -162,7 +162,7 @@ export class Ingress implements InboundSink {
   private async isMember(inbound: InboundMessage): Promise<boolean> {
     const world = this.context.worlds.worldFor(inbound.chat);
     if (!world) return false;
-    const adapter = this.context.channels.get(inbound.chat.platform);
+    const adapter = this.context.channels.main(inbound.chat.platform);
     return mayTalk(world, inbound.chat.platform, inbound.sender, rolesLookup(adapter, inbound.chat, inbound.sender));
   }
 

@@ -3,9 +3,12 @@ import type { MessageRecord } from "./records.js";
 import { parseChatKey } from "./chat-ref.js";
 import { closeTurn } from "./close-turn.js";
 import { jobKey } from "./jobs.js";
+import { budgetNotice, dayBudgetExceeded } from "./limits/day-budget.js";
+import { messageRateExceeded, rateNotice } from "./limits/message-rate.js";
 import { mayTalk, membersFor } from "./membership.js";
 import { worldAuthor } from "./message.js";
 import type { Outbox } from "./outbox.js";
+import { noticeOnce, periodBucket } from "./sender-notice.js";
 import { chainHumans, chainStarter } from "./turn-chain.js";
 import { routeMessage, turnLimitNotice, unknownAgentNotice } from "./routing/index.js";
 import { isUserRolesChannel, rolesLookup } from "./user-roles.js";
@@ -41,6 +44,7 @@ export async function routeStoredMessage(context: WorldContext, outbox: Outbox, 
     log.info({ messageId, user: message.author.id }, "route: sender is not a member; no turn");
     return;
   }
+  if (await pastLimits(context, outbox, world, message)) return;
 
   const decision = routeMessage({
     author:
@@ -107,12 +111,41 @@ export async function routeStoredMessage(context: WorldContext, outbox: Outbox, 
  */
 async function storedSenderMayTalk(context: WorldContext, world: WorldSettings, message: MessageRecord) {
   const chat = parseChatKey(message.chatKey);
-  const adapter = context.channels.get(chat.platform);
+  const adapter = context.channels.main(chat.platform);
   const names = membersFor(world, chat.platform);
   const namesRoles = names.some((entry) => entry === "admins" || entry.startsWith("role:"));
   if (namesRoles && !(adapter && isUserRolesChannel(adapter))) return true;
   const sender = { id: message.author.id, displayName: message.author.name, isBot: false };
   return mayTalk(world, chat.platform, sender, rolesLookup(adapter, chat, sender));
+}
+
+/**
+ * The world's limits, before any turn starts: a person past `messagesPerMinute` (their
+ * notice at most once a minute), a world past its day's budget (a notice in the chat at most
+ * once an hour). True when the message starts no turn.
+ */
+async function pastLimits(context: WorldContext, outbox: Outbox, world: WorldSettings, message: MessageRecord) {
+  const chat = parseChatKey(message.chatKey);
+  const log = context.logger.child({ platform: chat.platform, chat: message.chatKey, world: world.name });
+  if (message.author.kind === "human") {
+    const rate = await messageRateExceeded(context.store, world, chat.platform, message.author.id, message.createdAt);
+    if (rate) {
+      log.warn({ user: message.author.id, limit: rate.limit }, "message rate limit reached; no turn");
+      const minute = periodBucket(message.createdAt, 60_000);
+      const text = rateNotice(message.author.name, rate);
+      await noticeOnce(context, outbox, chat, message.author.id, `rate:${message.author.id}:${minute}`, text);
+      return true;
+    }
+  }
+  const now = context.clock();
+  const budget = await dayBudgetExceeded(context.store, world, now);
+  if (!budget) return false;
+  log.warn({ limit: budget.limit, used: budget.used, allowed: budget.allowed }, "daily budget reached; no turn");
+  if (message.author.kind === "human") {
+    const hour = periodBucket(now, 3_600_000);
+    await noticeOnce(context, outbox, chat, undefined, `budget:${hour}`, budgetNotice(budget, now));
+  }
+  return true;
 }
 
 /** A new human message to an agent supersedes that agent's turns parked on approvals in the chat. */

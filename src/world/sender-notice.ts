@@ -1,18 +1,9 @@
 import { createHash } from "node:crypto";
-import type { ChannelAdapter } from "./channel-adapter.js";
+import { canReplyPrivately } from "./channel-optional.js";
 import { type ChatRef, chatKey } from "./chat-ref.js";
 import { worldAuthor } from "./message.js";
 import type { Outbox } from "./outbox.js";
 import type { WorldContext } from "./world-context.js";
-
-/** Capability: tell one person something only they see (Slack ephemeral, Discord DM). */
-export interface PrivateReplyChannel {
-  replyPrivately(chat: ChatRef, userId: string, text: string): Promise<void>;
-}
-
-export function isPrivateReplyChannel(adapter: ChannelAdapter): adapter is ChannelAdapter & PrivateReplyChannel {
-  return typeof (adapter as Partial<PrivateReplyChannel>).replyPrivately === "function";
-}
 
 /** The start of the hour (or minute) `at` falls in, as a bucket name for once-per-period notices. */
 export function periodBucket(at: Date, periodMs: number): string {
@@ -20,23 +11,24 @@ export function periodBucket(at: Date, periodMs: number): string {
 }
 
 /**
- * Tell a person something at most once per `onceKey` (the key names the period, e.g. the
- * hour): privately where the channel can, else as a short notice in the chat. The key is
- * claimed in the database, so restarts and other processes keep the limit.
+ * Tell a person (`userId`) or the whole chat (undefined) something at most once per `onceKey`
+ * (the key names the period, e.g. the hour): a person privately where the channel can, else
+ * as a short notice in the chat. The key is claimed in the database, so restarts and other
+ * processes keep the limit.
  */
 export async function noticeOnce(
   context: WorldContext,
   outbox: Outbox,
   chat: ChatRef,
-  userId: string,
+  userId: string | undefined,
   onceKey: string,
   text: string,
 ): Promise<boolean> {
   const key = chatKey(chat);
   const fresh = await context.store.claimInboundKey(`notice:${key}:${onceKey}`);
   if (!fresh) return false;
-  const adapter = context.channels.get(chat.platform);
-  if (adapter && isPrivateReplyChannel(adapter)) {
+  const adapter = context.channels.main(chat.platform);
+  if (userId !== undefined && adapter && canReplyPrivately(adapter)) {
     try {
       await adapter.replyPrivately(chat, userId, text);
       return true;

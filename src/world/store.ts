@@ -1,3 +1,4 @@
+import type { AccountingStore } from "./accounting-store.js";
 import type { StoredEvent, WorldEvent } from "./events.js";
 import type {
   ApprovalChangeRecord,
@@ -23,7 +24,7 @@ import type {
  * implementation over Prisma serves SQLite and PostgreSQL; the same contract suite runs on both.
  * Methods are small and each is atomic.
  */
-export interface Store {
+export interface Store extends AccountingStore {
   // chats
   /** Create the chat if new (binding it to `world`); return it either way. */
   ensureChat(key: string, world: string, platform: string): Promise<ChatRecord>;

@@ -24,6 +24,15 @@ export interface WorldSettings {
   approvalTimeout: number;
   /** Other bots' messages start turns. */
   allowBots: boolean;
+  /** A person's message rate and the world's daily budget (`worlds[].limits`). */
+  limits: WorldLimitSettings;
+}
+
+/** `worlds[].limits`: messages per person per minute; tokens and USD per UTC day for the world. */
+export interface WorldLimitSettings {
+  messagesPerMinute: number;
+  tokensPerDay?: number;
+  costPerDay?: number;
 }
 
 /** What the world needs to know about one agent: its name, identity in chats and turn limits. */

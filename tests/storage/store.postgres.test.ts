@@ -1,5 +1,6 @@
 import { openStore } from "../../src/storage/open-store.js";
 import { storeContract } from "./store-contract.js";
+import { storeAccountingContract } from "./store-contract-accounting.js";
 import { storeApprovalContract } from "./store-contract-approvals.js";
 import { createPostgresDatabase, describePostgres, quietLogger } from "./test-databases.js";
 
@@ -17,4 +18,5 @@ describePostgres("PostgreSQL store", (serverUrl) => {
   };
   storeContract("PostgreSQL", openPostgres);
   storeApprovalContract("PostgreSQL", openPostgres);
+  storeAccountingContract("PostgreSQL", openPostgres);
 });

@@ -1,5 +1,6 @@
 import { openStore } from "../../src/storage/open-store.js";
 import { storeContract } from "./store-contract.js";
+import { storeAccountingContract } from "./store-contract-accounting.js";
 import { storeApprovalContract } from "./store-contract-approvals.js";
 import { quietLogger, temporarySqlite } from "./test-databases.js";
 
@@ -17,3 +18,4 @@ const openSqlite = async () => {
 
 storeContract("SQLite", openSqlite);
 storeApprovalContract("SQLite", openSqlite);
+storeAccountingContract("SQLite", openSqlite);

@@ -19,7 +19,9 @@ import type {
   TurnRecord,
   TurnState,
 } from "../records.js";
+import type { UsageDayRecord, UsageEntry } from "../../world/accounting-store.js";
 import type { Store } from "../store.js";
+import { AccountingQueries } from "./accounting-queries.js";
 import type { DatabaseClient } from "./database-client.js";
 import { encodeWithDates } from "./json-text.js";
 import { isUniqueViolation } from "./prisma-errors.js";
@@ -42,10 +44,32 @@ import {
  * conditional updates in the database, not in memory.
  */
 export class PrismaStore implements Store {
+  private readonly accounting: AccountingQueries;
+
   constructor(
     private readonly db: DatabaseClient,
     private readonly clock: () => Date = () => new Date(),
-  ) {}
+  ) {
+    this.accounting = new AccountingQueries(db, clock);
+  }
+
+  // usage, message rate and the approvals audit
+
+  addUsage(entry: UsageEntry): Promise<void> {
+    return this.accounting.addUsage(entry);
+  }
+
+  listUsage(filter: { world?: string; fromDay?: string }): Promise<UsageDayRecord[]> {
+    return this.accounting.listUsage(filter);
+  }
+
+  countPersonMessages(platform: string, authorId: string, after: Date, until: Date): Promise<number> {
+    return this.accounting.countPersonMessages(platform, authorId, after, until);
+  }
+
+  listApprovalsSince(since: Date, world?: string): Promise<ApprovalRecord[]> {
+    return this.accounting.listApprovalsSince(since, world);
+  }
 
   // chats
 

@@ -38,7 +38,7 @@ export async function approvalsText(
     (a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id),
   );
   if (pending.length === 0) return "No approvals are pending in this chat.";
-  const adapter = context.channels.get(chat.platform);
+  const adapter = context.channels.main(chat.platform);
   const now = clock();
   const lines: string[] = [];
   for (const [index, approval] of pending.entries()) {

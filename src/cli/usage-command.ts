@@ -1,0 +1,77 @@
+import type { UsageDayRecord } from "../world/accounting-store.js";
+import { utcDay } from "../world/limits/utc-day.js";
+import type { CliCommand } from "./cli-command.js";
+import { exitCodes } from "./cli-context.js";
+import { openCliStore } from "./open-cli-store.js";
+import { formatTable } from "./format-table.js";
+
+export const usageCommand: CliCommand = {
+  name: "usage",
+  summary: "Model usage per world, agent and UTC day: calls, tokens and cost",
+  help: `Usage: roundtable usage [--world NAME] [--days N]
+
+Prints the model usage stored per world, agent and UTC day (what worlds[].limits.tokensPerDay
+and costPerDay are checked against): model calls, input and output tokens, and the cost in USD
+from agents[].price (or the known price list), with a total.
+
+Options:
+  --world NAME    Only this world
+  --days N        The last N UTC days, today included (default 7)
+  -h, --help      Show this help
+
+Environment: DATABASE_URL (default file:./data/roundtable.db).`,
+  options: { world: { type: "string" }, days: { type: "string" } },
+  async run(values, context) {
+    const days = typeof values.days === "string" ? Number(values.days) : 7;
+    if (!Number.isInteger(days) || days < 1) {
+      context.stderr.write(
+        `roundtable usage: --days: expected a whole number of days, at least 1, got ${JSON.stringify(values.days)}\n`,
+      );
+      return exitCodes.usage;
+    }
+    const world = typeof values.world === "string" ? values.world : undefined;
+    const fromDay = utcDay(new Date(Date.now() - (days - 1) * 86_400_000));
+    const opened = await openCliStore(context);
+    let rows: UsageDayRecord[];
+    try {
+      rows = await opened.store.listUsage({ fromDay, ...(world === undefined ? {} : { world }) });
+    } finally {
+      await opened.close();
+    }
+    const scope = `${world === undefined ? "" : ` in world ${world}`} since ${fromDay}`;
+    if (rows.length === 0) {
+      context.stdout.write(`No model usage recorded${scope}.\n`);
+      return exitCodes.ok;
+    }
+    const total = rows.reduce(
+      (sum, row) => ({
+        calls: sum.calls + row.calls,
+        input: sum.input + row.inputTokens,
+        output: sum.output + row.outputTokens,
+        cost: sum.cost + row.costUsd,
+      }),
+      { calls: 0, input: 0, output: 0, cost: 0 },
+    );
+    const table = formatTable(
+      ["DAY", "WORLD", "AGENT", "CALLS", "INPUT", "OUTPUT", "COST"],
+      [
+        ...rows.map((row) => [
+          row.day,
+          row.world,
+          row.agent,
+          String(row.calls),
+          String(row.inputTokens),
+          String(row.outputTokens),
+          dollars(row.costUsd),
+        ]),
+        ["total", "", "", String(total.calls), String(total.input), String(total.output), dollars(total.cost)],
+      ],
+    );
+    context.stdout.write(`Model usage${scope}:\n${table}\n`);
+    return exitCodes.ok;
+  },
+};
+
+function dollars(amount: number): string {
+  return `$${amount.toFixed(4)}`;
+}

@@ -1,0 +1,164 @@
+import { PassThrough } from "node:stream";
+import { afterEach, describe, expect, it } from "vitest";
+import { runCli } from "../../src/cli/run-cli.js";
+import { ScriptedProvider } from "../fakes/scripted-provider.js";
+import { createHarness, type Harness } from "./harness.js";
+
+let harness: Harness | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+/** Runs a CLI command in this process against a database; resolves with its exit code and output. */
+async function cli(args: string[], databaseUrl: string) {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = "";
+  let err = "";
+  stdout.on("data", (chunk: Buffer) => {
+    out += chunk.toString();
+  });
+  stderr.on("data", (chunk: Buffer) => {
+    err += chunk.toString();
+  });
+  const code = await runCli(args, {
+    env: { DATABASE_URL: databaseUrl, LOG_LEVEL: "silent" },
+    cwd: process.cwd(),
+    stdin: new PassThrough(),
+    stdout,
+    stderr,
+  });
+  return { code, stdout: out, stderr: err };
+}
+
+const texts = (h: Harness) => h.channel.messages().map((message) => message.text);
+
+describe("limits and spending", () => {
+  it("the 21st message in a minute from one person gets the notice and no model call", async () => {
+    const alice = new ScriptedProvider(() => ({ text: "ok" }));
+    harness = await createHarness({
+      agents: [{ name: "alice", provider: alice }],
+      platform: "telegram",
+      world: { defaultAgent: "alice" },
+    });
+    for (let index = 1; index <= 22; index++) await harness.say(`message ${index}`, { user: "ana" });
+    await harness.idle();
+    expect(alice.requests).toHaveLength(20);
+    const notices = texts(harness).filter((text) => text !== "ok");
+    expect(notices).toEqual([
+      expect.stringMatching(
+        /^ana: you reached this world's limit of 20 messages a minute \(messagesPerMinute\); the agents answer your messages again from \d\d:\d\d:\d\d UTC\.$/,
+      ),
+    ]);
+    expect(harness.logs()).toContain("message rate limit reached; no turn");
+    // Someone else is not held back by ana's rate.
+    await harness.say("hello", { user: "bob" });
+    await harness.idle();
+    expect(alice.requests).toHaveLength(21);
+  });
+
+  it("a world past costPerDay answers with the notice until the next UTC day; usage is stored and printed", async () => {
+    let now = Date.parse("2026-11-24T22:30:00Z");
+    const alice = new ScriptedProvider(() => ({ text: "answer" }));
+    harness = await createHarness({
+      agents: [{ name: "alice", provider: alice }],
+      platform: "telegram",
+      world: { defaultAgent: "alice", limits: { messagesPerMinute: 20, costPerDay: 1 } },
+      // 10 input and 5 output tokens a call: $1.50 at these prices.
+      agentConfig: { alice: { price: { input: 100_000, output: 100_000 } } },
+      worldClock: () => new Date(now),
+    });
+    await harness.say("first", { user: "ana" });
+    await harness.idle();
+    expect(alice.requests).toHaveLength(1);
+
+    await harness.say("second", { user: "ana" });
+    await harness.say("third", { user: "bob" });
+    await harness.idle();
+    expect(alice.requests).toHaveLength(1);
+    expect(texts(harness)).toEqual([
+      "answer",
+      "This world reached its daily budget (costPerDay: $1.00 a day, $1.50 used); the agents answer again after 00:00 UTC (in 90 minutes).",
+    ]);
+
+    now = Date.parse("2026-11-25T00:00:05Z");
+    await harness.say("a new day", { user: "ana" });
+    await harness.idle();
+    expect(alice.requests).toHaveLength(2);
+    expect(texts(harness).at(-1)).toBe("answer");
+    expect(await harness.store.listUsage({ world: "main" })).toEqual([
+      expect.objectContaining({
+        day: "2026-11-24",
+        agent: "alice",
+        calls: 1,
+        inputTokens: 10,
+        outputTokens: 5,
+        costUsd: 1.5,
+      }),
+      expect.objectContaining({ day: "2026-11-25", agent: "alice", calls: 1, costUsd: 1.5 }),
+    ]);
+    const databaseUrl = harness.databaseUrl;
+    await harness.close();
+    harness = undefined;
+
+    const printed = await cli(["usage", "--days", "3650"], databaseUrl);
+    expect(printed.code).toBe(0);
+    expect(printed.stdout).toContain("2026-11-24  main   alice  1      10     5       $1.5000");
+    expect(printed.stdout).toMatch(/total\s+2\s+20\s+10\s+\$3\.0000/);
+    expect((await cli(["usage", "--world", "other", "--days", "3650"], databaseUrl)).stdout).toMatch(
+      /^No model usage recorded in world other since/,
+    );
+    const bad = await cli(["usage", "--days", "zero"], databaseUrl);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("--days: expected a whole number of days");
+  });
+
+  it("a budget reached in the middle of a turn stops it before the next model call; approvals stay decidable", async () => {
+    const alice = new ScriptedProvider((request) =>
+      request.messages.at(-1)?.role === "tool"
+        ? { text: "done" }
+        : { text: "", toolCalls: [{ name: "shell_cmd", args: { command: "echo", args: ["hi"] } }] },
+    );
+    harness = await createHarness({
+      agents: [{ name: "alice", provider: alice, tools: ["shell_cmd"] }],
+      platform: "telegram",
+      world: { defaultAgent: "alice", limits: { messagesPerMinute: 20, tokensPerDay: 15 } },
+    });
+    await harness.say("run it", { user: "ana" });
+    await harness.idle();
+    const [card] = harness.channel.cards();
+    expect((await harness.click(card?.card.approvalId ?? "", "once", { user: "ana" })).status).toBe("decided");
+    await harness.idle();
+    expect(alice.requests).toHaveLength(1);
+    expect(texts(harness).at(-1)).toMatch(
+      /^This world reached its daily budget \(tokensPerDay: 15 tokens a day, 15 used\)/,
+    );
+    const databaseUrl = harness.databaseUrl;
+    await harness.close();
+    harness = undefined;
+
+    const json = await cli(["approvals", "--json"], databaseUrl);
+    expect(json.code).toBe(0);
+    const listed = JSON.parse(json.stdout) as Record<string, unknown>[];
+    expect(listed).toEqual([
+      expect.objectContaining({
+        chat: "telegram::chat-1:",
+        agent: "alice",
+        tool: "shell_cmd",
+        argumentsJson: '{"command":"echo","args":["hi"]}',
+        requestedBy: { id: "ana", name: "ana" },
+        state: "approved",
+        choice: "once",
+        decidedBy: { id: "ana", name: "ana" },
+        resultKind: "ok",
+      }),
+    ]);
+    expect(typeof listed[0]?.waitedSeconds).toBe("number");
+    const lines = await cli(["approvals", "--since", "1h", "--world", "main"], databaseUrl);
+    expect(lines.stdout).toMatch(
+      /telegram::chat-1: {2}alice {2}shell_cmd \{"command":"echo","args":\["hi"\]\} {2}asked by ana {2}approved \(once\) by ana at .* {2}result ok\n$/,
+    );
+    expect((await cli(["approvals", "--since", "soon"], databaseUrl)).code).toBe(2);
+  });
+});
