@@ -55,6 +55,8 @@ export class ConsoleAdapter implements ChannelAdapter, StreamingChannel, Private
   readonly chat: ChatRef;
   private connected = false;
   private counter = 0;
+  /** Lines written so far: a posted message's id is the number of the line it starts on. */
+  private linesWritten = 0;
   private readonly session = randomBytes(4).toString("hex");
   private resolveFinished: () => void = () => {};
   /** Resolves once the input has ended and all its lines were handled. */
@@ -91,8 +93,7 @@ export class ConsoleAdapter implements ChannelAdapter, StreamingChannel, Private
   }
 
   async postMessage(_chat: ChatRef, message: OutboundText): Promise<SentRef> {
-    this.print(renderMessageLine(message));
-    return { ids: [this.nextId()] };
+    return { ids: [this.print(renderMessageLine(message))] };
   }
 
   async replyPrivately(_chat: ChatRef, _userId: string, text: string): Promise<void> {
@@ -100,8 +101,7 @@ export class ConsoleAdapter implements ChannelAdapter, StreamingChannel, Private
   }
 
   async postApprovalCard(_chat: ChatRef, card: ApprovalCard): Promise<SentRef> {
-    this.print(renderApprovalLine(card));
-    return { ids: [this.nextId()] };
+    return { ids: [this.print(renderApprovalLine(card))] };
   }
 
   async updateApprovalCard(_chat: ChatRef, _sent: SentRef, outcome: ApprovalOutcome): Promise<void> {
@@ -112,24 +112,29 @@ export class ConsoleAdapter implements ChannelAdapter, StreamingChannel, Private
     const interactive = this.options.interactive;
     let printed = "";
     let started = false;
+    let firstLine = "";
     return {
       update: (textSoFar: string) => {
         if (!interactive || !textSoFar.startsWith(printed)) return;
         if (!started) {
-          this.options.output.write(`${author.displayName ?? author.name}: `);
+          firstLine = String(this.linesWritten + 1);
+          this.write(`${author.displayName ?? author.name}: `);
           started = true;
         }
-        this.options.output.write(textSoFar.slice(printed.length));
+        this.write(textSoFar.slice(printed.length));
         printed = textSoFar;
       },
       finish: async (finalText: string) => {
-        if (!started) this.print(renderMessageLine({ author, text: finalText }));
-        else if (finalText.startsWith(printed)) this.options.output.write(`${finalText.slice(printed.length)}\n`);
-        else this.options.output.write(`\n${renderMessageLine({ author, text: finalText })}\n`);
-        return { ids: [this.nextId()] };
+        if (!started) return { ids: [this.print(renderMessageLine({ author, text: finalText }))] };
+        if (finalText.startsWith(printed)) {
+          this.write(`${finalText.slice(printed.length)}\n`);
+          return { ids: [firstLine] };
+        }
+        this.write("\n");
+        return { ids: [this.print(renderMessageLine({ author, text: finalText }))] };
       },
       abort: async () => {
-        if (started) this.options.output.write(" [cut]\n");
+        if (started) this.write(" [cut]\n");
       },
     };
   }
@@ -181,8 +186,16 @@ export class ConsoleAdapter implements ChannelAdapter, StreamingChannel, Private
     if (result.status === "unbound") this.print(`roundtable: ${result.reason}`);
   }
 
-  private print(line: string): void {
-    this.options.output.write(`${line}\n`);
+  /** Print one line (or a multi-line message); returns the number of the line it starts on. */
+  private print(line: string): string {
+    const start = String(this.linesWritten + 1);
+    this.write(`${line}\n`);
+    return start;
+  }
+
+  private write(text: string): void {
+    for (const character of text) if (character === "\n") this.linesWritten += 1;
+    this.options.output.write(text);
   }
 
   private nextId(): string {

@@ -1,6 +1,8 @@
 import { randomBytes } from "node:crypto";
 import type { ApprovalCard, ApprovalOutcome } from "../../src/world/approval-types.js";
 import type {
+  EditingChannel,
+  StreamObserver,
   ChannelAdapter,
   ChannelCapabilities,
   MessageStream,
@@ -41,7 +43,7 @@ export interface WebAdapterOptions {
  * The browser console: a chat page per world whose answers stream in over Server-Sent Events,
  * approval cards with the three choices, and the operator view, all on the service's own port.
  */
-export class WebAdapter implements ChannelAdapter, StreamingChannel, WebhookChannel {
+export class WebAdapter implements ChannelAdapter, StreamingChannel, EditingChannel, WebhookChannel {
   readonly id = "web";
   readonly platform = "web" as const;
   readonly capabilities: ChannelCapabilities = {
@@ -118,8 +120,11 @@ export class WebAdapter implements ChannelAdapter, StreamingChannel, WebhookChan
     this.publish(chat, cardItem(webCard, outcome.at));
   }
 
-  async openStream(chat: ChatRef, author: Author): Promise<MessageStream> {
+  async openStream(chat: ChatRef, author: Author, observer?: StreamObserver): Promise<MessageStream> {
     const id = newId("s");
+    // The draft's id is known before its first text: the world records it now, so whoever
+    // finishes the answer (after a restart too) replaces this draft on the pages.
+    await observer?.posted({ ids: [id] });
     const webAuthor = toWebAuthor(author, this.agents);
     const interval = this.options.streamIntervalMs ?? 50;
     let latest = "";
@@ -148,6 +153,23 @@ export class WebAdapter implements ChannelAdapter, StreamingChannel, WebhookChan
         this.hub.publish(chatKey(chat), { type: "removed", id });
       },
     };
+  }
+
+  /** Replace what the pages show under a stored id (a draft finished by another process). */
+  async editMessage(chat: ChatRef, sent: SentRef, message: OutboundText): Promise<SentRef> {
+    const id = sent.ids[0] ?? newId("m");
+    this.publish(chat, {
+      kind: "message",
+      id,
+      author: toWebAuthor(message.author, this.agents),
+      text: message.text,
+      at: new Date().toISOString(),
+    });
+    return { ids: [id] };
+  }
+
+  async deleteMessages(chat: ChatRef, sent: SentRef): Promise<void> {
+    for (const id of sent.ids) this.hub.publish(chatKey(chat), { type: "removed", id });
   }
 
   webhookRoutes(): WebhookRoute[] {

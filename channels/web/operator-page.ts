@@ -29,7 +29,7 @@ function approvalRow(approval: OperatorApproval, pending: boolean): RawHtml {
   ${
     pending
       ? html`<td>${approval.deciders}</td><td>${when(approval.expiresAt)}</td>`
-      : html`<td class="state state-${approval.state}">${approval.state}${approval.choice === undefined ? "" : ` (${approval.choice})`}</td><td>${approval.decidedBy ?? "—"}</td><td>${when(approval.decidedAt)}</td>`
+      : html`<td class="state state-${approval.state}">${approval.state}${approval.choice === undefined ? "" : ` (${approval.choice})`}</td><td>${approval.decidedBy ?? "—"}</td><td>${when(approval.decidedAt)}</td><td>${approval.resultKind ?? "—"}</td>`
   }
 </tr>`;
 }
@@ -56,8 +56,10 @@ export function renderOperatorPage(snapshot: OperatorSnapshot): string {
   <ul>${chat.lastMessages.map((message) => html`<li><strong>${message.author}:</strong> ${shorten(message.text)} <span class="muted">${when(message.at)}</span></li>`)}</ul></li>`,
   );
   const usage = snapshot.usage.map(
-    (row) => html`<tr><td>${row.world}</td><td>${row.agent ?? "all"}</td><td>${row.day}</td><td>${row.tokens}</td>
-  <td>${row.costUsd === undefined ? "—" : `$${row.costUsd.toFixed(4)}`}</td><td>${row.limit ?? "no limit"}</td></tr>`,
+    (
+      row,
+    ) => html`<tr class="${row.agent === undefined ? "total" : "share"}"><td>${row.world}</td><td>${row.agent ?? "all agents"}</td><td>${row.day}</td><td>${row.tokens}</td>
+  <td>${row.costUsd === undefined ? "—" : `$${row.costUsd.toFixed(4)}`}</td><td>${row.agent === undefined ? (row.limit ?? "none") : ""}</td></tr>`,
   );
   const errors = snapshot.errors.map(
     (error) =>
@@ -94,7 +96,7 @@ ${section(
   snapshot.approvalHistory.length,
   snapshot.approvalHistory.length === 0
     ? []
-    : html`<table><thead><tr><th>Id</th><th>World</th><th>Agent</th><th>Tool and arguments</th><th>Chat</th><th>Outcome</th><th>By</th><th>When</th></tr></thead>
+    : html`<table><thead><tr><th>Id</th><th>World</th><th>Agent</th><th>Tool and arguments</th><th>Chat</th><th>Outcome</th><th>By</th><th>When</th><th>Result</th></tr></thead>
 <tbody>${snapshot.approvalHistory.map((approval) => approvalRow(approval, false))}</tbody></table>`,
   "No approval decided yet.",
 )}
@@ -104,7 +106,7 @@ ${section(
   undefined,
   usage.length === 0
     ? []
-    : html`<table><thead><tr><th>World</th><th>Agent</th><th>Day (UTC)</th><th>Tokens</th><th>Cost</th><th>Limit</th></tr></thead><tbody>${usage}</tbody></table>`,
+    : html`<table><thead><tr><th>World</th><th>Agent</th><th>Day (UTC)</th><th>Tokens</th><th>Cost</th><th>Daily limit</th></tr></thead><tbody>${usage}</tbody></table>`,
   "No usage recorded yet.",
 )}
 ${section("Recent errors", "errors", snapshot.errors.length, errors.length === 0 ? [] : html`<ul>${errors}</ul>`, "No error.")}

@@ -52,6 +52,8 @@ export interface OperatorApproval {
   decidedBy?: string;
   choice?: string;
   decidedAt?: Date;
+  /** The kind of the call's result once it has one (`ok`, `error`, `denied`, `expired`, `skipped`, …). */
+  resultKind?: string;
 }
 
 export interface OperatorUsage {

@@ -12,9 +12,8 @@ export interface AgentIdentity {
 /** The page's view of an author: an agent under its display name and avatar. */
 export function toWebAuthor(author: Author, agents: ReadonlyMap<string, AgentIdentity>): WebAuthor {
   const agent = author.kind === "agent" ? agents.get(author.id) : undefined;
-  const given = author as Author & { displayName?: string; avatarUrl?: string };
-  const displayName = given.displayName ?? agent?.displayName ?? author.name;
-  const avatarUrl = given.avatarUrl ?? agent?.avatarUrl;
+  const displayName = author.displayName ?? agent?.displayName ?? author.name;
+  const avatarUrl = author.avatarUrl ?? agent?.avatarUrl;
   return { kind: author.kind, name: author.name, displayName, ...(avatarUrl === undefined ? {} : { avatarUrl }) };
 }
 

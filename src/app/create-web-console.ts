@@ -17,14 +17,11 @@ export interface WebConsoleSetup {
 export function createWebConsole(setup: WebConsoleSetup): WebAdapter | undefined {
   const { config, store, logger } = setup;
   if (!config.web.enabled) return undefined;
-  const agents = config.agents.map((agent) => {
-    const identity = agent as { displayName?: string; avatarUrl?: string };
-    return {
-      name: agent.name,
-      displayName: identity.displayName ?? agent.name,
-      ...(identity.avatarUrl === undefined ? {} : { avatarUrl: identity.avatarUrl }),
-    };
-  });
+  const agents = config.agents.map((agent) => ({
+    name: agent.name,
+    displayName: agent.displayName ?? agent.name,
+    ...(agent.avatarUrl === undefined ? {} : { avatarUrl: agent.avatarUrl }),
+  }));
   const adapter = new WebAdapter({
     worlds: config.worlds.map((world) => ({
       name: world.name,

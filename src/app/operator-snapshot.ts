@@ -1,4 +1,5 @@
 import type {
+  OperatorUsage,
   OperatorApproval,
   OperatorChat,
   OperatorSnapshot,
@@ -9,6 +10,7 @@ import type { ApprovalRecord } from "../storage/records.js";
 import type { Store } from "../storage/store.js";
 import { chatKey, parseChatKey } from "../world/chat-ref.js";
 import type { StoredEvent } from "../world/events.js";
+import { utcDay } from "../world/limits/utc-day.js";
 
 export interface OperatorSourceSetup {
   config: Config;
@@ -33,11 +35,11 @@ export function describeDeciders(config: Config, approval: ApprovalRecord): stri
   }
   if (platform === "console") return "the local user";
   const world = config.worlds.find((candidate) => candidate.name === approval.world);
-  const listed = world?.approvers[platform] ?? [];
-  const requester = `requester (${approval.requestedFor})`;
-  if (listed.length === 0) return requester;
-  const named = listed.map((entry) => (entry === "requester" ? requester : entry));
-  return listed.includes("requester") ? named.join(", ") : [requester, ...named].join(", ");
+  // No list means only the requester; a list without `requester` means only those listed.
+  const listed = world?.approvers[platform] ?? ["requester"];
+  return listed
+    .map((entry) => (entry === "requester" ? `requester (${approval.requestedFor})` : entry === "*" ? "anyone" : entry))
+    .join(", ");
 }
 
 /** The operator view's data, read from the config, the store and the channels on each request. */
@@ -45,9 +47,11 @@ export function createOperatorSource(setup: OperatorSourceSetup): OperatorSource
   const { config, store } = setup;
   return {
     async snapshot(): Promise<OperatorSnapshot> {
+      const now = (setup.clock ?? (() => new Date()))();
       const events = await store.listRecentEvents(recentEvents);
       const toApproval = async (approval: ApprovalRecord): Promise<OperatorApproval> => {
         const call = await store.getToolCall(approval.toolCallId);
+        const result = approval.state === "pending" ? undefined : await store.getToolResult(approval.toolCallId);
         return {
           approvalId: approval.id,
           shortId: approval.shortId,
@@ -64,6 +68,7 @@ export function createOperatorSource(setup: OperatorSourceSetup): OperatorSource
           ...(approval.decidedByName === undefined ? {} : { decidedBy: approval.decidedByName }),
           ...(approval.choice === undefined ? {} : { choice: approval.choice }),
           ...(approval.decidedAt === undefined ? {} : { decidedAt: approval.decidedAt }),
+          ...(result === undefined ? {} : { resultKind: result.kind }),
         };
       };
       const pending = await store.listApprovals({ states: ["pending"] });
@@ -71,17 +76,16 @@ export function createOperatorSource(setup: OperatorSourceSetup): OperatorSource
         .sort((a, b) => (b.decidedAt?.getTime() ?? 0) - (a.decidedAt?.getTime() ?? 0))
         .slice(0, 30);
       return {
-        generatedAt: (setup.clock ?? (() => new Date()))(),
+        generatedAt: now,
         worlds: config.worlds.map((world) => ({
           name: world.name,
           ...(world.defaultAgent === undefined ? {} : { defaultAgent: world.defaultAgent }),
           agents: world.agents.map((name) => {
             const agent = config.agents.find((candidate) => candidate.name === name);
-            const identity = agent as { displayName?: string; avatarUrl?: string } | undefined;
             return {
               name,
-              displayName: identity?.displayName ?? name,
-              ...(identity?.avatarUrl === undefined ? {} : { avatarUrl: identity.avatarUrl }),
+              displayName: agent?.displayName ?? name,
+              ...(agent?.avatarUrl === undefined ? {} : { avatarUrl: agent.avatarUrl }),
               provider: agent?.provider ?? "",
               model: agent?.model ?? "",
             };
@@ -94,7 +98,7 @@ export function createOperatorSource(setup: OperatorSourceSetup): OperatorSource
         chats: await recentChats(store, events),
         pendingApprovals: await Promise.all(pending.map(toApproval)),
         approvalHistory: await Promise.all(decided.map(toApproval)),
-        usage: [],
+        usage: await usageToday(config, store, now),
         errors: events
           .filter((event) => event.type === "system" && event.level === "error")
           .reverse()
@@ -107,6 +111,37 @@ export function createOperatorSource(setup: OperatorSourceSetup): OperatorSource
       };
     },
   };
+}
+
+/** Today's (UTC) usage: each world's total against its daily limits, then each agent's share. */
+async function usageToday(config: Config, store: Store, now: Date): Promise<OperatorUsage[]> {
+  const day = utcDay(now);
+  const rows = await store.listUsage({ fromDay: day });
+  const usage: OperatorUsage[] = [];
+  for (const world of config.worlds) {
+    const mine = rows.filter((row) => row.world === world.name && row.day === day);
+    const limits = [
+      world.limits.tokensPerDay === undefined ? undefined : `${world.limits.tokensPerDay} tokens/day`,
+      world.limits.costPerDay === undefined ? undefined : `$${world.limits.costPerDay}/day`,
+    ].filter((limit) => limit !== undefined);
+    usage.push({
+      world: world.name,
+      day,
+      tokens: mine.reduce((sum, row) => sum + row.inputTokens + row.outputTokens, 0),
+      costUsd: mine.reduce((sum, row) => sum + row.costUsd, 0),
+      ...(limits.length === 0 ? {} : { limit: limits.join(", ") }),
+    });
+    for (const row of mine) {
+      usage.push({
+        world: world.name,
+        agent: row.agent,
+        day,
+        tokens: row.inputTokens + row.outputTokens,
+        costUsd: row.costUsd,
+      });
+    }
+  }
+  return usage;
 }
 
 /** When a person's (or another bot's) message last came in on a platform. */

@@ -9,6 +9,11 @@ import { type FakeModelServer, startOpenAIFake } from "../fakes/openai-server.js
 import { waitUntil } from "../tools/wait-until.js";
 import { teamConfig } from "./web-service.js";
 
+/** Alice's picture: a data URL, so the page needs no network. */
+const avatar = `data:image/svg+xml,${encodeURIComponent(
+  "<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 40 40'><circle cx='20' cy='20' r='20' fill='#c2410c'/><text x='20' y='26' font-size='17' text-anchor='middle' fill='white' font-family='sans-serif'>Al</text></svg>",
+)}`;
+
 /** Debian's `chromium` package; `.ci/run` installs it when missing. */
 const chromiumPath = "/usr/bin/chromium";
 const chromiumArgs = [
@@ -35,7 +40,10 @@ let stderr = "";
 /** `npm start` as a user runs it: the real CLI in a child process, its model the OpenAI fake. */
 async function startRoundtable(): Promise<void> {
   directory = mkdtempSync(path.join(tmpdir(), "rt-browser-"));
-  writeFileSync(path.join(directory, "roundtable.yaml"), teamConfig(directory));
+  writeFileSync(
+    path.join(directory, "roundtable.yaml"),
+    teamConfig(directory, [], `, displayName: "Alice (release)", avatarUrl: ${JSON.stringify(avatar)}`),
+  );
   // What `npm start` runs: bin/roundtable.js, which builds dist/ when sources changed, on plain Node.
   child = spawn("node", [path.join(repositoryRoot, "bin", "roundtable.js"), "start"], {
     cwd: directory,
@@ -111,7 +119,8 @@ describe.skipIf(skip)("the web console in a real browser (headless Chromium, the
     await page.locator(".message.kind-human", { hasText: "hello, who are you?" }).waitFor();
     const answer = page.locator(".message.kind-agent:not(.draft)", { hasText: "Ask me to run a command." });
     await answer.waitFor();
-    expect(await answer.locator(".author").textContent()).toBe("alice");
+    expect(await answer.locator(".author").textContent()).toBe("Alice (release) @alice");
+    expect(await answer.locator("img.avatar").getAttribute("src")).toBe(avatar);
     const drafts = (await page.evaluate("window.drafts")) as string[];
     const partial = drafts.map((text) => text.replace("▍", "")).filter((text) => text.length > 0);
     expect(partial.length).toBeGreaterThan(0);

@@ -36,7 +36,7 @@ describe("the web console's chat (the real service in this process, the OpenAI S
   it("serves the page, streams the answer to a message, and carries an approval through a click", async () => {
     web = await startWebService();
     web.fake.script(
-      { type: "reply", text: ["Hello ", "from ", "alice."] },
+      { type: "reply", text: ["Hello ", "from ", "alice."], usage: { inputTokens: 12, outputTokens: 3 } },
       {
         type: "reply",
         toolCalls: [{ id: "call_1", name: "shell_cmd", argumentChunks: ['{"command":"echo","args":["hi"]}'] }],
@@ -134,6 +134,14 @@ describe("the web console's chat (the real service in this process, the OpenAI S
     ]);
     expect(history[3]?.card).toMatchObject({ state: "approved", decidedBy: "ana", tool: "shell_cmd" });
 
+    const after = (await (await fetch(`${web.origin}/operator?format=json`)).json()) as {
+      usage: { world: string; agent?: string; tokens: number }[];
+      approvalHistory: { state: string; resultKind?: string; decidedBy?: string }[];
+    };
+    expect(after.usage.find((row) => row.agent === undefined)).toMatchObject({ world: "team", tokens: 15 });
+    expect(after.approvalHistory).toEqual([
+      expect.objectContaining({ state: "approved", decidedBy: "ana", resultKind: "ok" }),
+    ]);
     const html2 = await (await fetch(`${web.origin}/operator`)).text();
     expect(html2).toContain("Approval history");
     expect(html2).toContain("approved (once)");

@@ -20,13 +20,13 @@ export interface WebService {
 }
 
 /** The YAML of a world `team` with agent `alice` (shell_cmd, approval needed) on the OpenAI fake. */
-export function teamConfig(directory: string, extra: string[] = []): string {
+export function teamConfig(directory: string, extra: string[] = [], agentExtra = ""): string {
   return [
     "providers:",
     // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own ${VAR} syntax
     "  openai: { apiKey: sk-test, baseUrl: ${OPENAI_BASE_URL} }",
     "agents:",
-    "  - { name: alice, provider: openai, model: gpt-4.1, systemPrompt: You are alice., tools: [shell_cmd] }",
+    `  - { name: alice, provider: openai, model: gpt-4.1, systemPrompt: You are alice., tools: [shell_cmd]${agentExtra} }`,
     "worlds:",
     `  - { name: team, agents: [alice], defaultAgent: alice, workdir: ${JSON.stringify(directory)} }`,
     ...extra,
