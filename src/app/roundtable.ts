@@ -64,6 +64,7 @@ export class Roundtable {
       modelLimits: parts.modelLimits,
       describeProviderError: parts.describeProviderError,
       stopSignal: this.stopController.signal,
+      interrupts: this.engine.interrupts,
     };
     this.engine.setTurnRunner(
       traceTurnRunner(
