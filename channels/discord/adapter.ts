@@ -1,18 +1,24 @@
-import { Client, Events, GatewayIntentBits, Partials, REST, Status } from "discord.js";
+import { Client, Events, GatewayIntentBits, Partials, PermissionFlagsBits, REST, Status } from "discord.js";
 import { assertNever } from "../../src/errors/assert-never.js";
 import type { Logger } from "../../src/log/logger.js";
 import type { ApprovalCard, ApprovalOutcome } from "../../src/world/approval-types.js";
 import type {
   ChannelAdapter,
   ChannelCapabilities,
+  EditingChannel,
   MessageStream,
+  OutboundMention,
   OutboundText,
+  PrivateReplyChannel,
   SentRef,
   StreamingChannel,
+  StreamObserver,
 } from "../../src/world/channel-adapter.js";
 import type { ChatRef } from "../../src/world/chat-ref.js";
 import type { InboundSink } from "../../src/world/inbound.js";
 import type { Author } from "../../src/world/message.js";
+import type { MessageLinks } from "../../src/world/message-links.js";
+import type { UserRolesChannel } from "../../src/world/user-roles.js";
 import { DiscordApi, discordCodeOf, discordErrorCodes, toPlatformError } from "./api.js";
 import { ChatLocator, targetChannelOf } from "./chat-locator.js";
 import { ClickAnswerer } from "./click-answerer.js";
@@ -23,6 +29,8 @@ import { type DiscordAdapterOptions, type DiscordAgentIdentity, type DiscordCloc
 import { channelIdOf, type OwnIdentities, parseInteraction, parseMessage } from "./parse.js";
 import { BotPoster, type Poster, WebhookPoster } from "./poster.js";
 import { renderApprovalCard, renderApprovalOutcome, renderText } from "./render.js";
+import { type RenderedMentions, renderMentions } from "./render-mentions.js";
+import { ThreadRoots } from "./thread-roots.js";
 import { WebhookDirectory } from "./webhooks.js";
 
 /** Attempts to hand one gateway message to the world before it is logged and dropped. */
@@ -45,17 +53,20 @@ function restFor(token: string, apiUrl: string | undefined): REST {
  * bot with their name in bold. Cards carry buttons; every press is answered within Discord's
  * 3 seconds.
  */
-export class DiscordAdapter implements ChannelAdapter, StreamingChannel {
+export class DiscordAdapter
+  implements ChannelAdapter, StreamingChannel, EditingChannel, UserRolesChannel, PrivateReplyChannel, MessageLinks
+{
   readonly id = "discord";
   readonly platform = "discord" as const;
   readonly capabilities: ChannelCapabilities = {
     maxMessageLength: 2000,
     canEdit: true,
     threads: true,
-    // Ephemeral replies exist (interactions), but this adapter does not offer replyPrivately yet.
-    privateReplies: false,
+    // Ephemeral within interactions (button presses), a DM elsewhere.
+    privateReplies: true,
     nativeStreaming: false,
-    fileAttachments: false,
+    // Long card arguments go with the card as `arguments.json`.
+    fileAttachments: true,
     agentIdentities: true,
     identifiesClickers: true,
   };
@@ -65,6 +76,7 @@ export class DiscordAdapter implements ChannelAdapter, StreamingChannel {
   private readonly agents: Map<string, DiscordAgentIdentity>;
   private readonly agentBots = new Map<string, AgentBot>();
   private readonly webhooks: WebhookDirectory;
+  private readonly threadRoots: ThreadRoots;
   private client: Client | undefined;
   private locator: ChatLocator | undefined;
   private answerer: ClickAnswerer | undefined;
@@ -95,6 +107,7 @@ export class DiscordAdapter implements ChannelAdapter, StreamingChannel {
       this.logger,
     );
     this.own = { botUserIds: new Set(), applicationId: "", isOwnWebhook: (id) => this.webhooks.isOwn(id) };
+    this.threadRoots = new ThreadRoots(this.api, this.logger);
   }
 
   async start(sink: InboundSink): Promise<void> {
@@ -170,11 +183,14 @@ export class DiscordAdapter implements ChannelAdapter, StreamingChannel {
 
   async postMessage(chat: ChatRef, message: OutboundText): Promise<SentRef> {
     const poster = await this.posterFor(chat, message.author);
+    const { text, userIds } = this.renderMentions(message.text, message.mentions);
     const ids: string[] = [];
     try {
-      for (const [index, content] of renderText(message.text, poster.prefixName).entries()) {
+      for (const [index, content] of renderText(text, poster.prefixName).entries()) {
         const replyTo = index === 0 ? message.replyTo : undefined;
-        ids.push(await poster.send({ content, ...(replyTo === undefined ? {} : { replyTo }) }));
+        ids.push(
+          await poster.send({ content, allowedUserIds: userIds, ...(replyTo === undefined ? {} : { replyTo }) }),
+        );
       }
     } catch (error) {
       if (ids.length > 0 || discordCodeOf(error) !== discordErrorCodes.unknownWebhook) throw error;
@@ -210,14 +226,72 @@ export class DiscordAdapter implements ChannelAdapter, StreamingChannel {
     }
   }
 
-  async openStream(chat: ChatRef, author: Author): Promise<MessageStream> {
+  async openStream(chat: ChatRef, author: Author, observer?: StreamObserver): Promise<MessageStream> {
     const poster = await this.posterFor(chat, author);
-    return new DiscordMessageStream(
-      poster,
-      this.clock,
-      this.options.editIntervalMs ?? 1000,
-      this.logger.child({ chat: chat.channel }),
-    );
+    return new DiscordMessageStream(poster, {
+      clock: this.clock,
+      intervalMs: this.options.editIntervalMs ?? 1000,
+      logger: this.logger.child({ chat: chat.channel }),
+      ...(observer === undefined ? {} : { observer }),
+      renderMentions: (text, mentions) => this.renderMentions(text, mentions),
+    });
+  }
+
+  /**
+   * Make stored messages show `message` (a draft another process started): parts that exist
+   * are edited, parts the text needs beyond them posted, parts it no longer needs removed.
+   */
+  async editMessage(chat: ChatRef, sent: SentRef, message: OutboundText): Promise<SentRef> {
+    const poster = await this.posterFor(chat, message.author);
+    const { text, userIds } = this.renderMentions(message.text, message.mentions);
+    const ids: string[] = [];
+    for (const [index, content] of renderText(text, poster.prefixName).entries()) {
+      const existing = sent.ids[index];
+      if (existing !== undefined) {
+        try {
+          await poster.edit(existing, { content, allowedUserIds: userIds });
+          ids.push(existing);
+          continue;
+        } catch (error) {
+          if (discordCodeOf(error) !== discordErrorCodes.unknownMessage) throw error;
+          this.logger.warn({ messageId: existing }, "a stored part of a message is gone; posting it again");
+        }
+      }
+      ids.push(await poster.send({ content, allowedUserIds: userIds }));
+    }
+    await this.deleteWith(poster, sent.ids.slice(ids.length));
+    return { ids };
+  }
+
+  async deleteMessages(chat: ChatRef, sent: SentRef): Promise<void> {
+    // Webhook posts are removed through the webhook, the bot's through the channel: try both.
+    const webhook = chat.workspace === undefined ? undefined : await this.webhooks.get(chat.channel);
+    const channelId = targetChannelOf(chat);
+    for (const id of sent.ids) {
+      try {
+        await this.api.delete(channelId, id);
+      } catch (error) {
+        if (discordCodeOf(error) === discordErrorCodes.unknownMessage) continue;
+        if (!webhook) throw error;
+        await this.api.deleteWebhookMessage(webhook, chat.thread, id).catch((webhookError: unknown) => {
+          if (discordCodeOf(webhookError) !== discordErrorCodes.unknownMessage) throw webhookError;
+        });
+      }
+    }
+  }
+
+  private async deleteWith(poster: Poster, ids: readonly string[]): Promise<void> {
+    for (const id of ids) {
+      try {
+        await poster.delete(id);
+      } catch (error) {
+        if (discordCodeOf(error) !== discordErrorCodes.unknownMessage) throw error;
+      }
+    }
+  }
+
+  private renderMentions(text: string, mentions: readonly OutboundMention[] | undefined): RenderedMentions {
+    return renderMentions(text, mentions, (agent) => this.agentBots.get(agent.toLowerCase())?.userId);
   }
 
   /** How `author` posts in `chat`: its own bot, the channel webhook under its name, or the bot with its name in bold. */
@@ -225,7 +299,8 @@ export class DiscordAdapter implements ChannelAdapter, StreamingChannel {
     const channelId = targetChannelOf(chat);
     if (author.kind === "system") return new BotPoster(this.api, channelId, undefined);
     const identity = this.agents.get(author.name.toLowerCase());
-    const displayName = identity?.displayName ?? author.name;
+    const displayName = author.displayName ?? identity?.displayName ?? author.name;
+    const avatarUrl = author.avatarUrl ?? identity?.avatarUrl;
     const inGuild = chat.workspace !== undefined;
     if (author.kind === "agent" && inGuild) {
       const own = this.agentBots.get(author.name.toLowerCase());
@@ -234,7 +309,7 @@ export class DiscordAdapter implements ChannelAdapter, StreamingChannel {
       if (webhook) {
         return new WebhookPoster(this.api, webhook, chat.thread, {
           username: displayName,
-          ...(identity?.avatarUrl === undefined ? {} : { avatarUrl: identity.avatarUrl }),
+          ...(avatarUrl === undefined ? {} : { avatarUrl }),
         });
       }
     }
@@ -281,13 +356,43 @@ export class DiscordAdapter implements ChannelAdapter, StreamingChannel {
       ...(botAgent === undefined ? {} : { botAgent }),
       agentBotsById,
       agentNames,
-      roleName: (guildId, roleId) =>
-        guildId === undefined ? undefined : this.client?.guilds.cache.get(guildId)?.roles.cache.get(roleId)?.name,
+      roleName: (guildId, roleId) => this.role(guildId, roleId)?.name,
+      roleIsAdministrator: (guildId, roleId) =>
+        this.role(guildId, roleId)?.permissions.has(PermissionFlagsBits.Administrator) ?? false,
       channelName: (channelId) => {
         const channel = this.client?.channels.cache.get(channelId);
         return channel && "name" in channel && typeof channel.name === "string" ? channel.name : undefined;
       },
     };
+  }
+
+  private role(guildId: string | undefined, roleId: string) {
+    return guildId === undefined ? undefined : this.client?.guilds.cache.get(guildId)?.roles.cache.get(roleId);
+  }
+
+  /** The roles of a member of the chat's guild (names and ids; `admin` for administrators). */
+  async rolesOf(chat: ChatRef, userId: string): Promise<string[]> {
+    const guildId = chat.workspace;
+    if (guildId === undefined) return [];
+    const member = await this.api.guildMember(guildId, userId);
+    const names = member.roles.flatMap((id) => {
+      const name = this.directory.roleName(guildId, id);
+      return name === undefined ? [id] : [name, id];
+    });
+    const owner = this.client?.guilds.cache.get(guildId)?.ownerId === userId;
+    if (owner || member.roles.some((id) => this.directory.roleIsAdministrator(guildId, id))) names.push("admin");
+    return names;
+  }
+
+  /** A private word to one person: a DM from the bot (Discord has no ephemeral messages outside interactions). */
+  async replyPrivately(_chat: ChatRef, userId: string, text: string): Promise<void> {
+    const channelId = await this.api.directChannel(userId);
+    for (const content of renderText(text)) await this.api.send(channelId, { content });
+  }
+
+  /** `https://discord.com/channels/<guild or @me>/<channel or thread>/<message>`. */
+  messageLink(chat: ChatRef, platformMessageId: string): string | undefined {
+    return `https://discord.com/channels/${chat.workspace ?? "@me"}/${targetChannelOf(chat)}/${platformMessageId}`;
   }
 
   /** Every gateway dispatch; messages in order, one at a time; presses at once (3-second rule). */
@@ -325,9 +430,15 @@ export class DiscordAdapter implements ChannelAdapter, StreamingChannel {
     }
     const parsed = parseMessage(payload, chat, this.directory, this.own);
     switch (parsed.kind) {
-      case "message":
-        await this.deliver(sink, parsed.message);
+      case "message": {
+        const message = parsed.message;
+        if (chat.thread !== undefined && message.ownEcho !== true && message.platformMessageId !== chat.thread) {
+          const root = await this.threadRoots.rootOf(chat, this.directory, this.own);
+          if (root) message.threadRoot = root;
+        }
+        await this.deliver(sink, message);
         return;
+      }
       case "own":
         this.logger.debug({ channel: channelId, messageId, reason: parsed.reason }, "own discord post ignored");
         return;

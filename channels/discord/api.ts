@@ -74,12 +74,14 @@ interface Body {
   components?: unknown[];
   files?: RenderedFile[];
   replyTo?: string;
+  /** People this message may notify (mentioned on purpose); nobody else is pinged. */
+  allowedUserIds?: string[];
 }
 
 function messageBody(body: Body): Record<string, unknown> {
   return {
     content: body.content,
-    allowed_mentions: noPings,
+    allowed_mentions: body.allowedUserIds?.length ? { ...noPings, users: body.allowedUserIds } : noPings,
     ...(body.components === undefined ? {} : { components: body.components }),
     ...(body.replyTo === undefined
       ? {}
@@ -141,6 +143,18 @@ export class DiscordApi {
   }
 
   /** The application's id and flags (the flags say which privileged intents it has). */
+  async guildMember(guildId: string, userId: string): Promise<{ roles: string[] }> {
+    return this.call("fetch guild member", () => this.rest.get(Routes.guildMember(guildId, userId)));
+  }
+
+  /** The DM channel with a person (opened if need be). */
+  async directChannel(userId: string): Promise<string> {
+    const channel = await this.call<{ id: string }>("open DM", () =>
+      this.rest.post(Routes.userChannels(), { body: { recipient_id: userId } }),
+    );
+    return channel.id;
+  }
+
   async applicationFlagsAndId(): Promise<{ id: string; flags: number }> {
     const application = await this.call<{ id: string; flags?: number }>("fetch application", () =>
       this.rest.get(Routes.currentApplication()),

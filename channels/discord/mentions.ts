@@ -12,6 +12,8 @@ export interface MentionDirectory {
   agentNames: ReadonlyMap<string, string>;
   /** A guild role's name by id. */
   roleName(guildId: string | undefined, roleId: string): string | undefined;
+  /** Does the role carry the Administrator permission? */
+  roleIsAdministrator(guildId: string | undefined, roleId: string): boolean;
   /** A channel's name by id. */
   channelName(channelId: string): string | undefined;
 }
@@ -22,6 +24,7 @@ export function emptyMentionDirectory(): MentionDirectory {
     agentBotsById: new Map(),
     agentNames: new Map(),
     roleName: () => undefined,
+    roleIsAdministrator: () => false,
     channelName: () => undefined,
   };
 }

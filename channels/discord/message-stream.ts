@@ -1,8 +1,21 @@
 import type { Logger } from "../../src/log/logger.js";
-import type { MessageStream, SentRef } from "../../src/world/channel-adapter.js";
+import type { MessageStream, OutboundMention, SentRef, StreamObserver } from "../../src/world/channel-adapter.js";
 import type { DiscordClock } from "./options.js";
 import type { Poster } from "./poster.js";
 import { renderText } from "./render.js";
+import type { RenderedMentions } from "./render-mentions.js";
+
+/** What a stream needs besides where it posts. */
+export interface StreamSetup {
+  clock: DiscordClock;
+  /** Minimum time between two changes of the answer's messages. */
+  intervalMs: number;
+  logger: Logger;
+  /** Told about every message the answer gets, the moment it exists (crash-safe drafts). */
+  observer?: StreamObserver;
+  /** The final text's mentions in Discord's form. */
+  renderMentions(text: string, mentions: readonly OutboundMention[] | undefined): RenderedMentions;
+}
 
 /**
  * A streamed answer on Discord: sent, then edited at most once per `intervalMs` as the text
@@ -19,15 +32,15 @@ export class DiscordMessageStream implements MessageStream {
   private lastChangeAt: number | undefined;
   private readonly timers = new AbortController();
 
+  private readonly clock: DiscordClock;
+  private readonly logger: Logger;
+
   constructor(
     private readonly poster: Poster,
-    private readonly clock: DiscordClock,
-    private readonly intervalMs: number,
-    private readonly logger: Logger,
-    /** Ids of messages a previous process already showed for this answer, oldest first. */
-    existing: string[] = [],
+    private readonly setup: StreamSetup,
   ) {
-    for (const id of existing) this.sent.push({ id, content: "" });
+    this.clock = setup.clock;
+    this.logger = setup.logger;
   }
 
   update(textSoFar: string): void {
@@ -36,12 +49,13 @@ export class DiscordMessageStream implements MessageStream {
     this.schedule();
   }
 
-  async finish(finalText: string): Promise<SentRef> {
+  async finish(finalText: string, mentions?: readonly OutboundMention[]): Promise<SentRef> {
     this.close();
     await this.pumping;
     const wait = this.waitMs();
     if (wait > 0 && this.sent.length > 0) await this.clock.sleep(wait);
-    await this.flush(finalText, true);
+    const rendered = this.setup.renderMentions(finalText, mentions);
+    await this.flush(rendered.text, true, rendered.userIds);
     return { ids: this.sent.map((part) => part.id) };
   }
 
@@ -70,7 +84,7 @@ export class DiscordMessageStream implements MessageStream {
 
   private waitMs(): number {
     if (this.lastChangeAt === undefined) return 0;
-    return Math.max(0, this.lastChangeAt + this.intervalMs - this.clock.now());
+    return Math.max(0, this.lastChangeAt + this.setup.intervalMs - this.clock.now());
   }
 
   private schedule(): void {
@@ -99,16 +113,18 @@ export class DiscordMessageStream implements MessageStream {
   }
 
   /** Bring the chat in line with `text`: new parts sent, changed parts edited, extra parts removed. */
-  private async flush(text: string, final: boolean): Promise<void> {
+  private async flush(text: string, final: boolean, allowedUserIds: string[] = []): Promise<void> {
     const parts = renderText(text, this.poster.prefixName);
     this.shownText = text;
     this.lastChangeAt = this.clock.now();
     for (const [index, content] of parts.entries()) {
       const shown = this.sent[index];
       if (!shown) {
-        this.sent.push({ id: await this.poster.send({ content }), content });
+        this.sent.push({ id: await this.poster.send({ content, allowedUserIds }), content });
+        // Recorded before the answer goes on: whoever finishes it edits these messages.
+        await this.setup.observer?.posted({ ids: this.sent.map((part) => part.id) });
       } else if (shown.content !== content) {
-        await this.poster.edit(shown.id, { content });
+        await this.poster.edit(shown.id, { content, allowedUserIds });
         shown.content = content;
       }
     }

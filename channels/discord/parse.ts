@@ -23,6 +23,7 @@ export interface OwnIdentities {
 /** What one MESSAGE_CREATE means for the world. */
 export type ParsedMessage =
   | { kind: "message"; message: InboundMessage }
+  /** One of our own posts with nothing to hand in (no text: a card's edit, an attachment). */
   | { kind: "own"; reason: string }
   | { kind: "ignored"; reason: string }
   | { kind: "invalid"; reason: string };
@@ -62,7 +63,9 @@ function rolesOf(
     const name = directory.roleName(guildId, id);
     return name === undefined ? [id] : [name, id];
   });
-  if (permissions !== undefined && /^\d+$/.test(permissions) && (BigInt(permissions) & administrator) !== 0n) {
+  const administratorByPermissions =
+    permissions !== undefined && /^\d+$/.test(permissions) && (BigInt(permissions) & administrator) !== 0n;
+  if (administratorByPermissions || roleIds.some((id) => directory.roleIsAdministrator(guildId, id))) {
     names.push("admin");
   }
   return names;
@@ -93,7 +96,7 @@ export function parseMessage(
   if (!parsed.success) return { kind: "invalid", reason: issues(parsed.error) };
   const message = parsed.data;
   const ownReason = ownPostReason(message, own);
-  if (ownReason !== undefined) return { kind: "own", reason: ownReason };
+  if (ownReason !== undefined && message.content.trim() === "") return { kind: "own", reason: ownReason };
   if (!conversationTypes.has(message.type)) return { kind: "ignored", reason: `system message type ${message.type}` };
   if (message.content.trim() === "") {
     return {
@@ -122,6 +125,8 @@ export function parseMessage(
     receivedAt: new Date(message.timestamp),
     raw,
   };
+  // Our own post coming back: handed in marked, so the world knows it and starts nothing.
+  if (ownReason !== undefined) inbound.ownEcho = true;
   const replyTo = message.type === 19 ? message.message_reference?.message_id : undefined;
   if (replyTo !== undefined) inbound.replyTo = replyTo;
   return { kind: "message", message: inbound };

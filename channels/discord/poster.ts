@@ -7,6 +7,7 @@ export interface PostBody {
   components?: unknown[];
   files?: RenderedFile[];
   replyTo?: string;
+  allowedUserIds?: string[];
 }
 
 /**

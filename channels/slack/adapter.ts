@@ -3,18 +3,24 @@ import { ConfigError, PlatformApiError } from "../../src/errors/roundtable-error
 import type { Logger } from "../../src/log/logger.js";
 import type { ApprovalCard, ApprovalOutcome } from "../../src/world/approval-types.js";
 import type {
+  Attachment,
+  CardAttachmentChannel,
   ChannelAdapter,
   ChannelCapabilities,
+  EditingChannel,
   MessageStream,
   OutboundText,
+  PrivateReplyChannel,
   SentRef,
   StreamingChannel,
+  StreamObserver,
   WebhookChannel,
   WebhookRoute,
 } from "../../src/world/channel-adapter.js";
 import type { ChatRef } from "../../src/world/chat-ref.js";
 import type { InboundSink } from "../../src/world/inbound.js";
 import type { Author } from "../../src/world/message.js";
+import type { UserRolesChannel } from "../../src/world/user-roles.js";
 import { type PostIdentity, SlackOutbound, slackErrorCode, toPlatformError } from "./api.js";
 import { ApproverGroups } from "./approver-groups.js";
 import { boltLogger } from "./bolt-logger.js";
@@ -23,8 +29,9 @@ import { type SlashCommand, SlackInboundHandler } from "./inbound-handler.js";
 import { SlackEditStream } from "./message-stream.js";
 import { SlackNativeStream } from "./native-stream.js";
 import { type SlackAdapterOptions, type SlackAgentIdentity, type SlackClock, systemClock } from "./options.js";
-import { namePrefix, renderApprovalCard, renderApprovalOutcome, renderText } from "./render.js";
+import { namePrefix, renderApprovalCard, renderApprovalOutcome, renderText, slackMessageLimit } from "./render.js";
 import { addScopeHint, describeMissingScopes, missingScopes } from "./scopes.js";
+import { ThreadRoots } from "./thread-roots.js";
 import { UserNames } from "./user-names.js";
 
 /** Who the app is in its workspace, from `auth.test`. */
@@ -40,20 +47,19 @@ interface AppIdentity {
  * at `/slack/events` on the service's port. Events are acknowledged at once and handled after
  * the ack; agents post under their own name and icon when the app may (`chat:write.customize`).
  */
-export class SlackAdapter implements ChannelAdapter, StreamingChannel, WebhookChannel {
+export class SlackAdapter
+  implements
+    ChannelAdapter,
+    StreamingChannel,
+    EditingChannel,
+    PrivateReplyChannel,
+    CardAttachmentChannel,
+    UserRolesChannel,
+    WebhookChannel
+{
   readonly id = "slack";
   readonly platform = "slack" as const;
-  readonly capabilities: ChannelCapabilities = {
-    maxMessageLength: 40_000,
-    canEdit: true,
-    threads: true,
-    // Ephemeral messages exist; this adapter does not offer replyPrivately to the world yet.
-    privateReplies: false,
-    nativeStreaming: false,
-    fileAttachments: false,
-    agentIdentities: true,
-    identifiesClickers: true,
-  };
+  readonly capabilities: ChannelCapabilities;
   private readonly app: App;
   private readonly receiver: SlackHttpReceiver | undefined;
   private readonly socket: SocketModeReceiver | undefined;
@@ -70,6 +76,16 @@ export class SlackAdapter implements ChannelAdapter, StreamingChannel, WebhookCh
 
   constructor(private readonly options: SlackAdapterOptions) {
     this.logger = options.logger.child({ platform: "slack" });
+    this.capabilities = {
+      maxMessageLength: slackMessageLimit,
+      canEdit: true,
+      threads: true,
+      privateReplies: true,
+      nativeStreaming: options.stream === "native",
+      fileAttachments: true,
+      agentIdentities: true,
+      identifiesClickers: true,
+    };
     this.clock = options.clock ?? systemClock;
     const logger = boltLogger(this.logger);
     const clientOptions = {
@@ -114,6 +130,13 @@ export class SlackAdapter implements ChannelAdapter, StreamingChannel, WebhookCh
     }
     const identity = await this.identify();
     this.identity = identity;
+    const context = {
+      botUserId: identity.botUserId,
+      botId: identity.botId,
+      teamId: identity.teamId,
+      replyIn: this.options.replyIn ?? "thread",
+      agentNames: new Map((this.options.agents ?? []).map((agent) => [agent.name.toLowerCase(), agent.name])),
+    };
     this.handler = new SlackInboundHandler({
       sink,
       outbound: this.outbound,
@@ -121,13 +144,8 @@ export class SlackAdapter implements ChannelAdapter, StreamingChannel, WebhookCh
       groups: this.groups,
       clock: this.clock,
       logger: this.logger,
-      context: {
-        botUserId: identity.botUserId,
-        botId: identity.botId,
-        teamId: identity.teamId,
-        replyIn: this.options.replyIn ?? "thread",
-        agentNames: new Map((this.options.agents ?? []).map((agent) => [agent.name.toLowerCase(), agent.name])),
-      },
+      threadRoots: new ThreadRoots(this.app.client, this.names, () => context, this.logger),
+      context,
     });
     await this.app.init();
     await this.app.start();
@@ -165,8 +183,49 @@ export class SlackAdapter implements ChannelAdapter, StreamingChannel, WebhookCh
   async postMessage(chat: ChatRef, message: OutboundText): Promise<SentRef> {
     const { identity, prefix } = this.identityFor(message.author);
     const ids: string[] = [];
-    for (const part of renderText(message.text, prefix)) ids.push(await this.outbound.post(chat, part, identity));
+    for (const part of renderText(message.text, prefix, undefined, message.mentions)) {
+      ids.push(await this.outbound.post(chat, part, identity));
+    }
     return { ids };
+  }
+
+  async editMessage(chat: ChatRef, sent: SentRef, message: OutboundText): Promise<SentRef> {
+    const { identity, prefix } = this.identityFor(message.author);
+    const parts = renderText(message.text, prefix, undefined, message.mentions);
+    const ids: string[] = [];
+    for (const [index, part] of parts.entries()) {
+      const ts = sent.ids[index];
+      if (ts === undefined) ids.push(await this.outbound.post(chat, part, identity));
+      else {
+        await this.outbound.update(chat, ts, part);
+        ids.push(ts);
+      }
+    }
+    await this.deleteMessages(chat, { ids: sent.ids.slice(parts.length) });
+    return { ids };
+  }
+
+  async deleteMessages(chat: ChatRef, sent: SentRef): Promise<void> {
+    for (const ts of sent.ids) {
+      try {
+        await this.outbound.delete(chat, ts);
+      } catch (error) {
+        const code = slackErrorCode(error instanceof Error ? error.cause : undefined);
+        if (code !== "message_not_found") throw error;
+      }
+    }
+  }
+
+  async replyPrivately(chat: ChatRef, userId: string, text: string): Promise<void> {
+    await this.outbound.postEphemeral(chat, userId, renderText(text)[0] ?? text);
+  }
+
+  async attachToCard(chat: ChatRef, _card: SentRef, file: Attachment): Promise<SentRef> {
+    return { ids: [await this.outbound.uploadSnippet(chat, file.name, file.content, `Attached: ${file.name}`)] };
+  }
+
+  async rolesOf(_chat: ChatRef, userId: string): Promise<string[]> {
+    return this.groups.rolesOf(userId);
   }
 
   async postApprovalCard(chat: ChatRef, card: ApprovalCard): Promise<SentRef> {
@@ -193,7 +252,7 @@ export class SlackAdapter implements ChannelAdapter, StreamingChannel, WebhookCh
     }
   }
 
-  async openStream(chat: ChatRef, author: Author): Promise<MessageStream> {
+  async openStream(chat: ChatRef, author: Author, observer?: StreamObserver): Promise<MessageStream> {
     const intervalMs = this.options.updateIntervalMs ?? 1000;
     const logger = this.logger.child({ chat: chat.channel });
     if (this.options.stream === "native" && chat.thread !== undefined) {
@@ -205,6 +264,7 @@ export class SlackAdapter implements ChannelAdapter, StreamingChannel, WebhookCh
         authorName: this.displayNameOf(author),
         recipient: { ...(this.identity ? { team: this.identity.teamId } : {}) },
         intervalMs,
+        ...(observer ? { observer } : {}),
       });
     }
     const { identity, prefix } = this.identityFor(author);
@@ -252,7 +312,7 @@ export class SlackAdapter implements ChannelAdapter, StreamingChannel, WebhookCh
   }
 
   private displayNameOf(author: Author): string {
-    return this.agents.get(author.name)?.displayName ?? author.name;
+    return author.displayName ?? this.agents.get(author.name)?.displayName ?? author.name;
   }
 
   /** Under whose name `author` posts: the agent's own (when the app may) or a bold name prefix. */
@@ -261,7 +321,7 @@ export class SlackAdapter implements ChannelAdapter, StreamingChannel, WebhookCh
     const name = this.displayNameOf(author);
     const mayCustomize = this.identity?.scopes?.has("chat:write.customize") ?? false;
     if (author.kind === "agent" && mayCustomize) {
-      const avatarUrl = this.agents.get(author.name)?.avatarUrl;
+      const avatarUrl = author.avatarUrl ?? this.agents.get(author.name)?.avatarUrl;
       return { identity: { username: name, ...(avatarUrl ? { iconUrl: avatarUrl } : {}) }, prefix: "" };
     }
     return { identity: {}, prefix: namePrefix(name) };

@@ -99,9 +99,9 @@ export class SlackOutbound {
   }
 
   /** A text file in the chat (Slack shows it as a snippet), with a comment. */
-  async uploadSnippet(chat: ChatRef, filename: string, content: string, comment: string): Promise<void> {
+  async uploadSnippet(chat: ChatRef, filename: string, content: string, comment: string): Promise<string> {
     try {
-      await this.client.filesUploadV2({
+      const result = await this.client.filesUploadV2({
         channel_id: chat.channel,
         ...(chat.thread === undefined ? {} : { thread_ts: chat.thread }),
         filename,
@@ -110,6 +110,8 @@ export class SlackOutbound {
         initial_comment: comment,
         snippet_type: "javascript",
       } as never);
+      const files = (result as { files?: { files?: { id?: string }[] }[] }).files ?? [];
+      return files[0]?.files?.[0]?.id ?? filename;
     } catch (error) {
       throw toPlatformError(error, "files.uploadV2");
     }

@@ -6,6 +6,7 @@ import type { SlackOutbound } from "./api.js";
 import type { ApproverGroups } from "./approver-groups.js";
 import type { SlackClock } from "./options.js";
 import { type ParseContext, parseAction, parseEvent, userIdsToName } from "./parse.js";
+import type { ThreadRoots } from "./thread-roots.js";
 import type { UserNames } from "./user-names.js";
 
 /** The answer to a press on a button the service cannot read. */
@@ -24,6 +25,7 @@ export interface InboundHandlerSetup {
   clock: SlackClock;
   logger: Logger;
   context: Omit<ParseContext, "userNames">;
+  threadRoots: ThreadRoots;
 }
 
 /** A slash command's fields (`/roundtable <command> [args]`). */
@@ -55,9 +57,12 @@ export class SlackInboundHandler {
     const userNames = await names.namesOf(userIdsToName(body));
     const parsed = parseEvent(body, { ...context, userNames });
     switch (parsed.kind) {
-      case "message":
-        await this.deliver(parsed.message, parsed.eventId);
+      case "message": {
+        const { message } = parsed;
+        const root = message.ownEcho ? undefined : await this.setup.threadRoots.rootOf(message);
+        await this.deliver(root ? { ...message, threadRoot: root } : message, parsed.eventId);
         return;
+      }
       case "ignored":
         logger.debug({ eventId, reason: parsed.reason }, "slack event ignored");
         return;
@@ -98,7 +103,7 @@ export class SlackInboundHandler {
             { approvalId: click.approvalId, user: click.user.id, status: result.status },
             "slack approval click handled",
           );
-          if (result.status !== "decided") text = result.text;
+          text = result.text;
         } catch (error) {
           logger.error({ err: error, approvalId: click.approvalId }, "approval click failed");
           text = "Something went wrong; please try again.";

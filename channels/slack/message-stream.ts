@@ -1,5 +1,5 @@
 import type { Logger } from "../../src/log/logger.js";
-import type { MessageStream, SentRef } from "../../src/world/channel-adapter.js";
+import type { MessageStream, OutboundMention, SentRef, StreamObserver } from "../../src/world/channel-adapter.js";
 import type { ChatRef } from "../../src/world/chat-ref.js";
 import type { PostIdentity, SlackOutbound } from "./api.js";
 import type { SlackClock } from "./options.js";
@@ -15,6 +15,8 @@ export interface EditStreamSetup {
   prefix: string;
   /** Minimum time between two changes of one message. */
   intervalMs: number;
+  /** Told where the text is each time a message is posted for it (the world stores it). */
+  observer?: StreamObserver;
 }
 
 /**
@@ -39,12 +41,12 @@ export class SlackEditStream implements MessageStream {
     this.schedule();
   }
 
-  async finish(finalText: string): Promise<SentRef> {
+  async finish(finalText: string, mentions: readonly OutboundMention[] = []): Promise<SentRef> {
     this.close();
     await this.pumping;
     const wait = this.waitMs();
     if (wait > 0) await this.setup.clock.sleep(wait);
-    await this.flush(finalText, true);
+    await this.flush(finalText, true, mentions);
     return { ids: this.sent.map((part) => part.ts) };
   }
 
@@ -96,10 +98,10 @@ export class SlackEditStream implements MessageStream {
       });
   }
 
-  private async flush(text: string, final: boolean): Promise<void> {
-    const { outbound, chat, identity, prefix, clock } = this.setup;
+  private async flush(text: string, final: boolean, mentions: readonly OutboundMention[] = []): Promise<void> {
+    const { outbound, chat, identity, prefix, clock, observer } = this.setup;
     this.shown = text;
-    const parts = renderText(text, prefix);
+    const parts = renderText(text, prefix, undefined, mentions);
     const settled = final ? parts.length : Math.max(parts.length - 1, this.sent.length);
     for (const [index, part] of parts.entries()) {
       if (index > settled) break;
@@ -107,6 +109,7 @@ export class SlackEditStream implements MessageStream {
       if (!shown) {
         const ts = await outbound.post(chat, part, identity);
         this.sent.push({ ts, text: part, at: clock.now() });
+        await observer?.posted({ ids: this.sent.map((each) => each.ts) });
       } else if (shown.text !== part) {
         await outbound.update(chat, shown.ts, part);
         shown.text = part;

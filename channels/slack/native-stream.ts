@@ -1,5 +1,5 @@
 import type { Logger } from "../../src/log/logger.js";
-import type { MessageStream, SentRef } from "../../src/world/channel-adapter.js";
+import type { MessageStream, SentRef, StreamObserver } from "../../src/world/channel-adapter.js";
 import type { ChatRef } from "../../src/world/chat-ref.js";
 import type { SlackOutbound } from "./api.js";
 import type { SlackClock } from "./options.js";
@@ -14,6 +14,7 @@ export interface NativeStreamSetup {
   authorName: string;
   recipient: { user?: string; team?: string };
   intervalMs: number;
+  observer?: StreamObserver;
 }
 
 /**
@@ -51,6 +52,7 @@ export class SlackNativeStream implements MessageStream {
     if (this.ts === undefined) {
       this.ts = await outbound.startStream(chat, chat.thread, text, this.setup.recipient);
       this.sentText = text;
+      await this.setup.observer?.posted({ ids: [this.ts] });
       await outbound.stopStream(chat, this.ts);
     } else if (text.startsWith(this.sentText)) {
       const rest = text.slice(this.sentText.length);
@@ -105,6 +107,7 @@ export class SlackNativeStream implements MessageStream {
     if (this.ts === undefined) {
       this.ts = await outbound.startStream(chat, chat.thread, text, this.setup.recipient);
       this.sentText = text;
+      await this.setup.observer?.posted({ ids: [this.ts] });
       return;
     }
     // Model text only grows; anything else waits for finish() to replace the message.

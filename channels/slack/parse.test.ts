@@ -74,16 +74,24 @@ describe("parseEvent", () => {
     expect(other).toMatchObject({ message: { text: "see docs in #ops @oncall" } });
   });
 
-  it("starts nothing for edits, deletions, joins, the service's own posts and empty text", () => {
+  it("starts nothing for edits, deletions, joins and empty text; marks the service's own posts", () => {
     for (const event of [
       { type: "message", subtype: "message_changed", message: {} },
       { type: "message", subtype: "message_deleted" },
       { type: "message", subtype: "channel_join", user: "U1ANA", text: "joined" },
-      { type: "message", subtype: "bot_message", bot_id: "B0BOT", username: "alice", text: "persona post" },
-      { type: "message", user: "U0BOT", text: "own post" },
       { type: "message", user: "U1ANA", text: "  " },
     ]) {
       expect(parseEvent(envelope(event), context).kind).toBe("ignored");
+    }
+    // The app's own posts (persona or bot user) are handed in marked, so the world drops them knowingly.
+    for (const event of [
+      { type: "message", subtype: "bot_message", bot_id: "B0BOT", username: "alice", text: "persona post" },
+      { type: "message", user: "U0BOT", text: "own post" },
+    ]) {
+      expect(parseEvent(envelope(event), context)).toMatchObject({
+        kind: "message",
+        message: { ownEcho: true, sender: { isBot: true } },
+      });
     }
     const otherBot = parseEvent(
       envelope({ type: "message", subtype: "bot_message", bot_id: "B9", username: "ci", text: "build red" }),

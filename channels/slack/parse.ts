@@ -75,12 +75,11 @@ export function parseEvent(body: unknown, context: ParseContext): ParsedEvent {
   const parsed = slackMessageEventSchema.safeParse(rawEvent);
   if (!parsed.success) return { kind: "invalid", reason: `malformed ${rawEvent.type} event: ${issues(parsed.error)}` };
   const event = parsed.data;
-  if (event.bot_id === context.botId || event.user === context.botUserId) {
-    return { kind: "ignored", reason: "the service's own post" };
-  }
   if (event.subtype !== undefined && event.subtype !== "bot_message" && !textSubtypes.has(event.subtype)) {
     return { kind: "ignored", reason: `message subtype ${event.subtype} is not new text` };
   }
+  // The app's own posts (its bot user, agents' personas) come back as events: marked, not dropped.
+  const ownEcho = event.bot_id === context.botId || event.user === context.botUserId;
   const isBot = event.bot_id !== undefined;
   const senderId = event.user ?? event.bot_id;
   if (senderId === undefined) return { kind: "ignored", reason: "message without a sender" };
@@ -91,9 +90,10 @@ export function parseEvent(body: unknown, context: ParseContext): ParsedEvent {
   const message: InboundMessage = {
     chat: chatOf({ ...event, team: envelope.data.team_id ?? event.team }, context),
     platformMessageId: event.ts,
-    sender: { id: senderId, displayName, isBot },
+    sender: { id: senderId, displayName, isBot: isBot || ownEcho },
     text,
     mentions,
+    ...(ownEcho ? { ownEcho: true } : {}),
     receivedAt: new Date(Math.round(Number(event.ts) * 1000)),
     raw: body,
   };

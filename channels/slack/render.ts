@@ -1,5 +1,6 @@
 import { assertNever } from "../../src/errors/assert-never.js";
 import type { ApprovalCard, ApprovalOutcome } from "../../src/world/approval-types.js";
+import { type OutboundMention, splitByMentions } from "../../src/world/channel-adapter.js";
 import type { ApprovalChoice } from "../../src/world/inbound.js";
 import { approvalActionId, encodeApprovalValue } from "./action-value.js";
 import { escapeMrkdwn, markdownToMrkdwn } from "./mrkdwn.js";
@@ -22,10 +23,36 @@ export function namePrefix(name: string): string {
   return `*${escapeMrkdwn(name)}:* `;
 }
 
-/** Markdown as one or more mrkdwn messages, each with `prefix` in front. */
-export function renderText(markdown: string, prefix = "", limit = slackMessageLimit): string[] {
-  const pieces = splitMrkdwn(markdownToMrkdwn(markdown), Math.max(100, limit - prefix.length));
-  const parts = pieces.map((piece) => prefix + piece);
+/** Marks where a mention stands while the rest of the text is converted (no markup touches it). */
+const mentionMark = "\uE002";
+
+/** A person as Slack's own mention; an agent (no Slack user) keeps its `@name`, escaped. */
+function renderMention(mention: OutboundMention): string {
+  return mention.target.kind === "person" ? `<@${mention.target.id}>` : escapeMrkdwn(mention.text);
+}
+
+/**
+ * Markdown as one or more mrkdwn messages, each with `prefix` in front; every occurrence of
+ * `mentions` (outside code and URLs) becomes Slack's own mention.
+ */
+export function renderText(
+  markdown: string,
+  prefix = "",
+  limit = slackMessageLimit,
+  mentions: readonly OutboundMention[] = [],
+): string[] {
+  const marked: string[] = [];
+  const source = splitByMentions(markdown, mentions)
+    .map((segment) => {
+      if (segment.kind === "text") return segment.text;
+      marked.push(renderMention(segment.mention));
+      return `${mentionMark}${marked.length - 1}${mentionMark}`;
+    })
+    .join("");
+  const pieces = splitMrkdwn(markdownToMrkdwn(source), Math.max(100, limit - prefix.length));
+  const parts = pieces.map(
+    (piece) => prefix + piece.replaceAll(/\uE002(\d+)\uE002/g, (_, index: string) => marked[Number(index)] ?? ""),
+  );
   return parts.length > 0 ? parts : [`${prefix}_(no text)_`];
 }
 

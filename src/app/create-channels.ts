@@ -36,6 +36,8 @@ export function createChannels(config: Config, logger: Logger): ChannelAdapter[]
         ...(discord.apiUrl === undefined ? {} : { apiUrl: discord.apiUrl }),
         agents: config.agents.map((agent) => ({
           name: agent.name,
+          ...(agent.displayName === undefined ? {} : { displayName: agent.displayName }),
+          ...(agent.avatarUrl === undefined ? {} : { avatarUrl: agent.avatarUrl }),
           ...(agent.discord ? { token: agent.discord.token } : {}),
         })),
         logger,

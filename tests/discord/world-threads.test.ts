@@ -57,6 +57,37 @@ describe("threads on Discord", () => {
     const stored = await t.world.store.listMessages(t.chatKeyOf(thread.id));
     expect(stored[0]?.chatKey).toBe(`discord:${t.guildId}:${t.general.id}:${thread.id}`);
     expect(bob.requests).toHaveLength(1);
+    // The world's hand-back names Ana as a real Discord mention (she is notified, nobody else).
+    const handBack = posts.find((post) => post.content.includes("stopping here"));
+    expect(handBack?.content).toMatch(new RegExp(`^<@${t.ana.id}> `));
+    const handBackCall = t.fake.callsTo("POST", /^\/channels\/\d+\/messages$/).at(-1);
+    expect((handBackCall?.body as { allowed_mentions?: unknown } | undefined)?.allowed_mentions).toEqual({
+      parse: [],
+      users: [t.ana.id],
+    });
+  });
+
+  it("the first turn in a thread sees the message the thread was started from", async () => {
+    const alice = new ScriptedProvider(() => ({ text: "Looks complete." }));
+    t = await worldOnDiscord({ agents: [{ name: "alice", provider: alice }], world: { defaultAgent: "alice" } });
+    const starter = t.fake.userMessage({
+      channelId: t.general.id,
+      author: t.olga,
+      content: "Release 2.0 checklist: tag, build, announce",
+    });
+    await t.settle(starter);
+    const thread = t.fake.addThread(t.general.id, "Release 2.0", starter.id);
+    alice.requests.length = 0;
+    await t.say(t.ana, "is anything missing?", { channelId: thread.id });
+    expect(alice.requests).toHaveLength(1);
+    const seen = alice.requests[0]?.messages.map((message) => message.text).join("\n") ?? "";
+    expect(seen).toContain("Release 2.0 checklist: tag, build, announce");
+    expect(seen).toContain("is anything missing?");
+    const stored = await t.world.store.listMessages(t.chatKeyOf(thread.id));
+    expect(stored.map((message) => message.text).slice(0, 2)).toEqual([
+      "Release 2.0 checklist: tag, build, announce",
+      "is anything missing?",
+    ]);
   });
 
   it("a 5,000-character answer with a code block arrives in parts of at most 2,000 characters, the block whole", async () => {

@@ -425,6 +425,21 @@ export const routes: Route[] = [
     },
   },
   {
+    method: "GET",
+    pattern: /^\/guilds\/(\d+)\/members\/(\d+)$/,
+    auth: true,
+    handle: (_r, [, guildId, userId], context) => {
+      const member = context.state.member(guildId ?? "", userId ?? "");
+      if (!member) return error(404, 10007, "Unknown Member");
+      return ok({
+        user: member.user,
+        roles: member.roles,
+        nick: member.nick ?? null,
+        joined_at: new Date(0).toISOString(),
+      });
+    },
+  },
+  {
     method: "POST",
     pattern: /^\/users\/@me\/channels$/,
     auth: true,

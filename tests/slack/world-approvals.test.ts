@@ -76,7 +76,11 @@ describe.each(modes)("an approval in a Slack thread through the world engine (%s
       state: "approved",
       decidedByName: "Olga",
     });
-    expect(t.fake.ephemerals).toHaveLength(1);
+    // The approver is told privately what the click did; the chat shows the card's outcome.
+    expect(t.fake.ephemerals.map((each) => [each.user, each.text])).toEqual([
+      [eve, expect.stringMatching(/^You are not allowed/)],
+      [olga, expect.stringMatching(/^Approved once/)],
+    ]);
     expect(alice.requests).toHaveLength(2);
     const texts = t.replies(root.ts).map((message) => message.text);
     expect(texts).toHaveLength(3);

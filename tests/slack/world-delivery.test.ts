@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { ScriptedProvider } from "../fakes/scripted-provider.js";
-import { ana, channel, modes, type WorldSlack, worldOnSlack } from "./world-slack.js";
+import { openTestStore } from "../world/harness.js";
+import { ana, channel, modes, threadKey, type WorldSlack, worldOnSlack } from "./world-slack.js";
 
 let t: WorldSlack | undefined;
 afterEach(async () => {
@@ -108,7 +109,10 @@ describe.each(modes)("Slack delivery through the world engine (%s)", (mode) => {
     const stale = structuredClone(card); // what a client that missed the update still shows
     await t.press(ana, card, /Approve once/);
     await t.press(ana, stale, /Deny/); // a late click changes nothing
-    expect(t.fake.ephemerals.map((each) => each.text)).toEqual([expect.stringMatching(/^Already decided by Ana/)]);
+    expect(t.fake.ephemerals.map((each) => each.text)).toEqual([
+      expect.stringMatching(/^Approved once/),
+      expect.stringMatching(/^Already decided by Ana/),
+    ]);
     const texts = t.replies(root.ts).map((reply) => reply.text);
     expect(texts.filter((text) => text.startsWith("done:"))).toHaveLength(1);
     expect(texts.at(-1)).toMatch(/^done: exit code: 0 .*restarted/);
@@ -155,5 +159,47 @@ describe("Slack HTTP events", () => {
     );
     expect(JSON.parse(challenge.body)).toEqual({ challenge: "c-123" });
     expect((await t.fake.post("not json", "application/json")).status).toBe(400);
+  });
+});
+
+describe("Slack approval cards across a restart", () => {
+  it("a card whose approval expired while the service was down is updated at start", async () => {
+    const alice = new ScriptedProvider((request) =>
+      request.messages.at(-1)?.role === "tool"
+        ? { text: "Nobody approved." }
+        : { text: "Checking.", toolCalls: [{ name: "shell_cmd", args: { command: "echo", args: ["late"] } }] },
+    );
+    t = await worldOnSlack({
+      mode: "socket",
+      agents: [{ name: "alice", provider: alice, tools: ["shell_cmd"] }],
+      world: { defaultAgent: "alice", approvalTimeout: "1s" },
+      keepDatabase: true,
+    });
+    const root = await t.say(ana, "run it");
+    const [card] = t.cards(root.ts);
+    const { fake } = t;
+    const databaseUrl = t.world.databaseUrl;
+    await t.close({ keepFake: true });
+    const opened = await openTestStore(databaseUrl);
+    const [approval] = await opened.store.listApprovals({ chatKey: threadKey(root.ts) });
+    await opened.close();
+    // Down past the deadline.
+    await new Promise((resolve) =>
+      setTimeout(resolve, Math.max(0, (approval?.expiresAt.getTime() ?? 0) - Date.now() + 200)),
+    );
+
+    t = await worldOnSlack({
+      mode: "socket",
+      agents: [{ name: "alice", provider: alice, tools: ["shell_cmd"] }],
+      world: { defaultAgent: "alice", approvalTimeout: "1s" },
+      databaseUrl,
+      reuseFake: fake,
+    });
+    await t.world.waitFor(() => (card?.updateCount ?? 0) > 0);
+    await t.settle();
+    expect(JSON.stringify(card?.blocks)).toContain("Expired");
+    expect(JSON.stringify(card?.blocks)).not.toContain('"actions"');
+    expect(t.replies(root.ts).at(-1)?.text).toBe("Nobody approved.");
+    await fake.close();
   });
 });

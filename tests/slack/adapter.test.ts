@@ -1,0 +1,148 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { SlackAdapter } from "../../channels/slack/adapter.js";
+import type { SlackAdapterOptions } from "../../channels/slack/options.js";
+import { platformChecks } from "../../src/cli/check/check-platforms.js";
+import { runCheck } from "../../src/cli/check/check-row.js";
+import { configSchema } from "../../src/config/schema.js";
+import { defaultScopes, FakeSlack } from "../fakes/slack-api.js";
+import { capturingLogger, InstantClock, logsMatching, RecordingSink } from "../telegram/helpers.js";
+import { ana, appToken, botToken, channel, signingSecret, teamId } from "./world-slack.js";
+
+let fake: FakeSlack | undefined;
+let adapter: SlackAdapter | undefined;
+afterEach(async () => {
+  await adapter?.stop();
+  await fake?.close();
+  adapter = undefined;
+  fake = undefined;
+});
+
+/** The adapter alone over Socket Mode, with a recording sink standing in for the world. */
+async function socketAdapter(scopes: string[] = defaultScopes, options: Partial<SlackAdapterOptions> = {}) {
+  fake = await FakeSlack.start({
+    botToken,
+    appToken,
+    signingSecret,
+    teamId,
+    scopes,
+    users: [{ id: ana, name: "ana", displayName: "Ana" }],
+  });
+  const { logger, lines } = capturingLogger();
+  adapter = new SlackAdapter({
+    botToken,
+    appToken,
+    apiUrl: fake.apiUrl,
+    agents: [{ name: "alice", displayName: "Alice" }],
+    logger,
+    clock: new InstantClock(),
+    ...options,
+  });
+  const sink = new RecordingSink();
+  await adapter.start(sink);
+  await fake.socket.whenConnected();
+  return { fake, adapter, sink, lines };
+}
+
+const thread = { platform: "slack" as const, workspace: teamId, channel, thread: "1800000000.000001" };
+
+describe("the Slack adapter", () => {
+  it("names each missing scope with what it breaks at start, and posts with a bold name without chat:write.customize", async () => {
+    const scopes = defaultScopes.filter((scope) => scope !== "chat:write.customize" && scope !== "files:write");
+    const h = await socketAdapter(scopes);
+    const warnings = logsMatching(h.lines, /slack app lacks the/).map((line) => line.msg);
+    expect(warnings).toEqual([
+      expect.stringMatching(
+        /chat:write\.customize scope: posting under each agent's name and icon .* does not work; add it under OAuth/,
+      ),
+      expect.stringMatching(/files:write scope: attaching long tool arguments/),
+    ]);
+    h.fake.messages.add({ channel, user: ana, text: "root", ts: thread.thread });
+    const sent = await h.adapter.postMessage(thread, {
+      author: { kind: "agent", id: "alice", name: "alice" },
+      text: "**Done** & dusted",
+    });
+    const [post] = h.fake.botPosts(channel, thread.thread).filter((message) => message.ts !== thread.thread);
+    expect(post).toMatchObject({ ts: sent.ids[0], text: "*Alice:* *Done* &amp; dusted" });
+    expect(post?.username).toBeUndefined();
+  });
+
+  it("roundtable check names the missing scopes, and fails without chat:write", async () => {
+    fake = await FakeSlack.start({ botToken, signingSecret, teamId, scopes: ["chat:write", "channels:history"] });
+    const rows = async () => {
+      const config = configSchema.parse({ channels: { slack: { botToken, signingSecret, apiUrl: fake?.apiUrl } } });
+      return Promise.all(platformChecks(config).map((check) => runCheck(check.name, check.run)));
+    };
+    const [partial] = await rows();
+    expect(partial).toMatchObject({ name: "slack", status: "ok" });
+    expect(partial?.detail).toMatch(
+      /^bot roundtable in workspace Fake Team; missing scopes: .*chat:write\.customize \(posting under each agent's name/,
+    );
+    expect(partial?.detail).toMatch(/HTTP events at \/slack\/events$/);
+    fake.scopes = ["channels:history"];
+    const [failed] = await rows();
+    expect(failed).toMatchObject({ name: "slack", status: "FAIL" });
+    expect(failed?.detail).toContain("chat:write (posting answers and approval cards)");
+  });
+
+  it("/roundtable <command> goes to the world as a command for the channel and is answered privately", async () => {
+    const h = await socketAdapter();
+    const ack = await h.fake.socket.send("slash_commands", {
+      command: "/roundtable",
+      text: "approvals now",
+      user_id: ana,
+      user_name: "ana",
+      channel_id: channel,
+      team_id: teamId,
+      trigger_id: "trig-9",
+    });
+    expect(ack ?? {}).toEqual({}); // acked at once, with no text: the answer comes privately
+    await h.adapter.idle();
+    expect(h.sink.commands).toEqual([
+      expect.objectContaining({
+        chat: { platform: "slack", workspace: teamId, channel },
+        name: "approvals",
+        args: ["now"],
+        sender: { id: ana, displayName: "Ana", isBot: false, handle: "ana" },
+        platformEventId: "trig-9",
+      }),
+    ]);
+    expect(h.fake.ephemerals).toEqual([{ channel, user: ana, text: "/approvals done." }]);
+  });
+
+  it("a button it did not write is answered privately as stale and reaches nobody", async () => {
+    const h = await socketAdapter();
+    h.fake.messages.add({ channel, user: "U0BOT", bot_id: "B0BOT", text: "old card", ts: "1800000000.000009" });
+    await h.fake.press({
+      user: ana,
+      channel,
+      messageTs: "1800000000.000009",
+      actionId: "roundtable_approval_once",
+      value: "forged",
+    });
+    await h.adapter.idle();
+    expect(h.sink.clicks).toHaveLength(0);
+    expect(h.fake.ephemerals.map((each) => each.text)).toEqual(["This button is no longer valid."]);
+    expect(logsMatching(h.lines, /slack button press refused/)).toHaveLength(1);
+  });
+
+  it("stream: native streams into the thread through chat.startStream / appendStream / stopStream, led by the agent's name", async () => {
+    const h = await socketAdapter(defaultScopes, { stream: "native" });
+    h.fake.messages.add({ channel, user: ana, text: "root", ts: thread.thread });
+    const stream = await h.adapter.openStream(thread, { kind: "agent", id: "alice", name: "alice" });
+    stream.update("Hello");
+    stream.update("Hello, wor");
+    const sent = await stream.finish("Hello, world.");
+    const message = h.fake.messages.find(channel, sent.ids[0] ?? "");
+    expect(message).toMatchObject({ text: "**Alice:** Hello, world.", streaming: false, thread_ts: thread.thread });
+    expect(h.fake.callsTo("chat.startStream")).toHaveLength(1);
+    expect(h.fake.callsTo("chat.stopStream")).toHaveLength(1);
+    expect(h.fake.callsTo("chat.postMessage")).toHaveLength(0);
+  });
+
+  it("says which settings are missing for HTTP events", async () => {
+    fake = await FakeSlack.start({ botToken, signingSecret, teamId });
+    const { logger } = capturingLogger();
+    adapter = new SlackAdapter({ botToken, apiUrl: fake.apiUrl, logger });
+    await expect(adapter.start(new RecordingSink())).rejects.toThrow(/needs signingSecret .* or appToken/);
+  });
+});
