@@ -37,6 +37,8 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
 
   const http = await startHttpServer({
     port: options.port,
+    ...(options.host === undefined ? {} : { host: options.host }),
+    ...(options.metricsToken === undefined ? {} : { metricsToken: options.metricsToken }),
     logger,
     metrics,
     routes: channels.flatMap((channel) => (isWebhookChannel(channel) ? channel.webhookRoutes() : [])),
