@@ -63,6 +63,7 @@ export class Roundtable {
       modelLimits: parts.modelLimits,
       describeProviderError: parts.describeProviderError,
       stopSignal: this.stopController.signal,
+      interrupts: this.engine.interrupts,
     };
     this.engine.setTurnRunner(new AgentTurnRunner(runtime));
   }
