@@ -8,6 +8,10 @@ export interface StartServiceOptions {
   configSource: string;
   databaseUrl: string;
   port: number;
+  /** The listen address (`HOST`, default `0.0.0.0`). */
+  host?: string;
+  /** Bearer token required on `/metrics` (`METRICS_TOKEN`), when set. */
+  metricsToken?: string;
   logger: Logger;
 }
 

@@ -1,3 +1,4 @@
+import { configSecrets } from "../config/config-secrets.js";
 import { loadConfig, resolveDatabaseUrl } from "../config/load-config.js";
 import type { CliCommand } from "./cli-command.js";
 import { exitCodes } from "./cli-context.js";
@@ -19,13 +20,14 @@ Options:
   --port N        HTTP port (default: $PORT, else 8080)
   -h, --help      Show this help
 
-Environment: DATABASE_URL (default file:./data/roundtable.db), PORT, LOG_LEVEL (default info),
-provider keys and platform tokens (see the README).
+Environment: DATABASE_URL (default file:./data/roundtable.db), PORT, HOST (listen address,
+default 0.0.0.0), METRICS_TOKEN (bearer token required on /metrics when set), LOG_LEVEL
+(default info), provider keys and platform tokens (see the README).
 On SIGINT/SIGTERM it stops taking work, lets running steps finish or park, and exits 0.`,
   options: { port: { type: "string" } },
   async run(values, context) {
     const loaded = await loadConfig({ configPath: context.configPath, env: context.env, cwd: context.cwd });
-    const logger = createCliLogger(context, "info");
+    const logger = createCliLogger(context, "info", configSecrets(loaded.config));
     for (const warning of loaded.warnings) logger.warn(warning);
     const port = parsePort(typeof values.port === "string" ? values.port : undefined, context.env);
     const databaseUrl = resolveDatabaseUrl(context.env);
@@ -42,6 +44,8 @@ On SIGINT/SIGTERM it stops taking work, lets running steps finish or park, and e
       configSource: loaded.source,
       databaseUrl,
       port,
+      host: context.env.HOST?.trim() || "0.0.0.0",
+      ...(context.env.METRICS_TOKEN?.trim() ? { metricsToken: context.env.METRICS_TOKEN.trim() } : {}),
       logger,
     });
     const signal = await stopped;

@@ -22,6 +22,7 @@ export function checkReferences(config: Config, options: ReferenceCheckOptions =
   return [
     ...checkUniqueNames(config),
     ...checkProviders(config, options),
+    ...checkServerNames(config),
     ...checkAgentTools(config),
     ...checkWorlds(config),
     ...checkChannels(config),
@@ -45,6 +46,24 @@ function checkUniqueNames(config: Config): ConfigProblem[] {
           message: `duplicate ${kind} name ${JSON.stringify(item.name)} (also ${section}[${first}])`,
         });
       }
+    });
+  }
+  return problems;
+}
+
+/**
+ * MCP tools are named `<server>__<tool>`: two servers where one's prefix starts the other's
+ * (`notes` and `notes_`: `notes___x` is either) would make a tool name mean two things.
+ */
+function checkServerNames(config: Config): ConfigProblem[] {
+  const names = Object.keys(config.tools.mcpServers);
+  const problems: ConfigProblem[] = [];
+  for (const name of names) {
+    const clash = names.find((other) => other !== name && `${name}__`.startsWith(`${other}__`));
+    if (clash === undefined) continue;
+    problems.push({
+      path: ["tools", "mcpServers", name],
+      message: `server name ${JSON.stringify(name)} makes tool names ambiguous with server ${JSON.stringify(clash)} (${clash}__… could be either); rename one`,
     });
   }
   return problems;

@@ -1,3 +1,4 @@
+import { timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { errorMessage, RoundtableError } from "../errors/roundtable-error.js";
@@ -20,6 +21,8 @@ export interface HttpServerOptions {
   routes: WebhookRoute[];
   /** Bodies above this get 413 (default 1 MiB). */
   maxBodyBytes?: number;
+  /** When set, `/metrics` answers only requests with `Authorization: Bearer <metricsToken>`. */
+  metricsToken?: string;
   /** How long `close()` lets requests in flight finish before cutting them (default 5 s). */
   closeGraceMs?: number;
 }
@@ -67,6 +70,14 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
       }
       if (path === "/healthz") return sendJson(response, 200, { status: "ok" });
       if (path === "/readyz") return await sendReadiness(response, options.readiness);
+      if (options.metricsToken !== undefined && !hasBearer(request, options.metricsToken)) {
+        logger.warn(
+          { path, remote: request.socket.remoteAddress },
+          "metrics request without the right bearer token refused",
+        );
+        response.setHeader("www-authenticate", 'Bearer realm="metrics"');
+        return sendJson(response, 401, { error: "a bearer token (METRICS_TOKEN) is required" });
+      }
       return sendText(response, 200, await options.metrics.render(), prometheusContentType);
     } catch (error) {
       logger.error({ err: error, method: request.method, path }, "HTTP handler failed");
@@ -80,7 +91,10 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   });
   await listen(server, options.port, options.host);
   const port = (server.address() as AddressInfo).port;
-  logger.info({ port, routes: [...builtInPaths, ...routes.keys()] }, "HTTP server listening");
+  logger.info(
+    { host: options.host ?? "0.0.0.0", port, routes: [...builtInPaths, ...routes.keys()] },
+    "HTTP server listening",
+  );
 
   return {
     port,
@@ -101,6 +115,16 @@ async function handleRoute(
     return;
   }
   await route.handle(limited, response);
+}
+
+/** Whether the request carries `Authorization: Bearer <token>` (compared in constant time). */
+function hasBearer(request: IncomingMessage, token: string): boolean {
+  const header = request.headers.authorization ?? "";
+  const match = /^Bearer\s+(.+)$/i.exec(header.trim());
+  if (!match?.[1]) return false;
+  const given = Buffer.from(match[1]);
+  const expected = Buffer.from(token);
+  return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
 async function sendReadiness(response: ServerResponse, readiness: ReadinessProbe): Promise<void> {

@@ -1,4 +1,5 @@
 import pino from "pino";
+import { secretRedactor } from "./redact-secrets.js";
 
 /** The one injected logger type. Child loggers bind `{ platform, chat, agent, turn }`. */
 export type Logger = pino.Logger;
@@ -27,15 +28,23 @@ export interface LoggerOptions {
   level?: string;
   pretty?: boolean;
   destination?: pino.DestinationStream;
+  /** Known secret values (tokens, keys) taken out of every line wherever they appear. */
+  secrets?: Iterable<string>;
 }
 
-/** JSON by default; readable when `pretty` (a terminal). Secrets are redacted. */
+/**
+ * JSON by default; readable when `pretty` (a terminal). Secrets are redacted twice: known
+ * fields by path, and every written line through one redactor (known secret values and
+ * secret-shaped text such as the bot token inside a Telegram API URL).
+ */
 export function createLogger(options: LoggerOptions = {}): Logger {
   const level = options.level ?? process.env.LOG_LEVEL ?? "info";
+  const redact = secretRedactor(options.secrets ?? []);
   const base: pino.LoggerOptions = {
     level,
     redact: { paths: redactedPaths, censor: "[redacted]" },
     base: { service: "roundtable" },
+    hooks: { streamWrite: redact },
   };
   if (options.destination) return pino(base, options.destination);
   if (options.pretty) {

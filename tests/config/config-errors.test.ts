@@ -43,6 +43,13 @@ describe("a bad config file is refused with a message naming file, path and expe
     );
   });
 
+  it("MCP server names that make tool names ambiguous (notes and notes_)", async () => {
+    const yaml = `${twoAgents}worlds:\n  - { name: team, agents: [alice] }\ntools:\n  mcpServers:\n    notes: { command: node }\n    notes_: { command: node }\n`;
+    expect(await errorFor(yaml)).toBe(
+      'roundtable.yaml: tools.mcpServers.notes_: server name "notes_" makes tool names ambiguous with server "notes" (notes__… could be either); rename one',
+    );
+  });
+
   it("an MCP server name with '__'", async () => {
     const yaml = `${twoAgents}worlds:\n  - { name: team, agents: [alice] }\ntools:\n  mcpServers:\n    my__notes: { command: node }\n`;
     expect(await errorFor(yaml)).toMatch(/^roundtable\.yaml: tools\.mcpServers.*"my__notes"/);
@@ -135,7 +142,7 @@ describe("a bad config file is refused with a message naming file, path and expe
 
   it("unknown nested key", async () => {
     expect(await errorFor(`${twoAgents}worlds:\n  - { name: team, agents: [alice], respnd: all }\n`)).toBe(
-      'roundtable.yaml: worlds[0]: unknown key "respnd" (did you mean "respond"? expected one of: name, agents, defaultAgent, turnLimit, respond, afterDenial, workdir, approvers, members, approvalTimeout, allowBots)',
+      'roundtable.yaml: worlds[0]: unknown key "respnd" (did you mean "respond"? expected one of: name, agents, defaultAgent, turnLimit, respond, afterDenial, workdir, approvers, members, limits, approvalTimeout, allowBots)',
     );
   });
 

@@ -49,7 +49,12 @@ const throwingRoute: WebhookRoute = {
 };
 
 async function start(
-  options: { readiness?: () => Promise<ReadinessReport>; routes?: WebhookRoute[]; maxBodyBytes?: number } = {},
+  options: {
+    readiness?: () => Promise<ReadinessReport>;
+    routes?: WebhookRoute[];
+    maxBodyBytes?: number;
+    metricsToken?: string;
+  } = {},
 ): Promise<{ base: string; logs: LogLine[]; metrics: Metrics }> {
   const logs: LogLine[] = [];
   const logger = createLogger({
@@ -65,6 +70,7 @@ async function start(
     readiness: options.readiness ?? (async () => ({ ok: true, checks: { database: { ok: true } } })),
     routes: options.routes ?? [echoRoute, throwingRoute],
     ...(options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes }),
+    ...(options.metricsToken === undefined ? {} : { metricsToken: options.metricsToken }),
   });
   return { base: `http://127.0.0.1:${server.port}`, logs, metrics };
 }
@@ -242,5 +248,26 @@ describe("HTTP server", () => {
     await server?.close();
     server = undefined;
     await expect(fetch(`${base}/healthz`)).rejects.toThrow();
+  });
+});
+
+describe("METRICS_TOKEN", () => {
+  it("with a token, /metrics needs it as a bearer token; health stays open", async () => {
+    const { base, logs } = await start({ metricsToken: "metrics-secret-1234" });
+    const bare = await fetch(`${base}/metrics`);
+    expect(bare.status).toBe(401);
+    expect(bare.headers.get("www-authenticate")).toContain("Bearer");
+    const wrong = await fetch(`${base}/metrics`, { headers: { authorization: "Bearer nope" } });
+    expect(wrong.status).toBe(401);
+    const right = await fetch(`${base}/metrics`, { headers: { authorization: "Bearer metrics-secret-1234" } });
+    expect(right.status).toBe(200);
+    expect(await right.text()).toContain("roundtable_http_requests_total");
+    expect((await fetch(`${base}/healthz`)).status).toBe(200);
+    expect(logs.some((line) => line.msg === "metrics request without the right bearer token refused")).toBe(true);
+  });
+
+  it("without a token, /metrics is open", async () => {
+    const { base } = await start();
+    expect((await fetch(`${base}/metrics`)).status).toBe(200);
   });
 });
