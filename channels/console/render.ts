@@ -26,6 +26,9 @@ export function renderOutcomeLine(outcome: ApprovalOutcome): string {
       : outcome.state === "approved"
         ? " once"
         : "";
+  if (outcome.state === "skipped" && outcome.note !== undefined) {
+    return `approval ${outcome.shortId}: skipped (${outcome.note})`;
+  }
   const who = outcome.decidedBy ? ` by ${outcome.decidedBy.name}` : "";
   const state =
     outcome.state === "skipped" && outcome.note !== undefined ? `skipped (${outcome.note})` : stateWords[outcome.state];

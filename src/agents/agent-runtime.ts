@@ -2,6 +2,8 @@ import type { AgentConfig } from "../config/schema.js";
 import type { ModelProvider, ModelRequest } from "../providers/model-provider.js";
 import type { TurnRecord } from "../world/records.js";
 import type { Outbox } from "../world/outbox.js";
+import { finishStoppedTurn } from "../world/stop-turn.js";
+import type { TurnInterrupts } from "../world/turn-interrupts.js";
 import type { WorldContext } from "../world/world-context.js";
 import type { WorldSettings } from "../world/world-settings.js";
 import type { AgentPolicy, AgentTools } from "./agent-tools.js";
@@ -32,6 +34,8 @@ export interface AgentRuntime {
   describeProviderError(error: unknown): string;
   /** Aborted when the service stops. */
   stopSignal: AbortSignal;
+  /** Watches on turns, so that `/stop` aborts a model stream or a tool run of the turn. */
+  interrupts: TurnInterrupts;
 }
 
 /** The turn with its agent and world, or why there is none. */
@@ -43,10 +47,15 @@ export interface TurnScope {
 
 export async function loadTurnScope(runtime: AgentRuntime, turnId: string): Promise<TurnScope | undefined> {
   const { store, worlds, logger } = runtime.world;
-  const turn = await store.getTurn(turnId);
+  let turn = await store.getTurn(turnId);
   if (!turn) {
     logger.warn({ turnId }, "no such turn");
     return undefined;
+  }
+  if (turn.stoppedBy && turn.state !== "ended") {
+    // Stopped, but the stop did not get to end it (a crash): end it now; nothing of it runs.
+    await finishStoppedTurn(runtime.world, runtime.outbox, turn);
+    turn = (await store.getTurn(turnId)) ?? turn;
   }
   const chat = await store.getChat(turn.chatKey);
   const world = chat ? worlds.get(chat.world) : undefined;

@@ -1,5 +1,7 @@
 import { ToolError, errorMessage } from "../errors/roundtable-error.js";
 import { recordToolResult } from "../world/record-tool-result.js";
+import { finishStoppedTurn } from "../world/stop-turn.js";
+import { stopOf } from "../world/turn-interrupts.js";
 import { type AgentRuntime, loadTurnScope } from "./agent-runtime.js";
 import { continueTurn } from "./continue-turn.js";
 import { resolveWorkdir } from "./workdir.js";
@@ -42,14 +44,18 @@ export async function executeToolCall(runtime: AgentRuntime, toolCallId: string)
     await continueTurn(runtime, call.turnId, call.step);
     return;
   }
-  await store.setToolCallState(call.id, "running");
-  log.info("tool running");
+  // Watched before the call is marked running: a /stop from then on kills the run.
+  const watch = runtime.interrupts.watch(call.turnId);
   let kind: "ok" | "error" | "timeout" | "failed";
   let text: string;
   try {
+    // Stopped since the turn was read: the stop closes this call; it never runs.
+    if ((await store.getTurn(call.turnId))?.stoppedBy) return;
+    await store.setToolCallState(call.id, "running");
+    log.info("tool running");
     const outcome = await runtime.tools.call(call.name, checked.args, {
       workdir: await resolveWorkdir(scope.world),
-      signal: runtime.stopSignal,
+      signal: AbortSignal.any([runtime.stopSignal, watch.signal]),
       timeoutMs: defaultToolTimeoutMs,
     });
     kind = outcome.kind;
@@ -58,6 +64,18 @@ export async function executeToolCall(runtime: AgentRuntime, toolCallId: string)
     log.error({ err: error }, "tool threw");
     kind = "failed";
     text = errorMessage(error);
+  } finally {
+    watch.release();
+  }
+  const stop = stopOf(watch.signal);
+  if (stop) {
+    // The stop gave the call `interrupted` already; this keeps the closure if it could not.
+    log.info("tool run stopped");
+    await recordToolResult(runtime.world, runtime.outbox, call, "interrupted", `stopped by ${stop.by.name}`);
+    // A stop stored by another process is ended here, by the process that was running the tool.
+    const turn = await store.getTurn(call.turnId);
+    if (turn) await finishStoppedTurn(runtime.world, runtime.outbox, turn);
+    return;
   }
   if (runtime.stopSignal.aborted && kind !== "ok") {
     // Stopping mid-run: the call stays `running` and the job fails, so after the restart the

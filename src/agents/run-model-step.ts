@@ -4,11 +4,13 @@ import type { MessageRecord, ToolCallRecord } from "../world/records.js";
 import { isStreamingChannel, type MessageStream } from "../world/channel-adapter.js";
 import { parseChatKey } from "../world/chat-ref.js";
 import { jobKey } from "../world/jobs.js";
+import { stopOf } from "../world/turn-interrupts.js";
 import { addressBack } from "../world/routing/index.js";
 import { type AgentRuntime, loadTurnScope, type TurnScope } from "./agent-runtime.js";
 import { buildRequestView } from "./build-request-view.js";
 import { dispatchToolCalls } from "./dispatch-tool-calls.js";
 import { endWithLimit, failTurn } from "./end-turn.js";
+import { finishStoppedAnswer, skipOpenCalls } from "./finish-stopped-answer.js";
 import { costOf, priceOf } from "./model-price.js";
 import { budgetNotice, dayBudgetExceeded } from "../world/limits/day-budget.js";
 import { utcDay } from "../world/limits/utc-day.js";
@@ -23,6 +25,16 @@ export function stepMessageId(turnId: string, step: number): string {
  * its tool calls, then either end the turn (text only) or hand the calls to the policy.
  */
 export async function runModelStep(runtime: AgentRuntime, turnId: string, step: number): Promise<void> {
+  // Watched from before the turn is read: a /stop from then on reaches this step.
+  const watch = runtime.interrupts.watch(turnId);
+  try {
+    await runWatchedStep(runtime, turnId, step, watch.signal);
+  } finally {
+    watch.release();
+  }
+}
+
+async function runWatchedStep(runtime: AgentRuntime, turnId: string, step: number, stopped: AbortSignal) {
   const scope = await loadTurnScope(runtime, turnId);
   if (!scope || scope.turn.state === "ended") return;
   const { store, logger, clock } = runtime.world;
@@ -88,7 +100,7 @@ export async function runModelStep(runtime: AgentRuntime, turnId: string, step: 
   const chat = parseChatKey(turn.chatKey);
   const stream = await openStream(runtime, chat, agent.name);
   const deadline = AbortSignal.timeout(Math.max(1, turn.deadlineAt.getTime() - clock().getTime()));
-  const signal = AbortSignal.any([deadline, runtime.stopSignal]);
+  const signal = AbortSignal.any([deadline, runtime.stopSignal, stopped]);
   let response: LLMResponse | undefined;
   let streamed = "";
   try {
@@ -110,6 +122,8 @@ export async function runModelStep(runtime: AgentRuntime, turnId: string, step: 
     }
     if (!response) throw new ProviderError("provider.malformed", "the provider stream ended without a response");
   } catch (error) {
+    const stop = stopOf(stopped);
+    if (stop) return finishStoppedAnswer(runtime, scope, step, streamed, stream, stop);
     if (stream) await runtime.outbox.abortStream(stream);
     if (runtime.stopSignal.aborted) throw error; // shutting down: the step runs again after restart
     if (deadline.aborted) {
@@ -122,6 +136,8 @@ export async function runModelStep(runtime: AgentRuntime, turnId: string, step: 
   }
   runtime.outbox.emitStream({ type: "stream", chat, streamId: turn.id, agent: agent.name, phase: "end", text: "" });
   await recordUsage(runtime, scope, response);
+  const stop = stopOf(stopped);
+  if (stop) return finishStoppedAnswer(runtime, scope, step, response.text, stream, stop);
 
   const calls = response.toolCalls;
   const answer = response;
@@ -196,6 +212,11 @@ async function settleStoredStep(
     });
     const route = { kind: "route", messageId: message.id } as const;
     await runtime.world.queue.add({ queue: turn.chatKey, key: jobKey(route), payload: route });
+    return;
+  }
+  if ((await store.getTurn(turn.id))?.stoppedBy) {
+    // Stopped while the answer was being stored: its calls are closed, never run or asked for.
+    await skipOpenCalls(runtime, calls, "the turn was stopped before this call was made");
     return;
   }
   await runtime.outbox.publish(turn.chatKey, {

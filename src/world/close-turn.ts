@@ -16,7 +16,12 @@ export async function closeTurn(
   outbox: Outbox,
   turnId: string,
   reason: TurnEndReason,
-  open: { kind: Extract<ToolResultKind, "skipped" | "interrupted" | "expired" | "denied" | "blocked">; detail: string },
+  open: {
+    kind: Extract<ToolResultKind, "skipped" | "interrupted" | "expired" | "denied" | "blocked">;
+    detail: string;
+    /** The person who closed the turn (`/stop`): recorded on its approvals, and the cards say why. */
+    by?: { id: string; name: string };
+  },
 ): Promise<void> {
   const { store, clock } = context;
   const turn = await store.getTurn(turnId);
@@ -27,8 +32,8 @@ export async function closeTurn(
   for (const approval of await store.listApprovals({ turnId, states: ["pending"] })) {
     const decided = await store.decideApproval(approval.id, {
       state: approvalState,
-      actorId: "roundtable",
-      actorName: "roundtable",
+      actorId: open.by?.id ?? "roundtable",
+      actorName: open.by?.name ?? "roundtable",
       note: open.detail,
       at: clock(),
     });

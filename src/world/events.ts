@@ -14,7 +14,8 @@ export type TurnEndReason =
   | "reset"
   | "budget"
   | "denied"
-  | "interrupted";
+  | "interrupted"
+  | "stopped";
 
 /**
  * Everything that happens in a world, one union tagged by `type`. Persisted in the event log

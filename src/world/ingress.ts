@@ -21,7 +21,9 @@ import { jobKey } from "./jobs.js";
 import { worldAuthor } from "./message.js";
 import { mayTalk, notMemberText } from "./membership.js";
 import type { Outbox } from "./outbox.js";
+import { canReplyPrivately } from "./channel-optional.js";
 import { noticeOnce, periodBucket } from "./sender-notice.js";
+import type { TurnInterrupts } from "./turn-interrupts.js";
 import { rolesLookup } from "./user-roles.js";
 import type { WorldContext } from "./world-context.js";
 import type { WorldSettings } from "./world-settings.js";
@@ -62,6 +64,7 @@ export class Ingress implements InboundSink {
   constructor(
     private readonly context: WorldContext,
     private readonly outbox: Outbox,
+    private readonly interrupts: TurnInterrupts,
   ) {}
 
   async message(inbound: InboundMessage): Promise<IngressResult> {
@@ -197,7 +200,8 @@ export class Ingress implements InboundSink {
     await store.ensureChat(key, world.name, inbound.chat.platform);
     const answer = await this.runCommand(world, inbound, name, command.args);
     const noticeId = `${inboundMessageId(key, inbound.platformMessageId)}:command`;
-    await this.postNotice(inbound, noticeId, answerText(answer, inbound.sender.displayName));
+    if (answer.status === "refused") await this.refusePrivately(inbound, noticeId, answer.text);
+    else await this.postNotice(inbound, noticeId, answer.text);
     return { status: "ignored", reason: `chat command /${name}` };
   }
 
@@ -237,14 +241,19 @@ export class Ingress implements InboundSink {
     name: ChatCommandRequest["name"],
     args: string[],
   ): Promise<ChatCommandAnswer> {
-    const answer = await runChatCommand(this.context, this.outbox, {
+    const log = this.context.logger.child({ platform: input.chat.platform, chat: chatKey(input.chat) });
+    const adapter = this.context.channels.main(input.chat.platform);
+    if (!(await mayTalk(world, input.chat.platform, input.sender, rolesLookup(adapter, input.chat, input.sender)))) {
+      log.info({ command: name, user: input.sender.id }, "command from a non-member refused");
+      return { status: "refused", text: "Only members of this chat's world may use its commands." };
+    }
+    const answer = await runChatCommand(this.context, this.outbox, this.interrupts, {
       world,
       chat: input.chat,
       sender: input.sender,
       name,
       args,
     });
-    const log = this.context.logger.child({ platform: input.chat.platform, chat: chatKey(input.chat) });
     log.info({ command: name, user: input.sender.id, status: answer.status }, "chat command handled");
     return answer;
   }
@@ -265,12 +274,21 @@ export class Ingress implements InboundSink {
     );
   }
 
+  /** A refused typed command: told to the sender privately where the platform can, else in a short reply. */
+  private async refusePrivately(inbound: InboundMessage, noticeId: string, text: string): Promise<void> {
+    const adapter = this.context.channels.main(inbound.chat.platform);
+    if (adapter && canReplyPrivately(adapter)) {
+      try {
+        await adapter.replyPrivately(inbound.chat, inbound.sender.id, text);
+        return;
+      } catch (error) {
+        this.context.logger.warn({ err: error, chat: chatKey(inbound.chat) }, "private reply failed; telling the chat");
+      }
+    }
+    await this.postNotice(inbound, noticeId, `${inbound.sender.displayName}: ${text}`);
+  }
+
   click(click: ApprovalClick): Promise<ClickResult> {
     return handleApprovalClick(this.context, click);
   }
-}
-
-/** A typed command's answer as the chat sees it: a refusal names the person it answers. */
-function answerText(answer: ChatCommandAnswer, senderName: string): string {
-  return answer.status === "refused" ? `${senderName}: ${answer.text}` : answer.text;
 }

@@ -59,6 +59,8 @@ export interface TurnRecord {
   endReason?: string;
   startedAt: Date;
   endedAt?: Date;
+  /** Who stopped the turn with `/stop`: set before the turn is ended; every step checks it first. */
+  stoppedBy?: { id: string; name: string };
 }
 
 export type ToolCallState = "pending" | "awaiting-approval" | "running" | "done";

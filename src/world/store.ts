@@ -68,6 +68,11 @@ export interface Store extends AccountingStore {
     change: Partial<Pick<TurnRecord, "state" | "step" | "endReason" | "endedAt" | "deadlineAt">>,
   ): Promise<TurnRecord>;
   listTurns(filter: { chatKey?: string; agent?: string; states?: TurnState[] }): Promise<TurnRecord[]>;
+  /**
+   * Record that `by` stopped an unfinished turn (the durable stop marker). Returns the turn when
+   * this call set the marker; undefined when the turn is ended, already stopped, or unknown.
+   */
+  markTurnStopped(id: string, by: { id: string; name: string }): Promise<TurnRecord | undefined>;
 
   // tool calls and results
   /** Store an agent's response message and its tool calls in one transaction. */

@@ -5,6 +5,7 @@ import { jobPayloadSchema } from "./jobs.js";
 import { Outbox } from "./outbox.js";
 import { recoverLostSteps } from "./recover-lost-steps.js";
 import { routeStoredMessage } from "./route-message.js";
+import { TurnInterrupts } from "./turn-interrupts.js";
 import type { ClaimedJob } from "./work-queue.js";
 import type { TurnRunner, WorldContext } from "./world-context.js";
 
@@ -15,11 +16,14 @@ import type { TurnRunner, WorldContext } from "./world-context.js";
 export class WorldEngine {
   readonly outbox: Outbox;
   readonly ingress: Ingress;
+  /** Reaches the running work of a turn that `/stop` ends (here at once, from elsewhere by a poll). */
+  readonly interrupts: TurnInterrupts;
   private runner: TurnRunner | undefined;
 
   constructor(readonly context: WorldContext) {
     this.outbox = new Outbox(context);
-    this.ingress = new Ingress(context, this.outbox);
+    this.interrupts = new TurnInterrupts(context.store, context.logger);
+    this.ingress = new Ingress(context, this.outbox, this.interrupts);
   }
 
   /** The agents side; set once before the queue starts. */
@@ -35,6 +39,7 @@ export class WorldEngine {
 
   async stop(): Promise<void> {
     await this.context.queue.stop();
+    this.interrupts.close();
   }
 
   /** One stored step. Throwing makes the queue retry it later. */

@@ -126,6 +126,22 @@ describe("chat commands", () => {
     expect(worldTexts(h).at(-1)).toBe("No approvals are pending in this chat.");
   });
 
+  it("only members may use commands; a non-member is told so (in a short reply where nothing private exists)", async () => {
+    const alice = new ScriptedProvider([]);
+    h = await createHarness({
+      agents: [{ name: "alice", provider: alice }],
+      platform: "telegram",
+      world: { members: { telegram: ["ana"] } },
+    });
+    await h.say("/agents", { user: "eve" });
+    await h.say("/agents", { user: "ana" });
+    await h.idle();
+    const texts = worldTexts(h);
+    expect(texts[0]).toBe("eve: Only members of this chat's world may use its commands.");
+    expect(texts[1]).toMatch(/^Agents in this chat \(1\):/);
+    expect(h.logs()).toContain("command from a non-member refused");
+  });
+
   it("a command from a platform structure is answered to its sender; an unknown one says so", async () => {
     h = await createHarness({ agents: [{ name: "alice", provider: new ScriptedProvider([]) }] });
     const sender = { id: "ana", displayName: "ana", isBot: false };

@@ -258,6 +258,26 @@ export function storeContract(name: string, open: () => Promise<StoreFixture>): 
         expect((await store.listTurns({ chatKey: chat, states: ["running"] })).map((turn) => turn.id)).toEqual([a.id]);
         expect(await store.listTurns({ chatKey: chat, states: [] })).toEqual([]);
       });
+
+      it("marks an unfinished turn stopped once; an ended or unknown turn is not marked", async () => {
+        const base = {
+          chatKey: chatKey(),
+          agent: "alice",
+          triggerMessageId: "m",
+          startedById: "u",
+          deadlineAt: new Date("2030-01-01T00:00:00Z"),
+        };
+        const parked = await store.createTurn({ ...base, id: unique("turn"), state: "parked" });
+        const ana = { id: "u1", name: "Ana" };
+        expect(await store.markTurnStopped(parked.id, ana)).toMatchObject({ state: "parked", stoppedBy: ana });
+        expect(await store.markTurnStopped(parked.id, { id: "u2", name: "Bo" })).toBeUndefined();
+        expect((await store.getTurn(parked.id))?.stoppedBy).toEqual(ana);
+
+        const ended = await store.createTurn({ ...base, id: unique("turn"), state: "ended" });
+        expect(await store.markTurnStopped(ended.id, ana)).toBeUndefined();
+        expect((await store.getTurn(ended.id))?.stoppedBy).toBeUndefined();
+        expect(await store.markTurnStopped(unique("turn"), ana)).toBeUndefined();
+      });
     });
   });
 }

@@ -253,6 +253,16 @@ export class PrismaStore implements Store {
     return rows.map(toTurnRecord);
   }
 
+  async markTurnStopped(id: string, by: { id: string; name: string }): Promise<TurnRecord | undefined> {
+    const { count } = await this.db.turn.updateMany({
+      where: { id, stoppedById: null, state: { not: "ended" } },
+      data: { stoppedById: by.id, stoppedByName: by.name },
+    });
+    if (count === 0) return undefined;
+    const row = await this.db.turn.findUnique({ where: { id } });
+    return row ? toTurnRecord(row) : undefined;
+  }
+
   // tool calls and results
 
   async addModelStep(

@@ -79,6 +79,9 @@ export function toTurnRecord(row: Turn): TurnRecord {
     startedAt: row.startedAt,
     ...(row.endReason === null ? {} : { endReason: row.endReason }),
     ...(row.endedAt === null ? {} : { endedAt: row.endedAt }),
+    ...(row.stoppedById === null
+      ? {}
+      : { stoppedBy: { id: row.stoppedById, name: row.stoppedByName ?? row.stoppedById } }),
   };
 }
 
