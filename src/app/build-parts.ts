@@ -9,6 +9,8 @@ import { modelLimits } from "../providers/model-limits.js";
 import { userMessageFor } from "../providers/user-message.js";
 import { argumentsHash, decidePolicy, previewArguments } from "../tools/approval-policy.js";
 import { openTools } from "../tools/open-tools.js";
+import { traceProvider } from "../telemetry/traced-provider.js";
+import { traceToolCall } from "../telemetry/traced-tool-call.js";
 import type { RoundtableParts } from "./roundtable.js";
 
 export type BuiltParts = Pick<
@@ -26,14 +28,14 @@ export interface BuildOverrides {
  * first turn), approval policy and request-view fitting the config describes.
  */
 export async function buildParts(config: Config, logger: Logger, overrides: BuildOverrides = {}): Promise<BuiltParts> {
-  const providers = overrides.providers ?? providersFromConfig(config, logger);
+  const providers = traceProviders(overrides.providers ?? providersFromConfig(config, logger));
   const opened = await openTools(config.tools, logger.child({ component: "tools" }));
   const registry = opened.registry;
   const tools: AgentTools = {
     definitionsFor: (toolList) => registry.toolsForAgent(toolList),
     check: (name, argumentsJson) => registry.check(name, argumentsJson),
     precheck: (name, args, workdir) => registry.precheck(name, args, workdir),
-    call: (name, args, context) => registry.call(name, args, context),
+    call: (name, args, context) => traceToolCall(name, () => registry.call(name, args, context)),
   };
   const policy: AgentPolicy = {
     decide: (name, args) => decidePolicy(name, args, config.tools),
@@ -66,6 +68,13 @@ function describeProviderError(error: unknown): string {
   return userMessageFor(
     error.code as ProviderErrorCode,
     error.retryAfterMs === undefined ? {} : { retryAfterMs: error.retryAfterMs },
+  );
+}
+
+/** Each provider with a span around every model call (src/telemetry). */
+function traceProviders(entries: ReadonlyMap<string, ProviderEntry>): Map<string, ProviderEntry> {
+  return new Map(
+    [...entries].map(([name, entry]) => [name, { ...entry, provider: traceProvider(entry.provider, entry.type) }]),
   );
 }
 

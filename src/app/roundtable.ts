@@ -1,5 +1,6 @@
 import type { AgentRuntime, ProviderEntry, ViewFitter } from "../agents/agent-runtime.js";
 import { AgentTurnRunner } from "../agents/agent-turn-runner.js";
+import { traceTurnRunner } from "../telemetry/traced-turn-runner.js";
 import type { AgentPolicy, AgentTools } from "../agents/agent-tools.js";
 import type { AgentConfig, Config } from "../config/schema.js";
 import type { Logger } from "../log/logger.js";
@@ -65,7 +66,12 @@ export class Roundtable {
       stopSignal: this.stopController.signal,
       interrupts: this.engine.interrupts,
     };
-    this.engine.setTurnRunner(new AgentTurnRunner(runtime));
+    this.engine.setTurnRunner(
+      traceTurnRunner(
+        new AgentTurnRunner(runtime),
+        async (approvalId) => (await parts.store.getApproval(approvalId))?.turnId,
+      ),
+    );
   }
 
   /** Start the stored work (unfinished steps from before a restart first), then the channels. */

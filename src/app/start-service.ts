@@ -2,6 +2,8 @@ import { startHttpServer } from "../http/start-http-server.js";
 import { combineReadinessChecks } from "../http/readiness.js";
 import { createMetrics, registerProcessMetrics, registerStatementMetric } from "../metrics/metrics.js";
 import { openStore } from "../storage/open-store.js";
+import { startTelemetry } from "../telemetry/start-telemetry.js";
+import { turnSpans } from "../telemetry/turn-spans.js";
 import { isWebhookChannel } from "../world/channel-adapter.js";
 import { buildParts } from "./build-parts.js";
 import { createChannels } from "./create-channels.js";
@@ -33,6 +35,19 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
   registerProcessMetrics(metrics);
   registerStatementMetric(metrics, opened.statementCount);
   roundtable.engine.outbox.subscribe(eventMetrics(metrics));
+  const telemetry = startTelemetry({ metrics, logger, env: process.env });
+  roundtable.engine.outbox.subscribe(
+    turnSpans(
+      {
+        turnStartedAt: async (turnId) => (await opened.store.getTurn(turnId))?.startedAt,
+        approval: async (approvalId) => {
+          const approval = await opened.store.getApproval(approvalId);
+          return approval && { turnId: approval.turnId, requestedAt: approval.createdAt };
+        },
+      },
+      logger,
+    ),
+  );
   await roundtable.start();
 
   const http = await startHttpServer({
@@ -72,6 +87,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
         web?.hub.close();
         await http.close();
         await roundtable.stop();
+        await telemetry.shutdown();
         await opened.close();
         logger.info("stopped");
       })();

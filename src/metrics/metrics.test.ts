@@ -2,6 +2,29 @@ import { describe, expect, it } from "vitest";
 import { createMetrics, registerProcessMetrics, registerStatementMetric } from "./metrics.js";
 
 describe("metrics", () => {
+  it("renders a histogram with cumulative buckets, sum and count", async () => {
+    const metrics = createMetrics();
+    const latency = metrics.histogram("roundtable_step_seconds", "Step time.", [0.1, 1]);
+    latency.observe({ step: "model" }, 0.05);
+    latency.observe({ step: "model" }, 0.5);
+    latency.observe({ step: "model" }, 3);
+    expect(latency.count({ step: "model" })).toBe(3);
+    expect(metrics.histogram("roundtable_step_seconds", "Step time.")).toBeDefined();
+    expect(() => metrics.counter("roundtable_step_seconds", "x")).toThrow("already registered as a histogram");
+    expect(await metrics.render()).toBe(
+      [
+        "# HELP roundtable_step_seconds Step time.",
+        "# TYPE roundtable_step_seconds histogram",
+        'roundtable_step_seconds_bucket{le="0.1",step="model"} 1',
+        'roundtable_step_seconds_bucket{le="1",step="model"} 2',
+        'roundtable_step_seconds_bucket{le="+Inf",step="model"} 3',
+        'roundtable_step_seconds_sum{step="model"} 3.55',
+        'roundtable_step_seconds_count{step="model"} 3',
+        "",
+      ].join("\n"),
+    );
+  });
+
   it("reads the statement count and the process's CPU time at each scrape", async () => {
     const metrics = createMetrics();
     let count = 3;

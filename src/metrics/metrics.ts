@@ -26,12 +26,26 @@ export interface Gauge {
   get(labels?: Labels): number;
 }
 
+/** Observations counted into buckets (latencies), rendered as `_bucket`, `_sum` and `_count`. */
+export interface Histogram {
+  observe(labels: Labels, value: number): void;
+  /** How many observations were made with these labels. */
+  count(labels?: Labels): number;
+}
+
+/** Default buckets for latencies in seconds: 1 ms to 5 minutes. */
+export const latencyBuckets: readonly number[] = [
+  0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300,
+];
+
 /** What the engine, channels and the HTTP server are handed. */
 export interface Metrics {
   /** The counter of this name, created on first use; the same object on later calls. */
   counter(name: string, help: string): Counter;
   /** The gauge of this name, created on first use; the same object on later calls. */
   gauge(name: string, help: string): Gauge;
+  /** The histogram of this name (bucket upper bounds ascending), created on first use. */
+  histogram(name: string, help: string, buckets?: readonly number[]): Histogram;
   /** Runs `collect` before each rendering: for gauges read from elsewhere (queue depth, memory). */
   onCollect(collect: () => void | Promise<void>): void;
   /** Runs the collectors, then renders every metric. */
@@ -44,7 +58,7 @@ export const prometheusContentType = "text/plain; version=0.0.4; charset=utf-8";
 const metricName = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
 const labelName = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 
-type Kind = "counter" | "gauge";
+type Kind = "counter" | "gauge" | "histogram";
 
 class Series {
   readonly values = new Map<string, { labels: Labels; value: number }>();
@@ -79,14 +93,56 @@ class Series {
 }
 
 /** Creates an empty registry. */
+/** One histogram: per label set, a count per bucket, the sum and the count. */
+class HistogramSeries {
+  readonly kind = "histogram";
+  private readonly values = new Map<string, { labels: Labels; buckets: number[]; sum: number; count: number }>();
+
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    private readonly bounds: readonly number[],
+  ) {}
+
+  observe(labels: Labels, value: number): void {
+    const key = seriesKey(labels);
+    let entry = this.values.get(key);
+    if (!entry) {
+      entry = { labels: { ...labels }, buckets: this.bounds.map(() => 0), sum: 0, count: 0 };
+      this.values.set(key, entry);
+    }
+    for (const [index, bound] of this.bounds.entries())
+      if (value <= bound) entry.buckets[index] = (entry.buckets[index] ?? 0) + 1;
+    entry.sum += value;
+    entry.count += 1;
+  }
+
+  count(labels: Labels): number {
+    return this.values.get(seriesKey(labels))?.count ?? 0;
+  }
+
+  render(): string {
+    const lines = [`# HELP ${this.name} ${escapeHelp(this.help)}`, `# TYPE ${this.name} histogram`];
+    for (const { labels, buckets, sum, count } of this.values.values()) {
+      for (const [index, bound] of this.bounds.entries())
+        lines.push(`${this.name}_bucket${renderLabels({ ...labels, le: formatNumber(bound) })} ${buckets[index] ?? 0}`);
+      lines.push(`${this.name}_bucket${renderLabels({ ...labels, le: "+Inf" })} ${count}`);
+      lines.push(`${this.name}_sum${renderLabels(labels)} ${formatNumber(sum)}`);
+      lines.push(`${this.name}_count${renderLabels(labels)} ${count}`);
+    }
+    return lines.join("\n");
+  }
+}
+
 export function createMetrics(): Metrics {
-  const series = new Map<string, Series>();
+  const series = new Map<string, Series | HistogramSeries>();
   const collectors: Array<() => void | Promise<void>> = [];
 
-  const register = (name: string, help: string, kind: Kind): Series => {
+  const register = (name: string, help: string, kind: "counter" | "gauge"): Series => {
     const existing = series.get(name);
     if (existing) {
-      if (existing.kind !== kind) throw new Error(`metric ${name} is already registered as a ${existing.kind}`);
+      if (existing.kind !== kind || !(existing instanceof Series))
+        throw new Error(`metric ${name} is already registered as a ${existing.kind}`);
       return existing;
     }
     if (!metricName.test(name)) throw new Error(`invalid metric name: ${JSON.stringify(name)}`);
@@ -113,6 +169,25 @@ export function createMetrics(): Metrics {
         inc: (labels = {}, amount = 1) => target.add(labels, amount),
         dec: (labels = {}, amount = 1) => target.add(labels, -amount),
         get: (labels = {}) => target.get(labels),
+      };
+    },
+    histogram(name, help, buckets = latencyBuckets) {
+      let target = series.get(name);
+      if (target && !(target instanceof HistogramSeries))
+        throw new Error(`metric ${name} is already registered as a ${target.kind}`);
+      if (!target) {
+        if (!metricName.test(name)) throw new Error(`invalid metric name: ${JSON.stringify(name)}`);
+        target = new HistogramSeries(
+          name,
+          help,
+          [...buckets].sort((a, b) => a - b),
+        );
+        series.set(name, target);
+      }
+      const histogram = target;
+      return {
+        observe: (labels, value) => histogram.observe(labels, value),
+        count: (labels = {}) => histogram.count(labels),
       };
     },
     onCollect(collect) {
