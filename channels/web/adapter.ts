@@ -48,7 +48,7 @@ export class WebAdapter implements ChannelAdapter, StreamingChannel, EditingChan
   readonly platform = "web" as const;
   readonly capabilities: ChannelCapabilities = {
     maxMessageLength: Number.POSITIVE_INFINITY,
-    canEdit: false,
+    canEdit: true,
     threads: false,
     privateReplies: false,
     nativeStreaming: true,
