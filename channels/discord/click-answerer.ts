@@ -14,11 +14,11 @@ const callback = { reply: 4, deferredUpdate: 6 } as const;
 const ephemeral = 1 << 6;
 
 /**
- * Answers button presses within Discord's 3 seconds. A decision the world makes quickly is
- * acknowledged as a deferred update (the card is edited by the world's card update); a refusal
- * (not allowed, already decided, unknown) is an ephemeral reply only the clicker sees, and
- * nothing else changes. When the world is slower, the press is acknowledged first and a
- * refusal follows as an ephemeral follow-up.
+ * Answers button presses within Discord's 3 seconds. The press is acknowledged as a deferred
+ * update (the card itself is edited by the world's card update) and the world's answer follows
+ * as an ephemeral follow-up only the presser sees ("Approved once."). A refusal (not allowed,
+ * already decided, expired, unknown) that the world gives quickly is an ephemeral reply
+ * instead; nothing else changes. A slower world gets the deferred update first either way.
  */
 export class ClickAnswerer {
   constructor(
@@ -52,12 +52,12 @@ export class ClickAnswerer {
         await this.send(interaction, { type: callback.reply, data: { content: failedText, flags: ephemeral } });
         return;
       }
-      await this.send(
-        interaction,
-        early.result.status === "decided"
-          ? { type: callback.deferredUpdate }
-          : { type: callback.reply, data: { content: early.result.text, flags: ephemeral } },
-      );
+      if (early.result.status === "decided") {
+        await this.send(interaction, { type: callback.deferredUpdate });
+        await this.followUp(interaction, early.result.text);
+        return;
+      }
+      await this.send(interaction, { type: callback.reply, data: { content: early.result.text, flags: ephemeral } });
       return;
     }
     await this.send(interaction, { type: callback.deferredUpdate });
@@ -67,7 +67,7 @@ export class ClickAnswerer {
       await this.followUp(interaction, failedText);
       return;
     }
-    if (late.result.status !== "decided") await this.followUp(interaction, late.result.text);
+    await this.followUp(interaction, late.result.text);
   }
 
   /** A press the adapter cannot read: a private note, nothing else. */

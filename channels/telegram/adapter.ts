@@ -1,6 +1,6 @@
 import { randomInt } from "node:crypto";
 import { Bot } from "grammy";
-import type { Update } from "grammy/types";
+import type { InlineKeyboardMarkup, Update } from "grammy/types";
 import { assertNever } from "../../src/errors/assert-never.js";
 import type { Logger } from "../../src/log/logger.js";
 import type { ApprovalCard, ApprovalOutcome } from "../../src/world/approval-types.js";
@@ -22,6 +22,7 @@ import type { MessageLinks } from "../../src/world/message-links.js";
 import type { InboundSink } from "../../src/world/inbound.js";
 import type { Author } from "../../src/world/message.js";
 import { AdminRoles } from "./admin-roles.js";
+import { encodeStopCallback } from "./callback-data.js";
 import { type BotHandle, TelegramOutbound, createApi, isPrivateChat, isRefusal, toPlatformError } from "./api.js";
 import { EditThrottle } from "./edit-throttle.js";
 import { type MentionDirectory, emptyMentionDirectory } from "./mentions.js";
@@ -37,6 +38,11 @@ import { webhookSecretFor } from "./verify.js";
 import { createWebhookRoute, telegramWebhookPath } from "./webhook-route.js";
 
 const allowedUpdates = ["message", "callback_query"] as const;
+
+/** The Stop button on an answer being written. */
+function stopKeyboard(agent: string): InlineKeyboardMarkup {
+  return { inline_keyboard: [[{ text: "⏹ Stop", callback_data: encodeStopCallback(agent) }]] };
+}
 
 /** The answer to a press on a button the service cannot read. */
 export const staleButtonText = "This button is no longer valid.";
@@ -254,6 +260,8 @@ export class TelegramAdapter implements ChannelAdapter, StreamingChannel, Editin
       draftId: useDrafts ? randomInt(1, 2 ** 31 - 1) : 0,
       onDraftsUnsupported: () => this.draftsUnsupported.add(bot.key),
       prepare: (text, mentions) => this.markdownOf({ author, text, ...(mentions === undefined ? {} : { mentions }) }),
+      // Presses are read from the main bot only: the Stop button rides on its messages alone.
+      ...(author.kind === "agent" && bot === this.main ? { liveKeyboard: stopKeyboard(author.name) } : {}),
       ...(observer === undefined ? {} : { observer }),
     });
   }
@@ -372,6 +380,20 @@ export class TelegramAdapter implements ChannelAdapter, StreamingChannel, Editin
           answer = { text: result.text, alert: result.status !== "decided" && result.status !== "already-decided" };
         } catch (error) {
           log.error({ err: error, approvalId: parsed.click.approvalId }, "approval click failed");
+          answer = { text: "Something went wrong; please try again.", alert: true };
+        }
+        await this.outbound.answerCallback(this.main, parsed.callbackQueryId, answer.text, answer.alert);
+        return;
+      }
+      case "command": {
+        let answer: { text: string; alert: boolean };
+        try {
+          const roles = await this.adminRoles.rolesOf(parsed.command.chat, parsed.command.sender.id);
+          const sender = roles.length === 0 ? parsed.command.sender : { ...parsed.command.sender, roles };
+          const result = await sink.command({ ...parsed.command, sender });
+          answer = { text: result.text, alert: result.status !== "done" };
+        } catch (error) {
+          log.error({ err: error, command: parsed.command.name }, "command button failed");
           answer = { text: "Something went wrong; please try again.", alert: true };
         }
         await this.outbound.answerCallback(this.main, parsed.callbackQueryId, answer.text, answer.alert);

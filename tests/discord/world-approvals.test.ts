@@ -79,7 +79,7 @@ describe("an approval in a Discord channel through the world engine", () => {
     // Olga is in Ops.
     const decided = await t.press(t.olga, card, button(buttons, "Approve once"));
     expect(decided.callbacks.map((each) => each.type)).toEqual([6]);
-    expect(decided.ephemeral).toEqual([]);
+    expect(decided.ephemeral).toEqual(["Approved once."]);
     await t.world.waitFor(() => alice.requests.length === 2);
     await t.world.idle();
     const edited = t.fake.message(card.id);

@@ -121,7 +121,13 @@ export async function worldOnDiscord(options: WorldDiscordOptions): Promise<Worl
         customId,
         ...(permissions === undefined ? {} : { permissions }),
       });
-      await waitFor(() => interaction.callbacks.length > 0, 3_000);
+      // Answered: a reply, or a deferred update and the private follow-up after it.
+      await waitFor(
+        () =>
+          interaction.callbacks.length > 0 &&
+          (interaction.callbacks[0]?.type !== 6 || interaction.ephemeral.length + interaction.followups.length > 0),
+        5_000,
+      );
       await world.idle();
       return interaction;
     },
