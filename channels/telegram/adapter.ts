@@ -1,6 +1,6 @@
 import { randomInt } from "node:crypto";
 import { Bot } from "grammy";
-import type { Update } from "grammy/types";
+import type { InlineKeyboardMarkup, Update } from "grammy/types";
 import { assertNever } from "../../src/errors/assert-never.js";
 import type { Logger } from "../../src/log/logger.js";
 import type { ApprovalCard, ApprovalOutcome } from "../../src/world/approval-types.js";
@@ -22,6 +22,7 @@ import type { MessageLinks } from "../../src/world/message-links.js";
 import type { InboundSink } from "../../src/world/inbound.js";
 import type { Author } from "../../src/world/message.js";
 import { AdminRoles } from "./admin-roles.js";
+import { encodeStopCallback } from "./callback-data.js";
 import { type BotHandle, TelegramOutbound, createApi, isPrivateChat, isRefusal, toPlatformError } from "./api.js";
 import { EditThrottle } from "./edit-throttle.js";
 import { type MentionDirectory, emptyMentionDirectory } from "./mentions.js";
@@ -30,13 +31,25 @@ import { TelegramMessageStream } from "./message-stream.js";
 import { type TelegramAdapterOptions, type TelegramClock, systemClock } from "./options.js";
 import { type ParsedUpdate, parseUpdate } from "./parse.js";
 import { UpdatePoller } from "./polling.js";
-import { htmlToPlain, renderApprovalCard, renderApprovalOutcome, renderText, telegramMessageLimit } from "./render.js";
+import {
+  cardArgumentsFile,
+  htmlToPlain,
+  renderApprovalCard,
+  renderApprovalOutcome,
+  renderText,
+  telegramMessageLimit,
+} from "./render.js";
 import { withTelegramMentions } from "./render-mentions.js";
 import { retryTransformer } from "./retry-transformer.js";
 import { webhookSecretFor } from "./verify.js";
 import { createWebhookRoute, telegramWebhookPath } from "./webhook-route.js";
 
 const allowedUpdates = ["message", "callback_query"] as const;
+
+/** The Stop button on an answer being written. */
+function stopKeyboard(agent: string): InlineKeyboardMarkup {
+  return { inline_keyboard: [[{ text: "⏹ Stop", callback_data: encodeStopCallback(agent) }]] };
+}
 
 /** The answer to a press on a button the service cannot read. */
 export const staleButtonText = "This button is no longer valid.";
@@ -212,6 +225,12 @@ export class TelegramAdapter implements ChannelAdapter, StreamingChannel, Editin
     // Cards always come from the main bot: its updates are the ones read, presses included.
     const { html, keyboard } = renderApprovalCard(card);
     const id = await this.outbound.send(this.main, chat, { html, plain: htmlToPlain(html) }, { keyboard });
+    const file = cardArgumentsFile(card);
+    if (file)
+      await this.outbound.sendDocument(this.main, chat, file, {
+        replyTo: String(id),
+        caption: `Arguments of ${card.tool}, id ${card.shortId}, in full`,
+      });
     return { ids: [String(id)] };
   }
 
@@ -254,6 +273,8 @@ export class TelegramAdapter implements ChannelAdapter, StreamingChannel, Editin
       draftId: useDrafts ? randomInt(1, 2 ** 31 - 1) : 0,
       onDraftsUnsupported: () => this.draftsUnsupported.add(bot.key),
       prepare: (text, mentions) => this.markdownOf({ author, text, ...(mentions === undefined ? {} : { mentions }) }),
+      // Presses are read from the main bot only: the Stop button rides on its messages alone.
+      ...(author.kind === "agent" && bot === this.main ? { liveKeyboard: stopKeyboard(author.name) } : {}),
       ...(observer === undefined ? {} : { observer }),
     });
   }
@@ -372,6 +393,20 @@ export class TelegramAdapter implements ChannelAdapter, StreamingChannel, Editin
           answer = { text: result.text, alert: result.status !== "decided" && result.status !== "already-decided" };
         } catch (error) {
           log.error({ err: error, approvalId: parsed.click.approvalId }, "approval click failed");
+          answer = { text: "Something went wrong; please try again.", alert: true };
+        }
+        await this.outbound.answerCallback(this.main, parsed.callbackQueryId, answer.text, answer.alert);
+        return;
+      }
+      case "command": {
+        let answer: { text: string; alert: boolean };
+        try {
+          const roles = await this.adminRoles.rolesOf(parsed.command.chat, parsed.command.sender.id);
+          const sender = roles.length === 0 ? parsed.command.sender : { ...parsed.command.sender, roles };
+          const result = await sink.command({ ...parsed.command, sender });
+          answer = { text: result.text, alert: result.status !== "done" };
+        } catch (error) {
+          log.error({ err: error, command: parsed.command.name }, "command button failed");
           answer = { text: "Something went wrong; please try again.", alert: true };
         }
         await this.outbound.answerCallback(this.main, parsed.callbackQueryId, answer.text, answer.alert);

@@ -2,6 +2,7 @@ import type { AgentConfig } from "../config/schema.js";
 import type { ModelRequest, ToolDefinition, ViewMessage } from "../providers/model-provider.js";
 import type { MessageRecord, ToolCallRecord, ToolResultRecord } from "../world/records.js";
 import type { Store } from "../world/store.js";
+import { orderConversation } from "./view/order-conversation.js";
 
 /** How many stored messages a view starts from, before budget truncation. */
 export const viewWindow = 400;
@@ -12,8 +13,8 @@ const maxStepsInView = 50;
  * The request view of one agent in one chat, built from stored history (never changed): the
  * chat's messages from people and other agents as `user` text led by the sender's name, the
  * agent's own messages as `assistant` with its own tool calls, each followed by its result.
- * Other agents' tool calls and the world's notices are not shown. History stops at the
- * message the turn answers (plus the turn's own steps).
+ * Other agents' tool calls and the world's notices are not shown. The order is the
+ * conversation's ({@link orderConversation}), not the storage order.
  */
 export async function buildRequestView(
   store: Store,
@@ -22,16 +23,19 @@ export async function buildRequestView(
   tools: ToolDefinition[],
   turn: { id: string; triggerMessageId: string },
 ): Promise<ModelRequest> {
-  // The turn answers its trigger: later messages (they have turns of their own) stay out,
-  // except what this turn itself wrote. Only the newest part of a long chat is read.
+  // The chat as it stood for this turn (answers right after their questions, later messages
+  // from people left out, this turn's own steps last). Only the newest part of a long chat is read.
   const trigger = await store.getMessage(turn.triggerMessageId);
-  const upTo = trigger?.seq ?? Number.POSITIVE_INFINITY;
   let recent = await store.listMessages(chatKey, { latest: viewWindow + 2 * maxStepsInView });
   const oldest = recent[0];
   // A turn parked long in a busy chat: its trigger is older than the window; read it all.
   if (trigger && oldest && trigger.seq < oldest.seq) recent = await store.listMessages(chatKey);
-  const messages = recent.filter((message) => message.seq <= upTo || message.turnId === turn.id).slice(-viewWindow);
-  const calls = await store.listToolCalls({ chatKey, agent: agent.name });
+  const messages = orderConversation(recent, turn).slice(-viewWindow);
+  // Only the calls of the agent's own messages in the view: a cost that stays flat with history.
+  const ownMessageIds = messages
+    .filter((message) => message.author.kind === "agent" && message.author.name === agent.name)
+    .map((message) => message.id);
+  const calls = await store.listToolCalls({ chatKey, agent: agent.name, messageIds: ownMessageIds });
   const results = new Map(
     (await store.listToolResults(calls.map((call) => call.id))).map((result) => [result.toolCallId, result]),
   );

@@ -19,6 +19,12 @@ export function turnIdFor(messageId: string, agent: string): string {
   return `${messageId}>${agent}`;
 }
 
+/** The message a turn answers, read from its id ({@link turnIdFor}; agent names hold no `>`). */
+export function triggerOfTurn(turnId: string): string {
+  const cut = turnId.lastIndexOf(">");
+  return cut < 0 ? turnId : turnId.slice(0, cut);
+}
+
 /**
  * The `route` step: decide who answers a stored message and start their turns. Idempotent:
  * turn ids and notice ids derive from the message id, so a second run starts nothing new.

@@ -15,7 +15,12 @@ describe("per-chat ordering", () => {
       const last = ScriptedProvider.lastText(request);
       return { text: `re ${last.split(" ").at(-1)}` };
     });
-    harness = await createHarness({ agents: [{ name: "alice", provider: echo }], concurrency: 8 });
+    harness = await createHarness({
+      agents: [{ name: "alice", provider: echo }],
+      concurrency: 8,
+      // One person writes 200 messages here: the per-person rate limit is not what is tested.
+      world: { limits: { messagesPerMinute: 1000 } },
+    });
     const chats = Array.from({ length: 50 }, (_, index) => `chat-${index}`);
     const perChat = 4;
     await Promise.all(
