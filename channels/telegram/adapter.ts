@@ -1,6 +1,6 @@
 import { randomInt } from "node:crypto";
 import { Bot } from "grammy";
-import type { Update } from "grammy/types";
+import type { InlineKeyboardMarkup, Update } from "grammy/types";
 import { assertNever } from "../../src/errors/assert-never.js";
 import type { Logger } from "../../src/log/logger.js";
 import type { ApprovalCard, ApprovalOutcome } from "../../src/world/approval-types.js";
@@ -21,7 +21,9 @@ import { chatCommands } from "../../src/world/commands/chat-commands.js";
 import type { MessageLinks } from "../../src/world/message-links.js";
 import type { InboundSink } from "../../src/world/inbound.js";
 import type { Author } from "../../src/world/message.js";
+import type { SingletonLease, SingletonLock } from "../../src/world/singleton-lock.js";
 import { AdminRoles } from "./admin-roles.js";
+import { encodeStopCallback } from "./callback-data.js";
 import { type BotHandle, TelegramOutbound, createApi, isPrivateChat, isRefusal, toPlatformError } from "./api.js";
 import { EditThrottle } from "./edit-throttle.js";
 import { type MentionDirectory, emptyMentionDirectory } from "./mentions.js";
@@ -30,13 +32,25 @@ import { TelegramMessageStream } from "./message-stream.js";
 import { type TelegramAdapterOptions, type TelegramClock, systemClock } from "./options.js";
 import { type ParsedUpdate, parseUpdate } from "./parse.js";
 import { UpdatePoller } from "./polling.js";
-import { htmlToPlain, renderApprovalCard, renderApprovalOutcome, renderText, telegramMessageLimit } from "./render.js";
+import {
+  cardArgumentsFile,
+  htmlToPlain,
+  renderApprovalCard,
+  renderApprovalOutcome,
+  renderText,
+  telegramMessageLimit,
+} from "./render.js";
 import { withTelegramMentions } from "./render-mentions.js";
 import { retryTransformer } from "./retry-transformer.js";
 import { webhookSecretFor } from "./verify.js";
 import { createWebhookRoute, telegramWebhookPath } from "./webhook-route.js";
 
 const allowedUpdates = ["message", "callback_query"] as const;
+
+/** The Stop button on an answer being written. */
+function stopKeyboard(agent: string): InlineKeyboardMarkup {
+  return { inline_keyboard: [[{ text: "⏹ Stop", callback_data: encodeStopCallback(agent) }]] };
+}
 
 /** The answer to a press on a button the service cannot read. */
 export const staleButtonText = "This button is no longer valid.";
@@ -71,6 +85,10 @@ export class TelegramAdapter implements ChannelAdapter, StreamingChannel, Editin
   private readonly adminRoles: AdminRoles;
   private directory: MentionDirectory = emptyMentionDirectory();
   private poller: UpdatePoller | undefined;
+  private lockStop: AbortController | undefined;
+  private holding: Promise<void> | undefined;
+  /** Another process holds the polling lock: this one is ready and waits to take over. */
+  private waitingForLock = false;
   private sink: InboundSink | undefined;
   private webhookConnected = false;
   private route: WebhookRoute | undefined;
@@ -127,6 +145,16 @@ export class TelegramAdapter implements ChannelAdapter, StreamingChannel, Editin
     } catch (error) {
       throw toPlatformError(error, "deleteWebhook");
     }
+    const lock = this.options.pollingLock;
+    if (lock) {
+      this.lockStop = new AbortController();
+      this.holding = this.pollWhileHolding(lock, `telegram:${me.id}`, me.username, this.lockStop.signal);
+      return;
+    }
+    this.startPoller(me.username);
+  }
+
+  private startPoller(username: string): void {
     this.poller = new UpdatePoller({
       api: this.bot.api,
       clock: this.clock,
@@ -137,10 +165,35 @@ export class TelegramAdapter implements ChannelAdapter, StreamingChannel, Editin
       handle: (update) => this.bot.handleUpdate(update),
     });
     this.poller.start();
-    this.logger.info({ bot: me.username }, "telegram long polling started");
+    this.logger.info({ bot: username }, "telegram long polling started");
+  }
+
+  /** Polls only while this process holds the bot's lock; waits (and is ready) while another does. */
+  private async pollWhileHolding(lock: SingletonLock, name: string, username: string, stop: AbortSignal) {
+    while (!stop.aborted) {
+      this.waitingForLock = true;
+      let lease: SingletonLease;
+      try {
+        lease = await lock.acquire(name, stop);
+      } catch {
+        return; // stopped while waiting
+      } finally {
+        this.waitingForLock = false;
+      }
+      this.startPoller(username);
+      const done = AbortSignal.any([lease.lost, stop]);
+      if (!done.aborted) await new Promise((resolve) => done.addEventListener("abort", resolve, { once: true }));
+      if (lease.lost.aborted && !stop.aborted)
+        this.logger.warn({ bot: username }, "telegram polling lock lost: polling paused");
+      await this.poller?.stop();
+      this.poller = undefined;
+      await lease.release();
+    }
   }
 
   async stop(): Promise<void> {
+    this.lockStop?.abort();
+    await this.holding;
     await this.poller?.stop();
     this.poller = undefined;
     this.webhookConnected = false;
@@ -148,7 +201,7 @@ export class TelegramAdapter implements ChannelAdapter, StreamingChannel, Editin
   }
 
   isConnected(): boolean {
-    return this.webhookConnected || (this.poller?.isConnected() ?? false);
+    return this.webhookConnected || this.waitingForLock || (this.poller?.isConnected() ?? false);
   }
 
   webhookRoutes(): WebhookRoute[] {
@@ -212,6 +265,12 @@ export class TelegramAdapter implements ChannelAdapter, StreamingChannel, Editin
     // Cards always come from the main bot: its updates are the ones read, presses included.
     const { html, keyboard } = renderApprovalCard(card);
     const id = await this.outbound.send(this.main, chat, { html, plain: htmlToPlain(html) }, { keyboard });
+    const file = cardArgumentsFile(card);
+    if (file)
+      await this.outbound.sendDocument(this.main, chat, file, {
+        replyTo: String(id),
+        caption: `Arguments of ${card.tool}, id ${card.shortId}, in full`,
+      });
     return { ids: [String(id)] };
   }
 
@@ -254,6 +313,8 @@ export class TelegramAdapter implements ChannelAdapter, StreamingChannel, Editin
       draftId: useDrafts ? randomInt(1, 2 ** 31 - 1) : 0,
       onDraftsUnsupported: () => this.draftsUnsupported.add(bot.key),
       prepare: (text, mentions) => this.markdownOf({ author, text, ...(mentions === undefined ? {} : { mentions }) }),
+      // Presses are read from the main bot only: the Stop button rides on its messages alone.
+      ...(author.kind === "agent" && bot === this.main ? { liveKeyboard: stopKeyboard(author.name) } : {}),
       ...(observer === undefined ? {} : { observer }),
     });
   }
@@ -372,6 +433,20 @@ export class TelegramAdapter implements ChannelAdapter, StreamingChannel, Editin
           answer = { text: result.text, alert: result.status !== "decided" && result.status !== "already-decided" };
         } catch (error) {
           log.error({ err: error, approvalId: parsed.click.approvalId }, "approval click failed");
+          answer = { text: "Something went wrong; please try again.", alert: true };
+        }
+        await this.outbound.answerCallback(this.main, parsed.callbackQueryId, answer.text, answer.alert);
+        return;
+      }
+      case "command": {
+        let answer: { text: string; alert: boolean };
+        try {
+          const roles = await this.adminRoles.rolesOf(parsed.command.chat, parsed.command.sender.id);
+          const sender = roles.length === 0 ? parsed.command.sender : { ...parsed.command.sender, roles };
+          const result = await sink.command({ ...parsed.command, sender });
+          answer = { text: result.text, alert: result.status !== "done" };
+        } catch (error) {
+          log.error({ err: error, command: parsed.command.name }, "command button failed");
           answer = { text: "Something went wrong; please try again.", alert: true };
         }
         await this.outbound.answerCallback(this.main, parsed.callbackQueryId, answer.text, answer.alert);

@@ -26,3 +26,15 @@ export function decodeApprovalCallback(data: string): { approvalId: string; choi
   if (!choice) return undefined;
   return { approvalId: match[1] ?? "", choice };
 }
+
+/** `st:<agent>` (or `st` when the name does not fit): the Stop button on a streaming answer. */
+export function encodeStopCallback(agent: string): string {
+  const data = `st:${agent}`;
+  return Buffer.byteLength(data, "utf8") <= callbackDataLimit && /^[A-Za-z0-9_-]+$/.test(agent) ? data : "st";
+}
+
+/** The agent a Stop button names (empty: every agent of the chat), or undefined when it is no Stop button. */
+export function decodeStopCallback(data: string): { agent: string } | undefined {
+  const match = /^st(?::([A-Za-z0-9_-]{1,61}))?$/.exec(data);
+  return match ? { agent: match[1] ?? "" } : undefined;
+}

@@ -1,4 +1,5 @@
 import { GrammyError } from "grammy";
+import type { InlineKeyboardMarkup } from "grammy/types";
 import type { Logger } from "../../src/log/logger.js";
 import type { MessageStream, OutboundMention, SentRef, StreamObserver } from "../../src/world/channel-adapter.js";
 import type { ChatRef } from "../../src/world/chat-ref.js";
@@ -26,6 +27,8 @@ export interface MessageStreamSetup {
   prepare?(text: string, mentions?: readonly OutboundMention[]): string;
   /** Told (and awaited) whenever a real message is added, so the world can record it. */
   observer?: StreamObserver;
+  /** Buttons on the live part while the answer is being written (a Stop button); gone at the end. */
+  liveKeyboard?: InlineKeyboardMarkup;
 }
 
 /**
@@ -37,7 +40,7 @@ export interface MessageStreamSetup {
 export class TelegramMessageStream implements MessageStream {
   private latest = "";
   private shownText = "";
-  private readonly sent: { id: number; html: string }[] = [];
+  private readonly sent: { id: number; html: string; live?: boolean }[] = [];
   private lastDraftHtml = "";
   private draftMode: boolean;
   private pumping: Promise<void> | undefined;
@@ -134,19 +137,24 @@ export class TelegramMessageStream implements MessageStream {
       if (final || !last || last.html === this.lastDraftHtml) return;
       if (await this.tryDraft(last.html)) return;
     }
+    const keyboard = this.setup.liveKeyboard;
     for (const [index, part] of parts.entries()) {
       const shown = this.sent[index];
+      // The part still being written carries the live buttons; settled parts carry none.
+      const live = keyboard !== undefined && !final && index === parts.length - 1;
       if (!shown) {
-        await this.record({ id: await outbound.send(bot, chat, part), html: part.html });
-      } else if (shown.html !== part.html) {
-        await outbound.edit(bot, chat, shown.id, part);
+        const id = await outbound.send(bot, chat, part, live ? { keyboard } : {});
+        await this.record({ id, html: part.html, ...(live ? { live } : {}) });
+      } else if (shown.html !== part.html || (shown.live ?? false) !== live) {
+        await outbound.edit(bot, chat, shown.id, part, live ? keyboard : undefined);
         shown.html = part.html;
+        shown.live = live;
       }
     }
   }
 
   /** Remember a sent part and tell the observer where the stream's text now is. */
-  private async record(part: { id: number; html: string }): Promise<void> {
+  private async record(part: { id: number; html: string; live?: boolean }): Promise<void> {
     this.sent.push(part);
     await this.setup.observer?.posted({ ids: this.sent.map((sent) => String(sent.id)) });
   }

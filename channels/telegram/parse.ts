@@ -1,6 +1,6 @@
 import type { ChatRef } from "../../src/world/chat-ref.js";
-import type { ApprovalClick, InboundMessage, Sender } from "../../src/world/inbound.js";
-import { decodeApprovalCallback } from "./callback-data.js";
+import type { ApprovalClick, InboundCommand, InboundMessage, Sender } from "../../src/world/inbound.js";
+import { decodeApprovalCallback, decodeStopCallback } from "./callback-data.js";
 import { type MentionDirectory, resolveMentions } from "./mentions.js";
 import {
   type TelegramCallbackQuery,
@@ -14,6 +14,8 @@ import {
 export type ParsedUpdate =
   | { kind: "message"; message: InboundMessage }
   | { kind: "click"; click: ApprovalClick; callbackQueryId: string }
+  /** The Stop button on a streaming answer. */
+  | { kind: "command"; command: InboundCommand; callbackQueryId: string }
   /** A button press the adapter cannot read (not ours, stale, malformed): answer it and log. */
   | { kind: "bad-click"; callbackQueryId: string; reason: string }
   | { kind: "ignored"; reason: string }
@@ -89,6 +91,18 @@ function parseMessage(message: TelegramMessage, directory: MentionDirectory, raw
 
 function parseCallbackQuery(query: TelegramCallbackQuery, raw: unknown): ParsedUpdate {
   if (query.data === undefined) return { kind: "bad-click", callbackQueryId: query.id, reason: "no callback data" };
+  const stop = decodeStopCallback(query.data);
+  if (stop && query.message) {
+    const command: InboundCommand = {
+      chat: chatRefOf(query.message.chat, query.message),
+      name: "stop",
+      args: stop.agent === "" ? [] : [stop.agent],
+      sender: senderOf(query.from, new Map()),
+      platformEventId: query.id,
+      raw,
+    };
+    return { kind: "command", command, callbackQueryId: query.id };
+  }
   const decoded = decodeApprovalCallback(query.data);
   if (!decoded) return { kind: "bad-click", callbackQueryId: query.id, reason: "malformed callback data" };
   if (!query.message) return { kind: "bad-click", callbackQueryId: query.id, reason: "press without a message" };

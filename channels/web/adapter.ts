@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { ApprovalCard, ApprovalOutcome } from "../../src/world/approval-types.js";
 import type {
+  PrivateReplyChannel,
   EditingChannel,
   StreamObserver,
   ChannelAdapter,
@@ -43,14 +44,16 @@ export interface WebAdapterOptions {
  * The browser console: a chat page per world whose answers stream in over Server-Sent Events,
  * approval cards with the three choices, and the operator view, all on the service's own port.
  */
-export class WebAdapter implements ChannelAdapter, StreamingChannel, EditingChannel, WebhookChannel {
+export class WebAdapter
+  implements ChannelAdapter, StreamingChannel, EditingChannel, PrivateReplyChannel, WebhookChannel
+{
   readonly id = "web";
   readonly platform = "web" as const;
   readonly capabilities: ChannelCapabilities = {
     maxMessageLength: Number.POSITIVE_INFINITY,
     canEdit: true,
     threads: false,
-    privateReplies: false,
+    privateReplies: true,
     nativeStreaming: true,
     fileAttachments: false,
     agentIdentities: true,
@@ -153,6 +156,25 @@ export class WebAdapter implements ChannelAdapter, StreamingChannel, EditingChan
         this.hub.publish(chatKey(chat), { type: "removed", id });
       },
     };
+  }
+
+  /**
+   * Show `text` only on the pages opened under the name `userId` (the page's name is its
+   * person's id). With no such page open it throws, so the world tells the chat instead.
+   */
+  async replyPrivately(chat: ChatRef, userId: string, text: string): Promise<void> {
+    const reached = this.hub.publishTo(chatKey(chat), userId, {
+      type: "item",
+      item: {
+        kind: "message",
+        id: newId("p"),
+        author: { kind: "system", name: "roundtable", displayName: "roundtable" },
+        text,
+        at: new Date().toISOString(),
+        private: true,
+      },
+    });
+    if (reached === 0) throw new Error(`no web page of ${userId} is open in this chat`);
   }
 
   /** Replace what the pages show under a stored id (a draft finished by another process). */

@@ -4,6 +4,8 @@ import type { WebEvent, WebItem } from "./web-items.js";
 
 interface Subscriber {
   response: ServerResponse;
+  /** The name the page gave (private replies reach only the pages of that name). */
+  name: string | undefined;
   /** Live events that came while the snapshot was being read; sent right after it. */
   buffered: WebEvent[] | undefined;
 }
@@ -26,7 +28,12 @@ export class EventHub {
   }
 
   /** Open a stream for `chatKey` and send `snapshot()` first. */
-  async open(chatKey: string, response: ServerResponse, snapshot: () => Promise<WebItem[]>): Promise<void> {
+  async open(
+    chatKey: string,
+    response: ServerResponse,
+    snapshot: () => Promise<WebItem[]>,
+    name?: string,
+  ): Promise<void> {
     response.writeHead(200, {
       "content-type": "text/event-stream; charset=utf-8",
       "cache-control": "no-store",
@@ -34,7 +41,7 @@ export class EventHub {
       "x-accel-buffering": "no",
     });
     response.write("retry: 2000\n\n");
-    const subscriber: Subscriber = { response, buffered: [] };
+    const subscriber: Subscriber = { response, name, buffered: [] };
     let set = this.subscribers.get(chatKey);
     if (!set) {
       set = new Set();
@@ -62,6 +69,18 @@ export class EventHub {
       if (subscriber.buffered) subscriber.buffered.push(event);
       else write(subscriber.response, event);
     }
+  }
+
+  /** Send an event only to the pages of `chatKey` opened under `name`; returns how many got it. */
+  publishTo(chatKey: string, name: string, event: WebEvent): number {
+    let count = 0;
+    for (const subscriber of this.subscribers.get(chatKey) ?? []) {
+      if (subscriber.name !== name) continue;
+      count += 1;
+      if (subscriber.buffered) subscriber.buffered.push(event);
+      else write(subscriber.response, event);
+    }
+    return count;
   }
 
   /** How many pages show `chatKey` now. */

@@ -27,7 +27,15 @@ export interface WebCard {
 
 /** One thing on the chat page, in the order it happened. `id` is stable: a later item with the same id replaces it. */
 export type WebItem =
-  | { kind: "message"; id: string; author: WebAuthor; text: string; at: string }
+  | {
+      kind: "message";
+      id: string;
+      author: WebAuthor;
+      text: string;
+      at: string;
+      /** Shown only to one person's pages (a refusal, a notice), never stored as part of the chat. */
+      private?: boolean;
+    }
   | { kind: "draft"; id: string; author: WebAuthor; text: string }
   | { kind: "card"; id: string; card: WebCard; at: string };
 

@@ -67,7 +67,13 @@ export function createWebRoutes(web: WebConsole): WebhookRoute[] {
           return;
         }
         const key = chatKey(webChat(world.name));
-        await web.hub.open(key, response, async () => (await web.options.history?.history(key)) ?? []);
+        const name = queryParameter(request, "name")?.trim();
+        await web.hub.open(
+          key,
+          response,
+          async () => (await web.options.history?.history(key)) ?? [],
+          name === undefined || name === "" ? undefined : name,
+        );
       },
     },
     {

@@ -170,9 +170,15 @@ export class FakeDiscord {
 
   /**
    * A thread under `parentId` (public thread, type 11), started from `starterMessageId` when
-   * given (its id is then the starter's, as on Discord). Dispatches THREAD_CREATE when connected.
+   * given (its id is then the starter's, as on Discord). Dispatches THREAD_CREATE when connected
+   * (unless `silent`).
    */
-  addThread(parentId: string, name: string, starterMessageId?: string): FakeChannel {
+  addThread(
+    parentId: string,
+    name: string,
+    starterMessageId?: string,
+    options: { silent?: boolean } = {},
+  ): FakeChannel {
     const parent = this.state.channels.get(parentId);
     if (!parent?.guild_id) throw new Error("unknown parent channel");
     const thread: FakeChannel = {
@@ -283,6 +289,56 @@ export class FakeDiscord {
       entitlements: [],
       authorizing_integration_owners: {},
       context: message.guild_id ? 0 : 1,
+    });
+    return interaction;
+  }
+
+  /** A person runs an application command (`/agents`, …) in a channel; dispatched as INTERACTION_CREATE (type 2). */
+  slashCommand(options: { channelId: string; user: FakeDiscordUser; name: string }): FakeInteraction {
+    const channel = this.state.channels.get(options.channelId);
+    if (!channel) throw new Error("unknown channel");
+    const applicationId = [...this.bots.values()][0]?.applicationId ?? "0";
+    const interaction: FakeInteraction = {
+      id: snowflake(),
+      token: `interaction-${snowflake()}`,
+      applicationId,
+      channelId: channel.id,
+      messageId: "",
+      user: options.user,
+      dispatchedAt: Date.now(),
+      callbacks: [],
+      ephemeral: [],
+      followups: [],
+    };
+    this.state.interactions.set(interaction.id, interaction);
+    const member = channel.guild_id ? this.state.member(channel.guild_id, options.user.id) : undefined;
+    const user = { ...options.user, discriminator: "0", avatar: null };
+    this.gateway.dispatch("INTERACTION_CREATE", {
+      id: interaction.id,
+      application_id: applicationId,
+      type: 2,
+      token: interaction.token,
+      version: 1,
+      channel_id: channel.id,
+      channel: { id: channel.id, type: channel.type },
+      ...(channel.guild_id
+        ? {
+            guild_id: channel.guild_id,
+            member: {
+              user,
+              roles: member?.roles ?? [],
+              nick: member?.nick ?? null,
+              permissions: "0",
+              joined_at: new Date(0).toISOString(),
+            },
+          }
+        : { user }),
+      data: { id: snowflake(), name: options.name, type: 1 },
+      locale: "en-US",
+      app_permissions: "0",
+      entitlements: [],
+      authorizing_integration_owners: {},
+      context: channel.guild_id ? 0 : 1,
     });
     return interaction;
   }

@@ -42,4 +42,56 @@ describe.each(modes)("a Slack channel through the world engine (%s)", (mode) => 
     expect(alice.requests).toHaveLength(1);
     expect(t.fake.messagesIn(channel)).toHaveLength(1);
   });
+  it("the first turn in a thread sees the thread's root, even one the service never got", async () => {
+    const alice = new ScriptedProvider(() => ({ text: "Rolling back." }));
+    t = await worldOnSlack({ mode, agents: [{ name: "alice", provider: alice }], world: { defaultAgent: "alice" } });
+    // A message from before the app was in the channel: Slack never delivered it.
+    const old = t.fake.messages.add({ channel, user: ana, text: "deploy 42 broke checkout" });
+    await t.say(ana, "@alice what now?", { threadTs: old.ts });
+    expect(t.replies(old.ts).map((reply) => reply.text)).toEqual(["Rolling back."]);
+    const seen = alice.requests[0]?.messages.map((message) => message.text) ?? [];
+    expect(seen.slice(-2)).toEqual(["Ana: deploy 42 broke checkout", "Ana: @alice what now?"]);
+    expect(t.fake.callsTo("conversations.replies")).toHaveLength(1);
+  });
+
+  it("replyIn: channel answers in the channel, and a direct message is answered in place", async () => {
+    const alice = new ScriptedProvider(() => ({ text: "Here." }));
+    t = await worldOnSlack({
+      mode,
+      agents: [{ name: "alice", provider: alice }],
+      world: { defaultAgent: "alice" },
+      adapter: { replyIn: "channel" },
+    });
+    await t.say(ana, "where?");
+    const top = t.fake.messagesIn(channel);
+    expect(top.map((message) => message.text)).toEqual(["where?", "Here."]);
+    expect(top[1]?.thread_ts).toBeUndefined();
+    await t.fake.userMessage({ channel: "D0ANA", user: ana, text: "and here?", channelType: "im" });
+    await t.settle();
+    const direct = t.fake.messagesIn("D0ANA");
+    expect(direct.map((message) => [message.text, message.thread_ts])).toEqual([
+      ["and here?", undefined],
+      ["Here.", undefined],
+    ]);
+  });
+  it("stream: native answers through Slack's own stream, to the person who asked, led by the agent's name", async () => {
+    const alice = new ScriptedProvider(() => ({ text: "Streaming natively, **in Markdown**." }));
+    t = await worldOnSlack({
+      mode,
+      agents: [{ name: "alice", provider: alice }],
+      world: { defaultAgent: "alice" },
+      adapter: { stream: "native", agents: [{ name: "alice", displayName: "Alice" }] },
+    });
+    const root = await t.say(ana, "stream please");
+    expect(t.replies(root.ts).map((reply) => reply.text)).toEqual(["**Alice:** Streaming natively, **in Markdown**."]);
+    expect(t.fake.callsTo("chat.startStream")[0]?.params).toMatchObject({
+      channel,
+      thread_ts: root.ts,
+      recipient_user_id: ana,
+      recipient_team_id: "T0FAKE",
+    });
+    expect(t.fake.callsTo("chat.stopStream")).toHaveLength(1);
+    expect(t.fake.callsTo("chat.postMessage")).toHaveLength(0);
+    expect(alice.requests).toHaveLength(1);
+  });
 });

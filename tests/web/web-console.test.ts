@@ -13,7 +13,14 @@ afterEach(async () => {
   web = undefined;
 });
 
-type Item = { kind: string; id: string; text?: string; author?: { name: string }; card?: Record<string, unknown> };
+type Item = {
+  kind: string;
+  id: string;
+  text?: string;
+  private?: boolean;
+  author?: { name: string };
+  card?: Record<string, unknown>;
+};
 type Event = { type: string; items?: Item[]; item?: Item; id?: string };
 
 function items(events: unknown[]): Item[] {
@@ -145,6 +152,30 @@ describe("the web console's chat (the real service in this process, the OpenAI S
     const html2 = await (await fetch(`${web.origin}/operator`)).text();
     expect(html2).toContain("Approval history");
     expect(html2).toContain("approved (once)");
+  });
+
+  it("tells a person alone what is meant for them alone (a non-member), on the pages opened under their name", async () => {
+    web = await startWebService({ worldConfig: ", members: { web: [ana] }" });
+    reader = new EventReader();
+    await reader.open(`${web.origin}/chat/events?world=team&name=ana`);
+    const bobs = new EventReader();
+    await bobs.open(`${web.origin}/chat/events?world=team&name=bob`);
+    await waitUntil("both snapshots arrive", () => reader?.events.length === 1 && bobs.events.length === 1);
+    await postJson(web.origin, "/chat/messages", { world: "team", name: "bob", text: "hi", clientId: "client-0101" });
+    await waitUntil("bob is told", () =>
+      items(bobs.events).some((item) => item.text?.startsWith("You are not a member")),
+    );
+    const told = items(bobs.events).find((item) => item.text?.startsWith("You are not a member"));
+    expect(told).toMatchObject({ kind: "message", private: true, author: { name: "roundtable" } });
+    // Carol has no page open under her name: the world tells the chat instead.
+    await postJson(web.origin, "/chat/messages", { world: "team", name: "carol", text: "hi", clientId: "client-0102" });
+    await waitUntil("the chat is told", () =>
+      items(reader?.events ?? []).some((item) => item.text?.startsWith("You are not a member")),
+    );
+    await bobs.close();
+    const anaSaw = items(reader.events).filter((item) => item.text?.startsWith("You are not a member"));
+    expect(anaSaw).toHaveLength(1);
+    expect(anaSaw[0]?.private).toBeUndefined();
   });
 
   it("answers bad input with a clear status, and logs it", async () => {

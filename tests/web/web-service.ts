@@ -20,7 +20,7 @@ export interface WebService {
 }
 
 /** The YAML of a world `team` with agent `alice` (shell_cmd, approval needed) on the OpenAI fake. */
-export function teamConfig(directory: string, extra: string[] = [], agentExtra = ""): string {
+export function teamConfig(directory: string, extra: string[] = [], agentExtra = "", worldExtra = ""): string {
   return [
     "providers:",
     // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own ${VAR} syntax
@@ -28,18 +28,20 @@ export function teamConfig(directory: string, extra: string[] = [], agentExtra =
     "agents:",
     `  - { name: alice, provider: openai, model: gpt-4.1, systemPrompt: You are alice., tools: [shell_cmd]${agentExtra} }`,
     "worlds:",
-    `  - { name: team, agents: [alice], defaultAgent: alice, workdir: ${JSON.stringify(directory)} }`,
+    `  - { name: team, agents: [alice], defaultAgent: alice, workdir: ${JSON.stringify(directory)}${worldExtra} }`,
     ...extra,
     "",
   ].join("\n");
 }
 
 /** The real service (`startService`, as `roundtable start` runs it) in this process, on SQLite and the OpenAI fake. */
-export async function startWebService(options: { extraConfig?: string[]; env?: Record<string, string> } = {}) {
+export async function startWebService(
+  options: { extraConfig?: string[]; worldConfig?: string; env?: Record<string, string> } = {},
+) {
   const directory = mkdtempSync(path.join(tmpdir(), "rt-web-"));
   const fake = await startOpenAIFake({ apiKey: "sk-test" });
   const configPath = path.join(directory, "roundtable.yaml");
-  writeFileSync(configPath, teamConfig(directory, options.extraConfig));
+  writeFileSync(configPath, teamConfig(directory, options.extraConfig, "", options.worldConfig));
   const env = { OPENAI_BASE_URL: fake.baseUrl, ...options.env };
   const loaded = await loadConfig({ configPath, env, cwd: directory });
   const { logger, lines } = capturedLogger();

@@ -79,13 +79,15 @@ function avatar(author) {
 }
 
 function renderMessage(item) {
-  const node = element("li", `item message kind-${item.author.kind}${item.kind === "draft" ? " draft" : ""}`);
+  const extra = `${item.kind === "draft" ? " draft" : ""}${item.private ? " private" : ""}`;
+  const node = element("li", `item message kind-${item.author.kind}${extra}`);
   node.append(avatar(item.author));
   const body = element("div", "body");
   const header = element("div", "author", item.author.displayName);
   if (item.author.displayName !== item.author.name && item.author.kind === "agent") {
     header.append(element("span", "handle", ` @${item.author.name}`));
   }
+  if (item.private) header.append(element("span", "handle", " · only you see this"));
   body.append(header);
   const text = element("div", "content");
   renderMarkdown(text, item.text);
@@ -201,16 +203,26 @@ textInput.addEventListener("keydown", (event) => {
   }
 });
 
-const events = new EventSource(`/chat/events?world=${encodeURIComponent(world)}`);
-events.addEventListener("open", () => {
-  statusLine.textContent = "connected";
-  statusLine.className = "status connected";
-});
-events.addEventListener("error", () => {
-  statusLine.textContent = "reconnecting…";
-  statusLine.className = "status reconnecting";
-});
-events.addEventListener("message", (message) => {
+// The stream is opened under the page's name, so answers meant for this person alone reach it;
+// a new name opens a new stream.
+let events;
+function connect() {
+  events?.close();
+  const name = encodeURIComponent(nameInput.value.trim());
+  events = new EventSource(`/chat/events?world=${encodeURIComponent(world)}&name=${name}`);
+  events.addEventListener("open", () => {
+    statusLine.textContent = "connected";
+    statusLine.className = "status connected";
+  });
+  events.addEventListener("error", () => {
+    statusLine.textContent = "reconnecting…";
+    statusLine.className = "status reconnecting";
+  });
+  events.addEventListener("message", onEvent);
+}
+nameInput.addEventListener("change", connect);
+
+function onEvent(message) {
   const event = JSON.parse(message.data);
   if (event.type === "snapshot") {
     timeline.replaceChildren(...event.items.map(render));
@@ -220,4 +232,6 @@ events.addEventListener("message", (message) => {
   } else if (event.type === "removed") {
     timeline.querySelector(`[data-id="${CSS.escape(event.id)}"]`)?.remove();
   }
-});
+}
+
+connect();
