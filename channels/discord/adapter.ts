@@ -15,6 +15,7 @@ import type {
   StreamObserver,
 } from "../../src/world/channel-adapter.js";
 import type { ChatRef } from "../../src/world/chat-ref.js";
+import { chatCommands } from "../../src/world/commands/chat-commands.js";
 import type { InboundSink } from "../../src/world/inbound.js";
 import type { Author } from "../../src/world/message.js";
 import type { MessageLinks } from "../../src/world/message-links.js";
@@ -86,6 +87,7 @@ export class DiscordAdapter
   private sink: InboundSink | undefined;
   private inbox: Promise<void> = Promise.resolve();
   private warnedNoContent = false;
+  private readonly commandGuilds = new Set<string>();
 
   constructor(private readonly options: DiscordAdapterOptions) {
     this.logger = options.logger.child({ platform: "discord" });
@@ -167,6 +169,11 @@ export class DiscordAdapter
       throw toPlatformError(error, "gateway login");
     }
     this.logger.info({ bot: me.username, guilds: client.guilds.cache.size }, "discord gateway connected");
+    await Promise.all([...client.guilds.cache.keys()].map((guildId) => this.registerCommands(guildId)));
+    client.on(Events.GuildCreate, (guild) => {
+      // A guild the bot joins while running gets the commands too.
+      if (!this.commandGuilds.has(guild.id)) void this.registerCommands(guild.id);
+    });
   }
 
   async stop(): Promise<void> {
@@ -366,6 +373,18 @@ export class DiscordAdapter
     };
   }
 
+  /** The chat commands as application commands of a guild (guild commands show at once). */
+  private async registerCommands(guildId: string): Promise<void> {
+    this.commandGuilds.add(guildId);
+    const commands = chatCommands.map((command) => ({ name: command.name, description: command.description, type: 1 }));
+    try {
+      await this.api.registerGuildCommands(this.applicationId, guildId, commands);
+    } catch (error) {
+      this.commandGuilds.delete(guildId);
+      this.logger.warn({ err: error, guild: guildId }, "could not register the chat commands in a discord guild");
+    }
+  }
+
   private role(guildId: string | undefined, roleId: string) {
     return guildId === undefined ? undefined : this.client?.guilds.cache.get(guildId)?.roles.cache.get(roleId);
   }
@@ -499,6 +518,9 @@ export class DiscordAdapter
     switch (parsed.kind) {
       case "click":
         await answerer.answer(parsed.interaction, () => sink.click(parsed.click), parsed.click.approvalId);
+        return;
+      case "command":
+        await answerer.answerCommand(parsed.interaction, () => sink.command(parsed.command), parsed.command.name);
         return;
       case "bad-click":
         this.logger.warn({ reason: parsed.reason }, "discord button press refused");

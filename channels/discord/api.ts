@@ -230,6 +230,23 @@ export class DiscordApi {
     );
   }
 
+  /** Replace a deferred interaction answer with its text. */
+  async editOriginal(applicationId: string, token: string, content: string): Promise<void> {
+    await this.call("interaction answer", () =>
+      this.rest.patch(Routes.webhookMessage(applicationId, token, "@original"), {
+        auth: false,
+        body: { content, allowed_mentions: noPings },
+      }),
+    );
+  }
+
+  /** Register the chat commands in a guild (replacing what was there). */
+  async registerGuildCommands(applicationId: string, guildId: string, commands: unknown[]): Promise<void> {
+    await this.call("register commands", () =>
+      this.rest.put(Routes.applicationGuildCommands(applicationId, guildId), { body: commands }),
+    );
+  }
+
   /** A follow-up to an answered interaction; `ephemeral` shows it to the clicker only. */
   async followUp(applicationId: string, token: string, content: string, ephemeral: boolean): Promise<void> {
     await this.call("interaction follow-up", () =>

@@ -1,5 +1,5 @@
 import type { Logger } from "../../src/log/logger.js";
-import type { ClickResult } from "../../src/world/inbound.js";
+import type { ClickResult, CommandResult } from "../../src/world/inbound.js";
 import type { DiscordApi } from "./api.js";
 import { systemClock } from "./options.js";
 
@@ -10,7 +10,7 @@ const failedText = "Something went wrong; please try again.";
 /** Discord forgets an interaction not answered within 3 s; the world gets this long first. */
 const quickAnswerMs = 1_500;
 
-const callback = { reply: 4, deferredUpdate: 6 } as const;
+const callback = { reply: 4, deferredReply: 5, deferredUpdate: 6 } as const;
 const ephemeral = 1 << 6;
 
 /**
@@ -68,6 +68,44 @@ export class ClickAnswerer {
       return;
     }
     await this.followUp(interaction, late.result.text);
+  }
+
+  /**
+   * An application command: the world's answer as an ephemeral reply; a slower world gets a
+   * deferred ephemeral reply ("thinking…") that its answer then replaces.
+   */
+  async answerCommand(
+    interaction: { id: string; token: string },
+    run: () => Promise<CommandResult>,
+    name: string,
+  ): Promise<void> {
+    const outcome = run().then(
+      (result) => ({ text: result.text }),
+      (error: unknown) => {
+        this.logger.error({ err: error, command: name }, "chat command failed");
+        return { text: failedText };
+      },
+    );
+    const timer = new AbortController();
+    const early = await Promise.race([
+      outcome,
+      systemClock.sleep(quickAnswerMs, timer.signal).then(
+        () => undefined,
+        () => undefined,
+      ),
+    ]);
+    timer.abort();
+    if (early !== undefined) {
+      await this.send(interaction, { type: callback.reply, data: { content: early.text, flags: ephemeral } });
+      return;
+    }
+    await this.send(interaction, { type: callback.deferredReply, data: { flags: ephemeral } });
+    const late = await outcome;
+    try {
+      await this.api.editOriginal(this.applicationId, interaction.token, late.text);
+    } catch (error) {
+      this.logger.warn({ err: error, command: name }, "discord command answer failed");
+    }
   }
 
   /** A press the adapter cannot read: a private note, nothing else. */

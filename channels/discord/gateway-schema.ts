@@ -59,6 +59,14 @@ export const discordInteractionSchema = z.object({
   member: memberSchema.extend({ user: discordUserSchema }).optional(),
   user: discordUserSchema.optional(),
   message: z.object({ id: z.string(), channel_id: z.string() }).optional(),
-  data: z.object({ custom_id: z.string().optional(), component_type: z.number().int().optional() }).optional(),
+  data: z
+    .object({
+      custom_id: z.string().optional(),
+      component_type: z.number().int().optional(),
+      /** Application commands: the command's name. */
+      name: z.string().optional(),
+      options: z.array(z.object({ name: z.string(), value: z.unknown().optional() })).optional(),
+    })
+    .optional(),
 });
 export type DiscordInteraction = z.infer<typeof discordInteractionSchema>;

@@ -1,5 +1,5 @@
 import type { ChatRef } from "../../src/world/chat-ref.js";
-import type { ApprovalClick, InboundMessage, Sender } from "../../src/world/inbound.js";
+import type { ApprovalClick, InboundCommand, InboundMessage, Sender } from "../../src/world/inbound.js";
 import { decodeApprovalCustomId } from "./custom-id.js";
 import {
   type DiscordInteraction,
@@ -31,6 +31,8 @@ export type ParsedMessage =
 /** What one INTERACTION_CREATE means. */
 export type ParsedInteraction =
   | { kind: "click"; click: ApprovalClick; interaction: { id: string; token: string } }
+  /** An application command (`/stop`, `/agents`, …). */
+  | { kind: "command"; command: InboundCommand; interaction: { id: string; token: string } }
   /** A button the adapter cannot read (not ours, stale, malformed): answer privately, log. */
   | { kind: "bad-click"; interaction: { id: string; token: string }; reason: string }
   | { kind: "ignored"; reason: string }
@@ -149,7 +151,7 @@ function interactionRef(raw: unknown): { id: string; token: string } | undefined
   return typeof id === "string" && typeof token === "string" ? { id, token } : undefined;
 }
 
-/** An INTERACTION_CREATE as an approval click, in the chat `chat`. Never throws. */
+/** An INTERACTION_CREATE as an approval click or a chat command, in the chat `chat`. Never throws. */
 export function parseInteraction(raw: unknown, chat: ChatRef, directory: MentionDirectory): ParsedInteraction {
   const parsed = discordInteractionSchema.safeParse(raw);
   if (!parsed.success) {
@@ -159,12 +161,12 @@ export function parseInteraction(raw: unknown, chat: ChatRef, directory: Mention
   }
   const interaction: DiscordInteraction = parsed.data;
   const ref = { id: interaction.id, token: interaction.token };
-  // 3 is a message component (a button press); slash commands and the rest are not ours here.
-  if (interaction.type !== 3) return { kind: "ignored", reason: `interaction type ${interaction.type}` };
-  const decoded = decodeApprovalCustomId(interaction.data?.custom_id ?? "");
-  if (!decoded) return { kind: "bad-click", interaction: ref, reason: "not an approval button" };
+  // 2 is an application command, 3 a message component (a button press); the rest are not ours.
+  if (interaction.type !== 2 && interaction.type !== 3) {
+    return { kind: "ignored", reason: `interaction type ${interaction.type}` };
+  }
   const user = interaction.member?.user ?? interaction.user;
-  if (!user) return { kind: "bad-click", interaction: ref, reason: "press without a user" };
+  if (!user) return { kind: "bad-click", interaction: ref, reason: "interaction without a user" };
   const sender: Sender = {
     id: user.id,
     displayName: displayNameOf(user, interaction.member?.nick),
@@ -178,6 +180,18 @@ export function parseInteraction(raw: unknown, chat: ChatRef, directory: Mention
     directory,
   );
   if (roles.length > 0) sender.roles = roles;
+  if (interaction.type === 2) {
+    const name = interaction.data?.name;
+    if (name === undefined) return { kind: "bad-click", interaction: ref, reason: "command without a name" };
+    const args = (interaction.data?.options ?? []).map((option) => String(option.value ?? ""));
+    return {
+      kind: "command",
+      command: { chat, name, args, sender, platformEventId: interaction.id, raw },
+      interaction: ref,
+    };
+  }
+  const decoded = decodeApprovalCustomId(interaction.data?.custom_id ?? "");
+  if (!decoded) return { kind: "bad-click", interaction: ref, reason: "not an approval button" };
   return {
     kind: "click",
     click: {

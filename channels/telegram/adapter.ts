@@ -31,7 +31,14 @@ import { TelegramMessageStream } from "./message-stream.js";
 import { type TelegramAdapterOptions, type TelegramClock, systemClock } from "./options.js";
 import { type ParsedUpdate, parseUpdate } from "./parse.js";
 import { UpdatePoller } from "./polling.js";
-import { htmlToPlain, renderApprovalCard, renderApprovalOutcome, renderText, telegramMessageLimit } from "./render.js";
+import {
+  cardArgumentsFile,
+  htmlToPlain,
+  renderApprovalCard,
+  renderApprovalOutcome,
+  renderText,
+  telegramMessageLimit,
+} from "./render.js";
 import { withTelegramMentions } from "./render-mentions.js";
 import { retryTransformer } from "./retry-transformer.js";
 import { webhookSecretFor } from "./verify.js";
@@ -218,6 +225,12 @@ export class TelegramAdapter implements ChannelAdapter, StreamingChannel, Editin
     // Cards always come from the main bot: its updates are the ones read, presses included.
     const { html, keyboard } = renderApprovalCard(card);
     const id = await this.outbound.send(this.main, chat, { html, plain: htmlToPlain(html) }, { keyboard });
+    const file = cardArgumentsFile(card);
+    if (file)
+      await this.outbound.sendDocument(this.main, chat, file, {
+        replyTo: String(id),
+        caption: `Arguments of ${card.tool}, id ${card.shortId}, in full`,
+      });
     return { ids: [String(id)] };
   }
 

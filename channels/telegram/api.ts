@@ -1,4 +1,4 @@
-import { Api, GrammyError, HttpError, type Transformer } from "grammy";
+import { Api, GrammyError, HttpError, InputFile, type Transformer } from "grammy";
 import type { InlineKeyboardMarkup, UserFromGetMe } from "grammy/types";
 import { NetworkError, PlatformApiError, RoundtableError } from "../../src/errors/roundtable-error.js";
 import type { Logger } from "../../src/log/logger.js";
@@ -91,6 +91,34 @@ export class TelegramOutbound {
         return sent.message_id;
       } catch (plainError) {
         throw toPlatformError(plainError, "sendMessage");
+      }
+    }
+  }
+
+  /**
+   * A file (a card's whole arguments) as a document replying to a message. Tried twice; a
+   * failure is logged (the card already says the file is attached, and its arguments are in the
+   * approvals audit), not thrown: throwing would post the card again.
+   */
+  async sendDocument(
+    bot: BotHandle,
+    chat: ChatRef,
+    file: { name: string; content: string },
+    extra: { replyTo: string; caption: string },
+  ): Promise<void> {
+    for (let attempt = 1; attempt <= 2; attempt++) {
+      try {
+        await bot.api.sendDocument(chatIdOf(chat), new InputFile(Buffer.from(file.content, "utf8"), file.name), {
+          ...threadOf(chat),
+          caption: extra.caption,
+          reply_parameters: { message_id: Number(extra.replyTo), allow_sending_without_reply: true },
+        });
+        return;
+      } catch (error) {
+        this.logger.error(
+          { err: toPlatformError(error, "sendDocument"), attempt },
+          "telegram could not attach a card's arguments",
+        );
       }
     }
   }

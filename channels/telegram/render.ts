@@ -55,6 +55,36 @@ function argumentsBlock(argumentsPreview: string): string {
   return `<pre><code class="language-json">${escapeHtml(preview(argumentsPreview))}</code></pre>`;
 }
 
+/** The arguments pretty-printed whole (the text the approver must be able to read in full). */
+function wholeArguments(argumentsJson: string): string {
+  try {
+    return JSON.stringify(JSON.parse(argumentsJson), null, 2) ?? argumentsJson;
+  } catch {
+    return argumentsJson;
+  }
+}
+
+/**
+ * The file a card attaches when its arguments do not fit on it: every byte of them, as a
+ * document replying to the card. Undefined when the card shows them whole.
+ */
+export function cardArgumentsFile(card: ApprovalCard): { name: string; content: string } | undefined {
+  const whole = wholeArguments(card.argumentsJson);
+  const previewCut = card.argumentsPreview.endsWith("…") && card.argumentsPreview.length <= whole.length;
+  if (whole.length <= previewLimit && !previewCut) return undefined;
+  return { name: `arguments-${card.shortId}.json`, content: whole };
+}
+
+/** The arguments on a card: whole when they fit, else their start and a line saying all are attached. */
+function cardArgumentsLines(card: ApprovalCard): string[] {
+  const file = cardArgumentsFile(card);
+  if (!file) return [argumentsBlock(card.argumentsPreview)];
+  return [
+    `<pre><code class="language-json">${escapeHtml(file.content.slice(0, previewLimit))}</code></pre>`,
+    `📎 <b>The arguments are ${file.content.length} characters long</b>: the card shows the first ${previewLimit}; all of them are in <code>${escapeHtml(file.name)}</code>, attached below.`,
+  ];
+}
+
 function clockTime(at: Date): string {
   return `${at.toISOString().slice(11, 16)} UTC`;
 }
@@ -63,7 +93,7 @@ function clockTime(at: Date): string {
 export function renderApprovalCard(card: ApprovalCard): { html: string; keyboard: InlineKeyboardMarkup } {
   const lines = [
     `🔐 <b>${escapeHtml(card.agent)}</b> wants to run <code>${escapeHtml(card.tool)}</code>`,
-    argumentsBlock(card.argumentsPreview),
+    ...cardArgumentsLines(card),
   ];
   if (card.reason.trim() !== "") lines.push(`<i>${escapeHtml(card.reason)}</i>`);
   lines.push(
@@ -103,6 +133,9 @@ export function renderApprovalOutcome(outcome: ApprovalOutcome): string {
     `<b>${outcomeLine(outcome)}</b>`,
     `<b>${escapeHtml(outcome.agent)}</b> · <code>${escapeHtml(outcome.tool)}</code> · id <code>${escapeHtml(outcome.shortId)}</code>`,
     argumentsBlock(outcome.argumentsPreview),
+    ...(outcome.argumentsPreview.endsWith("…")
+      ? ["📎 Shown in part; the whole arguments are attached to this card."]
+      : []),
   ].join("\n");
 }
 

@@ -31,7 +31,11 @@ export async function buildRequestView(
   // A turn parked long in a busy chat: its trigger is older than the window; read it all.
   if (trigger && oldest && trigger.seq < oldest.seq) recent = await store.listMessages(chatKey);
   const messages = orderConversation(recent, turn).slice(-viewWindow);
-  const calls = await store.listToolCalls({ chatKey, agent: agent.name });
+  // Only the calls of the agent's own messages in the view: a cost that stays flat with history.
+  const ownMessageIds = messages
+    .filter((message) => message.author.kind === "agent" && message.author.name === agent.name)
+    .map((message) => message.id);
+  const calls = await store.listToolCalls({ chatKey, agent: agent.name, messageIds: ownMessageIds });
   const results = new Map(
     (await store.listToolResults(calls.map((call) => call.id))).map((result) => [result.toolCallId, result]),
   );

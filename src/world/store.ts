@@ -83,6 +83,8 @@ export interface Store extends AccountingStore {
     chatKey?: string;
     agent?: string;
     step?: number;
+    /** Only the calls carried by these messages (a request view reads those it shows). */
+    messageIds?: readonly string[];
   }): Promise<ToolCallRecord[]>;
   setToolCallState(id: string, state: ToolCallState): Promise<void>;
   /**

@@ -287,6 +287,56 @@ export class FakeDiscord {
     return interaction;
   }
 
+  /** A person runs an application command (`/agents`, …) in a channel; dispatched as INTERACTION_CREATE (type 2). */
+  slashCommand(options: { channelId: string; user: FakeDiscordUser; name: string }): FakeInteraction {
+    const channel = this.state.channels.get(options.channelId);
+    if (!channel) throw new Error("unknown channel");
+    const applicationId = [...this.bots.values()][0]?.applicationId ?? "0";
+    const interaction: FakeInteraction = {
+      id: snowflake(),
+      token: `interaction-${snowflake()}`,
+      applicationId,
+      channelId: channel.id,
+      messageId: "",
+      user: options.user,
+      dispatchedAt: Date.now(),
+      callbacks: [],
+      ephemeral: [],
+      followups: [],
+    };
+    this.state.interactions.set(interaction.id, interaction);
+    const member = channel.guild_id ? this.state.member(channel.guild_id, options.user.id) : undefined;
+    const user = { ...options.user, discriminator: "0", avatar: null };
+    this.gateway.dispatch("INTERACTION_CREATE", {
+      id: interaction.id,
+      application_id: applicationId,
+      type: 2,
+      token: interaction.token,
+      version: 1,
+      channel_id: channel.id,
+      channel: { id: channel.id, type: channel.type },
+      ...(channel.guild_id
+        ? {
+            guild_id: channel.guild_id,
+            member: {
+              user,
+              roles: member?.roles ?? [],
+              nick: member?.nick ?? null,
+              permissions: "0",
+              joined_at: new Date(0).toISOString(),
+            },
+          }
+        : { user }),
+      data: { id: snowflake(), name: options.name, type: 1 },
+      locale: "en-US",
+      app_permissions: "0",
+      entitlements: [],
+      authorizing_integration_owners: {},
+      context: channel.guild_id ? 0 : 1,
+    });
+    return interaction;
+  }
+
   /** The next `times` calls matching `method` and `pattern` (a path under /api/v10) get 429. */
   rateLimitNext(method: string, pattern: RegExp, retryAfterSeconds: number, times = 1): void {
     this.failures.push({

@@ -354,6 +354,14 @@ export const routes: Route[] = [
     auth: false,
     handle: (request, [, id, token, messageId], context) => {
       const interaction = interactionOf(context, token);
+      if (interaction && messageId === "@original" && interaction.messageId === "") {
+        // The answer to a deferred command: shown where the deferral said (ephemeral or not).
+        const content = String(request.body.content ?? "");
+        const deferred = interaction.callbacks.find((each) => each.type === 5);
+        if ((Number(deferred?.data?.flags ?? 0) & ephemeralFlag) !== 0) interaction.ephemeral.push(content);
+        else interaction.followups.push(content);
+        return ok({ id: snowflake(), channel_id: interaction.channelId, content });
+      }
       if (interaction && messageId === "@original") {
         const message = context.state.messages.get(interaction.messageId);
         if (!message) return unknownMessage;

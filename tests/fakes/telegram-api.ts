@@ -259,7 +259,8 @@ export class FakeTelegramApi {
     const match = /^\/bot([^/]+)\/([A-Za-z]+)$/.exec(new URL(request.url ?? "/", "http://x").pathname);
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
-    const body = Buffer.concat(chunks).toString("utf8");
+    const raw = Buffer.concat(chunks);
+    const body = raw.toString("utf8");
     const send = (outcome: Outcome): void => {
       if (response.writableEnded || response.destroyed) return;
       response.writeHead(outcome.ok ? 200 : outcome.error_code, { "content-type": "application/json" });
@@ -268,7 +269,10 @@ export class FakeTelegramApi {
     if (!match) return send(refuse(404, "Not Found"));
     const [, token = "", method = ""] = match;
     this.onArrival?.(method);
-    const params = (body === "" ? {} : JSON.parse(body)) as Json;
+    const contentType = request.headers["content-type"] ?? "";
+    const params = contentType.startsWith("multipart/form-data")
+      ? await multipartParams(raw, contentType)
+      : ((body === "" ? {} : JSON.parse(body)) as Json);
     const bot = this.bots.get(token);
     const record = (outcome: Outcome): void => {
       const call: RecordedCall = {
@@ -377,6 +381,8 @@ export class FakeTelegramApi {
         return ok(true);
       case "sendMessage":
         return this.chats.send(bot.user, token, params);
+      case "sendDocument":
+        return this.chats.sendDocument(bot.user, token, params);
       case "editMessageText":
         return this.chats.edit(token, params, true);
       case "editMessageReplyMarkup":
@@ -414,4 +420,29 @@ export class FakeTelegramApi {
         return refuse(404, "Not Found");
     }
   }
+}
+
+/**
+ * A multipart body (grammY sends files this way) as params: text fields as JSON where they are
+ * JSON (`reply_parameters`), files as `{ file_name, content }`.
+ */
+async function multipartParams(raw: Buffer, contentType: string): Promise<Json> {
+  const form = await new Response(new Uint8Array(raw), { headers: { "content-type": contentType } }).formData();
+  const params: Json = {};
+  for (const [name, value] of form.entries()) {
+    if (typeof value === "string") {
+      try {
+        params[name] = /^[[{"]|^-?\d/.test(value) ? JSON.parse(value) : value;
+      } catch {
+        params[name] = value;
+      }
+    } else {
+      params[name] = { file_name: value.name, content: await value.text() };
+    }
+  }
+  // Files may be sent as parts of their own, referred to as `attach://<part name>`.
+  for (const [name, value] of Object.entries(params)) {
+    if (typeof value === "string" && value.startsWith("attach://")) params[name] = params[value.slice(9)];
+  }
+  return params;
 }

@@ -31,6 +31,8 @@ export interface StoredMessage {
   source?: string;
   reply_markup?: unknown;
   reply_to_message_id?: number;
+  /** A sent file (sendDocument): its name and whole content. */
+  document?: { file_name: string; content: string };
   deleted?: boolean;
   editCount: number;
 }
@@ -148,6 +150,29 @@ export class FakeChats {
     };
     this.messages.set(`${chat.id}:${stored.message_id}`, stored);
     return ok(this.messageJson(stored));
+  }
+
+  /** sendDocument: a file (with an optional caption), possibly replying to a message. */
+  sendDocument(botUser: FakeUser, token: string, params: Json): Outcome {
+    const chat = this.chats.get(Number(params.chat_id));
+    if (!chat) return refuse(400, "Bad Request: chat not found");
+    const file = params.document as { file_name?: string; content?: string } | undefined;
+    if (typeof file?.content !== "string") return refuse(400, "Bad Request: there is no document in the request");
+    const reply = params.reply_parameters as { message_id?: number } | undefined;
+    const stored: StoredMessage = {
+      message_id: this.allocateMessageId(chat.id),
+      chat,
+      from: botUser,
+      sentByToken: token,
+      text: typeof params.caption === "string" ? params.caption : "",
+      entities: [],
+      document: { file_name: file.file_name ?? "file", content: file.content },
+      editCount: 0,
+      ...(typeof params.message_thread_id === "number" ? { message_thread_id: params.message_thread_id } : {}),
+      ...(typeof reply?.message_id === "number" ? { reply_to_message_id: reply.message_id } : {}),
+    };
+    this.messages.set(`${chat.id}:${stored.message_id}`, stored);
+    return ok({ ...(this.messageJson(stored) as Json), document: { file_name: stored.document?.file_name } });
   }
 
   edit(token: string, params: Json, withText: boolean): Outcome {

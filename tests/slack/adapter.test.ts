@@ -1,3 +1,5 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { SlackAdapter } from "../../channels/slack/adapter.js";
 import type { SlackAdapterOptions } from "../../channels/slack/options.js";
@@ -5,7 +7,7 @@ import { platformChecks } from "../../src/cli/check/check-platforms.js";
 import { runCheck } from "../../src/cli/check/check-row.js";
 import { configSchema } from "../../src/config/schema.js";
 import { defaultScopes, FakeSlack } from "../fakes/slack-api.js";
-import { capturingLogger, InstantClock, logsMatching, RecordingSink } from "../telegram/helpers.js";
+import { capturingLogger, InstantClock, logsMatching, ManualClock, RecordingSink } from "../telegram/helpers.js";
 import { ana, appToken, botToken, channel, signingSecret, teamId } from "./world-slack.js";
 
 let fake: FakeSlack | undefined;
@@ -144,5 +146,69 @@ describe("the Slack adapter", () => {
     const { logger } = capturingLogger();
     adapter = new SlackAdapter({ botToken, apiUrl: fake.apiUrl, logger });
     await expect(adapter.start(new RecordingSink())).rejects.toThrow(/needs signingSecret .* or appToken/);
+  });
+  it("a streamed answer changes its message at most once per interval, however fast the model writes", async () => {
+    const clock = new ManualClock();
+    const h = await socketAdapter(defaultScopes, { clock, updateIntervalMs: 1000 });
+    h.fake.messages.add({ channel, user: ana, text: "root", ts: thread.thread });
+    const stream = await h.adapter.openStream(thread, { kind: "agent", id: "alice", name: "alice" });
+    let text = "";
+    const settle = async () => {
+      for (let round = 0; round < 5; round += 1) await new Promise((resolve) => setImmediate(resolve));
+      await h.fake.quiet();
+    };
+    const waitForCalls = async (method: string, count: number) => {
+      for (let round = 0; round < 200 && h.fake.callsTo(method).length < count; round += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    };
+    for (let second = 0; second < 3; second += 1) {
+      for (let word = 0; word < 20; word += 1) {
+        text += `w${second}-${word} `;
+        stream.update(text);
+        await settle();
+      }
+      await waitForCalls(second === 0 ? "chat.postMessage" : "chat.update", second === 0 ? 1 : second);
+      clock.advance(1000);
+    }
+    await waitForCalls("chat.update", 3);
+    // 60 model updates over three intervals: one post, then one edit per interval.
+    expect(h.fake.callsTo("chat.postMessage")).toHaveLength(1);
+    expect(h.fake.callsTo("chat.update").length).toBeGreaterThanOrEqual(1);
+    expect(h.fake.callsTo("chat.update").length).toBeLessThanOrEqual(3);
+    const finishing = stream.finish(`${text}done`);
+    clock.advance(1000);
+    const sent = await finishing;
+    expect(h.fake.messages.find(channel, sent.ids[0] ?? "")?.text).toBe(
+      `*Alice:* ${text}done`.replace("*Alice:* ", ""),
+    );
+  });
+  it("over HTTP an event is acknowledged before the world has taken it, and handled after the ack", async () => {
+    fake = await FakeSlack.start({ botToken, signingSecret, teamId, users: [{ id: ana, name: "ana" }] });
+    const { logger } = capturingLogger();
+    adapter = new SlackAdapter({ botToken, signingSecret, apiUrl: fake.apiUrl, logger, clock: new InstantClock() });
+    const route = adapter.webhookRoutes()[0];
+    expect(route?.path).toBe("/slack/events");
+    const server = createServer((request, response) => void route?.handle(request, response));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      fake.transport = { kind: "http", url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/slack/events` };
+      const sink = new RecordingSink();
+      let release: () => void = () => undefined;
+      sink.gate = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      await adapter.start(sink);
+      const { delivery } = await fake.userMessage({ channel, user: ana, text: "slow world" });
+      // Slack got its 200 while the world is still busy with the message.
+      expect(delivery.status).toBe(200);
+      expect(sink.accepted).toHaveLength(0);
+      release();
+      await adapter.idle();
+      expect(sink.accepted.map((message) => message.text)).toEqual(["slow world"]);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });

@@ -42,4 +42,36 @@ describe.each(modes)("a Slack channel through the world engine (%s)", (mode) => 
     expect(alice.requests).toHaveLength(1);
     expect(t.fake.messagesIn(channel)).toHaveLength(1);
   });
+  it("the first turn in a thread sees the thread's root, even one the service never got", async () => {
+    const alice = new ScriptedProvider(() => ({ text: "Rolling back." }));
+    t = await worldOnSlack({ mode, agents: [{ name: "alice", provider: alice }], world: { defaultAgent: "alice" } });
+    // A message from before the app was in the channel: Slack never delivered it.
+    const old = t.fake.messages.add({ channel, user: ana, text: "deploy 42 broke checkout" });
+    await t.say(ana, "@alice what now?", { threadTs: old.ts });
+    expect(t.replies(old.ts).map((reply) => reply.text)).toEqual(["Rolling back."]);
+    const seen = alice.requests[0]?.messages.map((message) => message.text) ?? [];
+    expect(seen.slice(-2)).toEqual(["Ana: deploy 42 broke checkout", "Ana: @alice what now?"]);
+    expect(t.fake.callsTo("conversations.replies")).toHaveLength(1);
+  });
+
+  it("replyIn: channel answers in the channel, and a direct message is answered in place", async () => {
+    const alice = new ScriptedProvider(() => ({ text: "Here." }));
+    t = await worldOnSlack({
+      mode,
+      agents: [{ name: "alice", provider: alice }],
+      world: { defaultAgent: "alice" },
+      adapter: { replyIn: "channel" },
+    });
+    await t.say(ana, "where?");
+    const top = t.fake.messagesIn(channel);
+    expect(top.map((message) => message.text)).toEqual(["where?", "Here."]);
+    expect(top[1]?.thread_ts).toBeUndefined();
+    await t.fake.userMessage({ channel: "D0ANA", user: ana, text: "and here?", channelType: "im" });
+    await t.settle();
+    const direct = t.fake.messagesIn("D0ANA");
+    expect(direct.map((message) => [message.text, message.thread_ts])).toEqual([
+      ["and here?", undefined],
+      ["Here.", undefined],
+    ]);
+  });
 });

@@ -73,6 +73,9 @@ export function storeApprovalContract(name: string, open: () => Promise<StoreFix
         expect(ids(await store.listToolCalls({ turnId, step: 2 }))).toEqual(ids(second.calls));
         expect(ids(await store.listToolCalls({ chatKey: chat, agent: "bob" }))).toEqual([second.calls[1]?.id]);
         expect(await store.listToolCalls({ turnId: unique("turn") })).toEqual([]);
+        const byMessage = await store.listToolCalls({ chatKey: chat, messageIds: ["m2"] });
+        expect(ids(byMessage)).toEqual(ids(second.calls));
+        expect(await store.listToolCalls({ chatKey: chat, messageIds: [] })).toEqual([]);
       });
 
       it("changes a call's state and refuses an unknown call", async () => {

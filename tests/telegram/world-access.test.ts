@@ -108,4 +108,25 @@ describe("access on Telegram through the world engine", () => {
     await t.say(ana, "/reset@other_bot");
     expect(t.botMessages()).toHaveLength(before);
   });
+
+  it("a card for 5,000 characters of arguments carries all of them: it says so and attaches the whole JSON", async () => {
+    const long = `${"0123456789".repeat(500)}`;
+    const alice = new ScriptedProvider((request) =>
+      request.messages.at(-1)?.role === "tool"
+        ? { text: "done" }
+        : { text: "", toolCalls: [{ name: "shell_cmd", args: { command: "echo", args: [long, "the-end"] } }] },
+    );
+    t = await worldOnTelegram({ agents: [{ name: "alice", provider: alice, tools: ["shell_cmd"] }] });
+    await t.say(ana, "@alice echo a lot");
+    const card = (await cards(t))[0];
+    const whole = JSON.stringify({ command: "echo", args: [long, "the-end"] }, null, 2);
+    expect(card?.text).toContain(`The arguments are ${whole.length} characters long`);
+    expect(card?.text).toContain(`arguments-`);
+    const document = t.fake.messagesIn(-1001234).find((message) => message.document !== undefined);
+    expect(document?.reply_to_message_id).toBe(card?.message_id);
+    expect(document?.document?.content).toBe(whole);
+    expect(JSON.parse(document?.document?.content ?? "{}")).toEqual({ command: "echo", args: [long, "the-end"] });
+    // Short arguments stay on the card, with no file.
+    expect(t.fake.callsTo("sendDocument")).toHaveLength(1);
+  });
 });

@@ -293,9 +293,12 @@ export class PrismaStore implements Store {
     chatKey?: string;
     agent?: string;
     step?: number;
+    messageIds?: readonly string[];
   }): Promise<ToolCallRecord[]> {
+    if (filter.messageIds?.length === 0) return [];
     const rows = await this.db.toolCall.findMany({
       where: {
+        ...(filter.messageIds === undefined ? {} : { messageId: { in: [...filter.messageIds] } }),
         ...(filter.turnId === undefined ? {} : { turnId: filter.turnId }),
         ...(filter.chatKey === undefined ? {} : { chatKey: filter.chatKey }),
         ...(filter.agent === undefined ? {} : { agent: filter.agent }),
