@@ -137,6 +137,8 @@ export class SlackInboundHandler {
           ...(command.user_name ? { handle: command.user_name } : {}),
         },
         ...(command.trigger_id === undefined ? {} : { platformEventId: command.trigger_id }),
+        // Slack offers slash commands only at channel level; answers live in threads.
+        wholeChannel: true,
         raw: command,
       });
       await this.tellPrivately(chat, command.user_id, result.text);

@@ -99,6 +99,11 @@ export interface InboundCommand {
   sender: Sender;
   /** The platform's id of this press or call, when it has one (dedupe of duplicate delivery). */
   platformEventId?: string;
+  /**
+   * The command cannot name a thread (Slack offers slash commands only at channel level): it
+   * concerns the channel's own chat and every thread chat in it.
+   */
+  wholeChannel?: boolean;
   raw: unknown;
 }
 

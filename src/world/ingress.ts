@@ -232,7 +232,7 @@ export class Ingress implements InboundSink {
       await this.resetChat(input.chat, `command:${key}:${input.platformEventId ?? Date.now()}:reset`, input.sender);
       return { status: "done", text: "Chat reset." };
     }
-    return this.runCommand(world, input, name, input.args);
+    return this.runCommand(world, input, name, input.args, input.wholeChannel ?? false);
   }
 
   private async runCommand(
@@ -240,6 +240,7 @@ export class Ingress implements InboundSink {
     input: Pick<InboundMessage, "chat" | "sender">,
     name: ChatCommandRequest["name"],
     args: string[],
+    wholeChannel = false,
   ): Promise<ChatCommandAnswer> {
     const log = this.context.logger.child({ platform: input.chat.platform, chat: chatKey(input.chat) });
     const adapter = this.context.channels.main(input.chat.platform);
@@ -253,6 +254,7 @@ export class Ingress implements InboundSink {
       sender: input.sender,
       name,
       args,
+      wholeChannel,
     });
     log.info({ command: name, user: input.sender.id, status: answer.status }, "chat command handled");
     return answer;

@@ -67,7 +67,13 @@ export interface Store extends AccountingStore {
     id: string,
     change: Partial<Pick<TurnRecord, "state" | "step" | "endReason" | "endedAt" | "deadlineAt">>,
   ): Promise<TurnRecord>;
-  listTurns(filter: { chatKey?: string; agent?: string; states?: TurnState[] }): Promise<TurnRecord[]>;
+  /** Turns, oldest first; `chatKeyPrefix` takes a channel's chat and its threads' chats at once. */
+  listTurns(filter: {
+    chatKey?: string;
+    chatKeyPrefix?: string;
+    agent?: string;
+    states?: TurnState[];
+  }): Promise<TurnRecord[]>;
   /**
    * Record that `by` stopped an unfinished turn (the durable stop marker). Returns the turn when
    * this call set the marker; undefined when the turn is ended, already stopped, or unknown.
@@ -101,6 +107,8 @@ export interface Store extends AccountingStore {
   getApprovalByShortId(chatKey: string, shortId: string): Promise<ApprovalRecord | undefined>;
   listApprovals(filter: {
     chatKey?: string;
+    /** A channel's chat and its threads' chats at once (chat keys end in the thread). */
+    chatKeyPrefix?: string;
     turnId?: string;
     states?: ApprovalRecord["state"][];
   }): Promise<ApprovalRecord[]>;

@@ -283,6 +283,29 @@ export class FakeSlack {
     );
   }
 
+  /** A person runs a slash command in a channel (`/roundtable stop`): HTTP form fields, or a Socket Mode envelope. */
+  async slashCommand(input: { user: string; channel: string; command?: string; text: string }): Promise<Delivery> {
+    const fields = {
+      token: "verification-token-unused",
+      team_id: this.teamId,
+      team_domain: "fake",
+      channel_id: input.channel,
+      channel_name: "release",
+      user_id: input.user,
+      user_name: this.userName(input.user),
+      command: input.command ?? "/roundtable",
+      text: input.text,
+      api_app_id: "A0FAKE",
+      response_url: `${this.origin}/commands/response`,
+      trigger_id: `trigger-${this.nextTrigger++}`,
+    };
+    if (this.transport.kind === "socket") {
+      const ack = await this.socket.send("slash_commands", fields);
+      return { status: 200, body: JSON.stringify(ack ?? {}) };
+    }
+    return this.post(new URLSearchParams(fields).toString(), "application/x-www-form-urlencoded");
+  }
+
   /** POST a raw body to the HTTP events URL, signed unless told otherwise. */
   async post(
     body: string,

@@ -257,6 +257,17 @@ export function storeContract(name: string, open: () => Promise<StoreFixture>): 
         expect((await store.listTurns({ chatKey: chat, agent: "bob" })).map((turn) => turn.id)).toEqual([b.id]);
         expect((await store.listTurns({ chatKey: chat, states: ["running"] })).map((turn) => turn.id)).toEqual([a.id]);
         expect(await store.listTurns({ chatKey: chat, states: [] })).toEqual([]);
+        // A channel's chat and its threads' chats (their keys extend the channel's).
+        const inThread = await store.createTurn({
+          ...base,
+          id: unique("turn"),
+          chatKey: `${chat}1700.1`,
+          agent: "bob",
+        });
+        expect((await store.listTurns({ chatKeyPrefix: chat })).map((turn) => turn.id).sort()).toEqual(
+          [a.id, b.id, inThread.id].sort(),
+        );
+        expect((await store.listTurns({ chatKeyPrefix: `${chat}1700` })).map((turn) => turn.id)).toEqual([inThread.id]);
       });
 
       it("marks an unfinished turn stopped once; an ended or unknown turn is not marked", async () => {

@@ -241,10 +241,16 @@ export class PrismaStore implements Store {
     return toTurnRecord(await this.db.turn.findUniqueOrThrow({ where: { id } }));
   }
 
-  async listTurns(filter: { chatKey?: string; agent?: string; states?: TurnState[] }): Promise<TurnRecord[]> {
+  async listTurns(filter: {
+    chatKey?: string;
+    chatKeyPrefix?: string;
+    agent?: string;
+    states?: TurnState[];
+  }): Promise<TurnRecord[]> {
     const rows = await this.db.turn.findMany({
       where: {
         ...(filter.chatKey === undefined ? {} : { chatKey: filter.chatKey }),
+        ...(filter.chatKeyPrefix === undefined ? {} : { AND: [{ chatKey: { startsWith: filter.chatKeyPrefix } }] }),
         ...(filter.agent === undefined ? {} : { agent: filter.agent }),
         ...(filter.states === undefined ? {} : { state: { in: filter.states } }),
       },
@@ -385,12 +391,14 @@ export class PrismaStore implements Store {
 
   async listApprovals(filter: {
     chatKey?: string;
+    chatKeyPrefix?: string;
     turnId?: string;
     states?: ApprovalRecord["state"][];
   }): Promise<ApprovalRecord[]> {
     const rows = await this.db.approval.findMany({
       where: {
         ...(filter.chatKey === undefined ? {} : { chatKey: filter.chatKey }),
+        ...(filter.chatKeyPrefix === undefined ? {} : { AND: [{ chatKey: { startsWith: filter.chatKeyPrefix } }] }),
         ...(filter.turnId === undefined ? {} : { turnId: filter.turnId }),
         ...(filter.states === undefined ? {} : { state: { in: filter.states } }),
       },

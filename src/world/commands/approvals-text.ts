@@ -1,6 +1,6 @@
 import { everyoneEntry, requesterEntry } from "../access-list.js";
 import { describeWait } from "../approval-outcome.js";
-import { type ChatRef, chatKey } from "../chat-ref.js";
+import { type ChatRef, chatKey, parseChatKey } from "../chat-ref.js";
 import { hasMessageLinks } from "../message-links.js";
 import { chainHumans } from "../turn-chain.js";
 import type { WorldContext } from "../world-context.js";
@@ -31,10 +31,12 @@ export async function approvalsText(
   context: Pick<WorldContext, "store" | "channels" | "clock">,
   chat: ChatRef,
   approvers: readonly string[],
+  wholeChannel = false,
 ): Promise<string> {
   const { store, clock } = context;
   const key = chatKey(chat);
-  const pending = (await store.listApprovals({ chatKey: key, states: ["pending"] })).sort(
+  const scope = wholeChannel ? { chatKeyPrefix: key } : { chatKey: key };
+  const pending = (await store.listApprovals({ ...scope, states: ["pending"] })).sort(
     (a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id),
   );
   if (pending.length === 0) return "No approvals are pending in this chat.";
@@ -54,7 +56,9 @@ export async function approvalsText(
     const card = await store.getOutbound("approval", approval.id);
     const cardId = card?.platformMessageIds[0];
     const link =
-      adapter && hasMessageLinks(adapter) && cardId !== undefined ? adapter.messageLink(chat, cardId) : undefined;
+      adapter && hasMessageLinks(adapter) && cardId !== undefined
+        ? adapter.messageLink(parseChatKey(approval.chatKey), cardId)
+        : undefined;
     const parts = [
       `${index + 1}. ${approval.agent} wants ${call?.name ?? "a tool"} \`${shortArguments(call?.argumentsJson ?? "")}\``,
       `id ${approval.shortId}`,

@@ -10,6 +10,8 @@ export interface ChatCommandRequest {
   sender: Sender;
   name: Exclude<ChatCommandName, "reset">;
   args: string[];
+  /** Also the chats of the channel's threads (a command that cannot name a thread). */
+  wholeChannel?: boolean;
 }
 
 /**

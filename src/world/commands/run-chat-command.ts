@@ -32,7 +32,10 @@ export async function runChatCommand(
         }),
       };
     case "approvals":
-      return { status: "done", text: await approvalsText(context, chat, approversFor(world, chat.platform)) };
+      return {
+        status: "done",
+        text: await approvalsText(context, chat, approversFor(world, chat.platform), request.wholeChannel),
+      };
     case "stop":
       return stopCommand(context, outbox, interrupts, request);
     default:

@@ -25,7 +25,8 @@ export async function stopCommand(
   if (unknown.length > 0) {
     return { status: "refused", text: `There is no agent named ${unknown.join(", ")} here; /agents lists them.` };
   }
-  const open = await context.store.listTurns({ chatKey: chatKey(chat), states: ["running", "parked"] });
+  const scope = request.wholeChannel ? { chatKeyPrefix: chatKey(chat) } : { chatKey: chatKey(chat) };
+  const open = await context.store.listTurns({ ...scope, states: ["running", "parked"] });
   const targeted = named.length === 0 ? open : open.filter((turn) => named.includes(turn.agent.toLowerCase()));
   if (targeted.length === 0) return { status: "done", text: "Nothing to stop: no agent is working in this chat." };
 
