@@ -40,7 +40,8 @@ export class ChatLocator {
     if (remembered) return remembered;
     const cached = this.client.channels.cache.get(channelId);
     let location: Location;
-    if (cached) {
+    // A partial channel is one discord.js made up from a message alone: its kind is a guess.
+    if (cached && !cached.partial) {
       location = { guildId, ...(cached.isThread() && cached.parentId ? { parentId: cached.parentId } : {}) };
     } else {
       const channel = await this.api.fetchChannel(channelId);

@@ -170,9 +170,15 @@ export class FakeDiscord {
 
   /**
    * A thread under `parentId` (public thread, type 11), started from `starterMessageId` when
-   * given (its id is then the starter's, as on Discord). Dispatches THREAD_CREATE when connected.
+   * given (its id is then the starter's, as on Discord). Dispatches THREAD_CREATE when connected
+   * (unless `silent`).
    */
-  addThread(parentId: string, name: string, starterMessageId?: string): FakeChannel {
+  addThread(
+    parentId: string,
+    name: string,
+    starterMessageId?: string,
+    options: { silent?: boolean } = {},
+  ): FakeChannel {
     const parent = this.state.channels.get(parentId);
     if (!parent?.guild_id) throw new Error("unknown parent channel");
     const thread: FakeChannel = {
