@@ -5,7 +5,6 @@ import { createDatabaseClient } from "./prisma/database-client.js";
 import { type DatabaseTarget, parseDatabaseUrl, redactDatabaseUrl, sqliteDirectory } from "./prisma/database-target.js";
 import { PostgresSingletonLock } from "./prisma/postgres-singleton-lock.js";
 import { PrismaStore } from "./prisma/prisma-store.js";
-import { PostgresWorkerLiveness } from "./prisma/postgres-worker-liveness.js";
 import { SqlWorkQueue, type SqlWorkQueueOptions, type StoredWorkQueue } from "./prisma/sql-work-queue.js";
 import type { Store } from "./store.js";
 import { localSingletonLock, type SingletonLock } from "../world/singleton-lock.js";
@@ -81,7 +80,7 @@ export async function openStore(options: OpenStoreOptions): Promise<OpenedStore>
       target.provider === "postgresql" ? new PostgresSingletonLock(target.url, logger) : localSingletonLock,
     createQueue(queueOptions: QueueOptions = {}) {
       const queue = new SqlWorkQueue(db, target.provider, {
-        ...(target.provider === "postgresql" ? { liveness: new PostgresWorkerLiveness(target.url, logger) } : {}),
+        ...(target.provider === "postgresql" ? { postgresUrl: target.url } : {}),
         ...queueOptions,
         logger: queueOptions.logger ?? options.logger,
         ...(queueOptions.clock === undefined && options.clock !== undefined ? { clock: options.clock } : {}),

@@ -122,37 +122,6 @@ export class JobTable {
     return { requeued: requeued.count, failed: failed.count };
   }
 
-  /** Worker ids (the part of a claim token before `:`) of every running job. */
-  async runningWorkers(): Promise<string[]> {
-    const rows = await this.db.job.findMany({
-      where: { state: "running" },
-      select: { lockedBy: true },
-      distinct: ["lockedBy"],
-    });
-    const workers = new Set<string>();
-    for (const row of rows) if (row.lockedBy) workers.add(row.lockedBy.split(":")[0] ?? "");
-    workers.delete("");
-    return [...workers];
-  }
-
-  /**
-   * Take back the running jobs of a worker whose process is gone (its claim tokens start with
-   * `<worker>:`). As in {@link JobTable.recover}, a job that used its attempts fails instead.
-   */
-  async recoverWorker(workerId: string, now: Date, maxAttempts: number): Promise<{ requeued: number; failed: number }> {
-    const mine = { state: "running", lockedBy: { startsWith: `${workerId}:` } };
-    const interrupted = "interrupted: the process running it died";
-    const failed = await this.db.job.updateMany({
-      where: { ...mine, attempts: { gte: maxAttempts } },
-      data: { state: "failed", lockedBy: null, lockedAt: null, finishedAt: now, lastError: interrupted },
-    });
-    const requeued = await this.db.job.updateMany({
-      where: mine,
-      data: { state: "pending", lockedBy: null, lockedAt: null, lastError: interrupted },
-    });
-    return { requeued: requeued.count, failed: failed.count };
-  }
-
   /** The earliest `runAt` of a pending job not yet due. */
   async nextRunAt(now: Date): Promise<Date | undefined> {
     const row = await this.db.job.findFirst({

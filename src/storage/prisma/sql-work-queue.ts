@@ -4,7 +4,7 @@ import type { Logger } from "../../log/logger.js";
 import type { ClaimedJob, JobHandler, QueueJob, WorkQueue } from "../../world/work-queue.js";
 import type { DatabaseClient } from "./database-client.js";
 import { type ClaimedRow, type JobStatus, JobTable } from "./job-table.js";
-import type { WorkerLiveness } from "./postgres-worker-liveness.js";
+import { livenessSweepMs, WorkerLiveness } from "./worker-liveness.js";
 
 export type { JobState, JobStatus } from "./job-table.js";
 
@@ -18,14 +18,8 @@ export interface SqlWorkQueueOptions {
   retryDelayMs?: (attempt: number) => number;
   /** PostgreSQL: a running job whose lease is older than this belongs to a dead process. Default 5 min. */
   leaseMs?: number;
-  /**
-   * PostgreSQL: how this process shows it is alive and finds dead workers (session advisory
-   * locks on worker ids). A dead worker's running jobs are taken back within
-   * `deadWorkerCheckMs`, not when their lease runs out.
-   */
-  liveness?: WorkerLiveness;
-  /** How often running jobs of other workers are checked for a dead owner. Default 2 s. */
-  deadWorkerCheckMs?: number;
+  /** PostgreSQL: the connection string for the liveness lock (dead workers' jobs taken back at once). */
+  postgresUrl?: string;
   /** How long finished (done or failed) jobs keep their key before the cleanup deletes them. Default 7 days. */
   retentionMs?: number;
   clock?: () => Date;
@@ -68,10 +62,6 @@ export class SqlWorkQueue implements StoredWorkQueue {
   private readonly retentionMs: number;
   private readonly clock: () => Date;
   private readonly workerId = randomUUID();
-  private readonly liveness: WorkerLiveness | undefined;
-  private readonly deadWorkerCheckMs: number;
-  private deadWorkerTimer: NodeJS.Timeout | undefined;
-  private checkingWorkers = false;
 
   private phase: "stopped" | "starting" | "started" | "stopping" = "stopped";
   private handler: JobHandler | undefined;
@@ -87,6 +77,8 @@ export class SqlWorkQueue implements StoredWorkQueue {
   private retryTimer: NodeJS.Timeout | undefined;
   private lastCleanup = Number.NEGATIVE_INFINITY;
   private waiters: (() => void)[] = [];
+  private readonly liveness: WorkerLiveness | undefined;
+  private livenessTimer: NodeJS.Timeout | undefined;
 
   constructor(
     db: DatabaseClient,
@@ -101,8 +93,10 @@ export class SqlWorkQueue implements StoredWorkQueue {
     this.leaseMs = options.leaseMs ?? 5 * 60 * 1_000;
     this.retentionMs = options.retentionMs ?? 7 * 24 * 60 * 60 * 1_000;
     this.clock = options.clock ?? (() => new Date());
-    this.liveness = options.liveness;
-    this.deadWorkerCheckMs = options.deadWorkerCheckMs ?? 2_000;
+    this.liveness =
+      provider === "postgresql" && options.postgresUrl
+        ? new WorkerLiveness(db, options.postgresUrl, this.workerId, this.logger)
+        : undefined;
   }
 
   async add(job: QueueJob): Promise<boolean> {
@@ -131,13 +125,9 @@ export class SqlWorkQueue implements StoredWorkQueue {
       if (recovered.requeued > 0 || recovered.failed > 0) {
         this.logger.warn(recovered, "took back jobs left running by a stopped process");
       }
-      if (this.liveness) {
-        await this.liveness.holdOwn(this.workerId);
-        await this.takeBackFromDeadWorkers();
-        this.deadWorkerTimer = setInterval(() => void this.takeBackFromDeadWorkers(), this.deadWorkerCheckMs);
-        this.deadWorkerTimer.unref();
-      }
       await this.cleanup(now);
+      await this.liveness?.start();
+      await this.liveness?.sweep();
     } catch (error) {
       if (this.phase === "starting") this.phase = "stopped";
       this.handler = undefined;
@@ -146,6 +136,17 @@ export class SqlWorkQueue implements StoredWorkQueue {
     if (this.phase !== "starting") return; // stopped while taking jobs back
     this.phase = "started";
     this.timerGeneration++;
+    if (this.liveness) {
+      const liveness = this.liveness;
+      // Also a slow look for work other processes added (their wake-ups are in-process only).
+      this.livenessTimer = setInterval(() => {
+        void liveness
+          .sweep()
+          .catch((error: unknown) => this.logger.warn({ err: error }, "work queue: looking for dead workers failed"))
+          .then(() => this.wake());
+      }, livenessSweepMs);
+      this.livenessTimer.unref();
+    }
     void this.wake();
   }
 
@@ -153,9 +154,10 @@ export class SqlWorkQueue implements StoredWorkQueue {
     if (this.phase === "stopped" || this.phase === "stopping") return;
     this.phase = "stopping";
     this.clearTimers();
+    clearInterval(this.livenessTimer);
     await this.scanning;
     await Promise.allSettled([...this.running.values()]);
-    await this.liveness?.close();
+    await this.liveness?.stop();
     this.phase = "stopped";
     this.handler = undefined;
     this.notify();
@@ -330,34 +332,7 @@ export class SqlWorkQueue implements StoredWorkQueue {
     if (deleted > 0) this.logger.debug({ deleted }, "work queue: deleted old finished jobs");
   }
 
-  /**
-   * Jobs left running by a worker whose process died go back to pending at once: its liveness
-   * lock is free. The steps' own idempotence keeps a taken-back step from repeating its effects.
-   */
-  private async takeBackFromDeadWorkers(): Promise<void> {
-    const liveness = this.liveness;
-    if (!liveness || this.checkingWorkers) return;
-    this.checkingWorkers = true;
-    try {
-      let taken = 0;
-      for (const worker of await this.table.runningWorkers()) {
-        if (worker === this.workerId || !(await liveness.isGone(worker))) continue;
-        const recovered = await this.table.recoverWorker(worker, this.clock(), this.maxAttempts);
-        if (recovered.requeued + recovered.failed === 0) continue;
-        this.logger.warn({ worker, ...recovered }, "took back the jobs of a worker whose process died");
-        taken += recovered.requeued;
-      }
-      if (taken > 0) void this.wake();
-    } catch (error) {
-      this.logger.warn({ err: error }, "work queue: checking for dead workers failed; trying again shortly");
-    } finally {
-      this.checkingWorkers = false;
-    }
-  }
-
   private clearTimers(): void {
-    if (this.deadWorkerTimer) clearInterval(this.deadWorkerTimer);
-    this.deadWorkerTimer = undefined;
     if (this.timer) clearTimeout(this.timer);
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.timer = undefined;
