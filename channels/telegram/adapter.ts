@@ -21,6 +21,7 @@ import { chatCommands } from "../../src/world/commands/chat-commands.js";
 import type { MessageLinks } from "../../src/world/message-links.js";
 import type { InboundSink } from "../../src/world/inbound.js";
 import type { Author } from "../../src/world/message.js";
+import type { SingletonLease, SingletonLock } from "../../src/world/singleton-lock.js";
 import { AdminRoles } from "./admin-roles.js";
 import { encodeStopCallback } from "./callback-data.js";
 import { type BotHandle, TelegramOutbound, createApi, isPrivateChat, isRefusal, toPlatformError } from "./api.js";
@@ -84,6 +85,10 @@ export class TelegramAdapter implements ChannelAdapter, StreamingChannel, Editin
   private readonly adminRoles: AdminRoles;
   private directory: MentionDirectory = emptyMentionDirectory();
   private poller: UpdatePoller | undefined;
+  private lockStop: AbortController | undefined;
+  private holding: Promise<void> | undefined;
+  /** Another process holds the polling lock: this one is ready and waits to take over. */
+  private waitingForLock = false;
   private sink: InboundSink | undefined;
   private webhookConnected = false;
   private route: WebhookRoute | undefined;
@@ -140,6 +145,16 @@ export class TelegramAdapter implements ChannelAdapter, StreamingChannel, Editin
     } catch (error) {
       throw toPlatformError(error, "deleteWebhook");
     }
+    const lock = this.options.pollingLock;
+    if (lock) {
+      this.lockStop = new AbortController();
+      this.holding = this.pollWhileHolding(lock, `telegram:${me.id}`, me.username, this.lockStop.signal);
+      return;
+    }
+    this.startPoller(me.username);
+  }
+
+  private startPoller(username: string): void {
     this.poller = new UpdatePoller({
       api: this.bot.api,
       clock: this.clock,
@@ -150,10 +165,35 @@ export class TelegramAdapter implements ChannelAdapter, StreamingChannel, Editin
       handle: (update) => this.bot.handleUpdate(update),
     });
     this.poller.start();
-    this.logger.info({ bot: me.username }, "telegram long polling started");
+    this.logger.info({ bot: username }, "telegram long polling started");
+  }
+
+  /** Polls only while this process holds the bot's lock; waits (and is ready) while another does. */
+  private async pollWhileHolding(lock: SingletonLock, name: string, username: string, stop: AbortSignal) {
+    while (!stop.aborted) {
+      this.waitingForLock = true;
+      let lease: SingletonLease;
+      try {
+        lease = await lock.acquire(name, stop);
+      } catch {
+        return; // stopped while waiting
+      } finally {
+        this.waitingForLock = false;
+      }
+      this.startPoller(username);
+      const done = AbortSignal.any([lease.lost, stop]);
+      if (!done.aborted) await new Promise((resolve) => done.addEventListener("abort", resolve, { once: true }));
+      if (lease.lost.aborted && !stop.aborted)
+        this.logger.warn({ bot: username }, "telegram polling lock lost: polling paused");
+      await this.poller?.stop();
+      this.poller = undefined;
+      await lease.release();
+    }
   }
 
   async stop(): Promise<void> {
+    this.lockStop?.abort();
+    await this.holding;
     await this.poller?.stop();
     this.poller = undefined;
     this.webhookConnected = false;
@@ -161,7 +201,7 @@ export class TelegramAdapter implements ChannelAdapter, StreamingChannel, Editin
   }
 
   isConnected(): boolean {
-    return this.webhookConnected || (this.poller?.isConnected() ?? false);
+    return this.webhookConnected || this.waitingForLock || (this.poller?.isConnected() ?? false);
   }
 
   webhookRoutes(): WebhookRoute[] {

@@ -1,4 +1,5 @@
 import type { Logger } from "../../src/log/logger.js";
+import type { SingletonLock } from "../../src/world/singleton-lock.js";
 
 /**
  * Time as the adapter sees it. Tests inject a manual clock so that throttling and retry waits
@@ -56,6 +57,11 @@ export interface TelegramAdapterOptions {
   retry?: TelegramRetryOptions;
   /** Use `sendMessageDraft` in private chats when the server offers it (default true). */
   drafts?: boolean;
+  /**
+   * With several service processes on one database: long polling runs only in the process that
+   * holds this lock (`telegram:<bot id>`); the others wait and take over when it dies.
+   */
+  pollingLock?: SingletonLock;
   /** Long-poll timeout in seconds for `getUpdates` (default 30). */
   pollingTimeoutSeconds?: number;
   /** Attempts to hand one update to the world before it is logged and skipped (default 5). */

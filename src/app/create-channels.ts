@@ -4,11 +4,19 @@ import { TelegramAdapter } from "../../channels/telegram/adapter.js";
 import type { Config } from "../config/schema.js";
 import type { Logger } from "../log/logger.js";
 import type { ChannelAdapter } from "../world/channel-adapter.js";
+import type { SingletonLock } from "../world/singleton-lock.js";
 
 /**
  * The platform adapters the config enables (a channel is on when its token is set).
  */
-export function createChannels(config: Config, logger: Logger): ChannelAdapter[] {
+export function createChannels(
+  config: Config,
+  logger: Logger,
+  options: {
+    /** Once-per-bot connections (Telegram long polling) run where this lock is held (several processes). */
+    singletonLock?: SingletonLock;
+  } = {},
+): ChannelAdapter[] {
   const channels: ChannelAdapter[] = [];
   const telegram = config.channels.telegram;
   if (telegram?.token) {
@@ -22,6 +30,7 @@ export function createChannels(config: Config, logger: Logger): ChannelAdapter[]
           agent.telegram ? [{ agent: agent.name, token: agent.telegram.token }] : [],
         ),
         agentNames: config.agents.map((agent) => agent.name),
+        ...(options.singletonLock === undefined ? {} : { pollingLock: options.singletonLock }),
         logger,
       }),
     );

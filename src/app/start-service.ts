@@ -20,7 +20,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
   const { config, logger } = options;
   const opened = await openStore({ databaseUrl: options.databaseUrl, logger });
   const queue = opened.createQueue({ concurrency: config.queue.concurrency });
-  const channels = createChannels(config, logger);
+  const channels = createChannels(config, logger, { singletonLock: opened.singletonLock });
   const web = createWebConsole({
     config,
     store: opened.store,

@@ -3,9 +3,11 @@ import type { Logger } from "../log/logger.js";
 import { migrateDatabase } from "./migrate.js";
 import { createDatabaseClient } from "./prisma/database-client.js";
 import { type DatabaseTarget, parseDatabaseUrl, redactDatabaseUrl, sqliteDirectory } from "./prisma/database-target.js";
+import { PostgresSingletonLock } from "./prisma/postgres-singleton-lock.js";
 import { PrismaStore } from "./prisma/prisma-store.js";
 import { SqlWorkQueue, type SqlWorkQueueOptions, type StoredWorkQueue } from "./prisma/sql-work-queue.js";
 import type { Store } from "./store.js";
+import { localSingletonLock, type SingletonLock } from "../world/singleton-lock.js";
 
 export { defaultDatabaseUrl } from "./prisma/database-target.js";
 export type { JobState, JobStatus, StoredWorkQueue } from "./prisma/sql-work-queue.js";
@@ -31,6 +33,8 @@ export interface OpenedStore {
   provider: DatabaseTarget["provider"];
   /** A work queue over the Job table of this database (one per process is the usual). */
   createQueue(options?: QueueOptions): StoredWorkQueue;
+  /** Who holds once-per-bot connections (PostgreSQL: advisory locks; SQLite: this process). */
+  singletonLock: SingletonLock;
   /** SQL statements sent so far through this store and its queues (for `/metrics`). */
   statementCount(): number;
   /** Stop the queues made here, then close the connection. */
@@ -72,6 +76,8 @@ export async function openStore(options: OpenStoreOptions): Promise<OpenedStore>
     store,
     provider: target.provider,
     statementCount: () => statements.value,
+    singletonLock:
+      target.provider === "postgresql" ? new PostgresSingletonLock(target.url, logger) : localSingletonLock,
     createQueue(queueOptions: QueueOptions = {}) {
       const queue = new SqlWorkQueue(db, target.provider, {
         ...queueOptions,
