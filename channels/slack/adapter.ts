@@ -17,7 +17,7 @@ import type {
   WebhookChannel,
   WebhookRoute,
 } from "../../src/world/channel-adapter.js";
-import type { ChatRef } from "../../src/world/chat-ref.js";
+import { type ChatRef, chatKey } from "../../src/world/chat-ref.js";
 import type { InboundSink } from "../../src/world/inbound.js";
 import type { Author } from "../../src/world/message.js";
 import type { UserRolesChannel } from "../../src/world/user-roles.js";
@@ -256,13 +256,17 @@ export class SlackAdapter
     const intervalMs = this.options.updateIntervalMs ?? 1000;
     const logger = this.logger.child({ chat: chat.channel });
     if (this.options.stream === "native" && chat.thread !== undefined) {
+      const recipient = this.handler?.lastPersonIn(chatKey(chat));
       return new SlackNativeStream({
         outbound: this.outbound,
         clock: this.clock,
         logger,
         chat: { ...chat, thread: chat.thread },
         authorName: this.displayNameOf(author),
-        recipient: { ...(this.identity ? { team: this.identity.teamId } : {}) },
+        recipient: {
+          ...(this.identity ? { team: chat.workspace ?? this.identity.teamId } : {}),
+          ...(recipient === undefined ? {} : { user: recipient }),
+        },
         intervalMs,
         ...(observer ? { observer } : {}),
       });

@@ -100,6 +100,10 @@ export class SlackHttpReceiver implements Receiver {
       reply(response, 400, "bad request");
       return;
     }
+    if (body.ssl_check !== undefined) {
+      reply(response, 200, "");
+      return;
+    }
     if (body.type === "url_verification") {
       reply(response, 200, JSON.stringify({ challenge: body.challenge }), "application/json");
       return;

@@ -1,6 +1,6 @@
 import { assertNever } from "../../src/errors/assert-never.js";
 import type { Logger } from "../../src/log/logger.js";
-import type { ChatRef } from "../../src/world/chat-ref.js";
+import { type ChatRef, chatKey } from "../../src/world/chat-ref.js";
 import type { InboundMessage, InboundSink } from "../../src/world/inbound.js";
 import type { SlackOutbound } from "./api.js";
 import type { ApproverGroups } from "./approver-groups.js";
@@ -44,6 +44,8 @@ export interface SlashCommand {
  */
 export class SlackInboundHandler {
   private readonly seenEvents = new Map<string, number>();
+  /** The last person who wrote in each chat: Slack streams to a recipient (`stream: native`). */
+  private readonly lastPeople = new Map<string, string>();
 
   constructor(private readonly setup: InboundHandlerSetup) {}
 
@@ -59,6 +61,7 @@ export class SlackInboundHandler {
     switch (parsed.kind) {
       case "message": {
         const { message } = parsed;
+        if (!message.ownEcho && !message.sender.isBot) this.rememberPerson(chatKey(message.chat), message.sender.id);
         const root = message.ownEcho ? undefined : await this.setup.threadRoots.rootOf(message);
         await this.deliver(root ? { ...message, threadRoot: root } : message, parsed.eventId);
         return;
@@ -175,6 +178,20 @@ export class SlackInboundHandler {
       await this.setup.outbound.postEphemeral(chat, user, text);
     } catch (error) {
       this.setup.logger.warn({ err: error, user }, "slack ephemeral answer failed");
+    }
+  }
+
+  /** The person who wrote last in the chat with key `key`, when one did since start. */
+  lastPersonIn(key: string): string | undefined {
+    return this.lastPeople.get(key);
+  }
+
+  private rememberPerson(key: string, userId: string): void {
+    this.lastPeople.delete(key);
+    this.lastPeople.set(key, userId);
+    if (this.lastPeople.size > 5000) {
+      const oldest = this.lastPeople.keys().next().value;
+      if (oldest !== undefined) this.lastPeople.delete(oldest);
     }
   }
 

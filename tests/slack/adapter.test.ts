@@ -84,6 +84,16 @@ describe("the Slack adapter", () => {
     const [failed] = await rows();
     expect(failed).toMatchObject({ name: "slack", status: "FAIL" });
     expect(failed?.detail).toContain("chat:write (posting answers and approval cards)");
+    fake.scopes = [...defaultScopes];
+    const socketRows = async (token: string) => {
+      const config = configSchema.parse({ channels: { slack: { botToken, appToken: token, apiUrl: fake?.apiUrl } } });
+      return Promise.all(platformChecks(config).map((check) => runCheck(check.name, check.run)));
+    };
+    const [wrongAppToken] = await socketRows("xapp-wrong");
+    expect(wrongAppToken).toMatchObject({ name: "slack", status: "FAIL" });
+    expect(wrongAppToken?.detail).toMatch(
+      /SLACK_APP_TOKEN refused for Socket Mode \(invalid_auth\): create an app-level token/,
+    );
   });
 
   it("/roundtable <command> goes to the world as a command for the channel and is answered privately", async () => {

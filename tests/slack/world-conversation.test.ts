@@ -74,4 +74,24 @@ describe.each(modes)("a Slack channel through the world engine (%s)", (mode) => 
       ["Here.", undefined],
     ]);
   });
+  it("stream: native answers through Slack's own stream, to the person who asked, led by the agent's name", async () => {
+    const alice = new ScriptedProvider(() => ({ text: "Streaming natively, **in Markdown**." }));
+    t = await worldOnSlack({
+      mode,
+      agents: [{ name: "alice", provider: alice }],
+      world: { defaultAgent: "alice" },
+      adapter: { stream: "native", agents: [{ name: "alice", displayName: "Alice" }] },
+    });
+    const root = await t.say(ana, "stream please");
+    expect(t.replies(root.ts).map((reply) => reply.text)).toEqual(["**Alice:** Streaming natively, **in Markdown**."]);
+    expect(t.fake.callsTo("chat.startStream")[0]?.params).toMatchObject({
+      channel,
+      thread_ts: root.ts,
+      recipient_user_id: ana,
+      recipient_team_id: "T0FAKE",
+    });
+    expect(t.fake.callsTo("chat.stopStream")).toHaveLength(1);
+    expect(t.fake.callsTo("chat.postMessage")).toHaveLength(0);
+    expect(alice.requests).toHaveLength(1);
+  });
 });

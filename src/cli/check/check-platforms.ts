@@ -26,9 +26,16 @@ export function platformChecks(config: Config): PlatformCheck[] {
     }
   }
   if (slack?.botToken) {
-    const { botToken, apiUrl } = slack;
-    const mode = slack.appToken ? "Socket Mode" : "HTTP events at /slack/events";
-    checks.push({ name: "slack", run: async () => `${await checkSlack(botToken, apiUrl)}; ${mode}` });
+    const { botToken, apiUrl, appToken } = slack;
+    const mode = appToken ? "Socket Mode" : "HTTP events at /slack/events";
+    checks.push({
+      name: "slack",
+      run: async () => {
+        const bot = await checkSlack(botToken, apiUrl);
+        if (appToken) await checkSlackAppToken(appToken, apiUrl);
+        return `${bot}; ${mode}`;
+      },
+    });
   }
   if (discord?.token) {
     const { token, apiUrl } = discord;
@@ -80,6 +87,26 @@ async function checkSlack(botToken: string, apiUrl: string | undefined): Promise
   return missing.length === 0
     ? `${who}; all scopes granted`
     : `${who}; missing scopes: ${describeMissingScopes(missing)}; ${addScopeHint}`;
+}
+
+/** The app-level token opens Socket Mode connections (`apps.connections.open`; nothing connects). */
+async function checkSlackAppToken(appToken: string, apiUrl: string | undefined): Promise<void> {
+  const { webApi } = await import("@slack/bolt");
+  const client = new webApi.WebClient(appToken, {
+    retryConfig: { retries: 0 },
+    timeout: timeoutMs,
+    logLevel: webApi.LogLevel.ERROR,
+    ...(apiUrl === undefined ? {} : { slackApiUrl: apiUrl }),
+  });
+  try {
+    await client.apps.connections.open({});
+  } catch (error) {
+    const code = (error as { data?: { error?: string } }).data?.error;
+    throw new Error(
+      `SLACK_APP_TOKEN refused for Socket Mode${code ? ` (${code})` : ""}: create an app-level token with connections:write under Basic Information → App-Level Tokens`,
+      { cause: error },
+    );
+  }
 }
 
 /**
