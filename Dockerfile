@@ -16,7 +16,7 @@ FROM node:24-slim
 WORKDIR /app
 ENV NODE_ENV=production PORT=8080 NPM_CONFIG_UPDATE_NOTIFIER=false
 COPY --from=build /app /app
-RUN mkdir -p /app/data && chown node:node /app/data
+RUN mkdir -p /app/data /app/worlds && chown node:node /app/data /app/worlds
 USER node
 EXPOSE 8080
 VOLUME ["/app/data"]

@@ -33,6 +33,10 @@ export function createWebhookRoute(setup: WebhookRouteSetup): WebhookRoute {
   const callback = webhookCallback(bot, "http", { secretToken: secret, timeoutMilliseconds: 25_000 });
   return {
     path: telegramWebhookPath,
+    refuseEarly(request) {
+      const check = checkWebhookSecret(request.headers, secret);
+      return check.ok ? undefined : { status: 401, reason: `${check.reason} secret token` };
+    },
     async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
       if (request.method !== "POST") {
         reply(response, 405, "method not allowed");

@@ -1,4 +1,5 @@
 import { loadConfig, resolveDatabaseUrl } from "../config/load-config.js";
+import { exposureWarnings } from "../config/exposure-warnings.js";
 import { requiresApiKey } from "../config/provider-environment.js";
 import { checkDatabase } from "./check/check-database.js";
 import { checkMcpServers } from "./check/check-mcp-servers.js";
@@ -51,6 +52,9 @@ Options:
     const rows: CheckRow[] = [
       { name: "config", status: "ok", detail: source },
       ...loaded.warnings.map((warning): CheckRow => ({ name: "config", status: "ok", detail: `note: ${warning}` })),
+      ...exposureWarnings(config).map(
+        (warning): CheckRow => ({ name: `access ${warning.world}`, status: "warn", detail: warning.text }),
+      ),
       ...(await Promise.all(checks)),
       ...(await mcpRows),
     ];

@@ -1,4 +1,5 @@
 import { configSecrets } from "../config/config-secrets.js";
+import { exposureWarnings } from "../config/exposure-warnings.js";
 import { loadConfig, resolveDatabaseUrl } from "../config/load-config.js";
 import type { CliCommand } from "./cli-command.js";
 import { exitCodes } from "./cli-context.js";
@@ -29,6 +30,9 @@ On SIGINT/SIGTERM it stops taking work, lets running steps finish or park, and e
     const loaded = await loadConfig({ configPath: context.configPath, env: context.env, cwd: context.cwd });
     const logger = createCliLogger(context, "info", configSecrets(loaded.config));
     for (const warning of loaded.warnings) logger.warn(warning);
+    for (const warning of exposureWarnings(loaded.config)) {
+      logger.warn({ world: warning.world, platform: warning.platform, tools: warning.tools }, warning.text);
+    }
     const port = parsePort(typeof values.port === "string" ? values.port : undefined, context.env);
     const databaseUrl = resolveDatabaseUrl(context.env);
     // Loaded on use, so `--help` and the other commands start fast and do not need them.

@@ -104,7 +104,7 @@ function validateConfig(data: unknown, options: ValidateOptions): Omit<LoadedCon
 }
 
 /**
- * Last touches: a world without `workdir` gets `./data/worlds/<name>`; channels without a token
+ * Last touches: a world without `workdir` gets `./worlds/<name>` (not beside the database); channels without a token
  * are left out; a channel with no `chats` sends every chat to the first world.
  */
 function finishConfig(config: Config): Omit<LoadedConfig, "source" | "origin"> {
@@ -134,7 +134,7 @@ function finishConfig(config: Config): Omit<LoadedConfig, "source" | "origin"> {
     return provider?.type !== undefined && provider.apiKey === undefined && requiresApiKey(provider.type, provider);
   });
   if (unconfiguredProviders.length > 0) warnings.push(noProviderKeyMessage);
-  const worlds = config.worlds.map((world) => ({ ...world, workdir: world.workdir ?? `./data/worlds/${world.name}` }));
+  const worlds = config.worlds.map((world) => ({ ...world, workdir: world.workdir ?? `./worlds/${world.name}` }));
   return { config: { ...config, worlds, channels }, warnings, unconfiguredProviders };
 }
 

@@ -62,7 +62,19 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
       logger.debug({ method: request.method, path, status: response.statusCode }, "http request");
     });
     try {
-      if (route) return await handleRoute(route, request, response, maxBodyBytes);
+      if (route) {
+        const refusal = route.refuseEarly?.(request);
+        if (refusal) {
+          logger.warn(
+            { path, reason: refusal.reason, remote: request.socket.remoteAddress },
+            "webhook refused before its body was read",
+          );
+          // The body is never read: the connection closes after the answer.
+          response.setHeader("connection", "close");
+          return sendJson(response, refusal.status, { error: refusal.reason });
+        }
+        return await handleRoute(route, request, response, maxBodyBytes);
+      }
       if (!builtInPaths.includes(path)) return sendJson(response, 404, { error: "not found" });
       if (request.method !== "GET" && request.method !== "HEAD") {
         response.setHeader("allow", "GET, HEAD");

@@ -34,6 +34,11 @@ export function canAttachToCard<Adapter extends object>(adapter: Adapter): adapt
 export interface WebhookRoute {
   /** Exact path, e.g. `/telegram/webhook`. */
   path: string;
+  /**
+   * Checked before any of the body is read (a secret carried in a header): a refusal (its
+   * status and why) is answered at once and the body is never read.
+   */
+  refuseEarly?(request: IncomingMessage): { status: number; reason: string } | undefined;
   handle(request: IncomingMessage, response: ServerResponse): Promise<void>;
 }
 

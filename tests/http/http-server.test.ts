@@ -271,3 +271,47 @@ describe("METRICS_TOKEN", () => {
     expect((await fetch(`${base}/metrics`)).status).toBe(200);
   });
 });
+
+describe("webhook secrets before the body", () => {
+  it("a route's header check refuses at once, without reading a body that never ends", async () => {
+    let handled = false;
+    const guarded: WebhookRoute = {
+      path: "/telegram/webhook",
+      refuseEarly: (request) =>
+        request.headers["x-telegram-bot-api-secret-token"] === "right"
+          ? undefined
+          : { status: 401, reason: "wrong secret token" },
+      async handle(request, response) {
+        handled = true;
+        await readBody(request);
+        response.end("ok");
+      },
+    };
+    const { base, logs } = await start({ routes: [guarded] });
+    // A chunked body that is never finished: reading it first would wait forever.
+    const status = await new Promise<number>((resolve, reject) => {
+      const request = httpRequest(`${base}/telegram/webhook`, {
+        method: "POST",
+        headers: { "x-telegram-bot-api-secret-token": "wrong", "transfer-encoding": "chunked" },
+      });
+      request.on("response", (response) => {
+        response.resume();
+        resolve(response.statusCode ?? 0);
+        request.destroy();
+      });
+      request.on("error", reject);
+      request.write('{"update_id": 1,');
+    });
+    expect(status).toBe(401);
+    expect(handled).toBe(false);
+    expect(logs.some((line) => line.msg === "webhook refused before its body was read")).toBe(true);
+
+    const accepted = await fetch(`${base}/telegram/webhook`, {
+      method: "POST",
+      headers: { "x-telegram-bot-api-secret-token": "right" },
+      body: "{}",
+    });
+    expect(accepted.status).toBe(200);
+    expect(handled).toBe(true);
+  });
+});

@@ -1,7 +1,10 @@
 import { errorMessage } from "../../errors/roundtable-error.js";
 
-/** `ok`, `FAIL` (the command exits non-zero) or `skip` (not checked, with the reason). */
-export type CheckStatus = "ok" | "FAIL" | "skip";
+/**
+ * `ok`, `FAIL` (the command exits non-zero), `warn` (works, but open to abuse; the exit code is
+ * unchanged) or `skip` (not checked, with the reason).
+ */
+export type CheckStatus = "ok" | "FAIL" | "warn" | "skip";
 
 /** One line of the `roundtable check` table. */
 export interface CheckRow {

@@ -1,0 +1,76 @@
+import type { Config } from "./schema.js";
+
+/** Platforms where people other than the operator can reach the bot. */
+const reachablePlatforms = ["telegram", "slack", "discord"] as const;
+type ReachablePlatform = (typeof reachablePlatforms)[number];
+
+/** A world where anyone who can reach the bot on a platform may both talk to it and approve tools. */
+export interface ExposureWarning {
+  world: string;
+  platform: ReachablePlatform;
+  /** The world's agents' tool entries that need approval. */
+  tools: string[];
+  text: string;
+}
+
+/**
+ * Every world whose agents have tools that need approval while, on a platform others can reach
+ * (its channel is on and binds chats to the world), everyone may talk (`members` lets everyone
+ * in) and may approve (`approvers` has `*` or `requester`, which is the default): a stranger who
+ * messages the bot could then approve their own tool calls.
+ */
+export function exposureWarnings(config: Config): ExposureWarning[] {
+  const warnings: ExposureWarning[] = [];
+  for (const world of config.worlds) {
+    const tools = [
+      ...new Set(
+        config.agents
+          .filter((agent) => world.agents.includes(agent.name))
+          .flatMap((agent) => agent.tools)
+          .filter((tool) => needsApproval(config, tool)),
+      ),
+    ];
+    if (tools.length === 0) continue;
+    for (const platform of reachablePlatforms) {
+      if (!channelOn(config, platform) || !boundOn(config, platform, world.name)) continue;
+      const members = world.members[platform] ?? ["*"];
+      const approvers = world.approvers[platform] ?? ["requester"];
+      if (!members.includes("*")) continue;
+      if (!approvers.includes("*") && !approvers.includes("requester")) continue;
+      warnings.push({
+        world: world.name,
+        platform,
+        tools,
+        text: `world ${world.name}: anyone who can reach the bot on ${platform} may talk to its agents and approve their own calls of ${tools.join(", ")}; list worlds[].approvers.${platform} (without requester) or worlds[].members.${platform}`,
+      });
+    }
+  }
+  return warnings;
+}
+
+function needsApproval(config: Config, tool: string): boolean {
+  if (tool === "shell_cmd" && !config.tools.shell.enabled) return false;
+  const server = tool.includes("__") ? tool.slice(0, tool.indexOf("__")) : undefined;
+  const setting =
+    config.tools.approval[tool] ?? (server === undefined ? undefined : config.tools.approval[`${server}__*`]);
+  return setting !== "never";
+}
+
+function channelOn(config: Config, platform: ReachablePlatform): boolean {
+  const { telegram, slack, discord } = config.channels;
+  switch (platform) {
+    case "telegram":
+      return telegram?.token !== undefined;
+    case "slack":
+      return slack?.botToken !== undefined;
+    case "discord":
+      return discord?.token !== undefined;
+  }
+}
+
+/** Whether the platform's chats lead to the world (a chat or `*` bound to it, or none bound and one world). */
+function boundOn(config: Config, platform: ReachablePlatform, world: string): boolean {
+  const chats = config.channels[platform]?.chats ?? {};
+  if (Object.keys(chats).length === 0) return config.worlds.length === 1 || config.worlds[0]?.name === world;
+  return Object.values(chats).includes(world);
+}

@@ -1,0 +1,84 @@
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { PassThrough } from "node:stream";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { runCli } from "../../src/cli/run-cli.js";
+import { repositoryRoot } from "./run-roundtable.js";
+
+let directory: string;
+beforeEach(async () => {
+  directory = await mkdtemp(path.join(tmpdir(), "roundtable-exposure-"));
+});
+afterEach(async () => {
+  await rm(directory, { recursive: true, force: true });
+});
+
+/** The README's example config (the first YAML block of its Configuration section). */
+async function readmeExample(): Promise<string> {
+  const readme = await readFile(path.join(repositoryRoot, "README.md"), "utf8");
+  const block = /```yaml\n(providers:[\s\S]*?)```/.exec(readme)?.[1];
+  if (block === undefined) throw new Error("the README has no example config");
+  return block;
+}
+
+async function check(yaml: string): Promise<{ code: number; stdout: string }> {
+  await writeFile(path.join(directory, "roundtable.yaml"), yaml);
+  const stdout = new PassThrough();
+  let out = "";
+  stdout.on("data", (chunk: Buffer) => {
+    out += chunk.toString();
+  });
+  const code = await runCli(["check", "--offline"], {
+    env: {
+      DATABASE_URL: `file:${path.join(directory, "roundtable.db")}`,
+      OPENAI_API_KEY: "sk-test",
+      TELEGRAM_BOT_TOKEN: "123:abc",
+      SLACK_BOT_TOKEN: "xoxb-test",
+      SLACK_SIGNING_SECRET: "secret",
+      DISCORD_BOT_TOKEN: "discord-test",
+      SEARCH_TOKEN: "search-test",
+      LOG_LEVEL: "silent",
+    },
+    cwd: directory,
+    stdin: new PassThrough(),
+    stdout,
+    stderr: new PassThrough(),
+  });
+  return { code, stdout: out };
+}
+
+describe("the exposure warning of roundtable check", () => {
+  it("the README's example (approvers listed on every platform) has no warning", async () => {
+    const run = await check(await readmeExample());
+    expect(run.code).toBe(0);
+    expect(run.stdout).not.toMatch(/\bwarn\b/);
+  });
+
+  it("without approvers, anyone on Telegram, Slack and Discord could approve: a warn row each, exit code unchanged", async () => {
+    const example = await readmeExample();
+    const open = example.replace(/^ {4}approvers: .*\n/m, "");
+    expect(open).not.toEqual(example);
+    const run = await check(open);
+    expect(run.code).toBe(0);
+    for (const platform of ["telegram", "slack", "discord"]) {
+      expect(run.stdout).toMatch(
+        new RegExp(
+          `^access team\\s+warn\\s+world team: anyone who can reach the bot on ${platform} may talk to its agents and approve their own calls of shell_cmd, notes__\\*; list worlds\\[\\]\\.approvers\\.${platform} \\(without requester\\) or worlds\\[\\]\\.members\\.${platform}$`,
+          "m",
+        ),
+      );
+    }
+  });
+
+  it("members listed, or requester dropped from approvers, closes it", async () => {
+    const example = (await readmeExample()).replace(
+      /^ {4}approvers: .*\n/m,
+      '    approvers: { telegram: ["requester", "111"], slack: ["*"] }\n    members: { slack: ["U0123"] }\n',
+    );
+    const run = await check(example);
+    expect(run.stdout).toMatch(/^access team\s+warn\s+.* on telegram /m);
+    expect(run.stdout).not.toMatch(/on slack/);
+    expect(run.stdout).toMatch(/^access team\s+warn\s+.* on discord /m);
+  });
+});
