@@ -106,7 +106,8 @@ function outcomeLine(outcome: ApprovalOutcome): string {
     case "expired":
       return "⌛ Expired: nobody decided in time";
     case "skipped":
-      return "⏭ Skipped: a newer message replaced this request";
+      // The note says who closed it (`stopped by Ana`, `chat reset by Ana`).
+      return `⏭ Skipped: ${outcome.note ?? "a newer message replaced this request"}`;
     default:
       return assertNever(outcome.state, "approval state");
   }

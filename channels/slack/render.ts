@@ -177,7 +177,8 @@ export function outcomeText(outcome: ApprovalOutcome): string {
     case "expired":
       return ":hourglass: Expired: nobody decided in time";
     case "skipped":
-      return ":fast_forward: Skipped: a newer message replaced this request";
+      // The note says who closed it (`stopped by Ana`, `chat reset by Ana`).
+      return `:fast_forward: Skipped: ${outcome.note === undefined ? "a newer message replaced this request" : escapeMrkdwn(outcome.note)}`;
     default:
       return assertNever(outcome.state, "approval state");
   }
