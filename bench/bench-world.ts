@@ -78,6 +78,7 @@ export class BenchWorld {
       "  - name: main",
       "    agents: [alice]",
       "    defaultAgent: alice",
+      "    limits: { messagesPerMinute: 1000000 }  # one person per chat sends far more than 20 a minute here",
       "tools:",
       "  mcpServers:",
       `    probe: { url: "${this.probe.url}" }`,

@@ -234,6 +234,11 @@ async function main(): Promise<void> {
       },
       table: rows,
     });
+  } catch (error) {
+    process.stderr.write(
+      `bench: the service's last log lines:\n${service?.stderr().split("\n").slice(-15).join("\n")}\n`,
+    );
+    throw error;
   } finally {
     await service?.stop();
     await world.close();

@@ -111,7 +111,7 @@ export class WebAdapter
   }
 
   async postApprovalCard(chat: ChatRef, card: ApprovalCard): Promise<SentRef> {
-    const webCard = toWebCard(card);
+    const webCard = toWebCard(card, this.agents);
     this.cards.set(card.approvalId, webCard);
     this.publish(chat, cardItem(webCard, new Date()));
     return { ids: [card.approvalId] };

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { ChatRef } from "../../src/world/chat-ref.js";
-import type { ApprovalClick, InboundMessage, Sender } from "../../src/world/inbound.js";
+import type { ApprovalClick, InboundCommand, InboundMessage, Sender } from "../../src/world/inbound.js";
 
 /** The longest message the page may send (the world keeps it whole). */
 export const maxMessageLength = 20_000;
@@ -32,7 +32,19 @@ export const approveBodySchema = z
   })
   .strict();
 
+/** A command pressed on the page (the Stop button of an answer being written). */
+export const commandBodySchema = z
+  .object({
+    world: worldName,
+    name: personName,
+    command: z.string().regex(/^[a-z]{1,32}$/, "a command name such as stop"),
+    args: z.array(z.string().max(200)).max(10).default([]),
+    clientId: z.string().regex(/^[A-Za-z0-9_-]{8,64}$/, "8–64 letters, digits, '_' or '-'"),
+  })
+  .strict();
+
 export type SendBody = z.infer<typeof sendBodySchema>;
+export type CommandBody = z.infer<typeof commandBodySchema>;
 export type ApproveBody = z.infer<typeof approveBodySchema>;
 
 /** The result of reading a body: the value, or a sentence saying what is wrong with it. */
@@ -82,6 +94,17 @@ export function toApprovalClick(body: ApproveBody): ApprovalClick {
     choice: body.choice,
     user: webSender(body.name),
     ...(body.reason === undefined || body.reason === "" ? {} : { reason: body.reason }),
+    raw: body,
+  };
+}
+
+export function toInboundCommand(body: CommandBody): InboundCommand {
+  return {
+    chat: webChat(body.world),
+    name: body.command,
+    args: body.args,
+    sender: webSender(body.name),
+    platformEventId: body.clientId,
     raw: body,
   };
 }

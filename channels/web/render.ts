@@ -17,11 +17,13 @@ export function toWebAuthor(author: Author, agents: ReadonlyMap<string, AgentIde
   return { kind: author.kind, name: author.name, displayName, ...(avatarUrl === undefined ? {} : { avatarUrl }) };
 }
 
-export function toWebCard(card: ApprovalCard): WebCard {
+export function toWebCard(card: ApprovalCard, agents: ReadonlyMap<string, AgentIdentity>): WebCard {
+  const displayName = agents.get(card.agent)?.displayName;
   return {
     approvalId: card.approvalId,
     shortId: card.shortId,
     agent: card.agent,
+    ...(displayName === undefined || displayName === card.agent ? {} : { agentDisplayName: displayName }),
     tool: card.tool,
     argumentsJson: card.argumentsJson,
     reason: card.reason,

@@ -14,6 +14,8 @@ export interface WebCard {
   approvalId: string;
   shortId: string;
   agent: string;
+  /** The agent's `displayName`, when it has one. */
+  agentDisplayName?: string;
   tool: string;
   /** The whole arguments JSON: an approver sees every byte. */
   argumentsJson: string;

@@ -11,7 +11,16 @@ import { queryParameter, readBody, send, sendHtml, sendJson, sendText } from "./
 import { loginRoute } from "./login-route.js";
 import { renderOperatorPage } from "./operator-page.js";
 import type { OperatorSource } from "./operator-snapshot.js";
-import { approveBodySchema, parseBody, sendBodySchema, toApprovalClick, toInboundMessage, webChat } from "./parse.js";
+import {
+  approveBodySchema,
+  commandBodySchema,
+  parseBody,
+  sendBodySchema,
+  toApprovalClick,
+  toInboundCommand,
+  toInboundMessage,
+  webChat,
+} from "./parse.js";
 import type { WebHistorySource, WebItem } from "./web-items.js";
 
 /** What the routes need from the adapter. */
@@ -138,6 +147,29 @@ export function createWebRoutes(web: WebConsole): WebhookRoute[] {
           return;
         }
         sendJson(response, 200, await sink.click(toApprovalClick(parsed.value)));
+      },
+    },
+    {
+      path: "/chat/commands",
+      kind: "api",
+      methods: ["POST"],
+      async handle(request, response) {
+        const parsed = parseBody(commandBodySchema, await readBody(request));
+        if (!parsed.ok) {
+          logger.warn({ problem: parsed.problem }, "web console: command refused");
+          sendJson(response, 400, { error: parsed.problem });
+          return;
+        }
+        if (!worldNamed(parsed.value.world)) {
+          sendJson(response, 404, { error: `no world named "${parsed.value.world}"` });
+          return;
+        }
+        const sink = web.inbound();
+        if (!sink) {
+          sendJson(response, 503, { error: "the service is not running its channels yet" });
+          return;
+        }
+        sendJson(response, 200, await sink.command(toInboundCommand(parsed.value)));
       },
     },
     {

@@ -44,7 +44,7 @@ async function showPartialAnswer(
 ): Promise<void> {
   const { turn, agent } = scope;
   if (partial.trim() === "") {
-    if (stream) await runtime.outbox.abortStream(stream);
+    await runtime.outbox.discardDraft(parseChatKey(turn.chatKey), `${turn.id}#${step}`, stream);
     return;
   }
   const { message } = await runtime.world.store.addModelStep(

@@ -1,9 +1,10 @@
 import { ProviderError } from "../errors/roundtable-error.js";
 import type { LLMResponse } from "../providers/model-provider.js";
 import type { MessageRecord, ToolCallRecord } from "../world/records.js";
-import { isStreamingChannel, type MessageStream } from "../world/channel-adapter.js";
+import { isStreamingChannel, type MessageStream, type StreamObserver } from "../world/channel-adapter.js";
 import { parseChatKey } from "../world/chat-ref.js";
 import { jobKey } from "../world/jobs.js";
+import { withIdentity } from "../world/outbound-for.js";
 import { stopOf } from "../world/turn-interrupts.js";
 import { addressBack } from "../world/routing/index.js";
 import { type AgentRuntime, loadTurnScope, type TurnScope } from "./agent-runtime.js";
@@ -98,7 +99,13 @@ async function runWatchedStep(runtime: AgentRuntime, turnId: string, step: numbe
   if (fitted.cuts.length > 0) log.info({ cuts: fitted.cuts }, "request view cut to fit the model's budget");
 
   const chat = parseChatKey(turn.chatKey);
-  const stream = await openStream(runtime, chat, agent.name);
+  const messageId = stepMessageId(turn.id, step);
+  // A draft recorded before a crash stays where it is: the answer is written into it at delivery.
+  const stream = (await runtime.outbox.hasDraft(messageId))
+    ? undefined
+    : await openStream(runtime, chat, agent.name, {
+        posted: (sent) => runtime.outbox.recordDraft(turn.chatKey, messageId, sent),
+      });
   const deadline = AbortSignal.timeout(Math.max(1, turn.deadlineAt.getTime() - clock().getTime()));
   const signal = AbortSignal.any([deadline, runtime.stopSignal, stopped]);
   let response: LLMResponse | undefined;
@@ -124,7 +131,7 @@ async function runWatchedStep(runtime: AgentRuntime, turnId: string, step: numbe
   } catch (error) {
     const stop = stopOf(stopped);
     if (stop) return finishStoppedAnswer(runtime, scope, step, streamed, stream, stop);
-    if (stream) await runtime.outbox.abortStream(stream);
+    await runtime.outbox.discardDraft(chat, messageId, stream);
     if (runtime.stopSignal.aborted) throw error; // shutting down: the step runs again after restart
     if (deadline.aborted) {
       await endWithLimit(runtime, scope, "deadline", "reached the turn's time limit");
@@ -171,7 +178,7 @@ async function runWatchedStep(runtime: AgentRuntime, turnId: string, step: numbe
     );
   } catch (error) {
     // Storing failed (the step runs again): the draft shown so far must not stay behind.
-    if (stream) await runtime.outbox.abortStream(stream);
+    await runtime.outbox.discardDraft(chat, messageId, stream);
     throw error;
   }
   log.info({ toolCalls: calls.length, usage: response.usage, finish: response.finishReason }, "model answered");
@@ -198,8 +205,8 @@ async function settleStoredStep(
   if (message.text.trim() !== "") {
     if (stream) runtime.outbox.attachStream(message.id, stream);
     await runtime.outbox.publish(turn.chatKey, { type: "message", chat, message });
-  } else if (stream) {
-    await runtime.outbox.abortStream(stream);
+  } else {
+    await runtime.outbox.discardDraft(chat, message.id, stream);
   }
   if (calls.length === 0) {
     await store.updateTurn(turn.id, { state: "ended", endReason: "answered", endedAt: clock() });
@@ -263,11 +270,17 @@ async function finalText(runtime: AgentRuntime, scope: TurnScope, text: string):
   return addressBack(body, trigger.author.name, scope.agent.name, scope.world.agents);
 }
 
-async function openStream(runtime: AgentRuntime, chat: ReturnType<typeof parseChatKey>, agent: string) {
-  const adapter = runtime.world.channels.forChat(chat, { kind: "agent", id: agent, name: agent });
+async function openStream(
+  runtime: AgentRuntime,
+  chat: ReturnType<typeof parseChatKey>,
+  agent: string,
+  observer: StreamObserver,
+) {
+  const author = withIdentity(runtime.world, { kind: "agent", id: agent, name: agent });
+  const adapter = runtime.world.channels.forChat(chat, author);
   if (!adapter || !isStreamingChannel(adapter)) return undefined;
   try {
-    return await adapter.openStream(chat, { kind: "agent", id: agent, name: agent });
+    return await adapter.openStream(chat, author, observer);
   } catch (error) {
     runtime.world.logger.warn({ err: error }, "could not open a streamed draft; the answer is posted whole");
     return undefined;

@@ -74,7 +74,12 @@ function createSlackAdapter(config: Config, botToken: string, logger: Logger): S
     ...(slack?.apiUrl ? { apiUrl: slack.apiUrl } : {}),
     replyIn: slack?.replyIn ?? "thread",
     stream: slack?.stream ?? "edit",
-    agents: config.agents.map((agent) => ({ name: agent.name })),
+    // Also on the Author the world hands over; kept here for posts whose author lacks it.
+    agents: config.agents.map((agent) => ({
+      name: agent.name,
+      ...(agent.displayName === undefined ? {} : { displayName: agent.displayName }),
+      ...(agent.avatarUrl === undefined ? {} : { avatarUrl: agent.avatarUrl }),
+    })),
     approverGroups: [...approverGroups],
     logger,
   });

@@ -46,6 +46,7 @@ export function storeHistory(store: Store, agents: ReadonlyMap<string, AgentIden
               approvalId: approval.id,
               shortId: approval.shortId,
               agent: approval.agent,
+              ...agentDisplayName(agents, approval.agent),
               tool: call?.name ?? "unknown tool",
               argumentsJson: call?.argumentsJson ?? "",
               reason: approval.reason,
@@ -62,4 +63,9 @@ export function storeHistory(store: Store, agents: ReadonlyMap<string, AgentIden
       return timed.map((entry) => entry.item);
     },
   };
+}
+
+function agentDisplayName(agents: ReadonlyMap<string, AgentIdentity>, agent: string): { agentDisplayName?: string } {
+  const displayName = agents.get(agent)?.displayName;
+  return displayName === undefined || displayName === agent ? {} : { agentDisplayName: displayName };
 }

@@ -80,6 +80,7 @@ export async function openStore(options: OpenStoreOptions): Promise<OpenedStore>
       target.provider === "postgresql" ? new PostgresSingletonLock(target.url, logger) : localSingletonLock,
     createQueue(queueOptions: QueueOptions = {}) {
       const queue = new SqlWorkQueue(db, target.provider, {
+        ...(target.provider === "postgresql" ? { postgresUrl: target.url } : {}),
         ...queueOptions,
         logger: queueOptions.logger ?? options.logger,
         ...(queueOptions.clock === undefined && options.clock !== undefined ? { clock: options.clock } : {}),

@@ -9,8 +9,8 @@ export interface Author {
   /** The person's platform handle (Telegram @username, without `@`), when it has one. */
   handle?: string;
   /**
-   * An agent's configured identity in chats (`agents[].displayName`, `agents[].avatarUrl`).
-   * Filled when the world hands a message to a channel; not stored with the message.
+   * An agent's configured identity in chats (`agents[].displayName` when it differs from the
+   * name, `agents[].avatarUrl`). Filled when the world hands a message to a channel; not stored.
    */
   displayName?: string;
   avatarUrl?: string;

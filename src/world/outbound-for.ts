@@ -25,14 +25,15 @@ export async function outboundFor(context: WorldContext, chat: ChatRef, message:
   };
 }
 
-/** An agent author with its display name and picture; anyone else as stored. */
+/** An agent author with its configured display name and picture; anyone else as stored. */
 export function withIdentity(context: Pick<WorldContext, "agents">, author: Author): Author {
   if (author.kind !== "agent") return author;
   const settings = context.agents.get(author.id) ?? context.agents.get(author.name);
   if (!settings) return author;
+  // A display name equal to the name says nothing: the adapter may know better (its own identities).
   return {
     ...author,
-    displayName: settings.displayName,
+    ...(settings.displayName === author.name ? {} : { displayName: settings.displayName }),
     ...(settings.avatarUrl === undefined ? {} : { avatarUrl: settings.avatarUrl }),
   };
 }

@@ -1,7 +1,14 @@
 import { assertNever } from "../errors/assert-never.js";
 import { RoundtableError } from "../errors/roundtable-error.js";
-import type { MessageStream, OutboundMention } from "./channel-adapter.js";
-import { chatKey } from "./chat-ref.js";
+import {
+  type ChannelAdapter,
+  isEditingChannel,
+  type MessageStream,
+  type OutboundMention,
+  type OutboundText,
+  type SentRef,
+} from "./channel-adapter.js";
+import { type ChatRef, chatKey } from "./chat-ref.js";
 import type { StoredEvent, WorldEvent } from "./events.js";
 import { jobKey } from "./jobs.js";
 import { outboundFor } from "./outbound-for.js";
@@ -75,12 +82,8 @@ export class Outbox {
         const message = event.message;
         // Published twice (a step re-run after a restart): it was posted once, that is enough.
         if (await store.getOutbound("message", message.id)) break;
-        const stream = this.streams.get(message.id);
-        this.streams.delete(message.id);
         const outbound = await outboundFor(this.context, chat, message);
-        const sent = stream
-          ? await this.finishStream(stream, outbound.text, outbound.mentions)
-          : await adapter.postMessage(chat, outbound);
+        const sent = await this.showMessage(adapter, chat, message.id, outbound);
         platformMessageIds = sent.ids;
         await store.recordOutbound({
           chatKey: message.chatKey,
@@ -88,6 +91,7 @@ export class Outbox {
           refId: message.id,
           platformMessageIds,
         });
+        await this.forgetDraft(message.chatKey, message.id);
         break;
       }
       case "approval-requested": {
@@ -120,6 +124,67 @@ export class Outbox {
         assertNever(event, "event");
     }
     await store.recordOutbound({ chatKey: chatKeyOf(event), refKind: "event", refId: String(seq), platformMessageIds });
+  }
+
+  /**
+   * Put a message in the chat: settle its live stream (this process streamed it), else edit the
+   * draft a stream recorded (a crash or another process streamed it), else post it.
+   */
+  private async showMessage(
+    adapter: ChannelAdapter,
+    chat: ChatRef,
+    messageId: string,
+    outbound: OutboundText,
+  ): Promise<SentRef> {
+    const stream = this.streams.get(messageId);
+    this.streams.delete(messageId);
+    if (stream) return this.finishStream(stream, outbound.text, outbound.mentions);
+    const draft = await this.context.store.getOutbound("draft", messageId);
+    if (draft && isEditingChannel(adapter)) {
+      this.context.logger.info({ messageId, chat: draft.chatKey }, "finishing a recorded draft in place");
+      return adapter.editMessage(chat, { ids: draft.platformMessageIds }, outbound);
+    }
+    return adapter.postMessage(chat, outbound);
+  }
+
+  /** Where a stream of message `messageId` shows, recorded the moment it exists. */
+  recordDraft(chatKey: string, messageId: string, sent: SentRef): Promise<void> {
+    return this.context.store.recordOutbound({
+      chatKey,
+      refKind: "draft",
+      refId: messageId,
+      platformMessageIds: sent.ids,
+    });
+  }
+
+  /** Whether a draft of message `messageId` is in the chat (a stream a crash cut off). */
+  async hasDraft(messageId: string): Promise<boolean> {
+    return (await this.context.store.getOutbound("draft", messageId)) !== undefined;
+  }
+
+  /**
+   * Remove the draft of message `messageId` from the chat (its step ended without that message:
+   * a failure, an empty answer), whether this process streams it (`stream`) or only its record
+   * is left (a crash), so that nothing half-written stays behind.
+   */
+  async discardDraft(chat: ChatRef, messageId: string, stream?: MessageStream): Promise<void> {
+    if (stream) await this.abortStream(stream);
+    const draft = await this.context.store.getOutbound("draft", messageId);
+    if (!draft) return;
+    const adapter = this.context.channels.forChat(chat);
+    if (!stream && adapter && isEditingChannel(adapter)) {
+      try {
+        await adapter.deleteMessages(chat, { ids: draft.platformMessageIds });
+      } catch (error) {
+        this.context.logger.warn({ err: error, messageId }, "could not remove an abandoned draft");
+      }
+    }
+    await this.forgetDraft(draft.chatKey, messageId);
+  }
+
+  private async forgetDraft(chatKey: string, messageId: string): Promise<void> {
+    if (!(await this.context.store.getOutbound("draft", messageId))) return;
+    await this.context.store.recordOutbound({ chatKey, refKind: "draft", refId: messageId, platformMessageIds: [] });
   }
 
   /** Settle a draft; when that fails, remove the draft so the retry's fresh post stands alone. */

@@ -156,10 +156,14 @@ export interface SessionGrantKey {
   sessionEpoch: number;
 }
 
-/** Where an outbound world message (or approval card) landed on its platform. */
+/**
+ * Where an outbound world message (or approval card) landed on its platform. `draft` is a
+ * streamed answer's message recorded the moment it exists, under the id of the message it
+ * will become: whoever delivers that message edits the draft instead of posting anew.
+ */
 export interface OutboundRecord {
   chatKey: string;
-  refKind: "message" | "approval" | "event";
+  refKind: "message" | "approval" | "event" | "draft";
   refId: string;
   platformMessageIds: string[];
 }

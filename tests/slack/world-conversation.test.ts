@@ -17,9 +17,8 @@ describe.each(modes)("a Slack channel through the world engine (%s)", (mode) => 
       mode,
       agents: [{ name: "alice", provider: alice }],
       world: { defaultAgent: "alice" },
-      adapter: {
-        agents: [{ name: "alice", displayName: "Alice (release)", avatarUrl: "https://example.org/alice.png" }],
-      },
+      // The identity comes from the agent's config, through the world, to the Slack post.
+      agentConfig: { alice: { displayName: "Alice (release)", avatarUrl: "https://example.org/alice.png" } },
     });
     const root = await t.say(ana, "what is the plan?");
 
@@ -80,7 +79,8 @@ describe.each(modes)("a Slack channel through the world engine (%s)", (mode) => 
       mode,
       agents: [{ name: "alice", provider: alice }],
       world: { defaultAgent: "alice" },
-      adapter: { stream: "native", agents: [{ name: "alice", displayName: "Alice" }] },
+      agentConfig: { alice: { displayName: "Alice" } },
+      adapter: { stream: "native" },
     });
     const root = await t.say(ana, "stream please");
     expect(t.replies(root.ts).map((reply) => reply.text)).toEqual(["**Alice:** Streaming natively, **in Markdown**."]);

@@ -81,7 +81,15 @@ export async function worldOnSlack(options: WorldSlackOptions): Promise<WorldSla
     signingSecret,
     ...(options.mode === "socket" ? { appToken } : {}),
     apiUrl: fake.apiUrl,
-    agents: options.agents.map((agent) => ({ name: agent.name })),
+    // As src/app/create-channels.ts does: each agent's identity from its config.
+    agents: options.agents.map((agent) => {
+      const identity = options.agentConfig?.[agent.name] ?? {};
+      return {
+        name: agent.name,
+        ...(typeof identity.displayName === "string" ? { displayName: identity.displayName } : {}),
+        ...(typeof identity.avatarUrl === "string" ? { avatarUrl: identity.avatarUrl } : {}),
+      };
+    }),
     approverGroups: ["ops"],
     logger,
     clock: new InstantClock(),

@@ -131,7 +131,7 @@ describe.skipIf(skip)("the web console in a real browser (headless Chromium, the
     await page.press("#text", "Enter");
     const card = page.locator(".card.state-pending");
     await card.waitFor();
-    expect(await card.locator(".card-title").textContent()).toBe("alice wants to run shell_cmd");
+    expect(await card.locator(".card-title").textContent()).toBe("Alice (release) wants to run shell_cmd");
     expect(await card.locator(".arguments").textContent()).toBe('{\n  "command": "ls",\n  "args": [\n    "-1"\n  ]\n}');
     expect(await card.locator("button").allTextContents()).toEqual([
       "Approve once",

@@ -50,6 +50,7 @@ describe("the web console's chat (the real service in this process, the OpenAI S
       },
       { type: "reply", text: ["It said hi."] },
     );
+    expect(logged(web, `web console: open http://localhost:${web.port}/`)).toBe(true);
     const page = await fetch(`${web.origin}/`);
     expect(page.status).toBe(200);
     const html = await page.text();
@@ -176,6 +177,41 @@ describe("the web console's chat (the real service in this process, the OpenAI S
     const anaSaw = items(reader.events).filter((item) => item.text?.startsWith("You are not a member"));
     expect(anaSaw).toHaveLength(1);
     expect(anaSaw[0]?.private).toBeUndefined();
+  });
+
+  it("the Stop button of an answer being written ends the turn, keeping what was written", async () => {
+    web = await startWebService();
+    web.fake.script({ type: "hang", text: ["Let me think ", "about that"] });
+    reader = new EventReader();
+    await reader.open(`${web.origin}/chat/events?world=team&name=ana`);
+    await postJson(web.origin, "/chat/messages", {
+      world: "team",
+      name: "ana",
+      text: "think hard",
+      clientId: "client-0201",
+    });
+    await waitUntil("the draft shows", () =>
+      items(reader?.events ?? []).some((item) => item.kind === "draft" && item.text === "Let me think about that"),
+    );
+    const stopped = await postJson(web.origin, "/chat/commands", {
+      world: "team",
+      name: "ana",
+      command: "stop",
+      clientId: "client-0202",
+    });
+    expect(stopped.status).toBe(200);
+    expect(((await stopped.json()) as { status: string }).status).toBe("done");
+    await waitUntil("the answer is settled", () =>
+      items(reader?.events ?? []).some((item) => item.kind === "message" && item.text?.includes("stopped by ana")),
+    );
+    const bad = await postJson(web.origin, "/chat/commands", {
+      world: "team",
+      name: "ana",
+      command: "Stop!",
+      clientId: "x",
+    });
+    expect(bad.status).toBe(400);
+    expect(logged(web, "web console: command refused")).toBe(true);
   });
 
   it("answers bad input with a clear status, and logs it", async () => {

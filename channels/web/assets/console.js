@@ -93,13 +93,24 @@ function renderMessage(item) {
   renderMarkdown(text, item.text);
   if (item.kind === "draft") text.append(element("span", "cursor", "▍"));
   body.append(text);
+  if (item.kind === "draft") {
+    const stop = element("button", "stop", "Stop");
+    stop.type = "button";
+    stop.title = "End this chat's unfinished turns (/stop)";
+    stop.addEventListener("click", () => command("stop", stop));
+    body.append(stop);
+  }
   node.append(body);
   return node;
 }
 
+// Indented for reading only when that loses nothing (a compact JSON text that parses back to
+// itself); otherwise the bytes are shown exactly as the model sent them: what is approved is what
+// was shown.
 function prettyArguments(json) {
   try {
-    return JSON.stringify(JSON.parse(json), null, 2);
+    const parsed = JSON.parse(json);
+    return JSON.stringify(parsed) === json ? JSON.stringify(parsed, null, 2) : json;
   } catch {
     return json;
   }
@@ -108,7 +119,7 @@ function prettyArguments(json) {
 function renderCard(item) {
   const card = item.card;
   const node = element("li", `item card state-${card.state}`);
-  node.append(element("div", "card-title", `${card.agent} wants to run ${card.tool}`));
+  node.append(element("div", "card-title", `${card.agentDisplayName || card.agent} wants to run ${card.tool}`));
   node.append(element("pre", "arguments", prettyArguments(card.argumentsJson)));
   const meta = element("div", "card-meta");
   const parts = [`approval ${card.shortId}`];
@@ -177,6 +188,22 @@ async function decide(approvalId, choice, buttons) {
   } catch (error) {
     showNotice(error.message);
     for (const button of buttons.querySelectorAll("button")) button.disabled = false;
+  }
+}
+
+async function command(name, button) {
+  button.disabled = true;
+  try {
+    const answer = await post("/chat/commands", {
+      world,
+      name: nameInput.value.trim(),
+      command: name,
+      clientId: randomId(),
+    });
+    showNotice(answer.status === "done" ? "" : answer.text);
+  } catch (error) {
+    showNotice(error.message);
+    button.disabled = false;
   }
 }
 

@@ -4,6 +4,7 @@ import type { Logger } from "../../log/logger.js";
 import type { ClaimedJob, JobHandler, QueueJob, WorkQueue } from "../../world/work-queue.js";
 import type { DatabaseClient } from "./database-client.js";
 import { type ClaimedRow, type JobStatus, JobTable } from "./job-table.js";
+import { livenessSweepMs, WorkerLiveness } from "./worker-liveness.js";
 
 export type { JobState, JobStatus } from "./job-table.js";
 
@@ -17,6 +18,8 @@ export interface SqlWorkQueueOptions {
   retryDelayMs?: (attempt: number) => number;
   /** PostgreSQL: a running job whose lease is older than this belongs to a dead process. Default 5 min. */
   leaseMs?: number;
+  /** PostgreSQL: the connection string for the liveness lock (dead workers' jobs taken back at once). */
+  postgresUrl?: string;
   /** How long finished (done or failed) jobs keep their key before the cleanup deletes them. Default 7 days. */
   retentionMs?: number;
   clock?: () => Date;
@@ -74,6 +77,8 @@ export class SqlWorkQueue implements StoredWorkQueue {
   private retryTimer: NodeJS.Timeout | undefined;
   private lastCleanup = Number.NEGATIVE_INFINITY;
   private waiters: (() => void)[] = [];
+  private readonly liveness: WorkerLiveness | undefined;
+  private livenessTimer: NodeJS.Timeout | undefined;
 
   constructor(
     db: DatabaseClient,
@@ -88,6 +93,10 @@ export class SqlWorkQueue implements StoredWorkQueue {
     this.leaseMs = options.leaseMs ?? 5 * 60 * 1_000;
     this.retentionMs = options.retentionMs ?? 7 * 24 * 60 * 60 * 1_000;
     this.clock = options.clock ?? (() => new Date());
+    this.liveness =
+      provider === "postgresql" && options.postgresUrl
+        ? new WorkerLiveness(db, options.postgresUrl, this.workerId, this.logger)
+        : undefined;
   }
 
   async add(job: QueueJob): Promise<boolean> {
@@ -117,6 +126,8 @@ export class SqlWorkQueue implements StoredWorkQueue {
         this.logger.warn(recovered, "took back jobs left running by a stopped process");
       }
       await this.cleanup(now);
+      await this.liveness?.start();
+      await this.liveness?.sweep();
     } catch (error) {
       if (this.phase === "starting") this.phase = "stopped";
       this.handler = undefined;
@@ -125,6 +136,17 @@ export class SqlWorkQueue implements StoredWorkQueue {
     if (this.phase !== "starting") return; // stopped while taking jobs back
     this.phase = "started";
     this.timerGeneration++;
+    if (this.liveness) {
+      const liveness = this.liveness;
+      // Also a slow look for work other processes added (their wake-ups are in-process only).
+      this.livenessTimer = setInterval(() => {
+        void liveness
+          .sweep()
+          .catch((error: unknown) => this.logger.warn({ err: error }, "work queue: looking for dead workers failed"))
+          .then(() => this.wake());
+      }, livenessSweepMs);
+      this.livenessTimer.unref();
+    }
     void this.wake();
   }
 
@@ -132,8 +154,10 @@ export class SqlWorkQueue implements StoredWorkQueue {
     if (this.phase === "stopped" || this.phase === "stopping") return;
     this.phase = "stopping";
     this.clearTimers();
+    clearInterval(this.livenessTimer);
     await this.scanning;
     await Promise.allSettled([...this.running.values()]);
+    await this.liveness?.stop();
     this.phase = "stopped";
     this.handler = undefined;
     this.notify();
