@@ -23,6 +23,7 @@ import type { UserRolesChannel } from "../../src/world/user-roles.js";
 import { DiscordApi, discordCodeOf, discordErrorCodes, toPlatformError } from "./api.js";
 import { ChatLocator, targetChannelOf } from "./chat-locator.js";
 import { ClickAnswerer } from "./click-answerer.js";
+import { encodeStopCustomId } from "./custom-id.js";
 import { type MentionDirectory, emptyMentionDirectory } from "./mentions.js";
 import { hasMessageContentIntent, messageContentAdvice } from "./message-content-intent.js";
 import { DiscordMessageStream } from "./message-stream.js";
@@ -33,6 +34,16 @@ import { renderApprovalCard, renderApprovalOutcome, renderText } from "./render.
 import { type RenderedMentions, renderMentions } from "./render-mentions.js";
 import { ThreadRoots } from "./thread-roots.js";
 import { WebhookDirectory } from "./webhooks.js";
+
+/** The Stop button on an answer being written (a secondary button in an action row). */
+function stopComponents(agent: string): unknown[] {
+  return [
+    {
+      type: 1,
+      components: [{ type: 2, style: 2, label: "Stop", emoji: { name: "⏹" }, custom_id: encodeStopCustomId(agent) }],
+    },
+  ];
+}
 
 /** Attempts to hand one gateway message to the world before it is logged and dropped. */
 const deliveryAttempts = 3;
@@ -241,6 +252,7 @@ export class DiscordAdapter
       logger: this.logger.child({ chat: chat.channel }),
       ...(observer === undefined ? {} : { observer }),
       renderMentions: (text, mentions) => this.renderMentions(text, mentions),
+      ...(author.kind === "agent" ? { liveComponents: stopComponents(author.name) } : {}),
     });
   }
 
@@ -256,7 +268,8 @@ export class DiscordAdapter
       const existing = sent.ids[index];
       if (existing !== undefined) {
         try {
-          await poster.edit(existing, { content, allowedUserIds: userIds });
+          // `components: []` takes away a Stop button a draft may still carry.
+          await poster.edit(existing, { content, allowedUserIds: userIds, components: [] });
           ids.push(existing);
           continue;
         } catch (error) {
