@@ -24,3 +24,14 @@ export function decodeApprovalCustomId(customId: string): { approvalId: string; 
   const choice = choices.get(match[2] ?? "");
   return choice === undefined ? undefined : { approvalId: match[1] ?? "", choice };
 }
+
+/** The Stop button on an answer being written: `rt-stop:<agent>` (`rt-stop` stops every agent of the chat). */
+export function encodeStopCustomId(agent: string): string {
+  return /^[A-Za-z0-9_-]{1,64}$/.test(agent) ? `rt-stop:${agent}` : "rt-stop";
+}
+
+/** The agent a Stop button names (empty: every agent of the chat), or undefined when it is no Stop button. */
+export function decodeStopCustomId(customId: string): { agent: string } | undefined {
+  const match = /^rt-stop(?::([A-Za-z0-9_-]{1,64}))?$/.exec(customId);
+  return match ? { agent: match[1] ?? "" } : undefined;
+}

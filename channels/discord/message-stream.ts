@@ -15,6 +15,8 @@ export interface StreamSetup {
   observer?: StreamObserver;
   /** The final text's mentions in Discord's form. */
   renderMentions(text: string, mentions: readonly OutboundMention[] | undefined): RenderedMentions;
+  /** Components on the part being written (a Stop button); the settled answer has none. */
+  liveComponents?: unknown[];
 }
 
 /**
@@ -25,7 +27,7 @@ export interface StreamSetup {
 export class DiscordMessageStream implements MessageStream {
   private latest = "";
   private shownText = "";
-  private readonly sent: { id: string; content: string }[] = [];
+  private readonly sent: { id: string; content: string; live?: boolean }[] = [];
   private pumping: Promise<void> | undefined;
   private waiting = false;
   private closed = false;
@@ -117,15 +119,21 @@ export class DiscordMessageStream implements MessageStream {
     const parts = renderText(text, this.poster.prefixName);
     this.shownText = text;
     this.lastChangeAt = this.clock.now();
+    const liveComponents = this.setup.liveComponents;
     for (const [index, content] of parts.entries()) {
       const shown = this.sent[index];
+      // Only the part still being written carries the live components.
+      const live = liveComponents !== undefined && !final && index === parts.length - 1;
+      const components = live ? liveComponents : [];
       if (!shown) {
-        this.sent.push({ id: await this.poster.send({ content, allowedUserIds }), content });
+        const id = await this.poster.send({ content, allowedUserIds, ...(live ? { components } : {}) });
+        this.sent.push({ id, content, ...(live ? { live } : {}) });
         // Recorded before the answer goes on: whoever finishes it edits these messages.
         await this.setup.observer?.posted({ ids: this.sent.map((part) => part.id) });
-      } else if (shown.content !== content) {
-        await this.poster.edit(shown.id, { content, allowedUserIds });
+      } else if (shown.content !== content || (shown.live ?? false) !== live) {
+        await this.poster.edit(shown.id, { content, allowedUserIds, components });
         shown.content = content;
+        shown.live = live;
       }
     }
     if (!final) return;

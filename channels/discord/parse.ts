@@ -1,6 +1,6 @@
 import type { ChatRef } from "../../src/world/chat-ref.js";
 import type { ApprovalClick, InboundCommand, InboundMessage, Sender } from "../../src/world/inbound.js";
-import { decodeApprovalCustomId } from "./custom-id.js";
+import { decodeApprovalCustomId, decodeStopCustomId } from "./custom-id.js";
 import {
   type DiscordInteraction,
   type DiscordMessage,
@@ -187,6 +187,15 @@ export function parseInteraction(raw: unknown, chat: ChatRef, directory: Mention
     return {
       kind: "command",
       command: { chat, name, args, sender, platformEventId: interaction.id, raw },
+      interaction: ref,
+    };
+  }
+  const stop = decodeStopCustomId(interaction.data?.custom_id ?? "");
+  if (stop) {
+    const args = stop.agent === "" ? [] : [stop.agent];
+    return {
+      kind: "command",
+      command: { chat, name: "stop", args, sender, platformEventId: interaction.id, raw },
       interaction: ref,
     };
   }

@@ -280,6 +280,7 @@ export class SlackAdapter
       identity,
       prefix,
       intervalMs,
+      ...(observer ? { observer } : {}),
     });
   }
 

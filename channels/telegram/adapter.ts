@@ -261,6 +261,11 @@ export class TelegramAdapter implements ChannelAdapter, StreamingChannel, Editin
     }
   }
 
+  /** `['admin']` for the chat's administrators: `admins` in member and approver lists. */
+  rolesOf(chat: ChatRef, userId: string): Promise<string[]> {
+    return this.adminRoles.rolesOf(chat, userId);
+  }
+
   async postApprovalCard(chat: ChatRef, card: ApprovalCard): Promise<SentRef> {
     // Cards always come from the main bot: its updates are the ones read, presses included.
     const { html, keyboard } = renderApprovalCard(card);

@@ -77,6 +77,13 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     { port: http.port, config: options.configSource, channels: channels.map((channel) => channel.platform) },
     "roundtable started",
   );
+  if (web) {
+    const url = `http://localhost:${http.port}/`;
+    logger.info(
+      { url, access: config.web.token === undefined ? "this machine only" : "WEB_CONSOLE_TOKEN required" },
+      `web console: open ${url}`,
+    );
+  }
   let stopping: Promise<void> | undefined;
   return {
     port: http.port,

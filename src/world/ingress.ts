@@ -3,6 +3,7 @@ import { handleApprovalClick } from "./approval-clicks.js";
 import { storeThreadRoot } from "./thread-root.js";
 import { chatKey } from "./chat-ref.js";
 import { closePendingApprovals } from "./close-pending-approvals.js";
+import { mayReset, resetRefusedText } from "./commands/reset-rights.js";
 import { isChatCommandName } from "./commands/chat-commands.js";
 import { type ParsedChatCommand, parseChatCommand } from "./commands/parse-chat-command.js";
 import { type ChatCommandAnswer, type ChatCommandRequest, runChatCommand } from "./commands/run-chat-command.js";
@@ -146,6 +147,18 @@ export class Ingress implements InboundSink {
       return { status: "ignored", reason: "sender is not a member" };
     }
     if (human && isResetText(inbound.text)) {
+      if (!(await mayReset(this.context, world, inbound.chat, key, inbound.sender))) {
+        log.info({ user: inbound.sender.id }, "reset refused: pending approvals are not theirs to close");
+        await noticeOnce(
+          this.context,
+          this.outbox,
+          inbound.chat,
+          inbound.sender.id,
+          `reset-refused:${id}`,
+          `${inbound.sender.displayName}: ${resetRefusedText}`,
+        );
+        return { status: "ignored", reason: "reset refused" };
+      }
       await this.resetChat(inbound.chat, `${id}:reset`, inbound.sender);
       return { status: "ignored", reason: "chat reset" };
     }
@@ -229,6 +242,10 @@ export class Ingress implements InboundSink {
     }
     await store.ensureChat(key, world.name, input.chat.platform);
     if (name === "reset") {
+      if (!(await mayReset(this.context, world, input.chat, key, input.sender))) {
+        log.info({ user: input.sender.id }, "reset refused: pending approvals are not theirs to close");
+        return { status: "refused", text: resetRefusedText };
+      }
       await this.resetChat(input.chat, `command:${key}:${input.platformEventId ?? Date.now()}:reset`, input.sender);
       return { status: "done", text: "Chat reset." };
     }

@@ -33,9 +33,29 @@ describe("/stop as a Discord application command", () => {
     const answers = t.posts();
     expect(answers).toHaveLength(1);
     expect(answers[0]?.content).toMatch(/Here is the first part of a long answer\n\n\(stopped by .+\)$/);
+    expect(answers[0]?.components).toEqual([]);
     const [turn] = await t.world.store.listTurns({ chatKey: t.chatKeyOf() });
     expect(turn).toMatchObject({ state: "ended", endReason: "stopped" });
     expect(alice.requests).toHaveLength(1);
+  });
+
+  it("the Stop button on the answer being written does the same", async () => {
+    const alice = new SlowProvider();
+    t = await worldOnDiscord({ agents: [{ name: "alice", provider: alice }], world: { defaultAgent: "alice" } });
+    t.fake.userMessage({ channelId: t.general.id, author: t.ana, content: "write a long essay" });
+    await alice.streaming;
+    await waitFor(() => JSON.stringify(t?.posts()[0]?.components ?? []).includes("rt-stop:alice"));
+    const answer = t.posts()[0];
+    expect(answer).toBeDefined();
+
+    const press = await t.press(t.ana, answer as NonNullable<typeof answer>, "rt-stop:alice");
+    expect(press.ephemeral[0]).toMatch(/^Stopped alice \(by .+\)\.$/);
+    await waitFor(() => alice.endings.length > 0);
+    await t.world.idle();
+    expect(alice.endings).toEqual(["aborted"]);
+    const settled = t.fake.message(answer?.id ?? "");
+    expect(settled?.content).toMatch(/\(stopped by .+\)$/);
+    expect(settled?.components).toEqual([]);
   });
 
   it("a parked approval: /stop closes its card as skipped, saying who stopped it", async () => {

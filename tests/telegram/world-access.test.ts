@@ -77,6 +77,19 @@ describe("access on Telegram through the world engine", () => {
     expect(alice.requests).toHaveLength(1);
   });
 
+  it("`admins` as members: the chat's administrators start turns (looked up with getChatMember), others do not", async () => {
+    const alice = new ScriptedProvider(() => ({ text: "yes?" }));
+    t = await worldOnTelegram({
+      agents: [{ name: "alice", provider: alice }],
+      world: { members: { telegram: ["admins"] }, defaultAgent: "alice" },
+    });
+    t.fake.setMemberStatus(-1001234, boss.id, "administrator");
+    await t.say(eve, "hello");
+    expect(alice.requests).toHaveLength(0);
+    await t.say(boss, "hello");
+    expect(alice.requests).toHaveLength(1);
+  });
+
   it("/reset@bot ends session grants and closes pending cards as skipped, saying who reset", async () => {
     const alice = echoer();
     t = await worldOnTelegram({ agents: [{ name: "alice", provider: alice, tools: ["shell_cmd"] }] });

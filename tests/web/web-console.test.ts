@@ -50,6 +50,7 @@ describe("the web console's chat (the real service in this process, the OpenAI S
       },
       { type: "reply", text: ["It said hi."] },
     );
+    expect(logged(web, `web console: open http://localhost:${web.port}/`)).toBe(true);
     const page = await fetch(`${web.origin}/`);
     expect(page.status).toBe(200);
     const html = await page.text();

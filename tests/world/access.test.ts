@@ -102,6 +102,30 @@ describe("who may approve", () => {
   });
 });
 
+describe("/reset", () => {
+  it("closes pending cards only for someone who may decide them; others are told why and nothing changes", async () => {
+    const model = whoami();
+    harness = await createHarness({
+      agents: [{ name: "alice", provider: model, tools: ["shell_cmd"] }],
+      platform: "telegram",
+      world: { approvers: { telegram: ["requester", "boss"] } },
+    });
+    await harness.say("@alice go", { user: "ana" });
+    await harness.idle();
+    const id = harness.channel.cards()[0]?.card.approvalId ?? "";
+    expect(await harness.say("/reset", { user: "eve" })).toEqual({ status: "ignored", reason: "reset refused" });
+    await harness.idle();
+    expect(await harness.store.getApproval(id)).toMatchObject({ state: "pending" });
+    expect(harness.channel.messages().at(-1)?.text).toBe(
+      "eve: Only the person who asked or an approver may reset this chat while its approvals are pending.",
+    );
+    expect(await harness.say("/reset", { user: "boss" })).toEqual({ status: "ignored", reason: "chat reset" });
+    await harness.idle();
+    expect(await harness.store.getApproval(id)).toMatchObject({ state: "skipped" });
+    expect(harness.channel.updates()[0]?.outcome).toMatchObject({ state: "skipped", note: "chat reset by boss" });
+  });
+});
+
 describe("who may talk", () => {
   it("a non-member's message is stored but starts no turn; they are told once an hour", async () => {
     const model = whoami();
