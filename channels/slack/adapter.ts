@@ -21,7 +21,8 @@ import { type ChatRef, chatKey } from "../../src/world/chat-ref.js";
 import type { InboundSink } from "../../src/world/inbound.js";
 import type { Author } from "../../src/world/message.js";
 import type { UserRolesChannel } from "../../src/world/user-roles.js";
-import { type PostIdentity, SlackOutbound, slackErrorCode, toPlatformError } from "./api.js";
+import { stopActionId } from "./action-value.js";
+import { type Block, type PostIdentity, SlackOutbound, slackErrorCode, toPlatformError } from "./api.js";
 import { ApproverGroups } from "./approver-groups.js";
 import { boltLogger } from "./bolt-logger.js";
 import { SlackHttpReceiver } from "./http-receiver.js";
@@ -40,6 +41,28 @@ interface AppIdentity {
   botId: string;
   teamId: string;
   scopes: Set<string> | undefined;
+}
+
+/** Longest text a section block holds; a longer part being written goes without a Stop button. */
+const sectionTextLimit = 3000;
+
+/** The part of an answer being written as a section with a Stop button under it. */
+function stopBlocks(text: string, agent: string): Block[] | undefined {
+  if (text.length > sectionTextLimit) return undefined;
+  return [
+    { type: "section", text: { type: "mrkdwn", text } },
+    {
+      type: "actions",
+      elements: [
+        {
+          type: "button",
+          action_id: stopActionId,
+          text: { type: "plain_text", text: ":black_square_for_stop: Stop", emoji: true },
+          value: agent,
+        },
+      ],
+    },
+  ];
 }
 
 /**
@@ -280,6 +303,7 @@ export class SlackAdapter
       identity,
       prefix,
       intervalMs,
+      ...(author.kind === "agent" ? { liveBlocks: (text: string) => stopBlocks(text, author.name) } : {}),
     });
   }
 
