@@ -303,6 +303,7 @@ export class SlackAdapter
       identity,
       prefix,
       intervalMs,
+      ...(observer ? { observer } : {}),
       ...(author.kind === "agent" ? { liveBlocks: (text: string) => stopBlocks(text, author.name) } : {}),
     });
   }

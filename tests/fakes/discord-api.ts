@@ -190,8 +190,10 @@ export class FakeDiscord {
       manageWebhooks: parent.manageWebhooks,
     };
     this.state.channels.set(thread.id, thread);
-    if (this.gateway.current())
+    // `silent`: a thread the bot never heard of (created while it was away).
+    if (this.gateway.current() && options.silent !== true) {
       this.gateway.dispatch("THREAD_CREATE", { ...this.channelPayload(thread), newly_created: true });
+    }
     return thread;
   }
 
