@@ -141,7 +141,15 @@ export class SlackAdapter
       context,
     });
     await this.app.init();
-    await this.app.start();
+    try {
+      await this.app.start();
+    } catch (error) {
+      if (!this.socket) throw error;
+      throw new PlatformApiError(
+        `slack Socket Mode could not connect (check SLACK_APP_TOKEN, an app-level token with connections:write): ${slackErrorCode(error) ?? (error instanceof Error ? error.message : String(error))}`,
+        { cause: error },
+      );
+    }
     if (!this.socket) this.connected = true;
     this.logger.info(
       { mode: this.socket ? "socket" : "http", team: identity.teamId, botUser: identity.botUserId },
