@@ -32,6 +32,7 @@ import { SlackNativeStream } from "./native-stream.js";
 import { type SlackAdapterOptions, type SlackAgentIdentity, type SlackClock, systemClock } from "./options.js";
 import { namePrefix, renderApprovalCard, renderApprovalOutcome, renderText, slackMessageLimit } from "./render.js";
 import { ThreadRoots } from "./thread-roots.js";
+import { stopBlocks } from "./stop-button.js";
 import { UserNames } from "./user-names.js";
 
 /**
@@ -140,7 +141,15 @@ export class SlackAdapter
       context,
     });
     await this.app.init();
-    await this.app.start();
+    try {
+      await this.app.start();
+    } catch (error) {
+      if (!this.socket) throw error;
+      throw new PlatformApiError(
+        `slack Socket Mode could not connect (check SLACK_APP_TOKEN, an app-level token with connections:write): ${slackErrorCode(error) ?? (error instanceof Error ? error.message : String(error))}`,
+        { cause: error },
+      );
+    }
     if (!this.socket) this.connected = true;
     this.logger.info(
       { mode: this.socket ? "socket" : "http", team: identity.teamId, botUser: identity.botUserId },
@@ -273,6 +282,7 @@ export class SlackAdapter
       prefix,
       intervalMs,
       ...(observer ? { observer } : {}),
+      ...(author.kind === "agent" ? { liveBlocks: (text: string) => stopBlocks(text, author.name) } : {}),
     });
   }
 
