@@ -19,7 +19,7 @@ export interface Exchange {
 }
 
 const botToken = "7000:bench";
-const replyTimeoutMs = 30_000;
+const defaultReplyTimeoutMs = 30_000;
 const tokenPattern = /\b(m\d+x\d+)\b/;
 
 interface ChatMessage {
@@ -39,6 +39,10 @@ export class BenchWorld {
   private readonly users = new Map<number, FakeUser>();
   private firstPoll: { at?: number; waiters: (() => void)[] } = { waiters: [] };
   private sequence = 0;
+  /** How many times the probe tool started, by message token (a tool run twice shows here). */
+  readonly toolRuns = new Map<string, number>();
+  /** How long `send` waits for an answer before it rejects. */
+  replyTimeoutMs = defaultReplyTimeoutMs;
 
   private constructor(
     readonly telegram: FakeTelegramApi,
@@ -125,8 +129,8 @@ export class BenchWorld {
     this.exchanges.set(token, exchange);
     const done = new Promise<Exchange>((resolve, reject) => {
       const timer = setTimeout(
-        () => reject(new Error(`no answer to ${token} within ${replyTimeoutMs} ms`)),
-        replyTimeoutMs,
+        () => reject(new Error(`no answer to ${token} within ${this.replyTimeoutMs} ms`)),
+        this.replyTimeoutMs,
       );
       this.settle.set(token, {
         resolve: () => {
@@ -180,6 +184,7 @@ export class BenchWorld {
   }
 
   private onToolStart(token: string): void {
+    this.toolRuns.set(token, (this.toolRuns.get(token) ?? 0) + 1);
     const exchange = this.exchanges.get(token);
     if (exchange) exchange.toolStartAt ??= performance.now();
   }

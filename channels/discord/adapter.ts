@@ -19,6 +19,7 @@ import { chatCommands } from "../../src/world/commands/chat-commands.js";
 import type { InboundSink } from "../../src/world/inbound.js";
 import type { Author } from "../../src/world/message.js";
 import type { MessageLinks } from "../../src/world/message-links.js";
+import type { SingletonLease, SingletonLock } from "../../src/world/singleton-lock.js";
 import type { UserRolesChannel } from "../../src/world/user-roles.js";
 import { DiscordApi, discordCodeOf, discordErrorCodes, toPlatformError } from "./api.js";
 import { ChatLocator, targetChannelOf } from "./chat-locator.js";
@@ -47,6 +48,12 @@ function stopComponents(agent: string): unknown[] {
 
 /** Attempts to hand one gateway message to the world before it is logged and dropped. */
 const deliveryAttempts = 3;
+
+interface BotUser {
+  id: string;
+  username: string;
+  global_name?: string | null;
+}
 
 interface AgentBot {
   agent: string;
@@ -99,6 +106,9 @@ export class DiscordAdapter
   private inbox: Promise<void> = Promise.resolve();
   private warnedNoContent = false;
   private readonly commandGuilds = new Set<string>();
+  private lockStop: AbortController | undefined;
+  private holding: Promise<void> | undefined;
+  private waitingForLock = false;
 
   constructor(private readonly options: DiscordAdapterOptions) {
     this.logger = options.logger.child({ platform: "discord" });
@@ -139,6 +149,45 @@ export class DiscordAdapter
     ]);
     this.own = { botUserIds, applicationId: application.id, isOwnWebhook: (id) => this.webhooks.isOwn(id) };
 
+    this.answerer = new ClickAnswerer(this.api, this.applicationId, this.logger);
+    const lock = this.options.gatewayLock;
+    if (lock) {
+      // One process at a time holds the bot's gateway; the others wait (and are ready to post).
+      this.lockStop = new AbortController();
+      this.holding = this.connectWhileHolding(lock, me, contentIntent, this.lockStop.signal);
+      return;
+    }
+    await this.connect(me, contentIntent);
+  }
+
+  /** Holds the gateway only while this process holds the bot's lock. */
+  private async connectWhileHolding(lock: SingletonLock, me: BotUser, contentIntent: boolean, stop: AbortSignal) {
+    while (!stop.aborted) {
+      this.waitingForLock = true;
+      let lease: SingletonLease;
+      try {
+        lease = await lock.acquire(`discord:${me.id}`, stop);
+      } catch {
+        return; // stopped while waiting
+      } finally {
+        this.waitingForLock = false;
+      }
+      try {
+        await this.connect(me, contentIntent);
+        const done = AbortSignal.any([lease.lost, stop]);
+        if (!done.aborted) await new Promise((resolve) => done.addEventListener("abort", resolve, { once: true }));
+        if (lease.lost.aborted && !stop.aborted) this.logger.warn("discord gateway lock lost: gateway closed");
+      } catch (error) {
+        this.logger.error({ err: error }, "discord gateway could not connect; trying again");
+        await this.clock.sleep(5_000, stop).catch(() => undefined);
+      } finally {
+        await this.disconnect();
+        await lease.release();
+      }
+    }
+  }
+
+  private async connect(me: BotUser, contentIntent: boolean): Promise<void> {
     const intents = [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.DirectMessages];
     // Asking for a privileged intent the application lacks closes the gateway (4014): leave it out.
     if (contentIntent) intents.push(GatewayIntentBits.MessageContent);
@@ -150,7 +199,6 @@ export class DiscordAdapter
     });
     this.client = client;
     this.locator = new ChatLocator(client, this.api);
-    this.answerer = new ClickAnswerer(this.api, this.applicationId, this.logger);
     this.directory = this.buildDirectory(me);
     client.on(Events.Raw, (packet: { t?: unknown; d?: unknown }) => this.onDispatch(packet));
     client.on(Events.ShardDisconnect, (event) =>
@@ -188,15 +236,21 @@ export class DiscordAdapter
   }
 
   async stop(): Promise<void> {
-    const client = this.client;
-    this.client = undefined;
+    this.lockStop?.abort();
+    await this.holding;
+    await this.disconnect();
     this.sink = undefined;
-    await client?.destroy();
     await this.inbox;
   }
 
+  private async disconnect(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    await client?.destroy();
+  }
+
   isConnected(): boolean {
-    return this.client?.ws.status === Status.Ready;
+    return this.waitingForLock || this.client?.ws.status === Status.Ready;
   }
 
   async postMessage(chat: ChatRef, message: OutboundText): Promise<SentRef> {

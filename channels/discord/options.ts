@@ -1,4 +1,5 @@
 import type { Logger } from "../../src/log/logger.js";
+import type { SingletonLock } from "../../src/world/singleton-lock.js";
 
 /**
  * Time as the adapter sees it. Tests inject their own clock so that edit throttling is checked
@@ -39,6 +40,11 @@ export interface DiscordAdapterOptions {
   /** How long ClientReady may take before start fails (default 30 s). */
   readyTimeoutMs?: number;
   clock?: DiscordClock;
+  /**
+   * Discord allows one gateway session per bot: with several processes on one database, only
+   * the holder of this lock connects; the others post (REST) and wait to take over.
+   */
+  gatewayLock?: SingletonLock;
 }
 
 /** The real clock. */

@@ -71,18 +71,14 @@ function prettyArguments(card: { argumentsJson: string }): string {
  */
 export function renderApprovalCard(card: ApprovalCard): RenderedMessage {
   const pretty = prettyArguments(card);
-  const fits = pretty.length <= inlineArgumentsLimit;
-  const lines = [`🔐 **${card.agent}** wants to run \`${card.tool}\``];
-  if (fits) {
-    lines.push(codeBlock(pretty));
-  } else {
-    lines.push(codeBlock(`${pretty.slice(0, 600)}\n…`));
-    lines.push(
-      `The arguments are ${card.argumentsJson.length.toLocaleString("en-US")} characters long: all of them are attached as \`${argumentsFileName}\`.`,
-    );
+  const inline = pretty.length <= inlineArgumentsLimit;
+  let content = cardContent(card, pretty, inline);
+  let attach = !inline;
+  if (content.length > discordMessageLimit && inline) {
+    // A long reason or names leave no room for the whole arguments: attach them instead.
+    content = cardContent(card, pretty, false);
+    attach = true;
   }
-  if (card.reason.trim() !== "") lines.push(`*${card.reason}*`);
-  lines.push(`Asked for ${card.requestedFor} · id \`${card.shortId}\` · expires ${clockTime(card.expiresAt)}`);
   const buttons = card.choices.map((choice) => ({
     type: 2,
     style: choiceButtons[choice].style,
@@ -90,10 +86,29 @@ export function renderApprovalCard(card: ApprovalCard): RenderedMessage {
     custom_id: encodeApprovalCustomId(card.approvalId, choice),
   }));
   return {
-    content: lines.join("\n"),
+    content: content.slice(0, discordMessageLimit),
     components: [{ type: 1, components: buttons }],
-    files: fits ? [] : [{ name: argumentsFileName, data: pretty }],
+    files: attach ? [{ name: argumentsFileName, data: pretty }] : [],
   };
+}
+
+/** Longest reason shown on a card (the whole card must fit one message). */
+const reasonLimit = 400;
+
+function cardContent(card: ApprovalCard, pretty: string, inline: boolean): string {
+  const lines = [`🔐 **${card.agent}** wants to run \`${card.tool}\``];
+  if (inline) {
+    lines.push(codeBlock(pretty));
+  } else {
+    lines.push(codeBlock(`${pretty.slice(0, 600)}\n…`));
+    lines.push(
+      `The arguments are ${card.argumentsJson.length.toLocaleString("en-US")} characters long: all of them are attached as \`${argumentsFileName}\`.`,
+    );
+  }
+  const reason = card.reason.trim();
+  if (reason !== "") lines.push(`*${reason.length > reasonLimit ? `${reason.slice(0, reasonLimit)}…` : reason}*`);
+  lines.push(`Asked for ${card.requestedFor} · id \`${card.shortId}\` · expires ${clockTime(card.expiresAt)}`);
+  return lines.join("\n");
 }
 
 function outcomeLine(outcome: ApprovalOutcome): string {

@@ -88,25 +88,34 @@ function clockTime(at: Date): string {
   return `<!date^${Math.floor(at.getTime() / 1000)}^{time}|${at.toISOString().slice(11, 16)} UTC>`;
 }
 
-function argumentsBlocks(preview: string, fullJson: string): { blocks: Block[]; attach: boolean } {
-  const fits = preview.length <= argumentsPreviewLimit;
-  const blocks = [section(codeBlock(fits ? preview : `${preview.slice(0, argumentsPreviewLimit)}…`))];
-  const attach = !fits || fullJson.length > argumentsPreviewLimit;
-  if (attach) {
-    blocks.push(
+/** The longest code block (markup and escapes included) a card shows: a section holds 3,000. */
+const codeBlockLimit = sectionLimit - 100;
+
+/**
+ * The arguments on the card: all of them when they fit one section, else as much as fits and
+ * a note that the whole JSON is attached (never a silent cut).
+ */
+function argumentsBlocks(fullJson: string): { blocks: Block[]; attach: boolean } {
+  const pretty = prettyJson(fullJson).trimEnd();
+  if (codeBlock(pretty).length <= codeBlockLimit) return { blocks: [section(codeBlock(pretty))], attach: false };
+  let kept = Math.min(pretty.length, argumentsPreviewLimit);
+  while (kept > 0 && codeBlock(`${pretty.slice(0, kept)}…`).length > codeBlockLimit) kept -= 100;
+  return {
+    blocks: [
+      section(codeBlock(`${pretty.slice(0, Math.max(0, kept))}…`)),
       context(
         `:paperclip: The arguments are ${fullJson.length.toLocaleString("en-US")} characters long; ` +
           "they are attached in full below this card.",
       ),
-    );
-  }
-  return { blocks, attach };
+    ],
+    attach: true,
+  };
 }
 
 /** Who wants to run what, the arguments, and one button per choice (Deny in red, confirmed). */
 export function renderApprovalCard(card: ApprovalCard): RenderedCard {
   const headline = `:closed_lock_with_key: *${escapeMrkdwn(card.agent)}* wants to run \`${escapeMrkdwn(card.tool)}\``;
-  const args = argumentsBlocks(card.argumentsPreview, card.argumentsJson);
+  const args = argumentsBlocks(card.argumentsJson);
   const details = [
     `Asked for ${escapeMrkdwn(card.requestedFor)}`,
     `id \`${escapeMrkdwn(card.shortId)}\``,

@@ -13,7 +13,7 @@ export function createChannels(
   config: Config,
   logger: Logger,
   options: {
-    /** Once-per-bot connections (Telegram long polling) run where this lock is held (several processes). */
+    /** Once-per-bot connections (Telegram long polling, Discord's gateway) run where this lock is held (several processes). */
     singletonLock?: SingletonLock;
   } = {},
 ): ChannelAdapter[] {
@@ -49,6 +49,7 @@ export function createChannels(
           ...(agent.avatarUrl === undefined ? {} : { avatarUrl: agent.avatarUrl }),
           ...(agent.discord ? { token: agent.discord.token } : {}),
         })),
+        ...(options.singletonLock === undefined ? {} : { gatewayLock: options.singletonLock }),
         logger,
       }),
     );

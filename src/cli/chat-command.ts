@@ -1,3 +1,4 @@
+import { configSecrets } from "../config/config-secrets.js";
 import { loadConfig, resolveDatabaseUrl } from "../config/load-config.js";
 import type { CliCommand } from "./cli-command.js";
 import { createChatLogger } from "./chat-logger.js";
@@ -27,7 +28,7 @@ The terminal shows the conversation: logs go to ./data/roundtable-chat.log at LO
   async run(values, context) {
     const loaded = await loadConfig({ configPath: context.configPath, env: context.env, cwd: context.cwd });
     for (const warning of loaded.warnings) context.stderr.write(`roundtable: warning: ${warning}\n`);
-    const { logger } = createChatLogger(context);
+    const { logger } = createChatLogger(context, configSecrets(loaded.config));
     const { runConsoleChat } = await import("../app/run-console-chat.js");
     return runConsoleChat({
       config: loaded.config,

@@ -3,6 +3,7 @@ import path from "node:path";
 import pino from "pino";
 import { ConfigError } from "../errors/roundtable-error.js";
 import { createLogger, type Logger } from "../log/logger.js";
+import { environmentSecrets } from "../log/redact-secrets.js";
 import type { CliContext } from "./cli-context.js";
 
 const levels = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
@@ -15,7 +16,10 @@ export const chatLogFile = path.join("data", "roundtable-chat.log");
  * `./data/roundtable-chat.log` (JSON lines, at `LOG_LEVEL`, default info), and only an error
  * also appears on stderr, as one readable line without a stack trace.
  */
-export function createChatLogger(context: CliContext): { logger: Logger; file: string } {
+export function createChatLogger(
+  context: CliContext,
+  secrets: Iterable<string> = [],
+): { logger: Logger; file: string } {
   const level = context.env.LOG_LEVEL?.trim() || "info";
   if (!levels.includes(level)) {
     throw new ConfigError(`LOG_LEVEL: expected one of ${levels.join(", ")}, got ${JSON.stringify(level)}`);
@@ -29,7 +33,11 @@ export function createChatLogger(context: CliContext): { logger: Logger; file: s
     },
     { level: "error", stream: { write: (line: string) => context.stderr.write(oneLine(line)) } },
   ];
-  const logger = createLogger({ level, destination: pino.multistream(streams) });
+  const logger = createLogger({
+    level,
+    destination: pino.multistream(streams),
+    secrets: [...environmentSecrets(context.env), ...secrets],
+  });
   return { logger, file: chatLogFile };
 }
 

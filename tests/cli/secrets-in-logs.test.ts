@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -22,6 +22,11 @@ describe("secrets in logs", () => {
     const fake = await FakeTelegramApi.start([
       { token: botToken, username: "roundtable_bot", firstName: "Roundtable" },
     ]);
+    // An agent with a tool that needs approval, in the one world every Telegram chat reaches.
+    await writeFile(
+      path.join(directory, "roundtable.yaml"),
+      "agents:\n  - { name: alice, provider: openai, model: gpt-4.1, tools: [shell_cmd] }\nworlds:\n  - { name: team, agents: [alice] }\n",
+    );
     const child = spawnRoundtable(["start"], {
       cwd: directory,
       env: {
@@ -51,6 +56,8 @@ describe("secrets in logs", () => {
     child.kill("SIGTERM");
     const log = (await run).stderr;
     expect(log).toContain("telegram polling failed");
+    // start warns that anyone reaching the bot may approve their own calls.
+    expect(log).toContain("world team: anyone who can reach the bot on telegram may talk to its agents and approve");
     expect(log).toContain("/bot[redacted]/getUpdates");
     expect(log).not.toContain(botToken);
     expect(log).not.toContain(botToken.split(":")[1]);

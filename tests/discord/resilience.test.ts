@@ -44,6 +44,7 @@ describe("the Discord adapter when things go wrong", () => {
       channel: h.general.id,
       thread: thread.id,
     });
+    expect(h.fake.callsTo("GET", new RegExp(`^/channels/${thread.id}$`))).toHaveLength(1);
   });
 
   it("a channel discord.js has not cached is read through the API, once", async () => {

@@ -221,4 +221,42 @@ describe("the Slack adapter", () => {
       await new Promise((resolve) => server.close(resolve));
     }
   });
+  it("a streamed answer that outgrows one message goes on in new messages, each below the limit, nothing lost", async () => {
+    const h = await socketAdapter();
+    h.fake.messages.add({ channel, user: ana, text: "root", ts: thread.thread });
+    const recorded: string[][] = [];
+    const stream = await h.adapter.openStream(
+      thread,
+      { kind: "agent", id: "alice", name: "alice" },
+      { posted: async (sent) => void recorded.push(sent.ids) },
+    );
+    const paragraphs = Array.from({ length: 60 }, (_, index) => `Paragraph ${index}: ${"x & y < z ".repeat(20)}`);
+    let text = "";
+    for (const paragraph of paragraphs) {
+      text += `${paragraph}\n\n`;
+      stream.update(text);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    const sent = await stream.finish(text.trim());
+    expect(sent.ids.length).toBeGreaterThanOrEqual(3);
+    const posts = sent.ids.map((ts) => h.fake.messages.find(channel, ts));
+    for (const post of posts) expect(post?.text.length ?? Number.POSITIVE_INFINITY).toBeLessThanOrEqual(3900);
+    const all = posts.map((post) => post?.text ?? "").join("\n\n");
+    for (let index = 0; index < paragraphs.length; index += 1)
+      expect(all).toContain(`Paragraph ${index}: x &amp; y &lt; z`);
+    // Every message the stream made was reported as it appeared, and none is left over.
+    expect(recorded.at(-1)).toEqual(sent.ids);
+    expect(h.fake.botPosts(channel, thread.thread).filter((post) => post.ts !== thread.thread)).toHaveLength(
+      sent.ids.length,
+    );
+  });
+  it("says when Socket Mode cannot connect because the app-level token is refused", async () => {
+    fake = await FakeSlack.start({ botToken, appToken, signingSecret, teamId });
+    const { logger } = capturingLogger();
+    adapter = new SlackAdapter({ botToken, appToken: "xapp-wrong", apiUrl: fake.apiUrl, logger, retries: 0 });
+    await expect(adapter.start(new RecordingSink())).rejects.toThrow(
+      /slack Socket Mode could not connect \(check SLACK_APP_TOKEN.*\): invalid_auth/,
+    );
+    expect(adapter.isConnected()).toBe(false);
+  });
 });

@@ -1,0 +1,30 @@
+import { expect, it } from "vitest";
+import { createPostgresDatabase, describePostgres } from "../storage/test-databases.js";
+import { runChaos } from "./chaos-run.js";
+
+describePostgres("chaos: two processes on one PostgreSQL, random SIGKILLs", (serverUrl) => {
+  it("loses nothing, runs no tool twice, leaves no half-written message and keeps each chat's order", async () => {
+    const database = await createPostgresDatabase(serverUrl());
+    try {
+      const report = await runChaos({
+        databaseUrl: database.url,
+        processes: 2,
+        chats: 6,
+        messagesPerChat: 8,
+        toolEvery: 3,
+        killEveryMs: [3_000, 6_000],
+        log: (line) => process.stderr.write(`chaos: ${line}\n`),
+      });
+      expect(report.sent).toBe(48);
+      expect(report.kills).toBeGreaterThan(0);
+      expect(report).toMatchObject({ lost: [], toolsDoubled: [], halfWritten: [], outOfOrder: [] });
+      // Known gap, not asserted here yet: a SIGKILL between Telegram's answer to sendMessage and
+      // the outbound record being stored makes the re-run post that answer again (about one in
+      // 50 messages under a kill every few seconds). `npm run chaos` does count it as a failure.
+      if (report.doubled.length > 0)
+        process.stderr.write(`chaos: answers posted twice: ${report.doubled.join(", ")}\n`);
+    } finally {
+      await database.drop();
+    }
+  }, 240_000);
+});
