@@ -242,6 +242,11 @@ export class Ingress implements InboundSink {
     }
     await store.ensureChat(key, world.name, input.chat.platform);
     if (name === "reset") {
+      const adapter = this.context.channels.main(input.chat.platform);
+      if (!(await mayTalk(world, input.chat.platform, input.sender, rolesLookup(adapter, input.chat, input.sender)))) {
+        log.info({ command: name, user: input.sender.id }, "command from a non-member refused");
+        return { status: "refused", text: notMemberCommandText };
+      }
       if (!(await mayReset(this.context, world, input.chat, key, input.sender))) {
         log.info({ user: input.sender.id }, "reset refused: pending approvals are not theirs to close");
         return { status: "refused", text: resetRefusedText };
@@ -263,7 +268,7 @@ export class Ingress implements InboundSink {
     const adapter = this.context.channels.main(input.chat.platform);
     if (!(await mayTalk(world, input.chat.platform, input.sender, rolesLookup(adapter, input.chat, input.sender)))) {
       log.info({ command: name, user: input.sender.id }, "command from a non-member refused");
-      return { status: "refused", text: "Only members of this chat's world may use its commands." };
+      return { status: "refused", text: notMemberCommandText };
     }
     const answer = await runChatCommand(this.context, this.outbox, this.interrupts, {
       world,
@@ -311,3 +316,6 @@ export class Ingress implements InboundSink {
     return handleApprovalClick(this.context, click);
   }
 }
+
+/** What a non-member is told when they use a command. */
+const notMemberCommandText = "Only members of this chat's world may use its commands.";
