@@ -2,7 +2,7 @@ import { jobKey } from "../world/jobs.js";
 import { closeTurn } from "../world/close-turn.js";
 import { type AgentRuntime, loadTurnScope } from "./agent-runtime.js";
 import { endWithLimit } from "./end-turn.js";
-import { repeatGuardDetail } from "./loop-limits.js";
+import { repeatGuardTripped } from "./repeat-guard.js";
 
 /**
  * When every call of a step has its result, the turn goes on with the next provider call
@@ -18,7 +18,12 @@ export async function continueTurn(runtime: AgentRuntime, turnId: string, step: 
   const results = await store.listToolResults(calls.map((call) => call.id));
   if (results.length < calls.length) return;
 
-  if (results.some((result) => result.kind === "blocked" && result.content.includes(repeatGuardDetail))) {
+  const blocked = new Set(results.filter((result) => result.kind === "blocked").map((result) => result.toolCallId));
+  const earlier = (await store.listToolCalls({ turnId })).filter((call) => call.step < step);
+  const maxRepeats = scope.agent.limits.maxRepeats;
+  if (
+    calls.some((call) => blocked.has(call.id) && repeatGuardTripped(runtime, maxRepeats, call, earlier) !== undefined)
+  ) {
     await endWithLimit(runtime, scope, "repeat-guard", "it called the same tool with the same arguments again");
     return;
   }

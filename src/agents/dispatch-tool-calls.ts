@@ -8,6 +8,7 @@ import { chainHumans } from "../world/turn-chain.js";
 import type { AgentRuntime, TurnScope } from "./agent-runtime.js";
 import { continueTurn } from "./continue-turn.js";
 import { repeatGuardDetail } from "./loop-limits.js";
+import { repeatGuardTripped } from "./repeat-guard.js";
 import { resolveWorkdir } from "./workdir.js";
 
 /**
@@ -64,8 +65,8 @@ export async function dispatchToolCalls(runtime: AgentRuntime, scope: TurnScope,
       continue;
     }
     const hash = runtime.policy.hash(call.name, checked.args);
-    const repeats = earlier.filter((other) => other.name === call.name && sameCall(runtime, other, hash)).length;
-    if (repeats >= agent.limits.maxRepeats) {
+    const repeats = repeatGuardTripped(runtime, agent.limits.maxRepeats, call, earlier);
+    if (repeats !== undefined) {
       await recordToolResult(
         runtime.world,
         runtime.outbox,
@@ -98,11 +99,6 @@ export async function dispatchToolCalls(runtime: AgentRuntime, scope: TurnScope,
   }
   if (parked) await store.updateTurn(turn.id, { state: "parked" });
   await continueTurn(runtime, turn.id, step);
-}
-
-function sameCall(runtime: AgentRuntime, call: ToolCallRecord, hash: string): boolean {
-  const checked = runtime.tools.check(call.name, call.argumentsJson);
-  return checked.ok && runtime.policy.hash(call.name, checked.args) === hash;
 }
 
 async function queueRun(runtime: AgentRuntime, call: ToolCallRecord): Promise<void> {

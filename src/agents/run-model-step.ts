@@ -3,6 +3,7 @@ import type { LLMResponse } from "../providers/model-provider.js";
 import type { MessageRecord, ToolCallRecord } from "../world/records.js";
 import { isStreamingChannel, type MessageStream, type StreamObserver } from "../world/channel-adapter.js";
 import { parseChatKey } from "../world/chat-ref.js";
+import { closeTurn } from "../world/close-turn.js";
 import { jobKey } from "../world/jobs.js";
 import { withIdentity } from "../world/outbound-for.js";
 import { stopOf } from "../world/turn-interrupts.js";
@@ -199,7 +200,7 @@ async function settleStoredStep(
   calls: ToolCallRecord[],
   stream: MessageStream | undefined,
 ): Promise<void> {
-  const { store, clock } = runtime.world;
+  const { store } = runtime.world;
   const { turn, agent } = scope;
   const chat = parseChatKey(turn.chatKey);
   if (message.text.trim() !== "") {
@@ -209,13 +210,10 @@ async function settleStoredStep(
     await runtime.outbox.discardDraft(chat, message.id, stream);
   }
   if (calls.length === 0) {
-    await store.updateTurn(turn.id, { state: "ended", endReason: "answered", endedAt: clock() });
-    await runtime.outbox.publish(turn.chatKey, {
-      type: "turn-ended",
-      chat,
-      agent: agent.name,
-      turnId: turn.id,
-      reason: "answered",
+    // Every turn ends through closeTurn: one owner of "this turn is over".
+    await closeTurn(runtime.world, runtime.outbox, turn.id, "answered", {
+      kind: "skipped",
+      detail: "the turn answered",
     });
     const route = { kind: "route", messageId: message.id } as const;
     await runtime.world.queue.add({ queue: turn.chatKey, key: jobKey(route), payload: route });

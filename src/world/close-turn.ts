@@ -7,7 +7,8 @@ import { recordToolResult } from "./record-tool-result.js";
 import type { WorldContext } from "./world-context.js";
 
 /**
- * Ends a turn keeping the closure invariant: every call of the turn that has no result gets
+ * The one way a turn ends (answered, a limit, an error, superseded, a reset, `/stop`: "end
+ * this turn now with reason X"). It keeps the closure invariant: every call of the turn that has no result gets
  * a synthetic one (`kind: detail`), every pending approval of the turn is closed and its card
  * updated, then the turn is marked ended and `turn-ended` is published. Idempotent.
  */
