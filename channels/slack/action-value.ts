@@ -23,3 +23,6 @@ export function decodeApprovalValue(value: string): { approvalId: string; choice
   if (!approvalChoices.includes(choice)) return undefined;
   return { approvalId: match[1] as string, choice };
 }
+
+/** The `action_id` of the Stop button on an answer being written; its value is the agent's name. */
+export const stopActionId = "roundtable_stop";

@@ -21,7 +21,8 @@ import { type ChatRef, chatKey } from "../../src/world/chat-ref.js";
 import type { InboundSink } from "../../src/world/inbound.js";
 import type { Author } from "../../src/world/message.js";
 import type { UserRolesChannel } from "../../src/world/user-roles.js";
-import { type PostIdentity, SlackOutbound, slackErrorCode, toPlatformError } from "./api.js";
+import { type PostIdentity, SlackOutbound, slackErrorCode } from "./api.js";
+import { type AppIdentity, identifyApp } from "./app-identity.js";
 import { ApproverGroups } from "./approver-groups.js";
 import { boltLogger } from "./bolt-logger.js";
 import { SlackHttpReceiver } from "./http-receiver.js";
@@ -30,17 +31,9 @@ import { SlackEditStream } from "./message-stream.js";
 import { SlackNativeStream } from "./native-stream.js";
 import { type SlackAdapterOptions, type SlackAgentIdentity, type SlackClock, systemClock } from "./options.js";
 import { namePrefix, renderApprovalCard, renderApprovalOutcome, renderText, slackMessageLimit } from "./render.js";
-import { addScopeHint, describeMissingScopes, missingScopes } from "./scopes.js";
 import { ThreadRoots } from "./thread-roots.js";
+import { stopBlocks } from "./stop-button.js";
 import { UserNames } from "./user-names.js";
-
-/** Who the app is in its workspace, from `auth.test`. */
-interface AppIdentity {
-  botUserId: string;
-  botId: string;
-  teamId: string;
-  scopes: Set<string> | undefined;
-}
 
 /**
  * Slack through Bolt. Socket Mode when an app token is set, else HTTP events and interactivity
@@ -128,7 +121,7 @@ export class SlackAdapter
         "channels.slack needs signingSecret (SLACK_SIGNING_SECRET) for HTTP events, or appToken (SLACK_APP_TOKEN) for Socket Mode",
       );
     }
-    const identity = await this.identify();
+    const identity = await identifyApp(this.app.client, this.logger);
     this.identity = identity;
     const context = {
       botUserId: identity.botUserId,
@@ -148,7 +141,15 @@ export class SlackAdapter
       context,
     });
     await this.app.init();
-    await this.app.start();
+    try {
+      await this.app.start();
+    } catch (error) {
+      if (!this.socket) throw error;
+      throw new PlatformApiError(
+        `slack Socket Mode could not connect (check SLACK_APP_TOKEN, an app-level token with connections:write): ${slackErrorCode(error) ?? (error instanceof Error ? error.message : String(error))}`,
+        { cause: error },
+      );
+    }
     if (!this.socket) this.connected = true;
     this.logger.info(
       { mode: this.socket ? "socket" : "http", team: identity.teamId, botUser: identity.botUserId },
@@ -281,39 +282,8 @@ export class SlackAdapter
       prefix,
       intervalMs,
       ...(observer ? { observer } : {}),
+      ...(author.kind === "agent" ? { liveBlocks: (text: string) => stopBlocks(text, author.name) } : {}),
     });
-  }
-
-  /** `auth.test`: who the app is, and which scopes it has (missing ones named with what they break). */
-  private async identify(): Promise<AppIdentity> {
-    let result: Awaited<ReturnType<App["client"]["auth"]["test"]>>;
-    try {
-      result = await this.app.client.auth.test();
-    } catch (error) {
-      throw toPlatformError(error, "auth.test (check SLACK_BOT_TOKEN)");
-    }
-    const scopes = result.response_metadata?.scopes;
-    if (scopes) {
-      const missing = missingScopes(scopes);
-      for (const need of missing) {
-        this.logger.warn(
-          { scope: need.scope },
-          `slack app lacks the ${need.scope} scope: ${need.feature} does not work; ${addScopeHint}`,
-        );
-      }
-      if (missing.length > 0) this.logger.debug({ missing: describeMissingScopes(missing) }, "slack scopes missing");
-    }
-    if (!result.user_id || !result.bot_id || !result.team_id) {
-      throw new PlatformApiError(
-        "slack auth.test did not name the bot user, bot and workspace; is SLACK_BOT_TOKEN a bot token (xoxb-)?",
-      );
-    }
-    return {
-      botUserId: result.user_id,
-      botId: result.bot_id,
-      teamId: result.team_id,
-      scopes: scopes ? new Set(scopes) : undefined,
-    };
   }
 
   private displayNameOf(author: Author): string {

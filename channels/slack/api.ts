@@ -3,7 +3,8 @@ import { NetworkError, PlatformApiError, RoundtableError } from "../../src/error
 import type { ChatRef } from "../../src/world/chat-ref.js";
 
 type WebClient = webApi.WebClient;
-type Block = Record<string, unknown>;
+/** A Block Kit block, as the Web API takes it. */
+export type Block = Record<string, unknown>;
 
 /** Under whose name a post appears: the agent's (needs `chat:write.customize`) or the app's. */
 export interface PostIdentity {

@@ -88,6 +88,27 @@ export class SlackInboundHandler {
         logger.warn({ reason: parsed.reason, user: parsed.user }, "slack button press refused");
         if (parsed.chat) await this.tellPrivately(parsed.chat, parsed.user, staleButtonText);
         return;
+      case "command": {
+        const { command } = parsed;
+        let text: string;
+        try {
+          const [roles, name] = await Promise.all([
+            groups.rolesOf(command.sender.id),
+            this.setup.names.nameOf(command.sender.id),
+          ]);
+          const sender = {
+            ...command.sender,
+            displayName: name === command.sender.id ? command.sender.displayName : name,
+            ...(roles.length > 0 ? { roles } : {}),
+          };
+          text = (await sink.command({ ...command, sender })).text;
+        } catch (error) {
+          logger.error({ err: error, command: command.name }, "slack stop button failed");
+          text = "Something went wrong; please try again.";
+        }
+        await this.tellPrivately(command.chat, command.sender.id, text);
+        return;
+      }
       case "click": {
         const { click } = parsed;
         let text: string | undefined;

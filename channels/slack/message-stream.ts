@@ -1,7 +1,7 @@
 import type { Logger } from "../../src/log/logger.js";
 import type { MessageStream, OutboundMention, SentRef, StreamObserver } from "../../src/world/channel-adapter.js";
 import type { ChatRef } from "../../src/world/chat-ref.js";
-import type { PostIdentity, SlackOutbound } from "./api.js";
+import type { Block, PostIdentity, SlackOutbound } from "./api.js";
 import type { SlackClock } from "./options.js";
 import { renderText } from "./render.js";
 
@@ -17,6 +17,8 @@ export interface EditStreamSetup {
   intervalMs: number;
   /** Told where the text is each time a message is posted for it (the world stores it). */
   observer?: StreamObserver;
+  /** Blocks for the part being written (its text and a Stop button), or undefined for text only. */
+  liveBlocks?(text: string): Block[] | undefined;
 }
 
 /**
@@ -27,7 +29,7 @@ export interface EditStreamSetup {
 export class SlackEditStream implements MessageStream {
   private latest = "";
   private shown = "";
-  private readonly sent: { ts: string; text: string; at: number }[] = [];
+  private readonly sent: { ts: string; text: string; at: number; live?: boolean }[] = [];
   private pumping: Promise<void> | undefined;
   private waiting = false;
   private closed = false;
@@ -106,14 +108,18 @@ export class SlackEditStream implements MessageStream {
     for (const [index, part] of parts.entries()) {
       if (index > settled) break;
       const shown = this.sent[index];
+      // The part still being written carries the live blocks (a Stop button); settled parts are text.
+      const blocks = !final && index === parts.length - 1 ? this.setup.liveBlocks?.(part) : undefined;
+      const live = blocks !== undefined;
       if (!shown) {
-        const ts = await outbound.post(chat, part, identity);
-        this.sent.push({ ts, text: part, at: clock.now() });
+        const ts = await outbound.post(chat, part, identity, blocks);
+        this.sent.push({ ts, text: part, at: clock.now(), ...(live ? { live } : {}) });
         await observer?.posted({ ids: this.sent.map((each) => each.ts) });
-      } else if (shown.text !== part) {
-        await outbound.update(chat, shown.ts, part);
+      } else if (shown.text !== part || (shown.live ?? false) !== live) {
+        await outbound.update(chat, shown.ts, part, blocks);
         shown.text = part;
         shown.at = clock.now();
+        shown.live = live;
       }
     }
     if (final) {

@@ -1,6 +1,6 @@
 import type { ChatRef } from "../../src/world/chat-ref.js";
-import type { ApprovalClick, InboundMessage } from "../../src/world/inbound.js";
-import { decodeApprovalValue } from "./action-value.js";
+import type { ApprovalClick, InboundCommand, InboundMessage } from "../../src/world/inbound.js";
+import { decodeApprovalValue, stopActionId } from "./action-value.js";
 import { resolveSlackText, type SlackNames } from "./mentions.js";
 import {
   type SlackMessageEvent,
@@ -28,6 +28,8 @@ export type ParsedEvent =
 /** What one interactive payload means for the world. */
 export type ParsedAction =
   | { kind: "click"; click: ApprovalClick }
+  /** The Stop button on an answer being written: `/stop` for its agent. */
+  | { kind: "command"; command: InboundCommand }
   | { kind: "bad-click"; reason: string; user: string; chat?: ChatRef }
   | { kind: "invalid"; reason: string };
 
@@ -118,6 +120,21 @@ export function parseAction(body: unknown, context: Pick<ParseContext, "teamId" 
           ...(threadTs === undefined ? {} : { thread: threadTs }),
         };
   const user = payload.user.id;
+  if (action?.action_id === stopActionId && chat) {
+    const name = context.userNames.get(user) ?? payload.user.name ?? payload.user.username ?? user;
+    const agent = action.value ?? "";
+    return {
+      kind: "command",
+      command: {
+        chat,
+        name: "stop",
+        args: agent === "" ? [] : [agent],
+        sender: { id: user, displayName: name, isBot: false },
+        ...(action.action_ts === undefined ? {} : { platformEventId: `${user}:${action.action_ts}` }),
+        raw: body,
+      },
+    };
+  }
   const decoded = action?.value === undefined ? undefined : decodeApprovalValue(action.value);
   if (!decoded || !chat) {
     return {

@@ -23,6 +23,7 @@ export interface OperatorSourceSetup {
 /** How far back the view looks: the newest events of every chat. */
 const recentEvents = 1000;
 const maxChats = 20;
+const historyWindowMs = 7 * 24 * 3_600_000;
 const messagesPerChat = 3;
 
 /** Who may decide an approval of a chat, in words, from the world's approvers for its platform. */
@@ -72,7 +73,9 @@ export function createOperatorSource(setup: OperatorSourceSetup): OperatorSource
         };
       };
       const pending = await store.listApprovals({ states: ["pending"] });
-      const decided = (await store.listApprovals({ states: ["approved", "denied", "expired", "skipped"] }))
+      // The history looks back a week (read from the audit's index), not over every approval ever.
+      const decided = (await store.listApprovalsSince(new Date(now.getTime() - historyWindowMs)))
+        .filter((approval) => approval.state !== "pending")
         .sort((a, b) => (b.decidedAt?.getTime() ?? 0) - (a.decidedAt?.getTime() ?? 0))
         .slice(0, 30);
       return {

@@ -26,6 +26,8 @@ export interface RoundtableParts {
   modelLimits: (agent: AgentConfig) => { budgetTokens: number; reserveOutputTokens: number };
   describeProviderError: (error: unknown) => string;
   clock?: () => Date;
+  /** How long a refused delivery holds its chat's later ones before it is given up (default 30 s). */
+  deliveryHoldMs?: number;
   /** How long running steps may take to finish on stop before they are cut (default 10 s). */
   stopGraceMs?: number;
   /** Closed on stop (MCP connections). */
@@ -52,6 +54,7 @@ export class Roundtable {
         return checked.ok ? parts.policy.hash(tool, checked.args) : undefined;
       },
       clock: parts.clock ?? (() => new Date()),
+      ...(parts.deliveryHoldMs === undefined ? {} : { deliveryHoldMs: parts.deliveryHoldMs }),
     });
     const runtime: AgentRuntime = {
       world: this.engine.context,

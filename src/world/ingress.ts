@@ -1,7 +1,7 @@
 import type { MessageRecord } from "./records.js";
 import { handleApprovalClick } from "./approval-clicks.js";
 import { storeThreadRoot } from "./thread-root.js";
-import { chatKey } from "./chat-ref.js";
+import { chatKey, parseChatKey } from "./chat-ref.js";
 import { closePendingApprovals } from "./close-pending-approvals.js";
 import { mayReset, resetRefusedText } from "./commands/reset-rights.js";
 import { isChatCommandName } from "./commands/chat-commands.js";
@@ -242,12 +242,31 @@ export class Ingress implements InboundSink {
     }
     await store.ensureChat(key, world.name, input.chat.platform);
     if (name === "reset") {
-      if (!(await mayReset(this.context, world, input.chat, key, input.sender))) {
-        log.info({ user: input.sender.id }, "reset refused: pending approvals are not theirs to close");
-        return { status: "refused", text: resetRefusedText };
+      const adapter = this.context.channels.main(input.chat.platform);
+      if (!(await mayTalk(world, input.chat.platform, input.sender, rolesLookup(adapter, input.chat, input.sender)))) {
+        log.info({ command: name, user: input.sender.id }, "command from a non-member refused");
+        return { status: "refused", text: notMemberCommandText };
       }
-      await this.resetChat(input.chat, `command:${key}:${input.platformEventId ?? Date.now()}:reset`, input.sender);
-      return { status: "done", text: "Chat reset." };
+      // A command that cannot name a thread (Slack's) resets the channel and every thread chat in it.
+      const chats = input.wholeChannel ? await this.channelChats(input.chat) : [input.chat];
+      for (const chat of chats) {
+        if (!(await mayReset(this.context, world, chat, chatKey(chat), input.sender))) {
+          log.info({ user: input.sender.id }, "reset refused: pending approvals are not theirs to close");
+          return { status: "refused", text: resetRefusedText };
+        }
+      }
+      const event = input.platformEventId ?? String(Date.now());
+      for (const chat of chats) {
+        await store.ensureChat(chatKey(chat), world.name, chat.platform);
+        await this.resetChat(chat, `command:${chatKey(chat)}:${event}:reset`, input.sender);
+      }
+      return {
+        status: "done",
+        text:
+          chats.length > 1
+            ? `Reset this channel and its ${chats.length - 1} thread${chats.length === 2 ? "" : "s"}.`
+            : "Chat reset.",
+      };
     }
     return this.runCommand(world, input, name, input.args, input.wholeChannel ?? false);
   }
@@ -263,7 +282,7 @@ export class Ingress implements InboundSink {
     const adapter = this.context.channels.main(input.chat.platform);
     if (!(await mayTalk(world, input.chat.platform, input.sender, rolesLookup(adapter, input.chat, input.sender)))) {
       log.info({ command: name, user: input.sender.id }, "command from a non-member refused");
-      return { status: "refused", text: "Only members of this chat's world may use its commands." };
+      return { status: "refused", text: notMemberCommandText };
     }
     const answer = await runChatCommand(this.context, this.outbox, this.interrupts, {
       world,
@@ -275,6 +294,14 @@ export class Ingress implements InboundSink {
     });
     log.info({ command: name, user: input.sender.id, status: answer.status }, "chat command handled");
     return answer;
+  }
+
+  /** A channel's chat and the thread chats in it that have had turns (where session approvals live). */
+  private async channelChats(chat: InboundMessage["chat"]): Promise<InboundMessage["chat"][]> {
+    const key = chatKey(chat);
+    const keys = new Set((await this.context.store.listTurns({ chatKeyPrefix: key })).map((turn) => turn.chatKey));
+    keys.delete(key);
+    return [chat, ...[...keys].sort().map((each) => parseChatKey(each))];
   }
 
   /** `/reset`: a new session epoch (session approvals end) and pending cards closed, said in the chat. */
@@ -311,3 +338,6 @@ export class Ingress implements InboundSink {
     return handleApprovalClick(this.context, click);
   }
 }
+
+/** What a non-member is told when they use a command. */
+const notMemberCommandText = "Only members of this chat's world may use its commands.";

@@ -10,7 +10,9 @@ import {
 } from "./channel-adapter.js";
 import { type ChatRef, chatKey } from "./chat-ref.js";
 import type { StoredEvent, WorldEvent } from "./events.js";
+import type { OutboundRecord } from "./records.js";
 import { jobKey } from "./jobs.js";
+import { worldAuthor } from "./message.js";
 import { outboundFor } from "./outbound-for.js";
 import type { WorldContext } from "./world-context.js";
 
@@ -83,7 +85,15 @@ export class Outbox {
         // Published twice (a step re-run after a restart): it was posted once, that is enough.
         if (await store.getOutbound("message", message.id)) break;
         const outbound = await outboundFor(this.context, chat, message);
-        const sent = await this.showMessage(adapter, chat, message.id, outbound);
+        const hadStream = this.streams.has(message.id);
+        let draft = await store.getOutbound("draft", message.id);
+        const sent = await this.held(event, adapter, () => {
+          const shown = this.showMessage(adapter, chat, message.id, outbound, draft);
+          // A live stream is settled now or removed when that fails: a retry posts anew.
+          if (hadStream) draft = undefined;
+          return shown;
+        });
+        if (!sent) break;
         platformMessageIds = sent.ids;
         await store.recordOutbound({
           chatKey: message.chatKey,
@@ -96,7 +106,9 @@ export class Outbox {
       }
       case "approval-requested": {
         if (await store.getOutbound("approval", event.card.approvalId)) break;
-        const sent = await adapter.postApprovalCard(chat, event.card);
+        const card = event.card;
+        const sent = await this.held(event, adapter, () => adapter.postApprovalCard(chat, card));
+        if (!sent) break;
         platformMessageIds = sent.ids;
         await store.recordOutbound({
           chatKey: chatKeyOf(event),
@@ -112,7 +124,10 @@ export class Outbox {
           // Its card is not posted yet (its delivery is being retried): try again later.
           throw new RoundtableError("internal", `approval ${event.outcome.approvalId} has no posted card yet`);
         }
-        await adapter.updateApprovalCard(chat, { ids: card.platformMessageIds }, event.outcome);
+        const outcome = event.outcome;
+        await this.held(event, adapter, () =>
+          adapter.updateApprovalCard(chat, { ids: card.platformMessageIds }, outcome),
+        );
         break;
       }
       case "tool-calls":
@@ -135,12 +150,12 @@ export class Outbox {
     chat: ChatRef,
     messageId: string,
     outbound: OutboundText,
+    draft: OutboundRecord | undefined,
   ): Promise<SentRef> {
     const stream = this.streams.get(messageId);
     this.streams.delete(messageId);
-    if (stream) return this.finishStream(stream, outbound.text, outbound.mentions);
-    const draft = await this.context.store.getOutbound("draft", messageId);
-    if (draft && isEditingChannel(adapter)) {
+    if (stream) return this.finishStream(stream, messageId, chatKey(chat), outbound.text, outbound.mentions);
+    if (draft && draft.platformMessageIds.length > 0 && isEditingChannel(adapter)) {
       this.context.logger.info({ messageId, chat: draft.chatKey }, "finishing a recorded draft in place");
       return adapter.editMessage(chat, { ids: draft.platformMessageIds }, outbound);
     }
@@ -187,12 +202,81 @@ export class Outbox {
     await this.context.store.recordOutbound({ chatKey, refKind: "draft", refId: messageId, platformMessageIds: [] });
   }
 
-  /** Settle a draft; when that fails, remove the draft so the retry's fresh post stands alone. */
-  private async finishStream(stream: MessageStream, text: string, mentions: readonly OutboundMention[] | undefined) {
+  /**
+   * Run a platform call of a delivery. A refusal is tried again (backing off) for up to
+   * `deliveryHoldMs` while the chat's later deliveries wait behind it, so answers keep the
+   * order of the messages they answer; then it is given up: a log line, a notice in the chat
+   * (unless the notice itself is what failed), and undefined.
+   */
+  private async held<T>(event: StoredEvent, adapter: ChannelAdapter, call: () => Promise<T>): Promise<T | undefined> {
+    const holdMs = this.context.deliveryHoldMs ?? 30_000;
+    const started = Date.now();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await call();
+      } catch (error) {
+        const wait = Math.min(250 * 2 ** (attempt - 1), 5_000);
+        const log = this.context.logger.child({ chat: chatKeyOf(event), seq: event.seq, event: event.type });
+        if (Date.now() - started + wait > holdMs) {
+          log.error(
+            { err: error, attempts: attempt },
+            "delivery given up after holding the chat; later messages go on",
+          );
+          await this.noticeGivenUp(event, adapter);
+          return undefined;
+        }
+        log.warn({ err: error, attempt, retryInMs: wait }, "delivery refused; holding the chat's later deliveries");
+        await new Promise((resolve) => setTimeout(resolve, wait));
+      }
+    }
+  }
+
+  /**
+   * Say in the chat, where the given-up item would have been, that it could not be shown. Posted
+   * at once (one try) rather than queued, so it keeps that place.
+   */
+  private async noticeGivenUp(event: StoredEvent, adapter: ChannelAdapter): Promise<void> {
+    if (event.type === "system") return;
+    const { store, logger } = this.context;
+    const key = chatKeyOf(event);
+    const id = `undelivered:${event.seq}`;
+    if (await store.getMessage(id)) return;
+    const what =
+      event.type === "message"
+        ? `An answer from ${event.message.author.name}`
+        : event.type === "approval-requested"
+          ? `An approval request from ${event.card.agent}`
+          : "An update of an approval card";
+    const notice = await store.addMessage({
+      id,
+      chatKey: key,
+      author: worldAuthor,
+      text: `${what} could not be shown here: the platform kept refusing it. The details are in the service log.`,
+    });
+    const stored = await store.appendEvent(key, { type: "system", chat: event.chat, level: "error", message: notice });
+    this.emit(stored);
+    try {
+      const sent = await adapter.postMessage(event.chat, await outboundFor(this.context, event.chat, notice));
+      await store.recordOutbound({ chatKey: key, refKind: "message", refId: id, platformMessageIds: sent.ids });
+    } catch (error) {
+      logger.error({ err: error, chat: key }, "the notice of a given-up delivery could not be shown either");
+    }
+    await store.recordOutbound({ chatKey: key, refKind: "event", refId: String(stored.seq), platformMessageIds: [] });
+  }
+
+  /** Settle a live stream; when that fails, remove it (and its draft record) so a retry posts anew. */
+  private async finishStream(
+    stream: MessageStream,
+    messageId: string,
+    chatKey: string,
+    text: string,
+    mentions: readonly OutboundMention[] | undefined,
+  ) {
     try {
       return await stream.finish(text, mentions);
     } catch (error) {
       await this.abortStream(stream);
+      await this.forgetDraft(chatKey, messageId);
       throw error;
     }
   }

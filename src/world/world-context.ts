@@ -38,4 +38,9 @@ export interface WorldContext {
    */
   hashCall: (tool: string, argumentsJson: string) => string | undefined;
   clock: () => Date;
+  /**
+   * How long a delivery the platform keeps refusing holds the chat's later deliveries (so
+   * answers keep their order) before it is given up with a log line and a notice. Default 30 s.
+   */
+  deliveryHoldMs?: number;
 }

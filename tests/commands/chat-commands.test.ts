@@ -140,6 +140,15 @@ describe("chat commands", () => {
     expect(texts[0]).toBe("eve: Only members of this chat's world may use its commands.");
     expect(texts[1]).toMatch(/^Agents in this chat \(1\):/);
     expect(h.logs()).toContain("command from a non-member refused");
+    // The same through a platform structure (a slash command), /reset included: nothing resets.
+    const eve = { id: "eve", displayName: "eve", isBot: false };
+    for (const name of ["reset", "stop"]) {
+      expect(await h.channel.command({ chat: h.chat(), name, args: [], sender: eve, raw: {} })).toEqual({
+        status: "refused",
+        text: "Only members of this chat's world may use its commands.",
+      });
+    }
+    expect((await h.store.getChat("telegram::chat-1:"))?.sessionEpoch ?? 0).toBe(0);
   });
 
   it("a command from a platform structure is answered to its sender; an unknown one says so", async () => {

@@ -90,6 +90,25 @@ describe("threads on Discord", () => {
     ]);
   });
 
+  it("an approval card in a thread is decided there: the press finds the thread's chat", async () => {
+    const alice = new ScriptedProvider((request) => {
+      const last = request.messages.at(-1);
+      if (last?.role === "tool") return { text: "done in the thread" };
+      return { text: "Checking.", toolCalls: [{ name: "shell_cmd", args: { command: "echo", args: ["t"] } }] };
+    });
+    t = await worldOnDiscord({ agents: [{ name: "alice", provider: alice, tools: ["shell_cmd"] }] });
+    const thread = t.fake.addThread(t.general.id, "ops");
+    await t.say(t.ana, "@alice run it", { channelId: thread.id });
+    const card = t.posts(thread.id).find((post) => post.components.length > 0);
+    if (!card) throw new Error("no card in the thread");
+    const press = await t.press(t.ana, card, customIdOf(card, "Approve once"));
+    expect(press.ephemeral).toEqual(["Approved once."]);
+    await t.world.waitFor(() => alice.requests.length === 2);
+    await t.world.idle();
+    expect(t.posts(thread.id).at(-1)?.content).toBe("done in the thread");
+    expect(t.fake.message(card.id)?.components).toEqual([]);
+  });
+
   it("a 5,000-character answer with a code block arrives in parts of at most 2,000 characters, the block whole", async () => {
     const { text, code } = longAnswer();
     expect(text.length).toBeGreaterThan(4800);
@@ -107,3 +126,8 @@ describe("threads on Discord", () => {
     expect(parts.join("\n\n")).toBe(text);
   });
 });
+
+function customIdOf(card: { components: unknown[] }, label: string): string {
+  const rows = card.components as { components: { label: string; custom_id: string }[] }[];
+  return rows.flatMap((row) => row.components).find((button) => button.label === label)?.custom_id ?? "";
+}

@@ -52,6 +52,9 @@ interface InjectedFailure {
   headers: Record<string, string>;
 }
 
+/** The gateway intent that lets a bot read every guild message's text. */
+const messageContentIntent = 1 << 15;
+
 export class FakeDiscord {
   readonly state = new DiscordState();
   readonly calls: RecordedRestCall[] = [];
@@ -76,6 +79,7 @@ export class FakeDiscord {
           };
         },
         guilds: () => [...this.state.guilds.keys()].map((id) => this.guildPayload(id)),
+        shape: (session, t, d) => this.shapeForIntents(session.token, session.intents, t, d),
       },
       `${origin.replace(/^http/, "ws")}/gateway`,
     );
@@ -385,6 +389,20 @@ export class FakeDiscord {
     await this.gateway.close();
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  /**
+   * Without the message content intent Discord sends guild messages with empty content,
+   * embeds, attachments and components, except messages that mention the bot (and DMs).
+   */
+  private shapeForIntents(token: string, intents: number, t: string, d: unknown): unknown {
+    if ((intents & messageContentIntent) !== 0 || (t !== "MESSAGE_CREATE" && t !== "MESSAGE_UPDATE")) return d;
+    const message = d as Json;
+    if (message.guild_id === undefined) return d;
+    const botId = this.bots.get(token)?.user.id;
+    const mentioned = ((message.mentions as { id?: string }[] | undefined) ?? []).some((user) => user.id === botId);
+    if (mentioned || (message.author as { id?: string } | undefined)?.id === botId) return d;
+    return { ...message, content: "", embeds: [], attachments: [], components: [] };
   }
 
   private channelPayload(channel: FakeChannel): Json {

@@ -25,6 +25,8 @@ export interface GatewayHooks {
   identify(token: string): { user: Json; application: Json } | undefined;
   /** The GUILD_CREATE payloads to send after READY. */
   guilds(): Json[];
+  /** What a session is shown of a dispatch (Discord hides message text without the content intent). */
+  shape?(session: GatewaySession, t: string, d: unknown): unknown;
 }
 
 export class FakeGateway {
@@ -64,7 +66,7 @@ export class FakeGateway {
     const session = this.current();
     if (!session) throw new Error(`no gateway session to dispatch ${t} to`);
     session.seq += 1;
-    const entry = { s: session.seq, t, d };
+    const entry = { s: session.seq, t, d: this.hooks.shape ? this.hooks.shape(session, t, d) : d };
     session.log.push(entry);
     this.send(session.socket, { op: 0, ...entry });
     return session.seq;

@@ -1,3 +1,4 @@
+import { PlatformApiError } from "../../src/errors/roundtable-error.js";
 import type { ApprovalCard, ApprovalOutcome } from "../../src/world/approval-types.js";
 import type { ChannelAdapter, ChannelCapabilities, OutboundText, SentRef } from "../../src/world/channel-adapter.js";
 import type { ChatRef, Platform } from "../../src/world/chat-ref.js";
@@ -53,7 +54,11 @@ export class RecordingChannel implements ChannelAdapter {
     return this.sink !== undefined;
   }
 
+  /** Refuse posting while this says so (a platform refusing: 5xx, rate limits, outages). */
+  refusePost: ((message: OutboundText) => boolean) | undefined;
+
   async postMessage(chat: ChatRef, message: OutboundText): Promise<SentRef> {
+    if (this.refusePost?.(message)) throw new PlatformApiError("the platform refused the message (test)");
     const id = this.nextId();
     this.posted.push({ kind: "message", chat, id, author: message.author.name, text: message.text, outbound: message });
     return { ids: [id] };

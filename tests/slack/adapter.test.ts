@@ -250,4 +250,13 @@ describe("the Slack adapter", () => {
       sent.ids.length,
     );
   });
+  it("says when Socket Mode cannot connect because the app-level token is refused", async () => {
+    fake = await FakeSlack.start({ botToken, appToken, signingSecret, teamId });
+    const { logger } = capturingLogger();
+    adapter = new SlackAdapter({ botToken, appToken: "xapp-wrong", apiUrl: fake.apiUrl, logger, retries: 0 });
+    await expect(adapter.start(new RecordingSink())).rejects.toThrow(
+      /slack Socket Mode could not connect \(check SLACK_APP_TOKEN.*\): invalid_auth/,
+    );
+    expect(adapter.isConnected()).toBe(false);
+  });
 });

@@ -38,6 +38,39 @@ describe.each(modes)("chat commands through Slack's /roundtable (%s)", (mode) =>
     expect(alice.requests).toHaveLength(1);
   });
 
+  it("the Stop button on the answer being written stops it; the settled answer has no buttons", async () => {
+    const alice = new SlowProvider();
+    t = await worldOnSlack({ mode, agents: [{ name: "alice", provider: alice }], world: { defaultAgent: "alice" } });
+    const { message: root } = await t.fake.userMessage({ channel, user: ana, text: "write a long essay" });
+    await alice.streaming;
+    await t.world.waitFor(
+      () => JSON.stringify(t?.replies(root.ts)[0]?.blocks ?? []).includes("roundtable_stop"),
+      5_000,
+    );
+    const live = t.replies(root.ts)[0];
+    expect(live?.blocks?.at(-1)).toMatchObject({
+      type: "actions",
+      elements: [{ action_id: "roundtable_stop", value: "alice" }],
+    });
+
+    const delivery = await t.fake.press({
+      user: ana,
+      channel,
+      messageTs: live?.ts ?? "",
+      actionId: "roundtable_stop",
+      value: "alice",
+    });
+    expect(delivery.status).toBe(200);
+    await t.world.waitFor(() => alice.endings.length > 0, 5_000);
+    await t.settle();
+    expect(alice.endings).toEqual(["aborted"]);
+    const [answer, ...rest] = t.replies(root.ts);
+    expect(rest).toHaveLength(0);
+    expect(answer?.text).toMatch(/\n\n\(stopped by \S+\)$/);
+    expect(answer?.blocks ?? []).toEqual([]);
+    expect(t.fake.ephemerals.find((each) => each.user === ana)?.text).toMatch(/^Stopped alice \(by \S+\)\.$/);
+  });
+
   it("/roundtable approvals lists the pending approvals of the channel's threads; /roundtable help answers privately", async () => {
     const alice = new ScriptedProvider([{ text: "", toolCalls: [{ name: "shell_cmd", args: { command: "ls" } }] }]);
     t = await worldOnSlack({
@@ -56,5 +89,13 @@ describe.each(modes)("chat commands through Slack's /roundtable (%s)", (mode) =>
     expect(help).toContain("/approvals");
     // Listing closes nothing.
     expect((await t.world.store.listApprovals({ chatKey: threadKey(root.ts) }))[0]?.state).toBe("pending");
+
+    // /roundtable reset concerns the channel and its threads: the thread's session ends, its card closes.
+    await t.fake.slashCommand({ user: ana, channel, text: "reset" });
+    await t.world.waitFor(() => (t?.fake.ephemerals.length ?? 0) >= 3);
+    await t.settle();
+    expect(t.fake.ephemerals[2]?.text).toBe("Reset this channel and its 1 thread.");
+    expect((await t.world.store.listApprovals({ chatKey: threadKey(root.ts) }))[0]?.state).toBe("skipped");
+    expect((await t.world.store.getChat(threadKey(root.ts)))?.sessionEpoch).toBe(1);
   });
 });

@@ -37,6 +37,8 @@ export interface HarnessOptions {
   concurrency?: number;
   /** Real platform adapters to run besides the recording channel (e.g. Telegram on its fake API). */
   channels?: ChannelAdapter[];
+  /** How long a refused delivery holds the chat (default the service's). */
+  deliveryHoldMs?: number;
   /** Extra config (e.g. `channels.telegram.chats`). */
   channelsConfig?: Record<string, unknown>;
   /** Extra fields per agent config (e.g. `telegram: { token }`). */
@@ -153,6 +155,7 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
     logger,
     channels: [channel, ...(options.channels ?? [])],
     stopGraceMs: 2_000,
+    ...(options.deliveryHoldMs === undefined ? {} : { deliveryHoldMs: options.deliveryHoldMs }),
     ...(options.worldClock === undefined ? {} : { clock: options.worldClock }),
   });
   await roundtable.start();
