@@ -104,6 +104,8 @@ async function main(): Promise<void> {
     ? await freshPostgresDatabase(settings.postgresUrl)
     : `file:${path.join(directory, "bench.db")}`;
   const world = await BenchWorld.start();
+  // A busy machine with 100 chats in flight answers each slowly: wait, the rate says how slowly.
+  world.replyTimeoutMs = 120_000;
   const configFile = path.join(directory, "roundtable.yaml");
   await writeFile(configFile, world.configYaml());
   const log = (text: string) => process.stderr.write(`bench: ${text}\n`);

@@ -1,7 +1,7 @@
 import type { MessageRecord } from "./records.js";
 import { handleApprovalClick } from "./approval-clicks.js";
 import { storeThreadRoot } from "./thread-root.js";
-import { chatKey } from "./chat-ref.js";
+import { chatKey, parseChatKey } from "./chat-ref.js";
 import { closePendingApprovals } from "./close-pending-approvals.js";
 import { mayReset, resetRefusedText } from "./commands/reset-rights.js";
 import { isChatCommandName } from "./commands/chat-commands.js";
@@ -247,12 +247,26 @@ export class Ingress implements InboundSink {
         log.info({ command: name, user: input.sender.id }, "command from a non-member refused");
         return { status: "refused", text: notMemberCommandText };
       }
-      if (!(await mayReset(this.context, world, input.chat, key, input.sender))) {
-        log.info({ user: input.sender.id }, "reset refused: pending approvals are not theirs to close");
-        return { status: "refused", text: resetRefusedText };
+      // A command that cannot name a thread (Slack's) resets the channel and every thread chat in it.
+      const chats = input.wholeChannel ? await this.channelChats(input.chat) : [input.chat];
+      for (const chat of chats) {
+        if (!(await mayReset(this.context, world, chat, chatKey(chat), input.sender))) {
+          log.info({ user: input.sender.id }, "reset refused: pending approvals are not theirs to close");
+          return { status: "refused", text: resetRefusedText };
+        }
       }
-      await this.resetChat(input.chat, `command:${key}:${input.platformEventId ?? Date.now()}:reset`, input.sender);
-      return { status: "done", text: "Chat reset." };
+      const event = input.platformEventId ?? String(Date.now());
+      for (const chat of chats) {
+        await store.ensureChat(chatKey(chat), world.name, chat.platform);
+        await this.resetChat(chat, `command:${chatKey(chat)}:${event}:reset`, input.sender);
+      }
+      return {
+        status: "done",
+        text:
+          chats.length > 1
+            ? `Reset this channel and its ${chats.length - 1} thread${chats.length === 2 ? "" : "s"}.`
+            : "Chat reset.",
+      };
     }
     return this.runCommand(world, input, name, input.args, input.wholeChannel ?? false);
   }
@@ -280,6 +294,14 @@ export class Ingress implements InboundSink {
     });
     log.info({ command: name, user: input.sender.id, status: answer.status }, "chat command handled");
     return answer;
+  }
+
+  /** A channel's chat and the thread chats in it that have had turns (where session approvals live). */
+  private async channelChats(chat: InboundMessage["chat"]): Promise<InboundMessage["chat"][]> {
+    const key = chatKey(chat);
+    const keys = new Set((await this.context.store.listTurns({ chatKeyPrefix: key })).map((turn) => turn.chatKey));
+    keys.delete(key);
+    return [chat, ...[...keys].sort().map((each) => parseChatKey(each))];
   }
 
   /** `/reset`: a new session epoch (session approvals end) and pending cards closed, said in the chat. */

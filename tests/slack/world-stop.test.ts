@@ -89,5 +89,13 @@ describe.each(modes)("chat commands through Slack's /roundtable (%s)", (mode) =>
     expect(help).toContain("/approvals");
     // Listing closes nothing.
     expect((await t.world.store.listApprovals({ chatKey: threadKey(root.ts) }))[0]?.state).toBe("pending");
+
+    // /roundtable reset concerns the channel and its threads: the thread's session ends, its card closes.
+    await t.fake.slashCommand({ user: ana, channel, text: "reset" });
+    await t.world.waitFor(() => (t?.fake.ephemerals.length ?? 0) >= 3);
+    await t.settle();
+    expect(t.fake.ephemerals[2]?.text).toBe("Reset this channel and its 1 thread.");
+    expect((await t.world.store.listApprovals({ chatKey: threadKey(root.ts) }))[0]?.state).toBe("skipped");
+    expect((await t.world.store.getChat(threadKey(root.ts)))?.sessionEpoch).toBe(1);
   });
 });
