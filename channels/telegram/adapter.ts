@@ -12,6 +12,7 @@ import type {
   OutboundText,
   SentRef,
   StreamingChannel,
+  PostObserver,
   StreamObserver,
   WebhookChannel,
   WebhookRoute,
@@ -215,10 +216,14 @@ export class TelegramAdapter implements ChannelAdapter, StreamingChannel, Editin
     return [this.route];
   }
 
-  async postMessage(chat: ChatRef, message: OutboundText): Promise<SentRef> {
+  async postMessage(chat: ChatRef, message: OutboundText, observer?: PostObserver): Promise<SentRef> {
     const { bot, name } = this.identityFor(chat, message.author);
+    const parts = renderText(this.markdownOf(message), name);
     const ids: string[] = [];
-    for (const [index, part] of renderText(this.markdownOf(message), name).entries()) {
+    for (const [index, part] of parts.entries()) {
+      // Telegram has no idempotency key: the parts already sent are recorded before the next
+      // is, so that a crash in between makes the re-run edit them rather than post them again.
+      if (index > 0) await observer?.posted({ ids: [...ids] });
       const replyTo = index === 0 ? message.replyTo : undefined;
       ids.push(String(await this.outbound.send(bot, chat, part, replyTo === undefined ? {} : { replyTo })));
     }
@@ -229,7 +234,7 @@ export class TelegramAdapter implements ChannelAdapter, StreamingChannel, Editin
    * Edit stored messages to `message` (a streamed draft finished by whoever holds the step):
    * parts that exist are edited, missing parts are sent, surplus parts are deleted.
    */
-  async editMessage(chat: ChatRef, sent: SentRef, message: OutboundText): Promise<SentRef> {
+  async editMessage(chat: ChatRef, sent: SentRef, message: OutboundText, observer?: PostObserver): Promise<SentRef> {
     const { bot, name } = this.identityFor(chat, message.author);
     const parts = renderText(this.markdownOf(message), name);
     const ids: string[] = [];
@@ -240,9 +245,15 @@ export class TelegramAdapter implements ChannelAdapter, StreamingChannel, Editin
         ids.push(String(existing));
       } else {
         ids.push(String(await this.outbound.send(bot, chat, part)));
+        // Recorded before the next part (or the removal of surplus ones): see postMessage.
+        if (index < parts.length - 1) await observer?.posted({ ids: [...ids, ...sent.ids.slice(index + 1)] });
       }
     }
-    await this.deleteMessages(chat, { ids: sent.ids.slice(parts.length) }, message.author);
+    const surplus = sent.ids.slice(parts.length);
+    if (surplus.length > 0) {
+      await observer?.posted({ ids: [...ids] });
+      await this.deleteMessages(chat, { ids: surplus }, message.author);
+    }
     return { ids };
   }
 
@@ -266,11 +277,14 @@ export class TelegramAdapter implements ChannelAdapter, StreamingChannel, Editin
     return this.adminRoles.rolesOf(chat, userId);
   }
 
-  async postApprovalCard(chat: ChatRef, card: ApprovalCard): Promise<SentRef> {
+  async postApprovalCard(chat: ChatRef, card: ApprovalCard, observer?: PostObserver): Promise<SentRef> {
     // Cards always come from the main bot: its updates are the ones read, presses included.
     const { html, keyboard } = renderApprovalCard(card);
     const id = await this.outbound.send(this.main, chat, { html, plain: htmlToPlain(html) }, { keyboard });
     const file = cardArgumentsFile(card);
+    // The card is recorded before its file is sent: a crash in between loses the file (its
+    // arguments stay in the approvals audit) rather than posting the card twice.
+    if (file) await observer?.posted({ ids: [String(id)] });
     if (file)
       await this.outbound.sendDocument(this.main, chat, file, {
         replyTo: String(id),

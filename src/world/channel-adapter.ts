@@ -2,12 +2,12 @@ import type { ApprovalCard, ApprovalOutcome } from "./approval-types.js";
 import type { ChannelCapabilities } from "./channel-capabilities.js";
 import type { ChatRef, Platform } from "./chat-ref.js";
 import type { InboundSink } from "./inbound.js";
-import type { OutboundText, SentRef } from "./outbound-text.js";
+import type { OutboundText, PostObserver, SentRef } from "./outbound-text.js";
 
 export type { ChannelCapabilities } from "./channel-capabilities.js";
 export * from "./channel-optional.js";
 export * from "./channel-streaming.js";
-export type { OutboundText, SentRef } from "./outbound-text.js";
+export type { OutboundText, PostObserver, SentRef } from "./outbound-text.js";
 export type { MentionTarget, OutboundMention, TextSegment } from "./outbound-mention.js";
 export { splitByMentions } from "./outbound-mention.js";
 
@@ -36,9 +36,13 @@ export interface ChannelAdapter {
   stop(): Promise<void>;
   /** For `/readyz`. */
   isConnected(): boolean;
-  postMessage(chat: ChatRef, message: OutboundText): Promise<SentRef>;
-  /** Post an approval card with its choices. */
-  postApprovalCard(chat: ChatRef, card: ApprovalCard): Promise<SentRef>;
+  /** Post `message` (split into parts when long), telling `observer` each part but the last. */
+  postMessage(chat: ChatRef, message: OutboundText, observer?: PostObserver): Promise<SentRef>;
+  /**
+   * Post an approval card with its choices. `observer` is told the card's id before anything
+   * else is sent with it (an attached file), so that a crash in between does not post it twice.
+   */
+  postApprovalCard(chat: ChatRef, card: ApprovalCard, observer?: PostObserver): Promise<SentRef>;
   /** Show the outcome on the card and remove its buttons (or post the outcome when the card is gone). */
   updateApprovalCard(chat: ChatRef, sent: SentRef, outcome: ApprovalOutcome): Promise<void>;
 }

@@ -1,4 +1,4 @@
-import type { OutboundText, SentRef } from "./outbound-text.js";
+import type { OutboundText, PostObserver, SentRef } from "./outbound-text.js";
 import type { ChatRef } from "./chat-ref.js";
 import type { Author } from "./message.js";
 import type { OutboundMention } from "./outbound-mention.js";
@@ -40,8 +40,10 @@ export interface EditingChannel {
   /**
    * Make the messages at `sent` show `message`: edit the parts that exist, post parts the text
    * now needs beyond them, remove parts it no longer needs. Returns where the text is now.
+   * `observer` is told the ids so far after each part posted anew (when more are to come) and
+   * before surplus parts are removed.
    */
-  editMessage(chat: ChatRef, sent: SentRef, message: OutboundText): Promise<SentRef>;
+  editMessage(chat: ChatRef, sent: SentRef, message: OutboundText, observer?: PostObserver): Promise<SentRef>;
   /** Remove posted messages (an abandoned draft). A message already gone is no error. */
   deleteMessages(chat: ChatRef, sent: SentRef): Promise<void>;
 }

@@ -23,3 +23,14 @@ export interface OutboundText {
 export interface SentRef {
   ids: string[];
 }
+
+/**
+ * Told where a message's text is each time the platform returns the id of a part while more
+ * parts are still to be posted (a long text split), and before surplus parts are removed on an
+ * edit. The world stores it before the adapter goes on, so that a re-run after a crash edits
+ * those parts instead of posting them again. Adapters call it only between parts: the caller
+ * records the whole `SentRef` itself right after the call returns.
+ */
+export interface PostObserver {
+  posted(sent: SentRef): Promise<void>;
+}

@@ -85,14 +85,12 @@ export class Outbox {
         // Published twice (a step re-run after a restart): it was posted once, that is enough.
         if (await store.getOutbound("message", message.id)) break;
         const outbound = await outboundFor(this.context, chat, message);
-        const hadStream = this.streams.has(message.id);
-        let draft = await store.getOutbound("draft", message.id);
-        const sent = await this.held(event, adapter, () => {
-          const shown = this.showMessage(adapter, chat, message.id, outbound, draft);
-          // A live stream is settled now or removed when that fails: a retry posts anew.
-          if (hadStream) draft = undefined;
-          return shown;
-        });
+        // The draft is read on every attempt: an attempt that failed part way recorded the parts
+        // it posted (the retry edits them), and a live stream that failed was removed with its
+        // record (the retry posts anew).
+        const sent = await this.held(event, adapter, async () =>
+          this.showMessage(adapter, chat, message.id, outbound, await store.getOutbound("draft", message.id)),
+        );
         if (!sent) break;
         platformMessageIds = sent.ids;
         await store.recordOutbound({
@@ -107,7 +105,16 @@ export class Outbox {
       case "approval-requested": {
         if (await store.getOutbound("approval", event.card.approvalId)) break;
         const card = event.card;
-        const sent = await this.held(event, adapter, () => adapter.postApprovalCard(chat, card));
+        const recordCard = (sent: SentRef) =>
+          store.recordOutbound({
+            chatKey: chatKeyOf(event),
+            refKind: "approval",
+            refId: card.approvalId,
+            platformMessageIds: sent.ids,
+          });
+        const sent = await this.held(event, adapter, () =>
+          adapter.postApprovalCard(chat, card, { posted: recordCard }),
+        );
         if (!sent) break;
         platformMessageIds = sent.ids;
         await store.recordOutbound({
@@ -155,11 +162,14 @@ export class Outbox {
     const stream = this.streams.get(messageId);
     this.streams.delete(messageId);
     if (stream) return this.finishStream(stream, messageId, chatKey(chat), outbound.text, outbound.mentions);
+    // The parts of a long text are recorded as a draft as they are posted: a crash or a refusal
+    // between parts leaves a draft that the next attempt edits, rather than posting it again.
+    const observer = { posted: (sent: SentRef) => this.recordDraft(chatKey(chat), messageId, sent) };
     if (draft && draft.platformMessageIds.length > 0 && isEditingChannel(adapter)) {
       this.context.logger.info({ messageId, chat: draft.chatKey }, "finishing a recorded draft in place");
-      return adapter.editMessage(chat, { ids: draft.platformMessageIds }, outbound);
+      return adapter.editMessage(chat, { ids: draft.platformMessageIds }, outbound, observer);
     }
-    return adapter.postMessage(chat, outbound);
+    return adapter.postMessage(chat, outbound, observer);
   }
 
   /** Where a stream of message `messageId` shows, recorded the moment it exists. */

@@ -65,7 +65,13 @@ export class FakeTelegramApi {
   readonly commandMenus = new Map<string, { command: string; description: string }[]>();
   private readonly bots = new Map<string, BotState>();
   private readonly chats = new FakeChats();
-  private readonly failures: { method: string; token?: string; failure: InjectedFailure; times: number }[] = [];
+  private readonly failures: {
+    method: string;
+    token?: string;
+    failure: InjectedFailure;
+    times: number;
+    after: number;
+  }[] = [];
   private readonly queries = new Map<string, { answered: boolean }>();
   private readonly memberStatus = new Map<string, string>();
   private nextQueryId = 1;
@@ -130,12 +136,20 @@ export class FakeTelegramApi {
 
   // ---- test controls -------------------------------------------------------------------
 
-  /** The next `times` calls of `method` (by `token`, or any bot) are refused with `failure`. */
-  failNext(method: string, failure: InjectedFailure, options: { times?: number; token?: string } = {}): void {
+  /**
+   * The next `times` calls of `method` (by `token`, or any bot) are refused with `failure`, once
+   * `after` such calls (default 0) have gone through.
+   */
+  failNext(
+    method: string,
+    failure: InjectedFailure,
+    options: { times?: number; token?: string; after?: number } = {},
+  ): void {
     this.failures.push({
       method,
       failure,
       times: options.times ?? 1,
+      after: options.after ?? 0,
       ...(options.token ? { token: options.token } : {}),
     });
   }
@@ -288,7 +302,8 @@ export class FakeTelegramApi {
     };
     if (!bot) return record(refuse(401, "Unauthorized"));
     const injected = this.failures.find((entry) => entry.method === method && (!entry.token || entry.token === token));
-    if (injected) {
+    if (injected && injected.after > 0) injected.after -= 1;
+    else if (injected) {
       injected.times -= 1;
       if (injected.times <= 0) this.failures.splice(this.failures.indexOf(injected), 1);
       const { error_code, description, retry_after } = injected.failure;

@@ -93,6 +93,34 @@ describe("telegram posting", () => {
     expect(h.fake.callsTo("sendMessage").every((call) => call.ok)).toBe(true);
   });
 
+  it("records each part of a long text before posting the next, so a retry after a failure between parts edits them instead of posting them again", async () => {
+    h = await harness();
+    await h.adapter.start(h.sink);
+    const text = nastyAnswer();
+    h.fake.failNext("sendMessage", { error_code: 400, description: "Bad Request: chat is busy" }, { after: 1 });
+    const recorded: string[][] = [];
+    const observer = {
+      posted: async (sent: { ids: string[] }) => {
+        recorded.push(sent.ids);
+      },
+    };
+    await expect(h.adapter.postMessage(group, { author: bob, text }, observer)).rejects.toThrow(/chat is busy/);
+    // The first part was posted and recorded before the second was tried.
+    expect(recorded).toHaveLength(1);
+    const first = recorded[0] ?? [];
+    expect(first).toHaveLength(1);
+    expect(h.fake.callsTo("sendMessage").filter((call) => call.ok)).toHaveLength(1);
+
+    // The retry (what the world does with that record) edits the first part and posts the rest.
+    const sent = await h.adapter.editMessage(group, { ids: first }, { author: bob, text }, observer);
+    expect(sent.ids[0]).toBe(first[0]);
+    const messages = h.fake.messagesIn(groupId).filter((message) => message.sentByToken !== undefined);
+    expect(messages.map((message) => String(message.message_id))).toEqual(sent.ids);
+    expect(messages.map((message) => message.text.replace(/^bob: /, "")).join("\n\n")).toBe(text);
+    // Parts posted anew while more were to come were recorded too, each with the ids so far.
+    expect(recorded.slice(1)).toEqual(sent.ids.slice(2).map((_, index) => sent.ids.slice(0, index + 2)));
+  });
+
   it("posts as the agent's own bot in groups (no name prefix) and through the main bot in private chats", async () => {
     h = await harness({ agentBots: [{ agent: "alice", token: aliceToken }] });
     await h.adapter.start(h.sink);
