@@ -18,9 +18,11 @@ describePostgres("chaos: two processes on one PostgreSQL, random SIGKILLs", (ser
       expect(report.sent).toBe(48);
       expect(report.kills).toBeGreaterThan(0);
       expect(report).toMatchObject({ lost: [], toolsDoubled: [], halfWritten: [], outOfOrder: [] });
-      // Known gap, not asserted here yet: a SIGKILL between Telegram's answer to sendMessage and
-      // the outbound record being stored makes the re-run post that answer again (about one in
-      // 50 messages under a kill every few seconds). `npm run chaos` does count it as a failure.
+      // Not asserted: a SIGKILL between Telegram's answer to sendMessage and the id being stored
+      // (one round trip and one database write; Telegram has no idempotency key) makes the re-run
+      // post that answer again. Every post now has only that window (docs/architecture.md,
+      // "The window that remains"), but it cannot be closed, so asserting zero would flake.
+      // `npm run chaos` does count it as a failure.
       if (report.doubled.length > 0)
         process.stderr.write(`chaos: answers posted twice: ${report.doubled.join(", ")}\n`);
     } finally {
