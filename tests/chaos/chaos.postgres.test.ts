@@ -10,12 +10,14 @@ describePostgres("chaos: two processes on one PostgreSQL, random SIGKILLs", (ser
         databaseUrl: database.url,
         processes: 2,
         chats: 6,
-        messagesPerChat: 8,
+        // Enough messages and kills soon enough that a kill lands while chats still talk (48
+        // messages with a kill every 3 to 6 s were often all answered before the first kill).
+        messagesPerChat: 15,
         toolEvery: 3,
-        killEveryMs: [3_000, 6_000],
+        killEveryMs: [1_500, 3_000],
         log: (line) => process.stderr.write(`chaos: ${line}\n`),
       });
-      expect(report.sent).toBe(48);
+      expect(report.sent).toBe(90);
       expect(report.kills).toBeGreaterThan(0);
       expect(report).toMatchObject({ lost: [], toolsDoubled: [], halfWritten: [], outOfOrder: [] });
       // Not asserted: a SIGKILL between Telegram's answer to sendMessage and the id being stored
