@@ -10,17 +10,21 @@ describePostgres("chaos: two processes on one PostgreSQL, random SIGKILLs", (ser
         databaseUrl: database.url,
         processes: 2,
         chats: 6,
-        messagesPerChat: 8,
+        // Enough messages and kills soon enough that a kill lands while chats still talk (48
+        // messages with a kill every 3 to 6 s were often all answered before the first kill).
+        messagesPerChat: 15,
         toolEvery: 3,
-        killEveryMs: [3_000, 6_000],
+        killEveryMs: [1_500, 3_000],
         log: (line) => process.stderr.write(`chaos: ${line}\n`),
       });
-      expect(report.sent).toBe(48);
+      expect(report.sent).toBe(90);
       expect(report.kills).toBeGreaterThan(0);
       expect(report).toMatchObject({ lost: [], toolsDoubled: [], halfWritten: [], outOfOrder: [] });
-      // Known gap, not asserted here yet: a SIGKILL between Telegram's answer to sendMessage and
-      // the outbound record being stored makes the re-run post that answer again (about one in
-      // 50 messages under a kill every few seconds). `npm run chaos` does count it as a failure.
+      // Not asserted: a SIGKILL between Telegram's answer to sendMessage and the id being stored
+      // (one round trip and one database write; Telegram has no idempotency key) makes the re-run
+      // post that answer again. Every post now has only that window (docs/architecture.md,
+      // "The window that remains"), but it cannot be closed, so asserting zero would flake.
+      // `npm run chaos` does count it as a failure.
       if (report.doubled.length > 0)
         process.stderr.write(`chaos: answers posted twice: ${report.doubled.join(", ")}\n`);
     } finally {
