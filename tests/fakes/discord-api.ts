@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { FakeGateway } from "./discord-gateway.js";
+import { channelPayload, guildPayload, parseBody } from "./discord-payloads.js";
 import { type RestContext, type RestReply, type RestRequest, routes } from "./discord-rest.js";
 import {
   DiscordState,
@@ -78,7 +79,7 @@ export class FakeDiscord {
             application: { id: bot.applicationId, flags: bot.flags },
           };
         },
-        guilds: () => [...this.state.guilds.keys()].map((id) => this.guildPayload(id)),
+        guilds: () => [...this.state.guilds.keys()].map((id) => guildPayload(this.state, id)),
         shape: (session, t, d) => this.shapeForIntents(session.token, session.intents, t, d),
       },
       `${origin.replace(/^http/, "ws")}/gateway`,
@@ -196,7 +197,7 @@ export class FakeDiscord {
     this.state.channels.set(thread.id, thread);
     // `silent`: a thread the bot never heard of (created while it was away).
     if (this.gateway.current() && options.silent !== true) {
-      this.gateway.dispatch("THREAD_CREATE", { ...this.channelPayload(thread), newly_created: true });
+      this.gateway.dispatch("THREAD_CREATE", { ...channelPayload(thread), newly_created: true });
     }
     return thread;
   }
@@ -405,69 +406,6 @@ export class FakeDiscord {
     return { ...message, content: "", embeds: [], attachments: [], components: [] };
   }
 
-  private channelPayload(channel: FakeChannel): Json {
-    const { manageWebhooks: _manage, ...payload } = channel;
-    return {
-      ...payload,
-      ...(channel.type === 11
-        ? {
-            thread_metadata: {
-              archived: false,
-              locked: false,
-              auto_archive_duration: 1440,
-              archive_timestamp: new Date().toISOString(),
-            },
-            owner_id: "0",
-            member_count: 1,
-            message_count: 0,
-          }
-        : {}),
-    };
-  }
-
-  private guildPayload(id: string): Json {
-    const guild = this.state.guilds.get(id);
-    if (!guild) throw new Error("unknown guild");
-    const channels = [...this.state.channels.values()].filter((channel) => channel.guild_id === id);
-    return {
-      id,
-      name: guild.name,
-      icon: null,
-      owner_id: guild.ownerId,
-      roles: guild.roles.map((role, position) => ({
-        ...role,
-        position,
-        color: 0,
-        hoist: false,
-        managed: false,
-        mentionable: true,
-        flags: 0,
-      })),
-      emojis: [],
-      stickers: [],
-      features: [],
-      member_count: 1,
-      large: false,
-      unavailable: false,
-      joined_at: new Date(0).toISOString(),
-      channels: channels.filter((channel) => channel.type !== 11).map((channel) => this.channelPayload(channel)),
-      threads: channels.filter((channel) => channel.type === 11).map((channel) => this.channelPayload(channel)),
-      members: [],
-      presences: [],
-      voice_states: [],
-      stage_instances: [],
-      guild_scheduled_events: [],
-      preferred_locale: "en-US",
-      premium_tier: 0,
-      system_channel_flags: 0,
-      verification_level: 0,
-      default_message_notifications: 0,
-      explicit_content_filter: 0,
-      mfa_level: 0,
-      nsfw_level: 0,
-    };
-  }
-
   private async serve(request: IncomingMessage, response: ServerResponse): Promise<void> {
     try {
       const url = new URL(request.url ?? "/", this.origin);
@@ -540,23 +478,4 @@ export class FakeDiscord {
     response.writeHead(reply.status, { ...headers, "content-type": "application/json" });
     response.end(JSON.stringify(reply.body ?? {}));
   }
-}
-
-/** JSON, or multipart with `payload_json` and `files[n]` parts (what discord.js sends with files). */
-async function parseBody(
-  raw: Buffer,
-  contentType: string,
-): Promise<{ body: unknown; files: { filename: string; content: string }[] }> {
-  if (raw.length === 0) return { body: {}, files: [] };
-  if (contentType.startsWith("multipart/form-data")) {
-    const form = await new Response(raw, { headers: { "content-type": contentType } }).formData();
-    let body: unknown = {};
-    const files: { filename: string; content: string }[] = [];
-    for (const [name, value] of form.entries()) {
-      if (name === "payload_json" && typeof value === "string") body = JSON.parse(value);
-      else if (typeof value !== "string") files.push({ filename: value.name, content: await value.text() });
-    }
-    return { body, files };
-  }
-  return { body: JSON.parse(raw.toString("utf8")) as unknown, files: [] };
 }
