@@ -167,6 +167,11 @@ describe("the Slack adapter", () => {
       for (let round = 0; round < 5; round += 1) await new Promise((resolve) => setImmediate(resolve));
       await h.fake.quiet();
     };
+    const waitUntil = async (condition: () => boolean) => {
+      for (let round = 0; round < 400 && !condition(); round += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    };
     const waitForCalls = async (method: string, count: number) => {
       for (let round = 0; round < 200 && h.fake.callsTo(method).length < count; round += 1) {
         await new Promise((resolve) => setTimeout(resolve, 5));
@@ -179,6 +184,8 @@ describe("the Slack adapter", () => {
         await settle();
       }
       await waitForCalls(second === 0 ? "chat.postMessage" : "chat.update", second === 0 ? 1 : second);
+      // Advance only once the stream is asleep until its next edit, or the sleep would never wake.
+      await waitUntil(() => clock.sleeping() > 0);
       clock.advance(1000);
     }
     await waitForCalls("chat.update", 3);
@@ -187,7 +194,19 @@ describe("the Slack adapter", () => {
     expect(h.fake.callsTo("chat.update").length).toBeGreaterThanOrEqual(1);
     expect(h.fake.callsTo("chat.update").length).toBeLessThanOrEqual(3);
     const finishing = stream.finish(`${text}done`);
-    clock.advance(1000);
+    let finished = false;
+    void finishing.then(
+      () => {
+        finished = true;
+      },
+      () => {
+        finished = true;
+      },
+    );
+    // finish() first waits for an edit in flight, then sleeps out the interval: advance the clock
+    // only once that sleep has started (finish aborts the stream's own pending sleep synchronously).
+    await waitUntil(() => finished || clock.sleeping() > 0);
+    if (!finished) clock.advance(1000);
     const sent = await finishing;
     expect(h.fake.messages.find(channel, sent.ids[0] ?? "")?.text).toBe(
       `*Alice:* ${text}done`.replace("*Alice:* ", ""),

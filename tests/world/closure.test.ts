@@ -95,5 +95,7 @@ describe("closure invariant under random decisions, expiries and restarts", () =
         await harness.close();
       }
     }
-  });
+    // Slow by design: every "let it expire" branch waits out the real one-second approval timeout
+    // (the expiry runs on the job queue, which keeps real time), across six seeds and their restarts.
+  }, 120_000);
 });

@@ -1,3 +1,4 @@
+import { StorageError } from "../../errors/roundtable-error.js";
 /**
  * Prisma errors, recognised by their stable codes. The SQLite and PostgreSQL clients each
  * bring their own error classes, so `instanceof` would miss one of them.
@@ -20,4 +21,9 @@ export function isUniqueViolation(error: unknown): boolean {
 /** The record an update or delete needed does not exist (P2025). */
 export function isRecordNotFound(error: unknown): boolean {
   return prismaCode(error) === "P2025";
+}
+
+/** A unique violation becomes a `storage.conflict`; anything else passes through. */
+export function conflictOr(error: unknown, message: string): unknown {
+  return isUniqueViolation(error) ? new StorageError("storage.conflict", message, { cause: error }) : error;
 }

@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { StorageError } from "../../errors/roundtable-error.js";
 import type { StoredEvent, WorldEvent } from "../../world/events.js";
 import type {
@@ -22,13 +21,12 @@ import type {
 import type { UsageDayRecord, UsageEntry } from "../../world/accounting-store.js";
 import type { Store } from "../store.js";
 import { AccountingQueries } from "./accounting-queries.js";
+import { ApprovalQueries } from "./approval-queries.js";
 import type { DatabaseClient } from "./database-client.js";
 import { encodeWithDates } from "./json-text.js";
-import { isUniqueViolation } from "./prisma-errors.js";
+import { conflictOr, isUniqueViolation } from "./prisma-errors.js";
 import { messageData, toolCallData } from "./record-data.js";
 import {
-  toApprovalChangeRecord,
-  toApprovalRecord,
   toChatRecord,
   toMessageRecord,
   toStoredEvent,
@@ -45,12 +43,14 @@ import {
  */
 export class PrismaStore implements Store {
   private readonly accounting: AccountingQueries;
+  private readonly approvals: ApprovalQueries;
 
   constructor(
     private readonly db: DatabaseClient,
     private readonly clock: () => Date = () => new Date(),
   ) {
     this.accounting = new AccountingQueries(db, clock);
+    this.approvals = new ApprovalQueries(db, clock);
   }
 
   // usage, message rate and the approvals audit
@@ -350,116 +350,38 @@ export class PrismaStore implements Store {
     return rows.map(toToolResultRecord);
   }
 
-  // approvals
+  // approvals and session grants
 
-  async createApproval(approval: NewApproval): Promise<ApprovalRecord> {
-    try {
-      const row = await this.db.approval.create({
-        data: {
-          id: approval.id,
-          shortId: approval.shortId,
-          chatKey: approval.chatKey,
-          world: approval.world,
-          agent: approval.agent,
-          turnId: approval.turnId,
-          toolCallId: approval.toolCallId,
-          state: "pending",
-          requestedFor: approval.requestedFor,
-          reason: approval.reason,
-          expiresAt: approval.expiresAt,
-          createdAt: this.clock(),
-        },
-      });
-      return toApprovalRecord(row);
-    } catch (error) {
-      throw conflictOr(
-        error,
-        `an approval with id ${approval.id}, short id ${approval.shortId} or this tool call exists`,
-      );
-    }
+  createApproval(approval: NewApproval): Promise<ApprovalRecord> {
+    return this.approvals.createApproval(approval);
   }
 
-  async getApproval(id: string): Promise<ApprovalRecord | undefined> {
-    const row = await this.db.approval.findUnique({ where: { id } });
-    return row ? toApprovalRecord(row) : undefined;
+  getApproval(id: string): Promise<ApprovalRecord | undefined> {
+    return this.approvals.getApproval(id);
   }
 
-  async getApprovalByShortId(chatKey: string, shortId: string): Promise<ApprovalRecord | undefined> {
-    const row = await this.db.approval.findUnique({ where: { chatKey_shortId: { chatKey, shortId } } });
-    return row ? toApprovalRecord(row) : undefined;
+  getApprovalByShortId(chatKey: string, shortId: string): Promise<ApprovalRecord | undefined> {
+    return this.approvals.getApprovalByShortId(chatKey, shortId);
   }
 
-  async listApprovals(filter: {
-    chatKey?: string;
-    chatKeyPrefix?: string;
-    turnId?: string;
-    states?: ApprovalRecord["state"][];
-  }): Promise<ApprovalRecord[]> {
-    const rows = await this.db.approval.findMany({
-      where: {
-        ...(filter.chatKey === undefined ? {} : { chatKey: filter.chatKey }),
-        ...(filter.chatKeyPrefix === undefined ? {} : { AND: [{ chatKey: { startsWith: filter.chatKeyPrefix } }] }),
-        ...(filter.turnId === undefined ? {} : { turnId: filter.turnId }),
-        ...(filter.states === undefined ? {} : { state: { in: filter.states } }),
-      },
-      orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-    });
-    return rows.map(toApprovalRecord);
+  listApprovals(filter: Parameters<ApprovalQueries["listApprovals"]>[0]): Promise<ApprovalRecord[]> {
+    return this.approvals.listApprovals(filter);
   }
 
-  async decideApproval(id: string, decision: ApprovalDecision): Promise<DecideResult> {
-    return this.db.$transaction(async (tx) => {
-      // The condition on `pending` is the race: whoever's update matches first wins.
-      const { count } = await tx.approval.updateMany({
-        where: { id, state: "pending" },
-        data: {
-          state: decision.state,
-          choice: decision.choice ?? null,
-          decidedById: decision.actorId,
-          decidedByName: decision.actorName,
-          decidedAt: decision.at,
-        },
-      });
-      if (count === 1) {
-        await tx.approvalChange.create({
-          data: {
-            approvalId: id,
-            state: decision.state,
-            actorId: decision.actorId,
-            actorName: decision.actorName,
-            note: decision.note ?? null,
-            createdAt: decision.at,
-          },
-        });
-      }
-      const row = await tx.approval.findUnique({ where: { id } });
-      if (!row) throw new StorageError("approval.unknown", `approval ${id} does not exist`);
-      return { won: count === 1, approval: toApprovalRecord(row) };
-    });
+  decideApproval(id: string, decision: ApprovalDecision): Promise<DecideResult> {
+    return this.approvals.decideApproval(id, decision);
   }
 
-  async listApprovalChanges(approvalId: string): Promise<ApprovalChangeRecord[]> {
-    const rows = await this.db.approvalChange.findMany({ where: { approvalId }, orderBy: { seq: "asc" } });
-    return rows.map(toApprovalChangeRecord);
+  listApprovalChanges(approvalId: string): Promise<ApprovalChangeRecord[]> {
+    return this.approvals.listApprovalChanges(approvalId);
   }
 
-  // session grants
-
-  async addSessionGrant(key: SessionGrantKey, grantedBy: string): Promise<void> {
-    try {
-      await this.db.sessionGrant.create({ data: { id: randomUUID(), ...key, grantedBy, createdAt: this.clock() } });
-    } catch (error) {
-      // Granted already (a duplicate click): the grant holds either way.
-      if (!isUniqueViolation(error)) throw error;
-    }
+  addSessionGrant(key: SessionGrantKey, grantedBy: string): Promise<void> {
+    return this.approvals.addSessionGrant(key, grantedBy);
   }
 
-  async hasSessionGrant(key: SessionGrantKey): Promise<boolean> {
-    const row = await this.db.sessionGrant.findUnique({
-      where: { chatKey_agent_tool_argsHash_sessionEpoch: key },
-      select: { id: true },
-    });
-    return row !== null;
+  hasSessionGrant(key: SessionGrantKey): Promise<boolean> {
+    return this.approvals.hasSessionGrant(key);
   }
 
   // outbound messages
@@ -515,9 +437,4 @@ export class PrismaStore implements Store {
 
 function missing(what: string, id: string): StorageError {
   return new StorageError("storage.failed", `${what} ${id} does not exist`);
-}
-
-/** A unique violation becomes a `storage.conflict`; anything else passes through. */
-function conflictOr(error: unknown, message: string): unknown {
-  return isUniqueViolation(error) ? new StorageError("storage.conflict", message, { cause: error }) : error;
 }
