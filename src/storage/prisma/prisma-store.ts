@@ -389,21 +389,21 @@ export class PrismaStore implements Store {
   /** Where a world message landed; recording the same ref again replaces its ids. */
   async recordOutbound(record: OutboundRecord): Promise<void> {
     const now = this.clock();
-    await this.db.$transaction(async (tx) => {
-      await tx.outboundMessage.deleteMany({ where: { refKind: record.refKind, refId: record.refId } });
-      for (const [part, platformMessageId] of record.platformMessageIds.entries()) {
-        await tx.outboundMessage.create({
-          data: {
-            chatKey: record.chatKey,
-            refKind: record.refKind,
-            refId: record.refId,
-            part,
-            platformMessageId,
-            createdAt: now,
-          },
-        });
-      }
-    });
+    // One batched transaction (no round trip back to us between its statements): the outbox
+    // calls this right after a platform post, and until it commits a crash posts again.
+    await this.db.$transaction([
+      this.db.outboundMessage.deleteMany({ where: { refKind: record.refKind, refId: record.refId } }),
+      this.db.outboundMessage.createMany({
+        data: record.platformMessageIds.map((platformMessageId, part) => ({
+          chatKey: record.chatKey,
+          refKind: record.refKind,
+          refId: record.refId,
+          part,
+          platformMessageId,
+          createdAt: now,
+        })),
+      }),
+    ]);
   }
 
   async getOutbound(refKind: OutboundRecord["refKind"], refId: string): Promise<OutboundRecord | undefined> {
