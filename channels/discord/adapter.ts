@@ -25,11 +25,13 @@ import { DiscordApi, discordCodeOf, discordErrorCodes, toPlatformError } from ".
 import { ChatLocator, targetChannelOf } from "./chat-locator.js";
 import { ClickAnswerer } from "./click-answerer.js";
 import { encodeStopCustomId } from "./custom-id.js";
+import { deliverToWorld } from "./deliver-to-world.js";
+import { handleInteraction } from "./handle-interaction.js";
 import { type MentionDirectory, emptyMentionDirectory } from "./mentions.js";
 import { hasMessageContentIntent, messageContentAdvice } from "./message-content-intent.js";
 import { DiscordMessageStream } from "./message-stream.js";
 import { type DiscordAdapterOptions, type DiscordAgentIdentity, type DiscordClock, systemClock } from "./options.js";
-import { channelIdOf, type OwnIdentities, parseInteraction, parseMessage } from "./parse.js";
+import { channelIdOf, type OwnIdentities, parseMessage } from "./parse.js";
 import { BotPoster, type Poster, WebhookPoster } from "./poster.js";
 import { renderApprovalCard, renderApprovalOutcome, renderText } from "./render.js";
 import { type RenderedMentions, renderMentions } from "./render-mentions.js";
@@ -45,9 +47,6 @@ function stopComponents(agent: string): unknown[] {
     },
   ];
 }
-
-/** Attempts to hand one gateway message to the world before it is logged and dropped. */
-const deliveryAttempts = 3;
 
 interface BotUser {
   id: string;
@@ -491,7 +490,10 @@ export class DiscordAdapter
       return;
     }
     if (packet.t === "INTERACTION_CREATE") {
-      void this.handleInteraction(structuredClone(packet.d));
+      const { sink, locator, answerer } = this;
+      if (!sink || !locator || !answerer) return;
+      const context = { sink, locator, answerer, directory: () => this.directory, logger: this.logger };
+      void handleInteraction(structuredClone(packet.d), context);
     }
   }
 
@@ -522,7 +524,7 @@ export class DiscordAdapter
           const root = await this.threadRoots.rootOf(chat, this.directory, this.own);
           if (root) message.threadRoot = root;
         }
-        await this.deliver(sink, message);
+        await deliverToWorld(sink, message, this.logger, this.clock);
         return;
       }
       case "own":
@@ -540,67 +542,6 @@ export class DiscordAdapter
         return;
       default:
         assertNever(parsed, "parsed message");
-    }
-  }
-
-  private async deliver(sink: InboundSink, message: Parameters<InboundSink["message"]>[0]): Promise<void> {
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        const result = await sink.message(message);
-        this.logger.debug(
-          { chat: message.chat.channel, messageId: message.platformMessageId, status: result.status },
-          "discord message handed in",
-        );
-        return;
-      } catch (error) {
-        if (attempt >= deliveryAttempts) {
-          this.logger.error(
-            { err: error, messageId: message.platformMessageId },
-            "discord message not handled by the world; skipped",
-          );
-          return;
-        }
-        await this.clock.sleep(250 * attempt);
-      }
-    }
-  }
-
-  private async handleInteraction(payload: unknown): Promise<void> {
-    const sink = this.sink;
-    const locator = this.locator;
-    const answerer = this.answerer;
-    if (!sink || !locator || !answerer) return;
-    const { channelId, guildId } = channelIdOf(payload);
-    let chat: ChatRef;
-    try {
-      chat =
-        channelId === undefined
-          ? { platform: "discord", channel: "unknown" }
-          : await locator.chatOf(channelId, guildId);
-    } catch (error) {
-      this.logger.warn({ err: error, channel: channelId }, "discord interaction's channel could not be read");
-      chat = { platform: "discord", channel: channelId ?? "unknown" };
-    }
-    const parsed = parseInteraction(payload, chat, this.directory);
-    switch (parsed.kind) {
-      case "click":
-        await answerer.answer(parsed.interaction, () => sink.click(parsed.click), parsed.click.approvalId);
-        return;
-      case "command":
-        await answerer.answerCommand(parsed.interaction, () => sink.command(parsed.command), parsed.command.name);
-        return;
-      case "bad-click":
-        this.logger.warn({ reason: parsed.reason }, "discord button press refused");
-        await answerer.refuse(parsed.interaction);
-        return;
-      case "ignored":
-        this.logger.debug({ reason: parsed.reason }, "discord interaction ignored");
-        return;
-      case "invalid":
-        this.logger.warn({ reason: parsed.reason }, "malformed discord interaction skipped");
-        return;
-      default:
-        assertNever(parsed, "parsed interaction");
     }
   }
 }
