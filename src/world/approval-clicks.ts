@@ -18,13 +18,9 @@ export async function handleApprovalClick(context: WorldContext, click: Approval
   const key = chatKey(click.chat);
   const log = logger.child({ platform: click.chat.platform, chat: key, user: click.user.id });
 
-  if (click.platformEventId !== undefined) {
-    const fresh = await store.claimInboundKey(`click:${key}:${click.platformEventId}`);
-    if (!fresh) {
-      log.info({ event: click.platformEventId }, "duplicate click delivery dropped");
-      return { status: "already-decided", text: "This press was already handled." };
-    }
-  }
+  // No claim on the press's platform id: a process killed between such a claim and the decision
+  // would make the redelivered press a "duplicate" and lose it. `decideApproval` (first decision
+  // wins) is the dedupe, and a press on a decided approval re-queues its effect.
 
   const approval = await findApproval(context, key, click.approvalId);
   if (!approval && click.approvalId === "")

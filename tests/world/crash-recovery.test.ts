@@ -148,6 +148,17 @@ describe("steps run again after a crash between two writes", () => {
     expect(calls[0]?.state).toBe("done");
   });
 
+  it("a press whose key was claimed but not decided (crash) is decided when delivered again", async () => {
+    const { h, approval } = await parkedOnApproval("done");
+    // The process that got the press first claimed its key, then died before the decision.
+    await h.store.claimInboundKey(`click:${approval.chatKey}:cq-1`);
+    const again = await h.click(approval.id, "once", { eventId: "cq-1" });
+    expect(again.status).toBe("decided");
+    await h.idle();
+    expect((await h.store.getApproval(approval.id))?.state).toBe("approved");
+    expect((await h.store.listToolCalls({}))[0]?.state).toBe("done");
+  });
+
   it("a decision step whose tool result was stored continues the turn", async () => {
     const { h, provider, approval } = await parkedOnApproval("done");
     await h.store.decideApproval(approval.id, {

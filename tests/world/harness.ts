@@ -62,6 +62,8 @@ export interface ClickOptions {
   channel?: string;
   roles?: string[];
   reason?: string;
+  /** The platform's id of the press (ingress dedupes on it). */
+  eventId?: string;
 }
 
 export interface Harness {
@@ -203,6 +205,7 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
           ...(clickOptions.roles ? { roles: clickOptions.roles } : {}),
         },
         ...(clickOptions.reason === undefined ? {} : { reason: clickOptions.reason }),
+        ...(clickOptions.eventId === undefined ? {} : { platformEventId: clickOptions.eventId }),
         raw: {},
       });
     },
