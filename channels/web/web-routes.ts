@@ -22,6 +22,7 @@ import {
   webChat,
 } from "./parse.js";
 import type { WebHistorySource, WebItem } from "./web-items.js";
+import type { z } from "zod";
 
 /** What the routes need from the adapter. */
 export interface WebConsole {
@@ -61,6 +62,36 @@ export function createWebRoutes(web: WebConsole): WebhookRoute[] {
     sendHtml(response, 200, renderChatPage(world, names));
   };
 
+  /**
+   * A state-changing request: the body checked against its schema, the world and the running
+   * channels looked up; each refusal answered with a clear status and a log line.
+   */
+  const acceptPost = async <T extends { world: string }>(
+    request: IncomingMessage,
+    response: ServerResponse,
+    schema: z.ZodType<T>,
+    what: string,
+    act: (body: T, sink: InboundSink) => Promise<void>,
+  ): Promise<void> => {
+    const parsed = parseBody(schema, await readBody(request));
+    if (!parsed.ok) {
+      logger.warn({ problem: parsed.problem }, `web console: ${what} refused`);
+      sendJson(response, 400, { error: parsed.problem });
+      return;
+    }
+    if (!worldNamed(parsed.value.world)) {
+      logger.warn({ world: parsed.value.world }, `web console: ${what} for an unknown world refused`);
+      sendJson(response, 404, { error: `no world named "${parsed.value.world}"` });
+      return;
+    }
+    const sink = web.inbound();
+    if (!sink) {
+      sendJson(response, 503, { error: "the service is not running its channels yet" });
+      return;
+    }
+    await act(parsed.value, sink);
+  };
+
   const routes: GuardedRoute[] = [
     { path: "/", kind: "page", methods: ["GET"], handle: chatPage },
     { path: "/chat", kind: "page", methods: ["GET"], handle: chatPage },
@@ -89,88 +120,45 @@ export function createWebRoutes(web: WebConsole): WebhookRoute[] {
       path: "/chat/messages",
       kind: "api",
       methods: ["POST"],
-      async handle(request, response) {
-        const parsed = parseBody(sendBodySchema, await readBody(request));
-        if (!parsed.ok) {
-          logger.warn({ problem: parsed.problem }, "web console: message refused");
-          sendJson(response, 400, { error: parsed.problem });
-          return;
-        }
-        const body = parsed.value;
-        if (body.text.trim() === "") {
-          sendJson(response, 400, { error: "text: the message is empty" });
-          return;
-        }
-        if (!worldNamed(body.world)) {
-          logger.warn({ world: body.world }, "web console: message for an unknown world refused");
-          sendJson(response, 404, { error: `no world named "${body.world}"` });
-          return;
-        }
-        const sink = web.inbound();
-        if (!sink) {
-          sendJson(response, 503, { error: "the service is not running its channels yet" });
-          return;
-        }
-        const receivedAt = new Date();
-        web.noteReceived(receivedAt);
-        const result = await sink.message(toInboundMessage(body, receivedAt));
-        if (result.status === "accepted") {
-          web.publish(webChat(body.world), {
-            kind: "message",
-            id: result.messageId,
-            author: { kind: "human", name: body.name, displayName: body.name },
-            text: body.text,
-            at: receivedAt.toISOString(),
-          });
-        }
-        sendJson(response, result.status === "accepted" ? 202 : 200, result);
-      },
+      handle: (request, response) =>
+        acceptPost(request, response, sendBodySchema, "message", async (body, sink) => {
+          if (body.text.trim() === "") {
+            logger.warn("web console: empty message refused");
+            sendJson(response, 400, { error: "text: the message is empty" });
+            return;
+          }
+          const receivedAt = new Date();
+          web.noteReceived(receivedAt);
+          const result = await sink.message(toInboundMessage(body, receivedAt));
+          if (result.status === "accepted") {
+            web.publish(webChat(body.world), {
+              kind: "message",
+              id: result.messageId,
+              author: { kind: "human", name: body.name, displayName: body.name },
+              text: body.text,
+              at: receivedAt.toISOString(),
+            });
+          }
+          sendJson(response, result.status === "accepted" ? 202 : 200, result);
+        }),
     },
     {
       path: "/chat/approvals",
       kind: "api",
       methods: ["POST"],
-      async handle(request, response) {
-        const parsed = parseBody(approveBodySchema, await readBody(request));
-        if (!parsed.ok) {
-          logger.warn({ problem: parsed.problem }, "web console: approval click refused");
-          sendJson(response, 400, { error: parsed.problem });
-          return;
-        }
-        if (!worldNamed(parsed.value.world)) {
-          sendJson(response, 404, { error: `no world named "${parsed.value.world}"` });
-          return;
-        }
-        const sink = web.inbound();
-        if (!sink) {
-          sendJson(response, 503, { error: "the service is not running its channels yet" });
-          return;
-        }
-        sendJson(response, 200, await sink.click(toApprovalClick(parsed.value)));
-      },
+      handle: (request, response) =>
+        acceptPost(request, response, approveBodySchema, "approval click", async (body, sink) => {
+          sendJson(response, 200, await sink.click(toApprovalClick(body)));
+        }),
     },
     {
       path: "/chat/commands",
       kind: "api",
       methods: ["POST"],
-      async handle(request, response) {
-        const parsed = parseBody(commandBodySchema, await readBody(request));
-        if (!parsed.ok) {
-          logger.warn({ problem: parsed.problem }, "web console: command refused");
-          sendJson(response, 400, { error: parsed.problem });
-          return;
-        }
-        if (!worldNamed(parsed.value.world)) {
-          sendJson(response, 404, { error: `no world named "${parsed.value.world}"` });
-          return;
-        }
-        const sink = web.inbound();
-        if (!sink) {
-          sendJson(response, 503, { error: "the service is not running its channels yet" });
-          return;
-        }
-        sendJson(response, 200, await sink.command(toInboundCommand(parsed.value)));
-      },
+      handle: (request, response) =>
+        acceptPost(request, response, commandBodySchema, "command", async (body, sink) => {
+          sendJson(response, 200, await sink.command(toInboundCommand(body)));
+        }),
     },
     {
       path: "/operator",
