@@ -1,16 +1,9 @@
+import { type ChannelClock, systemClock } from "../../src/world/channel-clock.js";
 import type { Logger } from "../../src/log/logger.js";
 import type { SingletonLock } from "../../src/world/singleton-lock.js";
 
-/**
- * Time as the adapter sees it. Tests inject their own clock so that edit throttling is checked
- * by counting calls, never by measuring wall-clock time.
- */
-export interface DiscordClock {
-  /** Milliseconds since the epoch. */
-  now(): number;
-  /** Resolves after `ms` milliseconds (or rejects when `signal` aborts first). */
-  sleep(ms: number, signal?: AbortSignal): Promise<void>;
-}
+/** Time as the adapter sees it (tests inject their own). */
+export type DiscordClock = ChannelClock;
 
 /** How an agent appears on Discord. */
 export interface DiscordAgentIdentity {
@@ -47,23 +40,4 @@ export interface DiscordAdapterOptions {
   gatewayLock?: SingletonLock;
 }
 
-/** The real clock. */
-export const systemClock: DiscordClock = {
-  now: () => Date.now(),
-  sleep: (ms, signal) =>
-    new Promise<void>((resolve, reject) => {
-      if (signal?.aborted) {
-        reject(signal.reason ?? new Error("aborted"));
-        return;
-      }
-      const timer = setTimeout(() => {
-        signal?.removeEventListener("abort", onAbort);
-        resolve();
-      }, ms);
-      const onAbort = (): void => {
-        clearTimeout(timer);
-        reject(signal?.reason ?? new Error("aborted"));
-      };
-      signal?.addEventListener("abort", onAbort, { once: true });
-    }),
-};
+export { systemClock };

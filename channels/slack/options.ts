@@ -1,16 +1,9 @@
+import { type ChannelClock, systemClock } from "../../src/world/channel-clock.js";
 import type { Logger } from "../../src/log/logger.js";
 import type { ReplyIn } from "./parse.js";
 
-/**
- * Time as the adapter sees it. Tests inject their own clock so that throttling is checked by
- * counting calls, never by measuring wall-clock time.
- */
-export interface SlackClock {
-  /** Milliseconds since the epoch. */
-  now(): number;
-  /** Resolves after `ms` milliseconds (or rejects when `signal` aborts first). */
-  sleep(ms: number, signal?: AbortSignal): Promise<void>;
-}
+/** Time as the adapter sees it (tests inject their own). */
+export type SlackClock = ChannelClock;
 
 /** How an answer appears while the model writes. */
 export type SlackStreamMode = "edit" | "native";
@@ -48,23 +41,4 @@ export interface SlackAdapterOptions {
   clock?: SlackClock;
 }
 
-/** The real clock. */
-export const systemClock: SlackClock = {
-  now: () => Date.now(),
-  sleep: (ms, signal) =>
-    new Promise<void>((resolve, reject) => {
-      if (signal?.aborted) {
-        reject(signal.reason ?? new Error("aborted"));
-        return;
-      }
-      const timer = setTimeout(() => {
-        signal?.removeEventListener("abort", onAbort);
-        resolve();
-      }, ms);
-      const onAbort = (): void => {
-        clearTimeout(timer);
-        reject(signal?.reason ?? new Error("aborted"));
-      };
-      signal?.addEventListener("abort", onAbort, { once: true });
-    }),
-};
+export { systemClock };

@@ -1,16 +1,9 @@
+import { type ChannelClock, systemClock } from "../../src/world/channel-clock.js";
 import type { Logger } from "../../src/log/logger.js";
 import type { SingletonLock } from "../../src/world/singleton-lock.js";
 
-/**
- * Time as the adapter sees it. Tests inject a manual clock so that throttling and retry waits
- * are checked by counting calls, never by measuring wall-clock time.
- */
-export interface TelegramClock {
-  /** Milliseconds since the epoch. */
-  now(): number;
-  /** Resolves after `ms` milliseconds (or rejects when `signal` aborts first). */
-  sleep(ms: number, signal?: AbortSignal): Promise<void>;
-}
+/** Time as the adapter sees it (tests inject their own). */
+export type TelegramClock = ChannelClock;
 
 /** An agent that posts as its own Telegram bot instead of the main bot with a bold name. */
 export interface TelegramAgentBot {
@@ -69,23 +62,4 @@ export interface TelegramAdapterOptions {
   clock?: TelegramClock;
 }
 
-/** The real clock. */
-export const systemClock: TelegramClock = {
-  now: () => Date.now(),
-  sleep: (ms, signal) =>
-    new Promise<void>((resolve, reject) => {
-      if (signal?.aborted) {
-        reject(signal.reason ?? new Error("aborted"));
-        return;
-      }
-      const timer = setTimeout(() => {
-        signal?.removeEventListener("abort", onAbort);
-        resolve();
-      }, ms);
-      const onAbort = (): void => {
-        clearTimeout(timer);
-        reject(signal?.reason ?? new Error("aborted"));
-      };
-      signal?.addEventListener("abort", onAbort, { once: true });
-    }),
-};
+export { systemClock };
