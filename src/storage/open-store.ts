@@ -3,7 +3,6 @@ import type { Logger } from "../log/logger.js";
 import { migrateDatabase } from "./migrate.js";
 import { createDatabaseClient } from "./prisma/database-client.js";
 import { type DatabaseTarget, parseDatabaseUrl, redactDatabaseUrl, sqliteDirectory } from "./prisma/database-target.js";
-import { PostgresSingletonLock } from "./prisma/postgres-singleton-lock.js";
 import { PrismaStore } from "./prisma/prisma-store.js";
 import { SqlWorkQueue, type SqlWorkQueueOptions, type StoredWorkQueue } from "./prisma/sql-work-queue.js";
 import type { Store } from "./store.js";
@@ -53,7 +52,7 @@ export async function openStore(options: OpenStoreOptions): Promise<OpenedStore>
   if (options.migrate !== false) await migrateDatabase({ databaseUrl: target.url, logger });
 
   const statements = { value: 0 };
-  const db = createDatabaseClient(target, {
+  const db = await createDatabaseClient(target, {
     logger,
     statements,
     ...(options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs }),
@@ -70,14 +69,17 @@ export async function openStore(options: OpenStoreOptions): Promise<OpenedStore>
     "database open",
   );
 
+  const singletonLock: SingletonLock =
+    target.provider === "postgresql"
+      ? new (await import("./prisma/postgres-singleton-lock.js")).PostgresSingletonLock(target.url, logger)
+      : localSingletonLock;
   const queues: SqlWorkQueue[] = [];
   let closed = false;
   return {
     store,
     provider: target.provider,
     statementCount: () => statements.value,
-    singletonLock:
-      target.provider === "postgresql" ? new PostgresSingletonLock(target.url, logger) : localSingletonLock,
+    singletonLock,
     createQueue(queueOptions: QueueOptions = {}) {
       const queue = new SqlWorkQueue(db, target.provider, {
         ...(target.provider === "postgresql" ? { postgresUrl: target.url } : {}),

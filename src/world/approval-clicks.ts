@@ -1,5 +1,6 @@
-import type { ApprovalRecord } from "./records.js";
+import type { ApprovalRecord, SessionGrantKey, ToolCallRecord } from "./records.js";
 import { approversFor, mayDecide } from "./approval-rights.js";
+import { accessChannelFor } from "./access-channel.js";
 import { requesterEntry } from "./access-list.js";
 import { chatKey, type Platform } from "./chat-ref.js";
 import type { ApprovalClick, ClickResult } from "./inbound.js";
@@ -47,7 +48,8 @@ export async function handleApprovalClick(context: WorldContext, click: Approval
     return { status: "unknown", text: "This approval does not exist (or is not from this chat)." };
   }
   const roles = rolesLookup(context.channels.main(click.chat.platform), click.chat, click.user);
-  if (!(await mayDecide(world, click.chat.platform, click.user, approval.requestedFor, roles))) {
+  const channel = accessChannelFor(context.channels, click.chat.platform);
+  if (!(await mayDecide(world, channel, click.user, approval.requestedFor, roles))) {
     log.warn({ approvalId: approval.id }, "click by someone not allowed to decide refused");
     return { status: "not-allowed", text: notAllowedText(world, click.chat.platform) };
   }
@@ -55,6 +57,7 @@ export async function handleApprovalClick(context: WorldContext, click: Approval
   if (clock().getTime() >= approval.expiresAt.getTime()) return expireLate(context, approval);
 
   const state = click.choice === "deny" ? "denied" : "approved";
+  const sessionGrant = click.choice === "session" ? await sessionGrantFor(context, key, approval, call) : undefined;
   const decision = {
     state,
     choice: click.choice,
@@ -62,25 +65,31 @@ export async function handleApprovalClick(context: WorldContext, click: Approval
     actorName: click.user.displayName,
     at: clock(),
     ...(click.reason === undefined ? {} : { note: click.reason }),
+    ...(sessionGrant === undefined ? {} : { sessionGrant }),
   } as const;
   const result = await store.decideApproval(approval.id, decision);
   if (!result.won) return alreadyDecided(context, result.approval);
   log.info({ approvalId: approval.id, choice: click.choice }, "approval decided");
-  if (click.choice === "session") {
-    // The grant belongs to the session as it is at the click (a later /reset ends it).
-    const argsHash = context.hashCall(call.name, call.argumentsJson);
-    const chat = await store.getChat(key);
-    if (argsHash !== undefined && chat) {
-      await store.addSessionGrant(
-        { chatKey: key, agent: approval.agent, tool: call.name, argsHash, sessionEpoch: chat.sessionEpoch },
-        click.user.id,
-      );
-    }
-  }
 
   const payload = { kind: "approval-decided", approvalId: approval.id } as const;
   await queue.add({ queue: key, key: jobKey(payload), payload });
   return { status: "decided", text: `${capitalize(choiceWords[click.choice])}.` };
+}
+
+/**
+ * The grant a "for this session" decision carries, stored with the decision in one transaction.
+ * It belongs to the session as it is at the click (a later /reset ends it).
+ */
+async function sessionGrantFor(
+  context: WorldContext,
+  key: string,
+  approval: ApprovalRecord,
+  call: ToolCallRecord,
+): Promise<SessionGrantKey | undefined> {
+  const argsHash = context.hashCall(call.name, call.argumentsJson);
+  const chat = await context.store.getChat(key);
+  if (argsHash === undefined || !chat) return undefined;
+  return { chatKey: key, agent: approval.agent, tool: call.name, argsHash, sessionEpoch: chat.sessionEpoch };
 }
 
 async function findApproval(context: WorldContext, key: string, id: string): Promise<ApprovalRecord | undefined> {

@@ -144,6 +144,10 @@ export class PrismaStore implements Store {
     }
   }
 
+  async hasInboundKey(key: string): Promise<boolean> {
+    return (await this.db.inboundKey.findUnique({ where: { key }, select: { key: true } })) !== null;
+  }
+
   // messages
 
   async addMessage(message: NewMessage): Promise<MessageRecord> {
