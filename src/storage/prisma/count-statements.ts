@@ -1,5 +1,3 @@
-import { createRequire } from "node:module";
-const require = createRequire(import.meta.url);
 import type { SqlDriverAdapter, SqlDriverAdapterFactory, Transaction } from "@prisma/driver-adapter-utils";
 
 /** How many SQL statements a database client has sent (for `/metrics` and the bench). */
@@ -33,18 +31,11 @@ function countOn<T extends SqlDriverAdapter | Transaction>(queryable: T, count: 
         case "rollback":
           return (...args: unknown[]) => {
             count.value += 1;
-            if (process.env.RT_SQL_TRACE)
-              require("node:fs").appendFileSync(
-                process.env.RT_SQL_TRACE,
-                `${Date.now()} ${String(property)} ${((args[0] as { sql?: string })?.sql ?? "").replace(/\s+/g, " ")}\n`,
-              );
             return value.apply(target, args);
           };
         case "startTransaction":
           return async (...args: unknown[]) => {
             count.value += 1;
-            if (process.env.RT_SQL_TRACE)
-              require("node:fs").appendFileSync(process.env.RT_SQL_TRACE, `${Date.now()} BEGIN\n`);
             return countOn((await value.apply(target, args)) as Transaction, count);
           };
         default:
