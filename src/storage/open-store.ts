@@ -3,6 +3,7 @@ import type { Logger } from "../log/logger.js";
 import { migrateDatabase } from "./migrate.js";
 import { createDatabaseClient } from "./prisma/database-client.js";
 import { type DatabaseTarget, parseDatabaseUrl, redactDatabaseUrl, sqliteDirectory } from "./prisma/database-target.js";
+import { GraphileWorkQueue } from "./prisma/graphile-work-queue.js";
 import { PostgresSingletonLock } from "./prisma/postgres-singleton-lock.js";
 import { PrismaStore } from "./prisma/prisma-store.js";
 import { SqlWorkQueue, type SqlWorkQueueOptions, type StoredWorkQueue } from "./prisma/sql-work-queue.js";
@@ -70,7 +71,7 @@ export async function openStore(options: OpenStoreOptions): Promise<OpenedStore>
     "database open",
   );
 
-  const queues: SqlWorkQueue[] = [];
+  const queues: StoredWorkQueue[] = [];
   let closed = false;
   return {
     store,
@@ -79,12 +80,16 @@ export async function openStore(options: OpenStoreOptions): Promise<OpenedStore>
     singletonLock:
       target.provider === "postgresql" ? new PostgresSingletonLock(target.url, logger) : localSingletonLock,
     createQueue(queueOptions: QueueOptions = {}) {
-      const queue = new SqlWorkQueue(db, target.provider, {
-        ...(target.provider === "postgresql" ? { postgresUrl: target.url } : {}),
+      const settings = {
         ...queueOptions,
         logger: queueOptions.logger ?? options.logger,
         ...(queueOptions.clock === undefined && options.clock !== undefined ? { clock: options.clock } : {}),
-      });
+      };
+      // PostgreSQL: graphile-worker runs the jobs (several processes may share the database).
+      const queue =
+        target.provider === "postgresql"
+          ? new GraphileWorkQueue(db, { ...settings, postgresUrl: queueOptions.postgresUrl ?? target.url, statements })
+          : new SqlWorkQueue(db, target.provider, settings);
       queues.push(queue);
       return queue;
     },
