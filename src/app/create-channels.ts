@@ -1,25 +1,26 @@
-import { DiscordAdapter } from "../../channels/discord/adapter.js";
-import { SlackAdapter } from "../../channels/slack/adapter.js";
-import { TelegramAdapter } from "../../channels/telegram/adapter.js";
+import type { SlackAdapter } from "../../channels/slack/adapter.js";
 import type { Config } from "../config/schema.js";
 import type { Logger } from "../log/logger.js";
 import type { ChannelAdapter } from "../world/channel-adapter.js";
 import type { SingletonLock } from "../world/singleton-lock.js";
 
 /**
- * The platform adapters the config enables (a channel is on when its token is set).
+ * The platform adapters the config enables (a channel is on when its token is set). Each
+ * adapter and its platform SDK is loaded here, only when its channel is on: discord.js,
+ * @slack/bolt and grammy are most of what a start would otherwise read and compile.
  */
-export function createChannels(
+export async function createChannels(
   config: Config,
   logger: Logger,
   options: {
     /** Once-per-bot connections (Telegram long polling, Discord's gateway) run where this lock is held (several processes). */
     singletonLock?: SingletonLock;
   } = {},
-): ChannelAdapter[] {
+): Promise<ChannelAdapter[]> {
   const channels: ChannelAdapter[] = [];
   const telegram = config.channels.telegram;
   if (telegram?.token) {
+    const { TelegramAdapter } = await import("../../channels/telegram/adapter.js");
     channels.push(
       new TelegramAdapter({
         token: telegram.token,
@@ -36,9 +37,10 @@ export function createChannels(
     );
   }
   const slack = config.channels.slack;
-  if (slack?.botToken) channels.push(createSlackAdapter(config, slack.botToken, logger));
+  if (slack?.botToken) channels.push(await createSlackAdapter(config, slack.botToken, logger));
   const discord = config.channels.discord;
   if (discord?.token) {
+    const { DiscordAdapter } = await import("../../channels/discord/adapter.js");
     channels.push(
       new DiscordAdapter({
         token: discord.token,
@@ -58,7 +60,8 @@ export function createChannels(
 }
 
 /** Slack: Socket Mode with an app token, else HTTP events at `/slack/events`. */
-function createSlackAdapter(config: Config, botToken: string, logger: Logger): SlackAdapter {
+async function createSlackAdapter(config: Config, botToken: string, logger: Logger): Promise<SlackAdapter> {
+  const { SlackAdapter } = await import("../../channels/slack/adapter.js");
   const slack = config.channels.slack;
   const approverGroups = new Set(
     config.worlds.flatMap((world) =>

@@ -20,7 +20,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
   const { config, logger } = options;
   const opened = await openStore({ databaseUrl: options.databaseUrl, logger });
   const queue = opened.createQueue({ concurrency: config.queue.concurrency });
-  const channels = createChannels(config, logger, { singletonLock: opened.singletonLock });
+  const channels = await createChannels(config, logger, { singletonLock: opened.singletonLock });
   const web = createWebConsole({
     config,
     store: opened.store,
@@ -35,7 +35,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
   registerProcessMetrics(metrics);
   registerStatementMetric(metrics, opened.statementCount);
   roundtable.engine.outbox.subscribe(eventMetrics(metrics));
-  const telemetry = startTelemetry({ metrics, logger, env: process.env });
+  const telemetry = await startTelemetry({ metrics, logger, env: process.env });
   roundtable.engine.outbox.subscribe(
     turnSpans(
       {

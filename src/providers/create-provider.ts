@@ -1,10 +1,8 @@
 import type { ProviderConfig, ProviderType } from "../config/schema.js";
 import { ConfigError } from "../errors/roundtable-error.js";
 import type { Logger } from "../log/logger.js";
-import { AnthropicProvider, officialAnthropicBaseUrl } from "./anthropic/anthropic-provider.js";
-import { GoogleProvider, officialGeminiBaseUrl } from "./google/google-provider.js";
 import type { ModelProvider } from "./model-provider.js";
-import { OpenAIProvider, officialOpenAIBaseUrl } from "./openai/openai-provider.js";
+import { officialAnthropicBaseUrl, officialGeminiBaseUrl, officialOpenAIBaseUrl } from "./official-base-urls.js";
 import { type Sleep, withRetries } from "./with-retries.js";
 
 /** The environment a provider's key and base URL fall back to. */
@@ -108,18 +106,44 @@ export function createProvider(
   });
 }
 
-function newProvider(
+type CommonSettings = { name: string; apiKey: string | undefined; baseUrl: string; timeoutMs: number };
+
+/**
+ * The provider of `type`, its SDK loaded now but not waited for: only the SDKs the config
+ * uses are ever loaded, and loading one (tens of milliseconds) does not hold up the start.
+ * The first call waits for it; a failed load fails that call.
+ */
+function newProvider(type: ProviderType, common: CommonSettings, api: ProviderConfig["api"]): ModelProvider {
+  const loading = loadProvider(type, common, api);
+  // Reported by the first call; not an unhandled rejection in between.
+  loading.catch(() => undefined);
+  return {
+    name: common.name,
+    async *stream(request, signal) {
+      const provider = await loading;
+      yield* provider.stream(request, signal);
+    },
+  };
+}
+
+async function loadProvider(
   type: ProviderType,
-  common: { name: string; apiKey: string | undefined; baseUrl: string; timeoutMs: number },
+  common: CommonSettings,
   api: ProviderConfig["api"],
-): ModelProvider {
+): Promise<ModelProvider> {
   switch (type) {
-    case "openai":
+    case "openai": {
+      const { OpenAIProvider } = await import("./openai/openai-provider.js");
       return new OpenAIProvider({ ...common, api });
-    case "anthropic":
+    }
+    case "anthropic": {
+      const { AnthropicProvider } = await import("./anthropic/anthropic-provider.js");
       return new AnthropicProvider(common);
-    case "google":
+    }
+    case "google": {
+      const { GoogleProvider } = await import("./google/google-provider.js");
       return new GoogleProvider(common);
+    }
   }
 }
 

@@ -1,7 +1,5 @@
 import type { Logger } from "../log/logger.js";
 import { listMigrations } from "./migrate-files.js";
-import { applyPostgresMigrations } from "./migrate-postgres.js";
-import { applySqliteMigrations } from "./migrate-sqlite.js";
 import { parseDatabaseUrl } from "./prisma/database-target.js";
 
 export { listMigrations, type Migration, migrationsTable, prismaFolder } from "./migrate-files.js";
@@ -22,10 +20,11 @@ export async function migrateDatabase(options: MigrateOptions): Promise<{ applie
   const target = parseDatabaseUrl(options.databaseUrl);
   const migrations = await listMigrations(target.provider, options.prismaDirectory);
   const logger = options.logger.child({ component: "migrate" });
+  // Each runner loads its own driver: a start loads only the one its database needs.
   const applied =
     target.provider === "sqlite"
-      ? await applySqliteMigrations(target, migrations, logger)
-      : await applyPostgresMigrations(target, migrations, logger);
+      ? await (await import("./migrate-sqlite.js")).applySqliteMigrations(target, migrations, logger)
+      : await (await import("./migrate-postgres.js")).applyPostgresMigrations(target, migrations, logger);
   if (applied.length > 0) logger.info({ applied }, "database migrated");
   else logger.debug("database schema is up to date");
   return { applied };

@@ -3,8 +3,6 @@ import type { Logger } from "../log/logger.js";
 import { migrateDatabase } from "./migrate.js";
 import { createDatabaseClient } from "./prisma/database-client.js";
 import { type DatabaseTarget, parseDatabaseUrl, redactDatabaseUrl, sqliteDirectory } from "./prisma/database-target.js";
-import { GraphileWorkQueue } from "./prisma/graphile-work-queue.js";
-import { PostgresSingletonLock } from "./prisma/postgres-singleton-lock.js";
 import { PrismaStore } from "./prisma/prisma-store.js";
 import { SqlWorkQueue, type SqlWorkQueueOptions, type StoredWorkQueue } from "./prisma/sql-work-queue.js";
 import type { Store } from "./store.js";
@@ -54,7 +52,7 @@ export async function openStore(options: OpenStoreOptions): Promise<OpenedStore>
   if (options.migrate !== false) await migrateDatabase({ databaseUrl: target.url, logger });
 
   const statements = { value: 0 };
-  const db = createDatabaseClient(target, {
+  const db = await createDatabaseClient(target, {
     logger,
     statements,
     ...(options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs }),
@@ -71,23 +69,30 @@ export async function openStore(options: OpenStoreOptions): Promise<OpenedStore>
     "database open",
   );
 
+  const singletonLock: SingletonLock =
+    target.provider === "postgresql"
+      ? new (await import("./prisma/postgres-singleton-lock.js")).PostgresSingletonLock(target.url, logger)
+      : localSingletonLock;
+  // PostgreSQL: graphile-worker runs the jobs (several processes may share the database).
+  const { GraphileWorkQueue } =
+    target.provider === "postgresql"
+      ? await import("./prisma/graphile-work-queue.js")
+      : { GraphileWorkQueue: undefined };
   const queues: StoredWorkQueue[] = [];
   let closed = false;
   return {
     store,
     provider: target.provider,
     statementCount: () => statements.value,
-    singletonLock:
-      target.provider === "postgresql" ? new PostgresSingletonLock(target.url, logger) : localSingletonLock,
+    singletonLock,
     createQueue(queueOptions: QueueOptions = {}) {
       const settings = {
         ...queueOptions,
         logger: queueOptions.logger ?? options.logger,
         ...(queueOptions.clock === undefined && options.clock !== undefined ? { clock: options.clock } : {}),
       };
-      // PostgreSQL: graphile-worker runs the jobs (several processes may share the database).
       const queue =
-        target.provider === "postgresql"
+        target.provider === "postgresql" && GraphileWorkQueue
           ? new GraphileWorkQueue(db, { ...settings, postgresUrl: queueOptions.postgresUrl ?? target.url, statements })
           : new SqlWorkQueue(db, target.provider, settings);
       queues.push(queue);

@@ -1,5 +1,4 @@
 import { type Context, context, trace } from "@opentelemetry/api";
-import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import {
   BatchSpanProcessor,
@@ -60,19 +59,20 @@ function registerOnce(serviceName: string): SwitchableProcessor {
  * Spans for turns, model calls, tool calls and approval waits (GenAI semantic conventions):
  * always into the latency histograms on `/metrics`, and over OTLP/HTTP to
  * `OTEL_EXPORTER_OTLP_ENDPOINT` when it is set (nothing leaves the process when it is not).
+ * The OTLP exporter (with its protobuf and metrics SDK dependencies) is loaded only then.
  */
-export function startTelemetry(options: {
+export async function startTelemetry(options: {
   metrics: Metrics;
   logger: Logger;
   env: Readonly<Record<string, string | undefined>>;
-}): Telemetry {
+}): Promise<Telemetry> {
   const { env, logger } = options;
   const processor = registerOnce(env.OTEL_SERVICE_NAME || "roundtable");
   const histograms = new LatencyHistograms(options.metrics);
   const endpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT;
   const exporter = endpoint
     ? new BatchSpanProcessor({
-        exporter: new OTLPTraceExporter({
+        exporter: new (await import("@opentelemetry/exporter-trace-otlp-http")).OTLPTraceExporter({
           url: env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || `${endpoint.replace(/\/+$/, "")}/v1/traces`,
         }),
         scheduledDelayMillis: 1000,

@@ -1,4 +1,4 @@
-import type { ApprovalRecord } from "./records.js";
+import type { ApprovalRecord, SessionGrantKey, ToolCallRecord } from "./records.js";
 import { approversFor, mayDecide } from "./approval-rights.js";
 import { requesterEntry } from "./access-list.js";
 import { chatKey, type Platform } from "./chat-ref.js";
@@ -55,6 +55,7 @@ export async function handleApprovalClick(context: WorldContext, click: Approval
   if (clock().getTime() >= approval.expiresAt.getTime()) return expireLate(context, approval);
 
   const state = click.choice === "deny" ? "denied" : "approved";
+  const sessionGrant = click.choice === "session" ? await sessionGrantFor(context, key, approval, call) : undefined;
   const decision = {
     state,
     choice: click.choice,
@@ -62,25 +63,31 @@ export async function handleApprovalClick(context: WorldContext, click: Approval
     actorName: click.user.displayName,
     at: clock(),
     ...(click.reason === undefined ? {} : { note: click.reason }),
+    ...(sessionGrant === undefined ? {} : { sessionGrant }),
   } as const;
   const result = await store.decideApproval(approval.id, decision);
   if (!result.won) return alreadyDecided(context, result.approval);
   log.info({ approvalId: approval.id, choice: click.choice }, "approval decided");
-  if (click.choice === "session") {
-    // The grant belongs to the session as it is at the click (a later /reset ends it).
-    const argsHash = context.hashCall(call.name, call.argumentsJson);
-    const chat = await store.getChat(key);
-    if (argsHash !== undefined && chat) {
-      await store.addSessionGrant(
-        { chatKey: key, agent: approval.agent, tool: call.name, argsHash, sessionEpoch: chat.sessionEpoch },
-        click.user.id,
-      );
-    }
-  }
 
   const payload = { kind: "approval-decided", approvalId: approval.id } as const;
   await queue.add({ queue: key, key: jobKey(payload), payload });
   return { status: "decided", text: `${capitalize(choiceWords[click.choice])}.` };
+}
+
+/**
+ * The grant a "for this session" decision carries, stored with the decision in one transaction.
+ * It belongs to the session as it is at the click (a later /reset ends it).
+ */
+async function sessionGrantFor(
+  context: WorldContext,
+  key: string,
+  approval: ApprovalRecord,
+  call: ToolCallRecord,
+): Promise<SessionGrantKey | undefined> {
+  const argsHash = context.hashCall(call.name, call.argumentsJson);
+  const chat = await context.store.getChat(key);
+  if (argsHash === undefined || !chat) return undefined;
+  return { chatKey: key, agent: approval.agent, tool: call.name, argsHash, sessionEpoch: chat.sessionEpoch };
 }
 
 async function findApproval(context: WorldContext, key: string, id: string): Promise<ApprovalRecord | undefined> {

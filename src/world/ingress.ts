@@ -19,6 +19,7 @@ import type {
 } from "./inbound.js";
 import { inboundMessageId } from "./inbound-message-id.js";
 import { jobKey } from "./jobs.js";
+import { KeyedSerializer } from "./keyed-serializer.js";
 import { worldAuthor } from "./message.js";
 import { mayTalk, notMemberText } from "./membership.js";
 import type { Outbox } from "./outbox.js";
@@ -62,6 +63,9 @@ export { inboundMessageId } from "./inbound-message-id.js";
  * derived from it, unique in the database), persist, emit, then queue the routing step.
  */
 export class Ingress implements InboundSink {
+  /** Deliveries of one command in this process run one after another (see `typedCommand`). */
+  private readonly serializer = new KeyedSerializer();
+
   constructor(
     private readonly context: WorldContext,
     private readonly outbox: Outbox,
@@ -182,10 +186,23 @@ export class Ingress implements InboundSink {
     return mayTalk(world, inbound.chat.platform, inbound.sender, rolesLookup(adapter, inbound.chat, inbound.sender));
   }
 
-  private async postNotice(inbound: Pick<InboundMessage, "chat">, id: string, text: string): Promise<void> {
+  /**
+   * Stores and shows a notice under a fixed id; false (nothing shown) when that id exists
+   * already, so an action run again after a crash never shows its answer twice.
+   */
+  private async postNotice(inbound: Pick<InboundMessage, "chat">, id: string, text: string): Promise<boolean> {
+    const { store } = this.context;
     const key = chatKey(inbound.chat);
-    const notice = await this.context.store.addMessage({ id, chatKey: key, author: worldAuthor, text });
+    if (await store.getMessage(id)) return false;
+    let notice: MessageRecord;
+    try {
+      notice = await store.addMessage({ id, chatKey: key, author: worldAuthor, text });
+    } catch (error) {
+      if (await store.getMessage(id)) return false; // a concurrent delivery stored it first
+      throw error;
+    }
     await this.outbox.publish(key, { type: "system", chat: inbound.chat, level: "notice", message: notice });
+    return true;
   }
 
   /**
@@ -197,24 +214,49 @@ export class Ingress implements InboundSink {
     world: WorldSettings,
     command: ParsedChatCommand,
   ): Promise<IngressResult> {
-    const { store, logger } = this.context;
+    const { logger } = this.context;
     const key = chatKey(inbound.chat);
     const log = logger.child({ platform: inbound.chat.platform, chat: key, user: inbound.sender.id });
     if (command.kind === "other-bot") {
       log.info({ command: command.name, bot: command.bot }, "command for another bot ignored");
       return { status: "ignored", reason: `a command for @${command.bot}` };
     }
-    if (!(await store.claimInboundKey(`command:${key}:${inbound.platformMessageId}`))) {
+    // The "handled" mark is read before acting and claimed only after: a delivery cut by a crash
+    // before the mark acts when delivered again; one after it is dropped. Deliveries of one
+    // command in this process run one after another. Acting again (a crash between the answer
+    // and the mark, or two processes given the same delivery at once) is harmless, as a second
+    // /stop finds its turns ended, and shows one answer, as the answer's id is fixed.
+    const handled = handledKey(key, inbound.platformMessageId);
+    return this.serializer.run(handled, () => this.typedCommandOnce(inbound, world, command.name, command.args));
+  }
+
+  private async typedCommandOnce(
+    inbound: InboundMessage,
+    world: WorldSettings,
+    name: ChatCommandRequest["name"] | "reset",
+    args: string[],
+  ): Promise<IngressResult> {
+    const { store, logger } = this.context;
+    const key = chatKey(inbound.chat);
+    const log = logger.child({ platform: inbound.chat.platform, chat: key, user: inbound.sender.id });
+    const handled = handledKey(key, inbound.platformMessageId);
+    if (await store.hasInboundKey(handled)) {
       log.info({ messageId: inbound.platformMessageId }, "duplicate command delivery dropped");
       return { status: "duplicate" };
     }
-    if (command.name === "reset") return { status: "ignored", reason: "chat reset" }; // handled as a message
-    const name = command.name;
+    if (name === "reset") return { status: "ignored", reason: "chat reset" }; // handled as a message
     await store.ensureChat(key, world.name, inbound.chat.platform);
-    const answer = await this.runCommand(world, inbound, name, command.args);
+    const answer = await this.runCommand(world, inbound, name, args);
     const noticeId = `${inboundMessageId(key, inbound.platformMessageId)}:command`;
-    if (answer.status === "refused") await this.refusePrivately(inbound, noticeId, answer.text);
-    else await this.postNotice(inbound, noticeId, answer.text);
+    const shown =
+      answer.status === "refused"
+        ? await this.refusePrivately(inbound, noticeId, answer.text)
+        : await this.postNotice(inbound, noticeId, answer.text);
+    await store.claimInboundKey(handled);
+    if (!shown) {
+      log.info({ messageId: inbound.platformMessageId }, "command delivered again; its answer was shown already");
+      return { status: "duplicate" };
+    }
     return { status: "ignored", reason: `chat command /${name}` };
   }
 
@@ -233,13 +275,28 @@ export class Ingress implements InboundSink {
       log.info({ command: input.name }, "unknown command refused");
       return { status: "unknown", text: `There is no command /${input.name}. Try /help.` };
     }
-    if (input.platformEventId !== undefined) {
-      const fresh = await store.claimInboundKey(`command:${key}:${input.platformEventId}`);
-      if (!fresh) {
+    // Read before acting, claimed after (see `typedCommand`): a delivery cut by a crash acts again.
+    if (input.platformEventId === undefined) return this.structuredCommand(world, input, name);
+    const handled = handledKey(key, input.platformEventId);
+    return this.serializer.run(handled, async () => {
+      if (await store.hasInboundKey(handled)) {
         log.info({ event: input.platformEventId }, "duplicate command delivery dropped");
         return { status: "done", text: "This was already handled." };
       }
-    }
+      const answer = await this.structuredCommand(world, input, name);
+      await store.claimInboundKey(handled);
+      return answer;
+    });
+  }
+
+  private async structuredCommand(
+    world: WorldSettings,
+    input: InboundCommand,
+    name: ChatCommandRequest["name"] | "reset",
+  ): Promise<CommandResult> {
+    const { store, logger } = this.context;
+    const key = chatKey(input.chat);
+    const log = logger.child({ platform: input.chat.platform, chat: key, user: input.sender.id });
     await store.ensureChat(key, world.name, input.chat.platform);
     if (name === "reset") {
       const adapter = this.context.channels.main(input.chat.platform);
@@ -321,22 +378,27 @@ export class Ingress implements InboundSink {
   }
 
   /** A refused typed command: told to the sender privately where the platform can, else in a short reply. */
-  private async refusePrivately(inbound: InboundMessage, noticeId: string, text: string): Promise<void> {
+  private async refusePrivately(inbound: InboundMessage, noticeId: string, text: string): Promise<boolean> {
     const adapter = this.context.channels.main(inbound.chat.platform);
     if (adapter && canReplyPrivately(adapter)) {
       try {
         await adapter.replyPrivately(inbound.chat, inbound.sender.id, text);
-        return;
+        return true;
       } catch (error) {
         this.context.logger.warn({ err: error, chat: chatKey(inbound.chat) }, "private reply failed; telling the chat");
       }
     }
-    await this.postNotice(inbound, noticeId, `${inbound.sender.displayName}: ${text}`);
+    return this.postNotice(inbound, noticeId, `${inbound.sender.displayName}: ${text}`);
   }
 
   click(click: ApprovalClick): Promise<ClickResult> {
     return handleApprovalClick(this.context, click);
   }
+}
+
+/** The mark of a command delivery that was handled (the key earlier versions claimed before acting). */
+function handledKey(chat: string, platformId: string): string {
+  return `command:${chat}:${platformId}`;
 }
 
 /** What a non-member is told when they use a command. */

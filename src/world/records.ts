@@ -140,6 +140,11 @@ export interface ApprovalDecision {
   actorName: string;
   note?: string;
   at: Date;
+  /**
+   * For a decision "for this session": the grant, stored in the decision's own transaction so
+   * a crash cannot keep the decision and lose the grant. Granted by the actor.
+   */
+  sessionGrant?: SessionGrantKey;
 }
 
 /** The result of a decision attempt: `won` is false when someone decided first. */

@@ -39,6 +39,8 @@ export interface Store extends AccountingStore {
   // ingress dedupe
   /** True the first time a key is claimed, false ever after (a unique key in the database). */
   claimInboundKey(key: string): Promise<boolean>;
+  /** Whether a key was claimed (a command's "handled" mark is read before acting, claimed after). */
+  hasInboundKey(key: string): Promise<boolean>;
 
   // messages
   addMessage(message: NewMessage): Promise<MessageRecord>;

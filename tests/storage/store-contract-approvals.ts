@@ -257,6 +257,29 @@ export function storeApprovalContract(name: string, open: () => Promise<StoreFix
         expect(await store.hasSessionGrant({ ...key, argsHash: "h2" })).toBe(false);
         expect(await store.hasSessionGrant({ ...key, agent: "bob" })).toBe(false);
       });
+
+      it("stores a decision's grant with the decision, only when the decision wins, also when already granted", async () => {
+        const chat = chatKey();
+        const key = { chatKey: chat, agent: "alice", tool: "shell_cmd", argsHash: "h1", sessionEpoch: 0 };
+        const decision = {
+          state: "approved",
+          choice: "session",
+          actorId: "u1",
+          actorName: "Ana",
+          at: new Date(),
+        } as const;
+        const first = await store.createApproval(approval(chat, (await storedCall(chat)).id));
+        expect((await store.decideApproval(first.id, { ...decision, sessionGrant: key })).won).toBe(true);
+        expect(await store.hasSessionGrant(key)).toBe(true);
+        // A lost race grants nothing.
+        const other = { ...key, argsHash: "h2" };
+        expect((await store.decideApproval(first.id, { ...decision, sessionGrant: other })).won).toBe(false);
+        expect(await store.hasSessionGrant(other)).toBe(false);
+        // The same grant again (a second approval for the same call) still decides.
+        const second = await store.createApproval(approval(chat, (await storedCall(chat)).id));
+        expect((await store.decideApproval(second.id, { ...decision, sessionGrant: key })).won).toBe(true);
+        expect((await store.getApproval(second.id))?.state).toBe("approved");
+      });
     });
 
     describe("outbound messages", () => {

@@ -76,7 +76,9 @@ export function storeContract(name: string, open: () => Promise<StoreFixture>): 
     describe("inbound dedupe", () => {
       it("claims a key the first time only", async () => {
         const key = unique("inbound");
+        expect(await store.hasInboundKey(key)).toBe(false);
         expect(await store.claimInboundKey(key)).toBe(true);
+        expect(await store.hasInboundKey(key)).toBe(true);
         expect(await store.claimInboundKey(key)).toBe(false);
       });
 

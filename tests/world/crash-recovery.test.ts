@@ -159,6 +159,36 @@ describe("steps run again after a crash between two writes", () => {
     expect((await h.store.listToolCalls({}))[0]?.state).toBe("done");
   });
 
+  it("a press for this session killed right after its decision was stored keeps the session grant", async () => {
+    const provider = new ScriptedProvider((request) =>
+      request.messages.at(-1)?.role === "tool" ? { text: "ran" } : { toolCalls: [shell] },
+    );
+    const h = await make({
+      agents: [{ name: "alice", provider, tools: ["shell_cmd"] }],
+      world: { defaultAgent: "alice" },
+    });
+    await h.say("go");
+    await h.idle();
+    const approval = must((await h.store.listApprovals({ states: ["pending"] }))[0]);
+    // The process dies the moment the decision's transaction has committed.
+    const decide = h.store.decideApproval.bind(h.store);
+    h.store.decideApproval = async (id, decision) => {
+      await decide(id, decision);
+      throw new Error("killed after the decision");
+    };
+    await expect(h.click(approval.id, "session")).rejects.toThrow("killed after the decision");
+    h.store.decideApproval = decide;
+    // The platform delivers the press again; the decision's step finishes the call.
+    expect((await h.click(approval.id, "session")).status).toBe("already-decided");
+    await h.idle();
+    expect((await h.store.listToolCalls({}))[0]?.state).toBe("done");
+    // The same call in this session runs without asking again.
+    await h.say("go again");
+    await h.idle();
+    expect(await h.store.listApprovals({})).toHaveLength(1);
+    expect((await h.store.listToolCalls({})).map((call) => call.state)).toEqual(["done", "done"]);
+  });
+
   it("a decision step whose tool result was stored continues the turn", async () => {
     const { h, provider, approval } = await parkedOnApproval("done");
     await h.store.decideApproval(approval.id, {

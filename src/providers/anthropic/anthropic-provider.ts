@@ -6,7 +6,7 @@ import { convertAnthropicRequest } from "./convert-request.js";
 import { mapAnthropicError } from "./map-error.js";
 import { mapAnthropicStream } from "./map-stream.js";
 
-export const officialAnthropicBaseUrl = "https://api.anthropic.com";
+export { officialAnthropicBaseUrl } from "../official-base-urls.js";
 
 export interface AnthropicProviderOptions {
   name: string;

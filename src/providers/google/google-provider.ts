@@ -6,7 +6,7 @@ import { convertGoogleRequest, generatedIdPrefix } from "./convert-request.js";
 import { mapGoogleError, type ResponseHeadersSeen } from "./map-error.js";
 import { mapGoogleStream } from "./map-stream.js";
 
-export const officialGeminiBaseUrl = "https://generativelanguage.googleapis.com";
+export { officialGeminiBaseUrl } from "../official-base-urls.js";
 
 export interface GoogleProviderOptions {
   name: string;

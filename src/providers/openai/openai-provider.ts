@@ -8,7 +8,7 @@ import { mapOpenAIError } from "./map-error.js";
 import { mapResponsesStream } from "./map-responses-stream.js";
 import { mapOpenAIStream } from "./map-stream.js";
 
-export const officialOpenAIBaseUrl = "https://api.openai.com/v1";
+export { officialOpenAIBaseUrl } from "../official-base-urls.js";
 
 export interface OpenAIProviderOptions {
   /** The config name (`openai`, `ollama`, `openrouter`, …). */

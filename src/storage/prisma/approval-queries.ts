@@ -98,6 +98,14 @@ export class ApprovalQueries {
             createdAt: decision.at,
           },
         });
+        if (decision.sessionGrant) {
+          // An upsert, not a create: a unique violation would abort the whole transaction on PostgreSQL.
+          await tx.sessionGrant.upsert({
+            where: { chatKey_agent_tool_argsHash_sessionEpoch: decision.sessionGrant },
+            create: { id: randomUUID(), ...decision.sessionGrant, grantedBy: decision.actorId, createdAt: decision.at },
+            update: {},
+          });
+        }
       }
       const row = await tx.approval.findUnique({ where: { id } });
       if (!row) throw new StorageError("approval.unknown", `approval ${id} does not exist`);

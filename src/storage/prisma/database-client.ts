@@ -1,11 +1,9 @@
-import { PrismaLibSQL } from "@prisma/adapter-libsql";
-import { PrismaPg } from "@prisma/adapter-pg";
 import type { Client, Config } from "@libsql/client";
+import { PrismaLibSQL } from "@prisma/adapter-libsql";
 import type { Logger } from "../../log/logger.js";
 import { countStatements, type StatementCount } from "./count-statements.js";
 import type { DatabaseTarget } from "./database-target.js";
-import { PrismaClient as PostgresPrismaClient } from "./generated/postgresql/index.js";
-import { PrismaClient as SqlitePrismaClient } from "./generated/sqlite/index.js";
+import type { PrismaClient as SqlitePrismaClient } from "./generated/sqlite/index.js";
 import { openSqliteClient } from "./sqlite-client.js";
 
 /**
@@ -25,9 +23,20 @@ export interface DatabaseClientOptions {
 /** Interactive transactions wait in line (one writer at a time on SQLite): be patient. */
 const transactionOptions = { maxWait: 60_000, timeout: 60_000 };
 
-/** A Prisma client for the target, through its driver adapter (no native engine). */
-export function createDatabaseClient(target: DatabaseTarget, options: DatabaseClientOptions = {}): DatabaseClient {
+/**
+ * A Prisma client for the target, through its driver adapter (no native engine). Only the
+ * target's generated client and driver are loaded (each client's runtime is ~230 kB of
+ * JavaScript plus its query compiler).
+ */
+export async function createDatabaseClient(
+  target: DatabaseTarget,
+  options: DatabaseClientOptions = {},
+): Promise<DatabaseClient> {
   if (target.provider === "postgresql") {
+    const [{ PrismaPg }, { PrismaClient: PostgresPrismaClient }] = await Promise.all([
+      import("@prisma/adapter-pg"),
+      import("./generated/postgresql/index.js"),
+    ]);
     const logger = options.logger;
     const adapter = new PrismaPg(
       { connectionString: target.url },
@@ -47,7 +56,8 @@ export function createDatabaseClient(target: DatabaseTarget, options: DatabaseCl
     options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs },
   );
   const counted = options.statements ? countStatements(adapter, options.statements) : adapter;
-  return new SqlitePrismaClient({ adapter: counted, transactionOptions });
+  const { PrismaClient } = await import("./generated/sqlite/index.js");
+  return new PrismaClient({ adapter: counted, transactionOptions });
 }
 
 /** PrismaLibSQL over {@link openSqliteClient}: one connection with its pragmas, IMMEDIATE transactions. */

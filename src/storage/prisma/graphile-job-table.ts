@@ -182,6 +182,29 @@ export class GraphileJobTable {
   }
 
   /**
+   * A job fetched while the queue stops is given back unstarted: its graphile-worker job is
+   * finished and a new one for the same key added (so graphile-worker's own completion of the
+   * fetched one deletes nothing that is still needed), due now for whichever process looks next.
+   */
+  async handBack(key: string, running: RunningJob): Promise<void> {
+    await this.db.$transaction([
+      this.db.$queryRaw`
+        WITH finished AS (
+          DELETE FROM graphile_worker._private_jobs WHERE id = ${running.jobId}::bigint AND locked_by = ${running.workerId}
+          RETURNING id),
+        unlocked AS (
+          UPDATE graphile_worker._private_job_queues SET locked_by = NULL, locked_at = NULL
+          WHERE id = ${running.queueId}::int AND locked_by = ${running.workerId}
+          RETURNING id)
+        SELECT (SELECT count(*) FROM finished)::int AS finished`,
+      this.db.$queryRaw`
+        SELECT (graphile_worker.add_job(${graphileTask}, json_build_object('key', job."key"),
+          queue_name => job."queue", job_key => job."key")).id AS id
+        FROM "Job" AS job WHERE job."key" = ${key} AND job."state" IN ('pending', 'running')`,
+    ]);
+  }
+
+  /**
    * Make graphile-worker's jobs of rows due by our clock due by the database's too (after a
    * clock jump in tests; a no-op when the clocks agree). Resolves with how many moved.
    */

@@ -26,7 +26,8 @@ export interface GraphileWorkQueueOptions extends SqlWorkQueueOptions {
 const taskPayload = z.object({ key: z.string().min(1) });
 const defaultRetryDelay = (attempt: number): number => Math.min(1_000 * 2 ** (attempt - 1), 60_000);
 const cleanupEveryMs = 60 * 60 * 1_000;
-const idleRecheckMs = 25;
+const idleRecheckMs = 100;
+const idleWakeMs = 250;
 const longestTimerMs = 2 ** 31 - 1;
 
 /**
@@ -117,13 +118,18 @@ export class GraphileWorkQueue implements StoredWorkQueue {
   }
 
   async whenIdle(): Promise<void> {
+    let lastWake = Number.NEGATIVE_INFINITY;
     for (;;) {
       const changed = this.nextChange();
       if (this.running.size === 0) {
         const due = await this.rows.countDue(this.clock());
         if (due === 0 && this.running.size === 0) return;
-        // Due but not yet taken (a wake-up on its way, another process's chat, a clock jump).
-        await this.wake();
+        // Due but not yet taken: usually a fetch on its way; now and then another process's
+        // chat, or a clock jump that only a wake-up hands to graphile-worker.
+        if (Date.now() - lastWake >= idleWakeMs) {
+          lastWake = Date.now();
+          await this.wake();
+        }
         await Promise.race([changed, delay(idleRecheckMs)]);
         continue;
       }
@@ -196,6 +202,11 @@ export class GraphileWorkQueue implements StoredWorkQueue {
   private async runStep(key: string, running: RunningJob): Promise<void> {
     const handler = this.handler;
     if (!handler) throw new StorageError("internal", "the work queue is not started");
+    if (this.phase === "stopping" || this.phase === "stopped") {
+      // Fetched as the queue stopped (a look for work already on its way): left for the next start.
+      await this.graphile.handBack(key, running);
+      return;
+    }
     const token = `${running.workerId}:${++this.claimCount}`;
     const row = await this.graphile.claim(key, token, this.clock(), this.maxAttempts);
     if (!row) {
@@ -211,6 +222,7 @@ export class GraphileWorkQueue implements StoredWorkQueue {
     }
     const run = this.run(row, token, handler, running);
     this.running.set(token, run);
+    this.notify();
     try {
       await run;
     } finally {

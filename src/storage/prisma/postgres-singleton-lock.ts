@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import pg from "pg";
+import type pg from "pg";
 import type { Logger } from "../../log/logger.js";
 import type { SingletonLease, SingletonLock } from "../../world/singleton-lock.js";
 
@@ -26,9 +26,11 @@ export class PostgresSingletonLock implements SingletonLock {
   async acquire(name: string, signal: AbortSignal): Promise<SingletonLease> {
     const key = advisoryKey(name);
     let waitingLogged = false;
+    // Loaded here, not with the module: a SQLite service never needs the PostgreSQL driver.
+    const { Client } = (await import("pg")).default;
     for (;;) {
       signal.throwIfAborted();
-      const client = new pg.Client({ connectionString: this.connectionString, keepAlive: true });
+      const client = new Client({ connectionString: this.connectionString, keepAlive: true });
       const lost = new AbortController();
       client.on("error", (error) => {
         this.logger.warn({ err: error, lock: name }, "the connection holding a singleton lock broke");

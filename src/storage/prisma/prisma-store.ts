@@ -22,8 +22,8 @@ import type { UsageDayRecord, UsageEntry } from "../../world/accounting-store.js
 import type { Store } from "../store.js";
 import { AccountingQueries } from "./accounting-queries.js";
 import { ApprovalQueries } from "./approval-queries.js";
+import { HotQueries } from "./hot-queries.js";
 import type { DatabaseClient } from "./database-client.js";
-import { encodeWithDates } from "./json-text.js";
 import { conflictOr, isUniqueViolation } from "./prisma-errors.js";
 import { messageData, toolCallData } from "./record-data.js";
 import {
@@ -44,6 +44,7 @@ import {
 export class PrismaStore implements Store {
   private readonly accounting: AccountingQueries;
   private readonly approvals: ApprovalQueries;
+  private readonly hot: HotQueries;
 
   constructor(
     private readonly db: DatabaseClient,
@@ -51,6 +52,7 @@ export class PrismaStore implements Store {
   ) {
     this.accounting = new AccountingQueries(db, clock);
     this.approvals = new ApprovalQueries(db, clock);
+    this.hot = new HotQueries(db, clock);
   }
 
   // usage, message rate and the approvals audit
@@ -74,8 +76,8 @@ export class PrismaStore implements Store {
   // chats
 
   async ensureChat(key: string, world: string, platform: string): Promise<ChatRecord> {
-    const existing = await this.db.chat.findUnique({ where: { key } });
-    if (existing) return toChatRecord(existing);
+    const existing = await this.hot.getChat(key);
+    if (existing) return existing;
     try {
       return toChatRecord(await this.db.chat.create({ data: { key, world, platform, createdAt: this.clock() } }));
     } catch (error) {
@@ -85,15 +87,14 @@ export class PrismaStore implements Store {
     }
   }
 
-  async getChat(key: string): Promise<ChatRecord | undefined> {
-    const row = await this.db.chat.findUnique({ where: { key } });
-    return row ? toChatRecord(row) : undefined;
+  getChat(key: string): Promise<ChatRecord | undefined> {
+    return this.hot.getChat(key);
   }
 
   async setAgentTurns(key: string, count: number): Promise<ChatRecord> {
-    const { count: changed } = await this.db.chat.updateMany({ where: { key }, data: { agentTurnsSinceHuman: count } });
-    if (changed === 0) throw missing("chat", key);
-    return toChatRecord(await this.db.chat.findUniqueOrThrow({ where: { key } }));
+    const chat = await this.hot.setAgentTurns(key, count);
+    if (!chat) throw missing("chat", key);
+    return chat;
   }
 
   async incrementAgentTurns(key: string): Promise<number> {
@@ -126,33 +127,29 @@ export class PrismaStore implements Store {
     }
   }
 
+  async hasInboundKey(key: string): Promise<boolean> {
+    return (await this.db.inboundKey.findUnique({ where: { key }, select: { key: true } })) !== null;
+  }
+
   // messages
 
   async addMessage(message: NewMessage): Promise<MessageRecord> {
     try {
-      return toMessageRecord(await this.db.message.create({ data: messageData(message, this.clock()) }));
+      return await this.hot.addMessage(message);
     } catch (error) {
       throw conflictOr(error, `message ${message.id} already exists`);
     }
   }
 
-  async getMessage(id: string): Promise<MessageRecord | undefined> {
-    const row = await this.db.message.findUnique({ where: { id } });
-    return row ? toMessageRecord(row) : undefined;
+  getMessage(id: string): Promise<MessageRecord | undefined> {
+    return this.hot.getMessage(id);
   }
 
   async listMessages(
     chatKey: string,
     options: { afterSeq?: number; limit?: number; latest?: number } = {},
   ): Promise<MessageRecord[]> {
-    if (options.latest !== undefined) {
-      const newest = await this.db.message.findMany({
-        where: { chatKey, ...(options.afterSeq === undefined ? {} : { seq: { gt: options.afterSeq } }) },
-        orderBy: { seq: "desc" },
-        take: options.latest,
-      });
-      return newest.reverse().map(toMessageRecord);
-    }
+    if (options.latest !== undefined) return this.hot.latestMessages(chatKey, options.latest, options.afterSeq);
     const rows = await this.db.message.findMany({
       where: { chatKey, ...(options.afterSeq === undefined ? {} : { seq: { gt: options.afterSeq } }) },
       orderBy: { seq: "asc" },
@@ -168,16 +165,12 @@ export class PrismaStore implements Store {
 
   // event log
 
-  async appendEvent(chatKey: string, event: WorldEvent): Promise<StoredEvent> {
-    const row = await this.db.event.create({
-      data: { chatKey, type: event.type, payload: encodeWithDates(event), createdAt: this.clock() },
-    });
-    return toStoredEvent(row);
+  appendEvent(chatKey: string, event: WorldEvent): Promise<StoredEvent> {
+    return this.hot.appendEvent(chatKey, event);
   }
 
-  async getEvent(seq: number): Promise<StoredEvent | undefined> {
-    const row = await this.db.event.findUnique({ where: { seq } });
-    return row ? toStoredEvent(row) : undefined;
+  getEvent(seq: number): Promise<StoredEvent | undefined> {
+    return this.hot.getEvent(seq);
   }
 
   async listEvents(chatKey: string, options: { afterSeq?: number; limit?: number } = {}): Promise<StoredEvent[]> {
@@ -200,45 +193,23 @@ export class PrismaStore implements Store {
     turn: Omit<TurnRecord, "state" | "step" | "startedAt"> & { state?: TurnState },
   ): Promise<TurnRecord> {
     try {
-      const row = await this.db.turn.create({
-        data: {
-          id: turn.id,
-          chatKey: turn.chatKey,
-          agent: turn.agent,
-          state: turn.state ?? "running",
-          triggerMessageId: turn.triggerMessageId,
-          startedById: turn.startedById,
-          deadlineAt: turn.deadlineAt,
-          endReason: turn.endReason ?? null,
-          endedAt: turn.endedAt ?? null,
-          startedAt: this.clock(),
-        },
-      });
-      return toTurnRecord(row);
+      return await this.hot.createTurn(turn);
     } catch (error) {
       throw conflictOr(error, `turn ${turn.id} already exists`);
     }
   }
 
-  async getTurn(id: string): Promise<TurnRecord | undefined> {
-    const row = await this.db.turn.findUnique({ where: { id } });
-    return row ? toTurnRecord(row) : undefined;
+  getTurn(id: string): Promise<TurnRecord | undefined> {
+    return this.hot.getTurn(id);
   }
 
   async updateTurn(
     id: string,
     change: Partial<Pick<TurnRecord, "state" | "step" | "endReason" | "endedAt" | "deadlineAt">>,
   ): Promise<TurnRecord> {
-    const data = {
-      ...(change.state === undefined ? {} : { state: change.state }),
-      ...(change.step === undefined ? {} : { step: change.step }),
-      ...(change.endReason === undefined ? {} : { endReason: change.endReason }),
-      ...(change.endedAt === undefined ? {} : { endedAt: change.endedAt }),
-      ...(change.deadlineAt === undefined ? {} : { deadlineAt: change.deadlineAt }),
-    };
-    const { count } = await this.db.turn.updateMany({ where: { id }, data });
-    if (count === 0) throw missing("turn", id);
-    return toTurnRecord(await this.db.turn.findUniqueOrThrow({ where: { id } }));
+    const turn = await this.hot.updateTurn(id, change);
+    if (!turn) throw missing("turn", id);
+    return turn;
   }
 
   async listTurns(filter: {
@@ -406,11 +377,8 @@ export class PrismaStore implements Store {
     ]);
   }
 
-  async getOutbound(refKind: OutboundRecord["refKind"], refId: string): Promise<OutboundRecord | undefined> {
-    const rows = await this.db.outboundMessage.findMany({ where: { refKind, refId }, orderBy: { part: "asc" } });
-    const first = rows[0];
-    if (!first) return undefined;
-    return { chatKey: first.chatKey, refKind, refId, platformMessageIds: rows.map((row) => row.platformMessageId) };
+  getOutbound(refKind: OutboundRecord["refKind"], refId: string): Promise<OutboundRecord | undefined> {
+    return this.hot.getOutbound(refKind, refId);
   }
 
   async findOutboundByPlatformId(chatKey: string, platformMessageId: string): Promise<OutboundRecord | undefined> {

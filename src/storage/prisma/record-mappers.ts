@@ -38,7 +38,7 @@ export function toChatRecord(row: Chat): ChatRecord {
   };
 }
 
-export function toMessageRecord(row: Message): MessageRecord {
+export function toMessageRecord(row: Omit<Message, "raw">): MessageRecord {
   const providerFields = decodeOptional(row.providerFields) as Record<string, unknown> | undefined;
   return {
     seq: row.seq,

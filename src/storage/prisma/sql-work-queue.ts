@@ -66,6 +66,10 @@ export class SqlWorkQueue implements StoredWorkQueue {
   private phase: "stopped" | "starting" | "started" | "stopping" = "stopped";
   private handler: JobHandler | undefined;
   private readonly running = new Map<number, Promise<void>>();
+  /** Queues with a job running in this process: a job added to one waits for it, no scan needed. */
+  private readonly runningQueues = new Set<string>();
+  /** The last scan may have left due work unclaimed (no free slot): a freed slot must scan again. */
+  private backlog = false;
   private claimCount = 0;
   private scanning: Promise<void> | undefined;
   private scanRequested = false;
@@ -103,8 +107,11 @@ export class SqlWorkQueue implements StoredWorkQueue {
     const now = this.clock();
     const added = await this.table.insert(job, now);
     if (added) {
-      if (job.runAt && job.runAt.getTime() > now.getTime()) this.timerGeneration++;
-      void this.wake();
+      const delayed = job.runAt !== undefined && job.runAt.getTime() > now.getTime();
+      if (delayed) this.timerGeneration++;
+      // Checked after the insert: a running job of this queue hands over to the next one
+      // (`launch`) only after leaving `runningQueues`, so it finds this row.
+      if (delayed || !this.runningQueues.has(job.queue)) void this.wake();
     }
     return added;
   }
@@ -206,10 +213,16 @@ export class SqlWorkQueue implements StoredWorkQueue {
     try {
       const now = this.clock();
       const free = this.concurrency - this.running.size;
+      this.backlog = free <= 0;
       if (free > 0) {
-        for (const head of await this.table.dueHeads(now, free)) {
-          if (this.phase !== "started" || this.running.size >= this.concurrency) break;
-          const token = `${this.workerId}:${++this.claimCount}`;
+        const heads = await this.table.dueHeads(now, free);
+        this.backlog = heads.length >= free;
+        for (const head of heads) {
+          if (this.phase !== "started" || this.running.size >= this.concurrency) {
+            this.backlog = true;
+            break;
+          }
+          const token = this.newToken();
           const job = await this.table.claim(head.seq, head.queue, token, this.clock());
           if (job) this.launch(job, token);
           else this.scanRequested = true; // someone else changed it first: look again
@@ -229,18 +242,58 @@ export class SqlWorkQueue implements StoredWorkQueue {
     }
   }
 
+  private newToken(): string {
+    return `${this.workerId}:${++this.claimCount}`;
+  }
+
+  /**
+   * Run a claimed job in its own slot; when it completes, the slot claims the next due job of
+   * the same queue directly (one statement instead of a scan and a claim), unless other queues
+   * wait for a slot (then the scan picks the oldest due work, whichever queue it is in).
+   */
   private launch(row: ClaimedRow, token: string): void {
-    const run = this.run(row, token).finally(() => {
-      this.running.delete(row.seq);
-      void this.wake();
-      this.notify();
-    });
+    const run = (async () => {
+      let current: ClaimedRow | undefined = row;
+      let currentToken = token;
+      let scanAfter = true;
+      while (current) {
+        this.runningQueues.add(current.queue);
+        const completed = await this.run(current, currentToken);
+        this.runningQueues.delete(current.queue);
+        if (!completed || this.phase !== "started" || this.backlog) break;
+        currentToken = this.newToken();
+        current = await this.claimNext(current.queue, currentToken);
+        // SQLite has no other process to add work, so an empty queue without a backlog needs no scan.
+        if (!current && this.provider === "sqlite") scanAfter = false;
+      }
+      return scanAfter;
+    })().then(
+      (scanAfter) => this.finished(row.seq, scanAfter),
+      () => this.finished(row.seq, true),
+    );
     this.running.set(row.seq, run);
   }
 
-  private async run(row: ClaimedRow, token: string): Promise<void> {
+  private finished(seq: number, scanAfter: boolean): void {
+    this.running.delete(seq);
+    if (scanAfter || this.backlog) void this.wake();
+    this.notify();
+  }
+
+  private async claimNext(queue: string, token: string): Promise<ClaimedRow | undefined> {
+    try {
+      return await this.table.claimNextOf(queue, token, this.clock());
+    } catch (error) {
+      this.logger.warn({ err: error, queue }, "work queue: taking a queue's next job failed; a scan will");
+      void this.wake();
+      return undefined;
+    }
+  }
+
+  /** Run one job and store its outcome; true when it completed (not retried or failed). */
+  private async run(row: ClaimedRow, token: string): Promise<boolean> {
     const handler = this.handler;
-    if (!handler) return;
+    if (!handler) return false;
     const log = this.logger.child({ queue: row.queue, job: row.key, attempt: row.attempts });
     const job: ClaimedJob = {
       queue: row.queue,
@@ -266,37 +319,38 @@ export class SqlWorkQueue implements StoredWorkQueue {
     } finally {
       clearInterval(heartbeat);
     }
-    if (!thrown) {
-      await this.settle(log, () => this.table.complete(row.seq, token, this.clock()));
-      return;
-    }
+    if (!thrown) return this.settle(log, () => this.table.complete(row.seq, token, this.clock()));
     const message = errorMessage(thrown.error);
     if (row.attempts >= this.maxAttempts) {
       log.error({ err: thrown.error }, "job failed %d times; giving up on it", row.attempts);
       await this.settle(log, () => this.table.fail(row.seq, token, this.clock(), message));
-      return;
+      return false;
     }
     const wait = Math.max(0, this.retryDelayMs(row.attempts));
     log.warn({ err: thrown.error, retryInMs: wait }, "job failed; it will run again");
     const runAt = new Date(this.clock().getTime() + wait);
     await this.settle(log, () => this.table.retry(row.seq, token, runAt, message));
     this.timerGeneration++;
+    return false;
   }
 
-  /** Write a job's outcome; a database hiccup gets two more tries before the job is left to recovery. */
-  private async settle(log: Logger, write: () => Promise<boolean>): Promise<void> {
+  /**
+   * Write a job's outcome; a database hiccup gets two more tries before the job is left to
+   * recovery. True when it was written.
+   */
+  private async settle(log: Logger, write: () => Promise<boolean>): Promise<boolean> {
     for (let attempt = 1; ; attempt++) {
       try {
-        if (!(await write()))
-          log.warn("job was taken back by another worker before it finished; its outcome is dropped");
-        return;
+        if (await write()) return true;
+        log.warn("job was taken back by another worker before it finished; its outcome is dropped");
+        return false;
       } catch (error) {
         if (attempt >= 3) {
           log.error(
             { err: error },
             "could not record a job's outcome; it stays running until recovered at the next start",
           );
-          return;
+          return false;
         }
         await delay(100 * attempt);
       }

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import pg from "pg";
+import type pg from "pg";
 import type { Logger } from "../../log/logger.js";
 import type { DatabaseClient } from "./database-client.js";
 import { advisoryKey } from "./postgres-singleton-lock.js";
@@ -26,7 +26,9 @@ export class WorkerLiveness {
 
   /** Takes this worker's own lock (it is free: the id is new). */
   async start(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.connectionString, keepAlive: true });
+    // Loaded here, not with the module: a SQLite service never needs the PostgreSQL driver.
+    const { Client } = (await import("pg")).default;
+    const client = new Client({ connectionString: this.connectionString, keepAlive: true });
     client.on("error", (error) =>
       this.logger.error({ err: error }, "work queue: the connection holding this worker's liveness lock broke"),
     );

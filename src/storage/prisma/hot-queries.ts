@@ -1,0 +1,146 @@
+import type { StoredEvent, WorldEvent } from "../../world/events.js";
+import type { ChatRecord, MessageRecord, NewMessage, OutboundRecord, TurnRecord, TurnState } from "../records.js";
+import type { DatabaseClient } from "./database-client.js";
+import type { Chat, Event, Message, Turn } from "./generated/sqlite/index.js";
+import { encodeWithDates } from "./json-text.js";
+import { messageData } from "./record-data.js";
+import { toChatRecord, toMessageRecord, toStoredEvent, toTurnRecord } from "./record-mappers.js";
+
+/** A stored message row as the mappers read it (every column but the platform's raw payload). */
+type MessageRow = Omit<Message, "raw">;
+
+/** Seq `> -1` is every row: sequence numbers start at 1. */
+const fromStart = -1;
+
+/**
+ * The statements every answered message runs, in raw SQL through the same Prisma client: the
+ * model API costs two to three times as much CPU per statement (its query compiler and result
+ * mapping), and these need no query builder. Written once for SQLite and PostgreSQL: quoted
+ * identifiers, `RETURNING`, and parameters only (Prisma turns them into `?` or `$n`). The rows
+ * come back typed by their columns (dates as `Date`), so the model API's mappers read them.
+ */
+export class HotQueries {
+  constructor(
+    private readonly db: DatabaseClient,
+    private readonly clock: () => Date,
+  ) {}
+
+  async getChat(key: string): Promise<ChatRecord | undefined> {
+    const rows = await this.db.$queryRaw<Chat[]>`
+      SELECT "key", "world", "platform", "agentTurnsSinceHuman", "sessionEpoch", "createdAt"
+      FROM "Chat" WHERE "key" = ${key}`;
+    return rows[0] ? toChatRecord(rows[0]) : undefined;
+  }
+
+  /** One statement: the chat after the change, or undefined when there is no such chat. */
+  async setAgentTurns(key: string, count: number): Promise<ChatRecord | undefined> {
+    const rows = await this.db.$queryRaw<Chat[]>`
+      UPDATE "Chat" SET "agentTurnsSinceHuman" = ${count} WHERE "key" = ${key}
+      RETURNING "key", "world", "platform", "agentTurnsSinceHuman", "sessionEpoch", "createdAt"`;
+    return rows[0] ? toChatRecord(rows[0]) : undefined;
+  }
+
+  /** Throws the driver's unique violation when the id exists (the caller maps it). */
+  async addMessage(message: NewMessage): Promise<MessageRecord> {
+    const data = messageData(message, this.clock());
+    const rows = await this.db.$queryRaw<MessageRow[]>`
+      INSERT INTO "Message" ("id", "chatKey", "authorKind", "authorId", "authorName", "authorHandle", "text",
+        "platformMessageId", "replyToId", "turnId", "provider", "model", "providerFields", "raw", "createdAt")
+      VALUES (${data.id}, ${data.chatKey}, ${data.authorKind}, ${data.authorId}, ${data.authorName},
+        ${data.authorHandle}, ${data.text}, ${data.platformMessageId}, ${data.replyToId}, ${data.turnId},
+        ${data.provider}, ${data.model}, ${data.providerFields}, ${data.raw}, ${data.createdAt})
+      RETURNING "seq", "id", "chatKey", "authorKind", "authorId", "authorName", "authorHandle", "text",
+        "platformMessageId", "replyToId", "turnId", "provider", "model", "providerFields", "createdAt"`;
+    return toMessageRecord(onlyRow(rows, "message insert"));
+  }
+
+  async getMessage(id: string): Promise<MessageRecord | undefined> {
+    const rows = await this.db.$queryRaw<MessageRow[]>`
+      SELECT "seq", "id", "chatKey", "authorKind", "authorId", "authorName", "authorHandle", "text",
+        "platformMessageId", "replyToId", "turnId", "provider", "model", "providerFields", "createdAt"
+      FROM "Message" WHERE "id" = ${id}`;
+    return rows[0] ? toMessageRecord(rows[0]) : undefined;
+  }
+
+  /** The newest `latest` messages after `afterSeq`, in stored order. */
+  async latestMessages(chatKey: string, latest: number, afterSeq = fromStart): Promise<MessageRecord[]> {
+    const rows = await this.db.$queryRaw<MessageRow[]>`
+      SELECT "seq", "id", "chatKey", "authorKind", "authorId", "authorName", "authorHandle", "text",
+        "platformMessageId", "replyToId", "turnId", "provider", "model", "providerFields", "createdAt"
+      FROM "Message" WHERE "chatKey" = ${chatKey} AND "seq" > ${afterSeq}
+      ORDER BY "seq" DESC LIMIT ${Math.max(0, Math.floor(latest))}`;
+    return rows.reverse().map(toMessageRecord);
+  }
+
+  async appendEvent(chatKey: string, event: WorldEvent): Promise<StoredEvent> {
+    const rows = await this.db.$queryRaw<Event[]>`
+      INSERT INTO "Event" ("chatKey", "type", "payload", "createdAt")
+      VALUES (${chatKey}, ${event.type}, ${encodeWithDates(event)}, ${this.clock()})
+      RETURNING "seq", "chatKey", "type", "payload", "createdAt"`;
+    return toStoredEvent(onlyRow(rows, "event insert"));
+  }
+
+  async getEvent(seq: number): Promise<StoredEvent | undefined> {
+    const rows = await this.db.$queryRaw<Event[]>`
+      SELECT "seq", "chatKey", "type", "payload", "createdAt" FROM "Event" WHERE "seq" = ${seq}`;
+    return rows[0] ? toStoredEvent(rows[0]) : undefined;
+  }
+
+  /** Throws the driver's unique violation when the id exists (the caller maps it). */
+  async createTurn(
+    turn: Omit<TurnRecord, "state" | "step" | "startedAt"> & { state?: TurnState },
+  ): Promise<TurnRecord> {
+    const rows = await this.db.$queryRaw<Turn[]>`
+      INSERT INTO "Turn" ("id", "chatKey", "agent", "state", "triggerMessageId", "startedById", "step",
+        "deadlineAt", "endReason", "startedAt", "endedAt")
+      VALUES (${turn.id}, ${turn.chatKey}, ${turn.agent}, ${turn.state ?? "running"}, ${turn.triggerMessageId},
+        ${turn.startedById}, 0, ${turn.deadlineAt}, ${turn.endReason ?? null}, ${this.clock()}, ${turn.endedAt ?? null})
+      RETURNING "id", "chatKey", "agent", "state", "triggerMessageId", "startedById", "step", "deadlineAt",
+        "endReason", "startedAt", "endedAt", "stoppedById", "stoppedByName"`;
+    return toTurnRecord(onlyRow(rows, "turn insert"));
+  }
+
+  async getTurn(id: string): Promise<TurnRecord | undefined> {
+    const rows = await this.db.$queryRaw<Turn[]>`
+      SELECT "id", "chatKey", "agent", "state", "triggerMessageId", "startedById", "step", "deadlineAt",
+        "endReason", "startedAt", "endedAt", "stoppedById", "stoppedByName"
+      FROM "Turn" WHERE "id" = ${id}`;
+    return rows[0] ? toTurnRecord(rows[0]) : undefined;
+  }
+
+  /**
+   * One statement: the given fields change, the others keep their values (a flag per field,
+   * so a field is never set from a guessed default). Undefined when there is no such turn.
+   */
+  async updateTurn(
+    id: string,
+    change: Partial<Pick<TurnRecord, "state" | "step" | "endReason" | "endedAt" | "deadlineAt">>,
+  ): Promise<TurnRecord | undefined> {
+    const rows = await this.db.$queryRaw<Turn[]>`
+      UPDATE "Turn" SET
+        "state" = CASE WHEN ${change.state !== undefined} THEN ${change.state ?? ""} ELSE "state" END,
+        "step" = CASE WHEN ${change.step !== undefined} THEN ${change.step ?? 0} ELSE "step" END,
+        "endReason" = CASE WHEN ${change.endReason !== undefined} THEN ${change.endReason ?? ""} ELSE "endReason" END,
+        "endedAt" = CASE WHEN ${change.endedAt !== undefined} THEN ${change.endedAt ?? this.clock()} ELSE "endedAt" END,
+        "deadlineAt" = CASE WHEN ${change.deadlineAt !== undefined} THEN ${change.deadlineAt ?? this.clock()} ELSE "deadlineAt" END
+      WHERE "id" = ${id}
+      RETURNING "id", "chatKey", "agent", "state", "triggerMessageId", "startedById", "step", "deadlineAt",
+        "endReason", "startedAt", "endedAt", "stoppedById", "stoppedByName"`;
+    return rows[0] ? toTurnRecord(rows[0]) : undefined;
+  }
+
+  async getOutbound(refKind: OutboundRecord["refKind"], refId: string): Promise<OutboundRecord | undefined> {
+    const rows = await this.db.$queryRaw<{ chatKey: string; platformMessageId: string }[]>`
+      SELECT "chatKey", "platformMessageId" FROM "OutboundMessage"
+      WHERE "refKind" = ${refKind} AND "refId" = ${refId} ORDER BY "part" ASC`;
+    const first = rows[0];
+    if (!first) return undefined;
+    return { chatKey: first.chatKey, refKind, refId, platformMessageIds: rows.map((row) => row.platformMessageId) };
+  }
+}
+
+function onlyRow<T>(rows: T[], what: string): T {
+  const row = rows[0];
+  if (!row) throw new Error(`${what} returned no row`);
+  return row;
+}

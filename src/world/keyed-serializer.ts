@@ -1,0 +1,21 @@
+/**
+ * Runs work one at a time per key within this process: a second delivery of the same command
+ * waits for the first and then sees its "handled" mark, instead of acting beside it.
+ */
+export class KeyedSerializer {
+  private readonly tails = new Map<string, Promise<void>>();
+
+  run<T>(key: string, work: () => Promise<T>): Promise<T> {
+    const before = this.tails.get(key) ?? Promise.resolve();
+    const result = before.then(work);
+    const tail = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.tails.set(key, tail);
+    void tail.then(() => {
+      if (this.tails.get(key) === tail) this.tails.delete(key);
+    });
+    return result;
+  }
+}
