@@ -1,5 +1,4 @@
-import { Client, Events, GatewayIntentBits, Partials, PermissionFlagsBits, REST, Status } from "discord.js";
-import { assertNever } from "../../src/errors/assert-never.js";
+import { Client, Events, GatewayIntentBits, Partials, PermissionFlagsBits, Status } from "discord.js";
 import type { Logger } from "../../src/log/logger.js";
 import type { ApprovalCard, ApprovalOutcome } from "../../src/world/approval-types.js";
 import type {
@@ -21,48 +20,22 @@ import type { Author } from "../../src/world/message.js";
 import type { MessageLinks } from "../../src/world/message-links.js";
 import type { SingletonLease, SingletonLock } from "../../src/world/singleton-lock.js";
 import type { UserRolesChannel } from "../../src/world/user-roles.js";
-import { DiscordApi, discordCodeOf, discordErrorCodes, toPlatformError } from "./api.js";
+import { type DiscordApi, discordCodeOf, discordErrorCodes, toPlatformError } from "./api.js";
 import { ChatLocator, targetChannelOf } from "./chat-locator.js";
 import { ClickAnswerer } from "./click-answerer.js";
-import { encodeStopCustomId } from "./custom-id.js";
-import { deliverToWorld } from "./deliver-to-world.js";
+import { type AgentBot, apiFor, type BotUser, identifyAgentBot, identifyBot } from "./agent-bots.js";
 import { handleInteraction } from "./handle-interaction.js";
+import { handleMessage } from "./handle-message.js";
 import { type MentionDirectory, emptyMentionDirectory } from "./mentions.js";
 import { hasMessageContentIntent, messageContentAdvice } from "./message-content-intent.js";
 import { DiscordMessageStream } from "./message-stream.js";
 import { type DiscordAdapterOptions, type DiscordAgentIdentity, type DiscordClock, systemClock } from "./options.js";
-import { channelIdOf, type OwnIdentities, parseMessage } from "./parse.js";
+import type { OwnIdentities } from "./parse.js";
 import { BotPoster, type Poster, WebhookPoster } from "./poster.js";
-import { renderApprovalCard, renderApprovalOutcome, renderText } from "./render.js";
+import { renderApprovalCard, renderApprovalOutcome, renderText, stopButtonComponents } from "./render.js";
 import { type RenderedMentions, renderMentions } from "./render-mentions.js";
 import { ThreadRoots } from "./thread-roots.js";
 import { WebhookDirectory } from "./webhooks.js";
-
-/** The Stop button on an answer being written (a secondary button in an action row). */
-function stopComponents(agent: string): unknown[] {
-  return [
-    {
-      type: 1,
-      components: [{ type: 2, style: 2, label: "Stop", emoji: { name: "⏹" }, custom_id: encodeStopCustomId(agent) }],
-    },
-  ];
-}
-
-interface BotUser {
-  id: string;
-  username: string;
-  global_name?: string | null;
-}
-
-interface AgentBot {
-  agent: string;
-  api: DiscordApi;
-  userId?: string;
-}
-
-function restFor(token: string, apiUrl: string | undefined): REST {
-  return new REST({ version: "10", ...(apiUrl === undefined ? {} : { api: apiUrl }) }).setToken(token);
-}
 
 /**
  * Discord through discord.js: the gateway (guilds, guild messages, message content, direct
@@ -112,13 +85,13 @@ export class DiscordAdapter
   constructor(private readonly options: DiscordAdapterOptions) {
     this.logger = options.logger.child({ platform: "discord" });
     this.clock = options.clock ?? systemClock;
-    this.api = new DiscordApi(restFor(options.token, options.apiUrl));
+    this.api = apiFor(options.token, options.apiUrl);
     this.agents = new Map((options.agents ?? []).map((agent) => [agent.name.toLowerCase(), agent]));
     for (const agent of options.agents ?? []) {
       if (agent.token)
         this.agentBots.set(agent.name.toLowerCase(), {
           agent: agent.name,
-          api: new DiscordApi(restFor(agent.token, options.apiUrl)),
+          api: apiFor(agent.token, options.apiUrl),
         });
     }
     this.webhooks = new WebhookDirectory(
@@ -134,14 +107,11 @@ export class DiscordAdapter
 
   async start(sink: InboundSink): Promise<void> {
     this.sink = sink;
-    const [me, application] = await Promise.all([
-      this.identify(this.api, "main bot"),
-      this.api.applicationFlagsAndId(),
-    ]);
+    const [me, application] = await Promise.all([identifyBot(this.api, "main bot"), this.api.applicationFlagsAndId()]);
     this.applicationId = application.id;
     const contentIntent = hasMessageContentIntent(application.flags);
     if (!contentIntent) this.logger.warn({ bot: me.username }, messageContentAdvice);
-    await Promise.all([...this.agentBots.values()].map((bot) => this.identifyAgentBot(bot)));
+    await Promise.all([...this.agentBots.values()].map((bot) => identifyAgentBot(bot, this.logger)));
     const botUserIds = new Set([
       me.id,
       ...[...this.agentBots.values()].flatMap((bot) => (bot.userId ? [bot.userId] : [])),
@@ -305,7 +275,7 @@ export class DiscordAdapter
       logger: this.logger.child({ chat: chat.channel }),
       ...(observer === undefined ? {} : { observer }),
       renderMentions: (text, mentions) => this.renderMentions(text, mentions),
-      ...(author.kind === "agent" ? { liveComponents: stopComponents(author.name) } : {}),
+      ...(author.kind === "agent" ? { liveComponents: stopButtonComponents(author.name) } : {}),
     });
   }
 
@@ -389,30 +359,6 @@ export class DiscordAdapter
     return new BotPoster(this.api, channelId, displayName);
   }
 
-  private async identify(
-    api: DiscordApi,
-    what: string,
-  ): Promise<{ id: string; username: string; global_name?: string | null }> {
-    try {
-      return await api.currentUser();
-    } catch (error) {
-      throw toPlatformError(error, `identify (${what})`);
-    }
-  }
-
-  private async identifyAgentBot(bot: AgentBot): Promise<void> {
-    try {
-      const me = await bot.api.currentUser();
-      bot.userId = me.id;
-      this.logger.info({ agent: bot.agent, bot: me.username }, "agent posts as its own discord bot");
-    } catch (error) {
-      this.logger.error(
-        { err: error, agent: bot.agent },
-        "agent's discord bot token refused; the agent posts through the main bot",
-      );
-    }
-  }
-
   private buildDirectory(me: { id: string; username: string; global_name?: string | null }): MentionDirectory {
     const agentNames = new Map<string, string>();
     for (const agent of this.options.agents ?? []) {
@@ -480,6 +426,25 @@ export class DiscordAdapter
     return `https://discord.com/channels/${chat.workspace ?? "@me"}/${targetChannelOf(chat)}/${platformMessageId}`;
   }
 
+  private handleMessage(payload: unknown): Promise<void> {
+    const { sink, locator } = this;
+    if (!sink || !locator) return Promise.resolve();
+    return handleMessage(payload, {
+      sink,
+      locator,
+      directory: () => this.directory,
+      own: () => this.own,
+      threadRoots: this.threadRoots,
+      firstMissingContent: () => {
+        if (this.warnedNoContent) return false;
+        this.warnedNoContent = true;
+        return true;
+      },
+      logger: this.logger,
+      clock: this.clock,
+    });
+  }
+
   /** Every gateway dispatch; messages in order, one at a time; presses at once (3-second rule). */
   private onDispatch(packet: { t?: unknown; d?: unknown }): void {
     if (packet.t === "MESSAGE_CREATE") {
@@ -494,54 +459,6 @@ export class DiscordAdapter
       if (!sink || !locator || !answerer) return;
       const context = { sink, locator, answerer, directory: () => this.directory, logger: this.logger };
       void handleInteraction(structuredClone(packet.d), context);
-    }
-  }
-
-  private async handleMessage(payload: unknown): Promise<void> {
-    const sink = this.sink;
-    const locator = this.locator;
-    if (!sink || !locator) return;
-    const { id: messageId, channelId, guildId } = channelIdOf(payload);
-    if (channelId === undefined) {
-      this.logger.warn({ messageId }, "discord message without a channel skipped");
-      return;
-    }
-    let chat: ChatRef;
-    try {
-      chat = await locator.chatOf(channelId, guildId);
-    } catch (error) {
-      this.logger.error(
-        { err: error, channel: channelId, messageId },
-        "discord message skipped: its channel could not be read",
-      );
-      return;
-    }
-    const parsed = parseMessage(payload, chat, this.directory, this.own);
-    switch (parsed.kind) {
-      case "message": {
-        const message = parsed.message;
-        if (chat.thread !== undefined && message.ownEcho !== true && message.platformMessageId !== chat.thread) {
-          const root = await this.threadRoots.rootOf(chat, this.directory, this.own);
-          if (root) message.threadRoot = root;
-        }
-        await deliverToWorld(sink, message, this.logger, this.clock);
-        return;
-      }
-      case "own":
-        this.logger.debug({ channel: channelId, messageId, reason: parsed.reason }, "own discord post ignored");
-        return;
-      case "ignored":
-        if (/content intent/.test(parsed.reason) && !this.warnedNoContent) {
-          this.warnedNoContent = true;
-          this.logger.warn({ channel: channelId }, `a discord message arrived without text: ${messageContentAdvice}`);
-        }
-        this.logger.debug({ channel: channelId, messageId, reason: parsed.reason }, "discord message ignored");
-        return;
-      case "invalid":
-        this.logger.warn({ channel: channelId, messageId, reason: parsed.reason }, "malformed discord message skipped");
-        return;
-      default:
-        assertNever(parsed, "parsed message");
     }
   }
 }

@@ -1,7 +1,7 @@
 import { assertNever } from "../../src/errors/assert-never.js";
 import type { ApprovalCard, ApprovalOutcome } from "../../src/world/approval-types.js";
 import type { ApprovalChoice } from "../../src/world/inbound.js";
-import { encodeApprovalCustomId } from "./custom-id.js";
+import { encodeApprovalCustomId, encodeStopCustomId } from "./custom-id.js";
 import { discordMessageLimit, splitMessage } from "./split-message.js";
 
 /** A file attached to a message (multipart upload). */
@@ -142,4 +142,14 @@ export function renderApprovalOutcome(outcome: ApprovalOutcome): { content: stri
     ].join("\n"),
     components: [],
   };
+}
+
+/** The Stop button on an answer being written (a secondary button in an action row). */
+export function stopButtonComponents(agent: string): unknown[] {
+  return [
+    {
+      type: 1,
+      components: [{ type: 2, style: 2, label: "Stop", emoji: { name: "⏹" }, custom_id: encodeStopCustomId(agent) }],
+    },
+  ];
 }

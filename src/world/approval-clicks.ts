@@ -1,5 +1,6 @@
 import type { ApprovalRecord, SessionGrantKey, ToolCallRecord } from "./records.js";
 import { approversFor, mayDecide } from "./approval-rights.js";
+import { accessChannelFor } from "./access-channel.js";
 import { requesterEntry } from "./access-list.js";
 import { chatKey, type Platform } from "./chat-ref.js";
 import type { ApprovalClick, ClickResult } from "./inbound.js";
@@ -47,7 +48,8 @@ export async function handleApprovalClick(context: WorldContext, click: Approval
     return { status: "unknown", text: "This approval does not exist (or is not from this chat)." };
   }
   const roles = rolesLookup(context.channels.main(click.chat.platform), click.chat, click.user);
-  if (!(await mayDecide(world, click.chat.platform, click.user, approval.requestedFor, roles))) {
+  const channel = accessChannelFor(context.channels, click.chat.platform);
+  if (!(await mayDecide(world, channel, click.user, approval.requestedFor, roles))) {
     log.warn({ approvalId: approval.id }, "click by someone not allowed to decide refused");
     return { status: "not-allowed", text: notAllowedText(world, click.chat.platform) };
   }

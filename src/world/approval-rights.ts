@@ -1,5 +1,6 @@
 import type { WorldSettings } from "./world-settings.js";
 import { isOnList, requesterEntry, type RolesLookup } from "./access-list.js";
+import type { AccessChannel } from "./access-channel.js";
 import type { Platform } from "./chat-ref.js";
 import type { Sender } from "./inbound.js";
 
@@ -11,15 +12,15 @@ export function approversFor(world: Pick<WorldSettings, "approvers">, platform: 
 /**
  * Who may decide an approval: the world's approvers for the platform (user ids, `role:<name>`,
  * `admins`, `requester`, `*`; no list means `[requester]`, a list without `requester` means only
- * those listed). On the console the local user always may.
+ * those listed). On a channel that does not tell people apart (the console) its local user always may.
  */
 export function mayDecide(
   world: Pick<WorldSettings, "approvers">,
-  platform: Platform,
+  channel: AccessChannel,
   user: Sender,
   requestedFor: string,
   roles: RolesLookup,
 ): Promise<boolean> {
-  if (platform === "console") return Promise.resolve(true);
-  return isOnList(approversFor(world, platform), { user, requesterId: requestedFor, roles });
+  if (!channel.capabilities.identifiesClickers) return Promise.resolve(true);
+  return isOnList(approversFor(world, channel.platform), { user, requesterId: requestedFor, roles });
 }

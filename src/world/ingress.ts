@@ -1,4 +1,5 @@
 import type { MessageRecord } from "./records.js";
+import { accessChannelFor } from "./access-channel.js";
 import { handleApprovalClick } from "./approval-clicks.js";
 import { storeThreadRoot } from "./thread-root.js";
 import { chatKey, parseChatKey } from "./chat-ref.js";
@@ -183,7 +184,12 @@ export class Ingress implements InboundSink {
     const world = this.context.worlds.worldFor(inbound.chat);
     if (!world) return false;
     const adapter = this.context.channels.main(inbound.chat.platform);
-    return mayTalk(world, inbound.chat.platform, inbound.sender, rolesLookup(adapter, inbound.chat, inbound.sender));
+    return mayTalk(
+      world,
+      accessChannelFor(this.context.channels, inbound.chat.platform),
+      inbound.sender,
+      rolesLookup(adapter, inbound.chat, inbound.sender),
+    );
   }
 
   /**
@@ -300,7 +306,14 @@ export class Ingress implements InboundSink {
     await store.ensureChat(key, world.name, input.chat.platform);
     if (name === "reset") {
       const adapter = this.context.channels.main(input.chat.platform);
-      if (!(await mayTalk(world, input.chat.platform, input.sender, rolesLookup(adapter, input.chat, input.sender)))) {
+      if (
+        !(await mayTalk(
+          world,
+          accessChannelFor(this.context.channels, input.chat.platform),
+          input.sender,
+          rolesLookup(adapter, input.chat, input.sender),
+        ))
+      ) {
         log.info({ command: name, user: input.sender.id }, "command from a non-member refused");
         return { status: "refused", text: notMemberCommandText };
       }
@@ -337,7 +350,14 @@ export class Ingress implements InboundSink {
   ): Promise<ChatCommandAnswer> {
     const log = this.context.logger.child({ platform: input.chat.platform, chat: chatKey(input.chat) });
     const adapter = this.context.channels.main(input.chat.platform);
-    if (!(await mayTalk(world, input.chat.platform, input.sender, rolesLookup(adapter, input.chat, input.sender)))) {
+    if (
+      !(await mayTalk(
+        world,
+        accessChannelFor(this.context.channels, input.chat.platform),
+        input.sender,
+        rolesLookup(adapter, input.chat, input.sender),
+      ))
+    ) {
       log.info({ command: name, user: input.sender.id }, "command from a non-member refused");
       return { status: "refused", text: notMemberCommandText };
     }

@@ -1,5 +1,6 @@
 import type { WorldSettings } from "./world-settings.js";
 import { everyoneEntry, isOnList, type RolesLookup } from "./access-list.js";
+import type { AccessChannel } from "./access-channel.js";
 import type { Platform } from "./chat-ref.js";
 import type { Sender } from "./inbound.js";
 
@@ -10,16 +11,16 @@ export function membersFor(world: Pick<WorldSettings, "members">, platform: Plat
 
 /**
  * Who may start turns: the world's members for the platform (ids, `role:<name>`, `admins`,
- * `*`; default `*`). The console's local user always may.
+ * `*`; default `*`). On a channel that does not tell people apart (the console) its local user always may.
  */
 export function mayTalk(
   world: Pick<WorldSettings, "members">,
-  platform: Platform,
+  channel: AccessChannel,
   user: Sender,
   roles: RolesLookup,
 ): Promise<boolean> {
-  if (platform === "console") return Promise.resolve(true);
-  return isOnList(membersFor(world, platform), { user, roles });
+  if (!channel.capabilities.identifiesClickers) return Promise.resolve(true);
+  return isOnList(membersFor(world, channel.platform), { user, roles });
 }
 
 /** What a non-member is told (privately where the platform can). */

@@ -1,5 +1,6 @@
 import type { WorldSettings } from "./world-settings.js";
 import type { MessageRecord } from "./records.js";
+import { accessChannelFor } from "./access-channel.js";
 import { parseChatKey } from "./chat-ref.js";
 import { closeTurn } from "./close-turn.js";
 import { jobKey } from "./jobs.js";
@@ -122,7 +123,7 @@ async function storedSenderMayTalk(context: WorldContext, world: WorldSettings, 
   const namesRoles = names.some((entry) => entry === "admins" || entry.startsWith("role:"));
   if (namesRoles && !(adapter && isUserRolesChannel(adapter))) return true;
   const sender = { id: message.author.id, displayName: message.author.name, isBot: false };
-  return mayTalk(world, chat.platform, sender, rolesLookup(adapter, chat, sender));
+  return mayTalk(world, accessChannelFor(context.channels, chat.platform), sender, rolesLookup(adapter, chat, sender));
 }
 
 /**

@@ -26,21 +26,24 @@ export class RecordingChannel implements ChannelAdapter {
   private sink: InboundSink | undefined;
   private counter = 0;
 
-  readonly capabilities: ChannelCapabilities = {
-    maxMessageLength: Number.POSITIVE_INFINITY,
-    canEdit: false,
-    threads: true,
-    privateReplies: false,
-    nativeStreaming: false,
-    fileAttachments: false,
-    agentIdentities: false,
-    identifiesClickers: true,
-  };
+  readonly capabilities: ChannelCapabilities;
 
   constructor(
     readonly platform: Platform = "console",
     readonly id: string = `recording-${platform}`,
-  ) {}
+  ) {
+    this.capabilities = {
+      maxMessageLength: Number.POSITIVE_INFINITY,
+      canEdit: false,
+      threads: true,
+      privateReplies: false,
+      nativeStreaming: false,
+      fileAttachments: false,
+      agentIdentities: false,
+      // Like the console adapter: its clicks come from the one local user.
+      identifiesClickers: platform !== "console",
+    };
+  }
 
   async start(sink: InboundSink): Promise<void> {
     this.sink = sink;

@@ -1,3 +1,4 @@
+import { type AccessChannel, accessChannelFor } from "../access-channel.js";
 import { everyoneEntry, requesterEntry } from "../access-list.js";
 import { describeWait } from "../approval-outcome.js";
 import { type ChatRef, chatKey, parseChatKey } from "../chat-ref.js";
@@ -12,8 +13,8 @@ const shortArgumentsLength = 80;
  * Who may decide, in words: the world's approvers for the platform (from `approversFor`, so
  * `[requester]` when none are listed), the requester named where the list has `requester`.
  */
-export function decidersText(approvers: readonly string[], platform: ChatRef["platform"], requester: string): string {
-  if (platform === "console") return "you";
+export function decidersText(approvers: readonly string[], channel: AccessChannel, requester: string): string {
+  if (!channel.capabilities.identifiesClickers) return "you"; // the channel's one local user
   const words = approvers.flatMap((entry) => {
     if (entry === requesterEntry) return requester === "" ? ["who asked"] : [`${requester} (who asked)`];
     if (entry === everyoneEntry) return ["anyone"];
@@ -62,7 +63,7 @@ export async function approvalsText(
     const parts = [
       `${index + 1}. ${approval.agent} wants ${call?.name ?? "a tool"} \`${shortArguments(call?.argumentsJson ?? "")}\``,
       `id ${approval.shortId}`,
-      `${decidersText(approvers, chat.platform, requester)} may decide`,
+      `${decidersText(approvers, accessChannelFor(context.channels, chat.platform), requester)} may decide`,
       expires,
       ...(link === undefined ? [] : [`[card](${link})`]),
     ];

@@ -1,3 +1,4 @@
+import { accessChannelFor } from "../access-channel.js";
 import { mayDecide } from "../approval-rights.js";
 import type { ChatRef } from "../chat-ref.js";
 import type { Sender } from "../inbound.js";
@@ -19,8 +20,9 @@ export async function mayReset(
 ): Promise<boolean> {
   const pending = await context.store.listApprovals({ chatKey, states: ["pending"] });
   const roles = rolesLookup(context.channels.main(chat.platform), chat, sender);
+  const channel = accessChannelFor(context.channels, chat.platform);
   for (const approval of pending) {
-    if (!(await mayDecide(world, chat.platform, sender, approval.requestedFor, roles))) return false;
+    if (!(await mayDecide(world, channel, sender, approval.requestedFor, roles))) return false;
   }
   return true;
 }

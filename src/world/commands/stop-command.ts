@@ -1,4 +1,5 @@
 import type { TurnRecord } from "../records.js";
+import { accessChannelFor } from "../access-channel.js";
 import { mayDecide } from "../approval-rights.js";
 import { chatKey } from "../chat-ref.js";
 import type { Outbox } from "../outbox.js";
@@ -32,8 +33,9 @@ export async function stopCommand(
 
   const roles = rolesLookup(context.channels.main(chat.platform), chat, sender);
   const allowed: TurnRecord[] = [];
+  const channel = accessChannelFor(context.channels, chat.platform);
   for (const turn of targeted) {
-    if (await mayDecide(world, chat.platform, sender, turn.startedById, roles)) allowed.push(turn);
+    if (await mayDecide(world, channel, sender, turn.startedById, roles)) allowed.push(turn);
   }
   const refused = targeted.filter((turn) => !allowed.includes(turn));
   if (allowed.length === 0) {
