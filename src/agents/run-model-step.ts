@@ -7,7 +7,7 @@ import { closeTurn } from "../world/close-turn.js";
 import { jobKey } from "../world/jobs.js";
 import { withIdentity } from "../world/outbound-for.js";
 import { stopOf } from "../world/turn-interrupts.js";
-import { addressBack } from "../world/routing/index.js";
+import { addressBack, parseAddresses } from "../world/routing/index.js";
 import { type AgentRuntime, loadTurnScope, type TurnScope } from "./agent-runtime.js";
 import { buildRequestView } from "./build-request-view.js";
 import { dispatchToolCalls } from "./dispatch-tool-calls.js";
@@ -88,7 +88,9 @@ async function runWatchedStep(runtime: AgentRuntime, turnId: string, step: numbe
   await store.updateTurn(turn.id, { state: "running", step });
 
   const tools = runtime.tools.definitionsFor(agent.tools);
-  const view = await buildRequestView(store, turn.chatKey, agent, tools, turn);
+  // Read once: the view places the turn after it, the final text may address its author back.
+  const trigger = await store.getMessage(turn.triggerMessageId);
+  const view = await buildRequestView(store, turn.chatKey, agent, tools, turn, { trigger });
   const limits = runtime.modelLimits(agent);
   const fitted = runtime.fitView(view, {
     provider: agent.provider,
@@ -157,7 +159,7 @@ async function runWatchedStep(runtime: AgentRuntime, turnId: string, step: numbe
   const answer = response;
   let stored: Awaited<ReturnType<typeof store.addModelStep>>;
   try {
-    const text = calls.length === 0 ? await finalText(runtime, scope, answer.text) : answer.text;
+    const text = calls.length === 0 ? finalText(scope, trigger, answer.text) : answer.text;
     stored = await store.addModelStep(
       {
         id: stepMessageId(turn.id, step),
@@ -221,6 +223,9 @@ async function settleStoredStep(
       kind: "skipped",
       detail: "the turn answered",
     });
+    // An agent's answer starts turns only for the agents it addresses: one that addresses
+    // nobody routes to no one, so its route step (a job and its reads) is not queued at all.
+    if (parseAddresses(message.text).length === 0) return;
     const route = { kind: "route", messageId: message.id } as const;
     await runtime.world.queue.add({ queue: turn.chatKey, key: jobKey(route), payload: route });
     return;
@@ -267,9 +272,8 @@ async function recordUsage(runtime: AgentRuntime, scope: TurnScope, response: LL
 }
 
 /** An answer to another agent goes back to it (auto-mention); an empty answer says so. */
-async function finalText(runtime: AgentRuntime, scope: TurnScope, text: string): Promise<string> {
+function finalText(scope: TurnScope, trigger: MessageRecord | undefined, text: string): string {
   const body = text.trim() === "" ? "(no answer)" : text;
-  const trigger = await runtime.world.store.getMessage(scope.turn.triggerMessageId);
   if (trigger?.author.kind !== "agent") return body;
   return addressBack(body, trigger.author.name, scope.agent.name, scope.world.agents);
 }

@@ -3,6 +3,7 @@ import { errorMessage, StorageError } from "../errors/roundtable-error.js";
 import type { Logger } from "../log/logger.js";
 import { type Migration, migrationsTable, reportDrift } from "./migrate-files.js";
 import { type DatabaseTarget, redactDatabaseUrl } from "./prisma/database-target.js";
+import { graphileLogFactory } from "./prisma/graphile-logger.js";
 
 /** The advisory lock key that serialises migrations across processes ("rtmg"). */
 const migrationLockKey = 0x72746d67;
@@ -58,6 +59,7 @@ export async function applyPostgresMigrations(
       logger.info({ migration: migration.name }, "migration applied");
       applied.push(migration.name);
     }
+    await migrateGraphileWorker(target.url, logger);
   } catch (error) {
     if (error instanceof StorageError) throw error;
     throw new StorageError(
@@ -72,4 +74,19 @@ export async function applyPostgresMigrations(
     await client.end().catch(() => undefined);
   }
   return applied;
+}
+
+/**
+ * graphile-worker's own schema (`graphile_worker`), which runs the work queue on PostgreSQL:
+ * its migrations are its own (it records and locks them itself) and run here, after ours.
+ */
+async function migrateGraphileWorker(connectionString: string, logger: Logger): Promise<void> {
+  const { Logger: GraphileLogger, runMigrations } = await import("graphile-worker");
+  try {
+    await runMigrations({ connectionString, logger: new GraphileLogger(graphileLogFactory(logger)) });
+  } catch (error) {
+    throw new StorageError("storage.failed", `graphile-worker's migrations failed: ${errorMessage(error)}`, {
+      cause: error,
+    });
+  }
 }

@@ -73,7 +73,12 @@ export async function openStore(options: OpenStoreOptions): Promise<OpenedStore>
     target.provider === "postgresql"
       ? new (await import("./prisma/postgres-singleton-lock.js")).PostgresSingletonLock(target.url, logger)
       : localSingletonLock;
-  const queues: SqlWorkQueue[] = [];
+  // PostgreSQL: graphile-worker runs the jobs (several processes may share the database).
+  const { GraphileWorkQueue } =
+    target.provider === "postgresql"
+      ? await import("./prisma/graphile-work-queue.js")
+      : { GraphileWorkQueue: undefined };
+  const queues: StoredWorkQueue[] = [];
   let closed = false;
   return {
     store,
@@ -81,12 +86,15 @@ export async function openStore(options: OpenStoreOptions): Promise<OpenedStore>
     statementCount: () => statements.value,
     singletonLock,
     createQueue(queueOptions: QueueOptions = {}) {
-      const queue = new SqlWorkQueue(db, target.provider, {
-        ...(target.provider === "postgresql" ? { postgresUrl: target.url } : {}),
+      const settings = {
         ...queueOptions,
         logger: queueOptions.logger ?? options.logger,
         ...(queueOptions.clock === undefined && options.clock !== undefined ? { clock: options.clock } : {}),
-      });
+      };
+      const queue =
+        target.provider === "postgresql" && GraphileWorkQueue
+          ? new GraphileWorkQueue(db, { ...settings, postgresUrl: queueOptions.postgresUrl ?? target.url, statements })
+          : new SqlWorkQueue(db, target.provider, settings);
       queues.push(queue);
       return queue;
     },

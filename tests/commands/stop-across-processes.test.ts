@@ -21,7 +21,11 @@ describePostgres("/stop from another service process (PostgreSQL)", (serverUrl) 
       world: { defaultAgent: "alice" },
     });
     cleanups.push(() => running.close());
+    await running.say("write a long essay", { user: "ana" });
+    await alice.streaming;
     // A second process on the same database, with its own queue and its own in-process interrupts.
+    // It starts once the first one streams: both take work from the one queue, so a process
+    // started before could have taken the model call itself.
     const other: Harness = await createHarness({
       databaseUrl: database.url,
       platform: "telegram",
@@ -29,9 +33,6 @@ describePostgres("/stop from another service process (PostgreSQL)", (serverUrl) 
       world: { defaultAgent: "alice" },
     });
     cleanups.push(() => other.close());
-
-    await running.say("write a long essay", { user: "ana" });
-    await alice.streaming;
     const [turn] = await running.store.listTurns({ chatKey: "telegram::chat-1:" });
     expect(turn?.state).toBe("running");
 

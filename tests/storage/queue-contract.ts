@@ -6,6 +6,12 @@ import { quietLogger } from "./test-databases.js";
 /** A fresh, migrated database; `open` may be called again for a second "process" on it. */
 export interface QueueDatabase {
   provider: "sqlite" | "postgresql";
+  /**
+   * Statements a job of a chain may cost (default 4, the embedded queue). graphile-worker's
+   * queue pays more: its fetch, a fetch that an add's wake-up finds blocked by the running job
+   * of the same chat, and its own completion after ours.
+   */
+  chainStatementsPerJob?: number;
   open(): Promise<OpenedStore>;
   remove(): Promise<void>;
 }
@@ -71,7 +77,8 @@ export function queueContract(name: string, createDatabase: () => Promise<QueueD
     });
 
     it("hands a finished job's slot to the next job of its queue: a chain costs 4 statements a job", async () => {
-      const store = await opened(await database());
+      const db = await database();
+      const store = await opened(db);
       const queue = store.createQueue({ logger: quietLogger(), concurrency: 4 });
       const order: number[] = [];
       const length = 10;
@@ -90,7 +97,7 @@ export function queueContract(name: string, createDatabase: () => Promise<QueueD
       // Per job: insert, claim (the first by a scan), complete; the last one's look finds nothing.
       // With a scan after every add and every finish it was 5 a job.
       const perJob = (store.statementCount() - before) / length;
-      expect(perJob).toBeLessThanOrEqual(4);
+      expect(perJob).toBeLessThanOrEqual(db.chainStatementsPerJob ?? 4);
     });
 
     it("runs different queues at the same time", async () => {

@@ -1,0 +1,252 @@
+import type { QueueJob } from "../../world/work-queue.js";
+import type { DatabaseClient } from "./database-client.js";
+import type { ClaimedRow } from "./job-table.js";
+
+/** The graphile-worker task every stored step runs as; its payload is `{ key }` of our `Job` row. */
+export const graphileTask = "roundtable_step";
+
+/** graphile-worker's own schema (its migrations create it). */
+export const graphileSchema = "graphile_worker";
+
+/** The graphile-worker job running a step: its id, its named queue's id, and the pool that locked it. */
+export interface RunningJob {
+  jobId: string;
+  queueId: number | null;
+  workerId: string;
+}
+
+interface ClaimedRecord {
+  seq: number | bigint;
+  key: string;
+  queue: string;
+  payload: string;
+  attempts: number | bigint;
+  runAt: Date | string;
+}
+
+/**
+ * The statements of the PostgreSQL queue on graphile-worker. Our `Job` row stays the record
+ * (key, state, attempts, retention, `jobStatus`); graphile-worker's job (task
+ * {@link graphileTask}, queue name = chat key, job key = step key) is what gets it run. Each
+ * statement that changes both does so in one statement or transaction (data-modifying CTEs
+ * calling graphile-worker's `add_job`), so the two never disagree after a crash.
+ *
+ * Finishing a job writes graphile-worker's private tables (`_private_jobs`,
+ * `_private_job_queues`) exactly as its own `completeJobs` does; that one statement is the
+ * reason the version is pinned (`tests/storage/queue-graphile.postgres.test.ts` breaks on a
+ * change). Everything else goes through its public functions and views.
+ *
+ * Times: our `runAt` follows the queue's clock (tests inject one); graphile-worker's `run_at`
+ * follows the database's, so a job is handed over as "due in N ms" from the database's now.
+ */
+export class GraphileJobTable {
+  constructor(private readonly db: DatabaseClient) {}
+
+  /** Our row and graphile-worker's job together; false (and nothing added) when the key exists. */
+  async insert(job: QueueJob, now: Date): Promise<boolean> {
+    const payload = JSON.stringify(job.payload ?? null);
+    const runAt = job.runAt ?? now;
+    const delayMs = Math.max(0, runAt.getTime() - now.getTime());
+    const rows = await this.db.$queryRaw<{ id: bigint | number }[]>`
+      WITH inserted AS (
+        INSERT INTO "Job" ("key", "queue", "payload", "state", "runAt", "attempts", "createdAt")
+        VALUES (${job.key}, ${job.queue}, ${payload}, 'pending', ${runAt}, 0, ${now})
+        ON CONFLICT ("key") DO NOTHING
+        RETURNING "key", "queue")
+      SELECT (graphile_worker.add_job(${graphileTask}, json_build_object('key', inserted."key"),
+        queue_name => inserted."queue", run_at => now() + ${delayMs}::float8 * interval '1 millisecond',
+        job_key => inserted."key")).id AS id
+      FROM inserted`;
+    return rows.length === 1;
+  }
+
+  /**
+   * Take our row for the graphile-worker job now running it. graphile-worker runs one job per
+   * key and queue at a time, so a row still `running` here was left by a run that did not
+   * finish (a killed process whose jobs were unlocked): it is taken over, unless it used all
+   * its attempts (then {@link failExhausted} ends it).
+   */
+  async claim(key: string, token: string, now: Date, maxAttempts: number): Promise<ClaimedRow | undefined> {
+    const rows = await this.db.$queryRaw<ClaimedRecord[]>`
+      UPDATE "Job" SET "state" = 'running', "lockedBy" = ${token}, "lockedAt" = ${now}, "attempts" = "attempts" + 1
+      WHERE "key" = ${key} AND ("state" = 'pending' OR ("state" = 'running' AND "attempts" < ${maxAttempts}))
+      RETURNING "seq", "key", "queue", "payload", "attempts", "runAt"`;
+    const row = rows[0];
+    if (!row) return undefined;
+    return {
+      seq: Number(row.seq),
+      key: row.key,
+      queue: row.queue,
+      payload: JSON.parse(row.payload) as unknown,
+      attempts: Number(row.attempts),
+      runAt: row.runAt instanceof Date ? row.runAt : new Date(row.runAt),
+    };
+  }
+
+  /** A row left running that used all its attempts fails instead of running again. */
+  async failExhausted(key: string, now: Date, maxAttempts: number): Promise<boolean> {
+    const changed = await this.db.$executeRaw`
+      UPDATE "Job" SET "state" = 'failed', "lockedBy" = NULL, "lockedAt" = NULL, "finishedAt" = ${now},
+        "lastError" = 'interrupted: the process running it stopped'
+      WHERE "key" = ${key} AND "state" = 'running' AND "attempts" >= ${maxAttempts}`;
+    return changed === 1;
+  }
+
+  /**
+   * A run that succeeded: our row `done`, and graphile-worker's job finished in the same
+   * statement (deleted, its chat's queue unlocked) so the chat's next step can start at once.
+   * graphile-worker's own completion, which it does not wait for before looking for the next
+   * job, then finds nothing left to do. False when the row is no longer this run's.
+   */
+  async complete(seq: number, token: string, now: Date, running: RunningJob): Promise<boolean> {
+    const rows = await this.db.$queryRaw<{ changed: number }[]>`
+      WITH done AS (
+        UPDATE "Job" SET "state" = 'done', "lockedBy" = NULL, "lockedAt" = NULL, "finishedAt" = ${now}
+        WHERE "seq" = ${seq} AND "state" = 'running' AND "lockedBy" = ${token}
+        RETURNING "seq"),
+      finished AS (
+        DELETE FROM graphile_worker._private_jobs WHERE id = ${running.jobId}::bigint AND locked_by = ${running.workerId}
+        RETURNING id),
+      unlocked AS (
+        UPDATE graphile_worker._private_job_queues SET locked_by = NULL, locked_at = NULL
+        WHERE id = ${running.queueId}::int AND locked_by = ${running.workerId}
+        RETURNING id)
+      SELECT (SELECT count(*) FROM done)::int AS changed`;
+    return rows[0]?.changed === 1;
+  }
+
+  /** A run that threw its last attempt: our row `failed`, graphile-worker's job finished likewise. */
+  async fail(seq: number, token: string, now: Date, lastError: string, running: RunningJob): Promise<boolean> {
+    const rows = await this.db.$queryRaw<{ changed: number }[]>`
+      WITH failed AS (
+        UPDATE "Job" SET "state" = 'failed', "lockedBy" = NULL, "lockedAt" = NULL, "finishedAt" = ${now}, "lastError" = ${lastError}
+        WHERE "seq" = ${seq} AND "state" = 'running' AND "lockedBy" = ${token}
+        RETURNING "seq"),
+      finished AS (
+        DELETE FROM graphile_worker._private_jobs WHERE id = ${running.jobId}::bigint AND locked_by = ${running.workerId}
+        RETURNING id),
+      unlocked AS (
+        UPDATE graphile_worker._private_job_queues SET locked_by = NULL, locked_at = NULL
+        WHERE id = ${running.queueId}::int AND locked_by = ${running.workerId}
+        RETURNING id)
+      SELECT (SELECT count(*) FROM failed)::int AS changed`;
+    return rows[0]?.changed === 1;
+  }
+
+  /**
+   * A run that threw goes back to `pending` with a later `runAt`; its graphile-worker job is
+   * finished and a new one for the same key is added, due after `delayMs`: one transaction.
+   * False when the row is no longer this run's.
+   */
+  async retry(
+    seq: number,
+    token: string,
+    retry: { runAt: Date; delayMs: number; lastError: string },
+    running: RunningJob,
+  ): Promise<boolean> {
+    return this.db.$transaction(async (transaction) => {
+      const rows = await transaction.$queryRaw<{ key: string; queue: string }[]>`
+        WITH retried AS (
+          UPDATE "Job" SET "state" = 'pending', "lockedBy" = NULL, "lockedAt" = NULL, "runAt" = ${retry.runAt}, "lastError" = ${retry.lastError}
+          WHERE "seq" = ${seq} AND "state" = 'running' AND "lockedBy" = ${token}
+          RETURNING "key", "queue"),
+        finished AS (
+          DELETE FROM graphile_worker._private_jobs WHERE id = ${running.jobId}::bigint AND locked_by = ${running.workerId}
+          RETURNING id),
+        unlocked AS (
+          UPDATE graphile_worker._private_job_queues SET locked_by = NULL, locked_at = NULL
+          WHERE id = ${running.queueId}::int AND locked_by = ${running.workerId}
+          RETURNING id)
+        SELECT "key", "queue" FROM retried`;
+      const row = rows[0];
+      if (!row) return false;
+      await transaction.$queryRaw`
+        SELECT (graphile_worker.add_job(${graphileTask}, json_build_object('key', ${row.key}::text),
+          queue_name => ${row.queue}::text, run_at => now() + ${Math.max(0, retry.delayMs)}::float8 * interval '1 millisecond',
+          job_key => ${row.key}::text)).id AS id`;
+      return true;
+    });
+  }
+
+  /** graphile-worker's job finished with nothing to do (its row was already done or taken). */
+  async finishGraphileJob(running: RunningJob): Promise<void> {
+    await this.db.$queryRaw`
+      WITH finished AS (
+        DELETE FROM graphile_worker._private_jobs WHERE id = ${running.jobId}::bigint AND locked_by = ${running.workerId}
+        RETURNING id),
+      unlocked AS (
+        UPDATE graphile_worker._private_job_queues SET locked_by = NULL, locked_at = NULL
+        WHERE id = ${running.queueId}::int AND locked_by = ${running.workerId}
+        RETURNING id)
+      SELECT (SELECT count(*) FROM finished)::int AS finished`;
+  }
+
+  /**
+   * A job fetched while the queue stops is given back unstarted: its graphile-worker job is
+   * finished and a new one for the same key added (so graphile-worker's own completion of the
+   * fetched one deletes nothing that is still needed), due now for whichever process looks next.
+   */
+  async handBack(key: string, running: RunningJob): Promise<void> {
+    await this.db.$transaction([
+      this.db.$queryRaw`
+        WITH finished AS (
+          DELETE FROM graphile_worker._private_jobs WHERE id = ${running.jobId}::bigint AND locked_by = ${running.workerId}
+          RETURNING id),
+        unlocked AS (
+          UPDATE graphile_worker._private_job_queues SET locked_by = NULL, locked_at = NULL
+          WHERE id = ${running.queueId}::int AND locked_by = ${running.workerId}
+          RETURNING id)
+        SELECT (SELECT count(*) FROM finished)::int AS finished`,
+      this.db.$queryRaw`
+        SELECT (graphile_worker.add_job(${graphileTask}, json_build_object('key', job."key"),
+          queue_name => job."queue", job_key => job."key")).id AS id
+        FROM "Job" AS job WHERE job."key" = ${key} AND job."state" IN ('pending', 'running')`,
+    ]);
+  }
+
+  /**
+   * Make graphile-worker's jobs of rows due by our clock due by the database's too (after a
+   * clock jump in tests; a no-op when the clocks agree). Resolves with how many moved.
+   */
+  async rescheduleDue(now: Date): Promise<number> {
+    const rows = await this.db.$queryRaw<{ id: bigint | number }[]>`
+      SELECT id FROM graphile_worker.reschedule_jobs(
+        ARRAY(SELECT graphile.id FROM graphile_worker.jobs AS graphile
+          JOIN "Job" AS job ON job."key" = graphile.key
+          WHERE job."state" = 'pending' AND job."runAt" <= ${now} AND graphile.run_at > now()
+            AND graphile.locked_at IS NULL),
+        run_at => now())`;
+    return rows.length;
+  }
+
+  /**
+   * Pending rows with no graphile-worker job (rows written by the embedded queue before this
+   * database moved to graphile-worker) get one. Resolves with how many were added.
+   */
+  async addMissing(now: Date): Promise<number> {
+    const rows = await this.db.$queryRaw<{ id: bigint | number }[]>`
+      SELECT (graphile_worker.add_job(${graphileTask}, json_build_object('key', job."key"),
+        queue_name => job."queue",
+        run_at => now() + GREATEST(0, EXTRACT(EPOCH FROM (job."runAt" - ${now}::timestamp))) * interval '1 second',
+        job_key => job."key")).id AS id
+      FROM "Job" AS job
+      WHERE job."state" = 'pending'
+        AND NOT EXISTS (SELECT 1 FROM graphile_worker.jobs AS graphile WHERE graphile.key = job."key")
+      ORDER BY job."seq"`;
+    return rows.length;
+  }
+
+  /** The workers (graphile-worker pools) holding rows whose lease ran out before `lockedBefore`. */
+  async expiredHolders(lockedBefore: Date): Promise<string[]> {
+    const rows = await this.db.$queryRaw<{ worker: string }[]>`
+      SELECT DISTINCT split_part("lockedBy", ':', 1) AS worker FROM "Job"
+      WHERE "state" = 'running' AND ("lockedAt" IS NULL OR "lockedAt" < ${lockedBefore})`;
+    return rows.map((row) => row.worker).filter((worker) => worker !== "");
+  }
+
+  /** graphile-worker's `force_unlock_workers`: the jobs and queues these workers locked run again. */
+  async forceUnlock(workers: string[]): Promise<void> {
+    if (workers.length === 0) return;
+    await this.db.$executeRaw`SELECT graphile_worker.force_unlock_workers(${workers}::text[])`;
+  }
+}

@@ -1,0 +1,117 @@
+import pg from "pg";
+import { StorageError } from "../../errors/roundtable-error.js";
+import type { Logger } from "../../log/logger.js";
+import type { DatabaseClient } from "./database-client.js";
+import { advisoryKey } from "./postgres-singleton-lock.js";
+
+/**
+ * A job locked this long ago or less is not judged yet: a pool that has just started may lock
+ * a job a moment before it holds its own liveness lock.
+ */
+const judgeAfterMs = 1_000;
+
+/** What a sweep released. */
+export interface ReleasedWork {
+  /** graphile-worker pools found dead (their jobs and queues are unlocked). */
+  workers: string[];
+  /** Our rows of theirs back to `pending`. */
+  requeued: number;
+  /** Our rows of theirs that had used all their attempts, now `failed`. */
+  failed: number;
+}
+
+const interrupted = "interrupted: the process running it died";
+
+/**
+ * Dead graphile-worker pools, found at once. graphile-worker leaves a crashed pool's jobs and
+ * named queues locked for 4 hours; here each pool holds a session advisory lock on its id
+ * (`worker:<pool id>`) on a connection of its own for as long as it lives. A process that can
+ * take the lock of a pool that holds jobs knows that pool's process is gone (the server freed
+ * the lock when its connection closed) and, in one transaction, puts that pool's rows back to
+ * `pending` and calls graphile-worker's `force_unlock_workers` (what its WorkerUtils'
+ * `forceUnlockWorkers` runs) so the jobs and their chats' queues run again within seconds.
+ */
+export class GraphileLiveness {
+  private client: pg.Client | undefined;
+  private readonly held = new Set<string>();
+
+  constructor(
+    private readonly db: DatabaseClient,
+    private readonly connectionString: string,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Opens the connection that will hold this process's pool locks. */
+  async connect(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.connectionString, keepAlive: true });
+    client.on("error", (error) =>
+      this.logger.error({ err: error }, "work queue: the connection holding this worker's liveness lock broke"),
+    );
+    await client.connect();
+    this.client = client;
+  }
+
+  /** Hold the lock of a pool of this process (its id is new, so the lock is free). */
+  async hold(workerId: string): Promise<void> {
+    const client = this.requireClient();
+    await client.query("SELECT pg_advisory_lock($1::bigint)", [advisoryKey(`worker:${workerId}`)]);
+    this.held.add(workerId);
+  }
+
+  /** Release the work of every dead pool that holds graphile-worker jobs. */
+  async sweep(maxAttempts: number): Promise<ReleasedWork> {
+    const released: ReleasedWork = { workers: [], requeued: 0, failed: 0 };
+    const client = this.client;
+    if (!client) return released;
+    const holders = await this.db.$queryRaw<{ worker: string }[]>`
+      SELECT DISTINCT locked_by AS worker FROM graphile_worker.jobs
+      WHERE locked_by IS NOT NULL AND locked_at < now() - ${judgeAfterMs}::float8 * interval '1 millisecond'`;
+    for (const { worker } of holders) {
+      if (this.held.has(worker)) continue;
+      const key = advisoryKey(`worker:${worker}`);
+      const taken = await client.query<{ held: boolean }>("SELECT pg_try_advisory_lock($1::bigint) AS held", [key]);
+      if (taken.rows[0]?.held !== true) continue; // alive: it holds its lock
+      try {
+        const counts = await this.release([worker], maxAttempts, new Date());
+        released.workers.push(worker);
+        released.requeued += counts.requeued;
+        released.failed += counts.failed;
+        this.logger.warn({ worker, ...counts }, "work queue: released the jobs of a dead process");
+      } finally {
+        await client.query("SELECT pg_advisory_unlock($1::bigint)", [key]);
+      }
+    }
+    return released;
+  }
+
+  /**
+   * Our rows claimed by `workers` go back to `pending` (or `failed` when out of attempts) and
+   * graphile-worker unlocks their jobs and queues: one transaction.
+   */
+  async release(workers: string[], maxAttempts: number, now: Date): Promise<{ requeued: number; failed: number }> {
+    const patterns = workers.map((worker) => `${worker}:%`);
+    const [failed, requeued] = await this.db.$transaction([
+      this.db.$executeRaw`
+        UPDATE "Job" SET "state" = 'failed', "lockedBy" = NULL, "lockedAt" = NULL, "finishedAt" = ${now}, "lastError" = ${interrupted}
+        WHERE "state" = 'running' AND "attempts" >= ${maxAttempts} AND "lockedBy" LIKE ANY (${patterns}::text[])`,
+      this.db.$executeRaw`
+        UPDATE "Job" SET "state" = 'pending', "lockedBy" = NULL, "lockedAt" = NULL, "lastError" = ${interrupted}
+        WHERE "state" = 'running' AND "lockedBy" LIKE ANY (${patterns}::text[])`,
+      this.db.$executeRaw`SELECT graphile_worker.force_unlock_workers(${workers}::text[])`,
+    ]);
+    return { requeued, failed };
+  }
+
+  async stop(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    this.held.clear();
+    // Closing the session frees the locks; the pools were shut down before this.
+    await client?.end().catch(() => undefined);
+  }
+
+  private requireClient(): pg.Client {
+    if (!this.client) throw new StorageError("internal", "the liveness connection is not open");
+    return this.client;
+  }
+}

@@ -1,0 +1,392 @@
+import type { JobHelpers, Task, WorkerPool } from "graphile-worker";
+import type pg from "pg";
+import { z } from "zod";
+import { errorMessage, StorageError } from "../../errors/roundtable-error.js";
+import type { Logger } from "../../log/logger.js";
+import type { ClaimedJob, JobHandler, QueueJob } from "../../world/work-queue.js";
+import type { StatementCount } from "./count-statements.js";
+import type { DatabaseClient } from "./database-client.js";
+import { GraphileJobTable, graphileTask, type RunningJob } from "./graphile-job-table.js";
+import { GraphileLiveness } from "./graphile-liveness.js";
+import { graphileLogFactory } from "./graphile-logger.js";
+import { createGraphilePool } from "./graphile-pool.js";
+import { type ClaimedRow, type JobStatus, JobTable } from "./job-table.js";
+import type { SqlWorkQueueOptions, StoredWorkQueue } from "./sql-work-queue.js";
+import { livenessSweepMs } from "./worker-liveness.js";
+
+export interface GraphileWorkQueueOptions extends SqlWorkQueueOptions {
+  /** The database (graphile-worker's pool and the liveness locks connect to it). */
+  postgresUrl: string;
+  /** How often graphile-worker's idle workers look for jobs no wake-up announced. Default 2 s. */
+  pollIntervalMs?: number;
+  /** Counts graphile-worker's statements with the store's. */
+  statements?: StatementCount;
+}
+
+const taskPayload = z.object({ key: z.string().min(1) });
+const defaultRetryDelay = (attempt: number): number => Math.min(1_000 * 2 ** (attempt - 1), 60_000);
+const cleanupEveryMs = 60 * 60 * 1_000;
+const idleRecheckMs = 100;
+const idleWakeMs = 250;
+const longestTimerMs = 2 ** 31 - 1;
+
+/**
+ * PostgreSQL's WorkQueue: graphile-worker runs the jobs (named queue = chat key, so one job
+ * per chat at a time in order; job key = step key; LISTEN/NOTIFY wake-ups across processes),
+ * and our `Job` row stays the record of each step (dedupe by key, state, attempts, retry
+ * policy, retention, `jobStatus`). Any number of processes share one database; a process
+ * that dies is found by its liveness lock and its jobs run again within seconds
+ * ({@link GraphileLiveness}).
+ *
+ * A graphile-worker job runs task {@link graphileTask}: it claims our row, calls the world's
+ * handler, and records the outcome. A step that threw is retried by our own policy
+ * (`retryDelayMs`, `maxAttempts`) through a new graphile-worker job due later, so the task
+ * itself only fails when the outcome could not be recorded (graphile-worker then runs it again).
+ */
+export class GraphileWorkQueue implements StoredWorkQueue {
+  private readonly rows: JobTable;
+  private readonly graphile: GraphileJobTable;
+  private readonly liveness: GraphileLiveness;
+  private readonly logger: Logger;
+  private readonly concurrency: number;
+  private readonly maxAttempts: number;
+  private readonly retryDelayMs: (attempt: number) => number;
+  private readonly leaseMs: number;
+  private readonly retentionMs: number;
+  private readonly clock: () => Date;
+
+  private phase: "stopped" | "starting" | "started" | "stopping" = "stopped";
+  private starting: Promise<void> | undefined;
+  private handler: JobHandler | undefined;
+  private pool: WorkerPool | undefined;
+  private pgPool: pg.Pool | undefined;
+  private readonly running = new Map<string, Promise<void>>();
+  private claimCount = 0;
+  private waiters: (() => void)[] = [];
+  private sweepTimer: NodeJS.Timeout | undefined;
+  private dueTimer: NodeJS.Timeout | undefined;
+  private dueAt: number | undefined;
+  private lastCleanup = Number.NEGATIVE_INFINITY;
+
+  constructor(
+    db: DatabaseClient,
+    private readonly options: GraphileWorkQueueOptions,
+  ) {
+    this.rows = new JobTable(db);
+    this.graphile = new GraphileJobTable(db);
+    this.logger = options.logger.child({ component: "work-queue" });
+    this.liveness = new GraphileLiveness(db, options.postgresUrl, this.logger);
+    this.concurrency = Math.max(1, options.concurrency ?? 4);
+    this.maxAttempts = Math.max(1, options.maxAttempts ?? 5);
+    this.retryDelayMs = options.retryDelayMs ?? defaultRetryDelay;
+    this.leaseMs = options.leaseMs ?? 5 * 60 * 1_000;
+    this.retentionMs = options.retentionMs ?? 7 * 24 * 60 * 60 * 1_000;
+    this.clock = options.clock ?? (() => new Date());
+  }
+
+  async add(job: QueueJob): Promise<boolean> {
+    const now = this.clock();
+    const added = await this.graphile.insert(job, now);
+    if (added && job.runAt && job.runAt.getTime() > now.getTime())
+      this.armDueTimer(job.runAt.getTime() - now.getTime());
+    return added;
+  }
+
+  start(handler: JobHandler): Promise<void> {
+    if (this.phase !== "stopped")
+      return Promise.reject(new StorageError("internal", "the work queue is already started"));
+    this.phase = "starting";
+    this.handler = handler;
+    this.starting = this.begin().catch(async (error: unknown) => {
+      await this.shutDown();
+      this.phase = "stopped";
+      this.handler = undefined;
+      throw error;
+    });
+    return this.starting;
+  }
+
+  async stop(): Promise<void> {
+    if (this.phase === "stopped" || this.phase === "stopping") return;
+    await this.starting?.catch(() => undefined);
+    if (this.phase !== "started") return; // the start failed and cleaned up
+    this.phase = "stopping";
+    await this.shutDown();
+    this.phase = "stopped";
+    this.handler = undefined;
+    this.notify();
+  }
+
+  async whenIdle(): Promise<void> {
+    let lastWake = Number.NEGATIVE_INFINITY;
+    for (;;) {
+      const changed = this.nextChange();
+      if (this.running.size === 0) {
+        const due = await this.rows.countDue(this.clock());
+        if (due === 0 && this.running.size === 0) return;
+        // Due but not yet taken: usually a fetch on its way; now and then another process's
+        // chat, or a clock jump that only a wake-up hands to graphile-worker.
+        if (Date.now() - lastWake >= idleWakeMs) {
+          lastWake = Date.now();
+          await this.wake();
+        }
+        await Promise.race([changed, delay(idleRecheckMs)]);
+        continue;
+      }
+      await changed;
+    }
+  }
+
+  async wake(): Promise<void> {
+    if (this.phase !== "started") return;
+    try {
+      const moved = await this.graphile.rescheduleDue(this.clock());
+      if (moved > 0) this.nudge(moved);
+    } catch (error) {
+      this.logger.warn({ err: error }, "work queue: looking for due jobs failed");
+    }
+  }
+
+  jobStatus(key: string): Promise<JobStatus | undefined> {
+    return this.rows.status(key);
+  }
+
+  private async begin(): Promise<void> {
+    const graphileWorker = await import("graphile-worker");
+    await this.liveness.connect();
+    const now = this.clock();
+    await this.cleanup(now);
+    const missing = await this.graphile.addMissing(now);
+    if (missing > 0) this.logger.info({ jobs: missing }, "work queue: handed pending jobs to graphile-worker");
+    this.pgPool = createGraphilePool(this.options.postgresUrl, this.concurrency, this.logger, this.options.statements);
+    const pool = graphileWorker.runTaskList(
+      {
+        concurrency: this.concurrency,
+        pollInterval: this.options.pollIntervalMs ?? 2_000,
+        noHandleSignals: true,
+        logger: new graphileWorker.Logger(graphileLogFactory(this.logger)),
+      },
+      { [graphileTask]: this.task },
+      this.pgPool,
+    );
+    this.pool = pool;
+    pool.promise.catch((error: unknown) => this.logger.error({ err: error }, "work queue: graphile-worker stopped"));
+    await this.liveness.hold(pool.id);
+    await this.recoverExpiredLeases(now);
+    await this.sweep();
+    if (this.phase !== "starting") return;
+    this.phase = "started";
+    this.sweepTimer = setInterval(() => void this.sweep(), livenessSweepMs);
+    this.sweepTimer.unref();
+  }
+
+  /** The graphile-worker task: one step, by our row's key. */
+  private readonly task: Task = async (payload: unknown, helpers: JobHelpers) => {
+    const parsed = taskPayload.safeParse(payload);
+    if (!parsed.success) {
+      this.logger.error(
+        { graphileJob: helpers.job.id, payload },
+        "work queue: a graphile-worker job without a step key; it is dropped",
+      );
+      return;
+    }
+    const pool = this.pool;
+    if (!pool) throw new StorageError("internal", "the work queue is not started");
+    await this.runStep(parsed.data.key, {
+      jobId: helpers.job.id,
+      queueId: helpers.job.job_queue_id,
+      workerId: pool.id,
+    });
+  };
+
+  private async runStep(key: string, running: RunningJob): Promise<void> {
+    const handler = this.handler;
+    if (!handler) throw new StorageError("internal", "the work queue is not started");
+    if (this.phase === "stopping" || this.phase === "stopped") {
+      // Fetched as the queue stopped (a look for work already on its way): left for the next start.
+      await this.graphile.handBack(key, running);
+      return;
+    }
+    const token = `${running.workerId}:${++this.claimCount}`;
+    const row = await this.graphile.claim(key, token, this.clock(), this.maxAttempts);
+    if (!row) {
+      if (await this.graphile.failExhausted(key, this.clock(), this.maxAttempts))
+        this.logger.error({ job: key }, "job was interrupted after its last attempt; it is marked failed");
+      else if ((await this.rows.status(key)) === undefined)
+        this.logger.warn(
+          { job: key },
+          "work queue: a graphile-worker job for a step that was never added; it is dropped",
+        );
+      await this.graphile.finishGraphileJob(running);
+      return;
+    }
+    const run = this.run(row, token, handler, running);
+    this.running.set(token, run);
+    this.notify();
+    try {
+      await run;
+    } finally {
+      this.running.delete(token);
+      this.notify();
+    }
+  }
+
+  private async run(row: ClaimedRow, token: string, handler: JobHandler, running: RunningJob): Promise<void> {
+    const log = this.logger.child({ queue: row.queue, job: row.key, attempt: row.attempts });
+    const job: ClaimedJob = {
+      queue: row.queue,
+      key: row.key,
+      payload: row.payload,
+      runAt: row.runAt,
+      attempts: row.attempts,
+    };
+    const heartbeat = setInterval(
+      () => {
+        this.rows.heartbeat(row.seq, token, this.clock()).catch((error: unknown) => {
+          log.warn({ err: error }, "work queue: renewing a job's lease failed");
+        });
+      },
+      Math.max(1_000, Math.floor(this.leaseMs / 3)),
+    );
+    heartbeat.unref();
+    let thrown: { error: unknown } | undefined;
+    try {
+      await handler(job);
+    } catch (error) {
+      thrown = { error };
+    } finally {
+      clearInterval(heartbeat);
+    }
+    if (!thrown) {
+      await this.settle(log, () => this.graphile.complete(row.seq, token, this.clock(), running));
+      return;
+    }
+    const message = errorMessage(thrown.error);
+    if (row.attempts >= this.maxAttempts) {
+      log.error({ err: thrown.error }, "job failed %d times; giving up on it", row.attempts);
+      await this.settle(log, () => this.graphile.fail(row.seq, token, this.clock(), message, running));
+      return;
+    }
+    const wait = Math.max(0, this.retryDelayMs(row.attempts));
+    log.warn({ err: thrown.error, retryInMs: wait }, "job failed; it will run again");
+    const runAt = new Date(this.clock().getTime() + wait);
+    await this.settle(log, () =>
+      this.graphile.retry(row.seq, token, { runAt, delayMs: wait, lastError: message }, running),
+    );
+    this.armDueTimer(wait);
+  }
+
+  /**
+   * Write a job's outcome; a database hiccup gets two more tries, then the task fails so that
+   * graphile-worker runs the step again later (the claim takes over the row left running).
+   */
+  private async settle(log: Logger, write: () => Promise<boolean>): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        if (!(await write()))
+          log.warn("job was taken back by another worker before it finished; its outcome is dropped");
+        return;
+      } catch (error) {
+        if (attempt >= 3) {
+          log.error({ err: error }, "could not record a job's outcome; graphile-worker will run it again");
+          throw error;
+        }
+        await delay(100 * attempt);
+      }
+    }
+  }
+
+  /** Rows whose lease ran out (a worker that stopped renewing it): back to pending, their jobs unlocked. */
+  private async recoverExpiredLeases(now: Date): Promise<void> {
+    const lockedBefore = new Date(now.getTime() - this.leaseMs);
+    const holders = await this.graphile.expiredHolders(lockedBefore);
+    if (holders.length === 0) return;
+    const recovered = await this.rows.recover({ now, maxAttempts: this.maxAttempts, lockedBefore });
+    await this.graphile.forceUnlock(holders);
+    this.logger.warn({ workers: holders, ...recovered }, "took back jobs whose worker stopped renewing their lease");
+    this.nudge(recovered.requeued);
+  }
+
+  private async sweep(): Promise<void> {
+    try {
+      const released = await this.liveness.sweep(this.maxAttempts);
+      if (released.workers.length > 0) this.nudge(this.concurrency);
+      const now = this.clock();
+      // A pending row without a job (a worker's late finish deleted it after its lease was taken over).
+      const missing = await this.graphile.addMissing(now);
+      if (missing > 0)
+        this.logger.warn({ jobs: missing }, "work queue: gave pending jobs without a graphile-worker job a new one");
+      await this.cleanup(now);
+    } catch (error) {
+      this.logger.warn({ err: error }, "work queue: looking for dead workers failed");
+    }
+  }
+
+  private async cleanup(now: Date): Promise<void> {
+    if (now.getTime() - this.lastCleanup < cleanupEveryMs) return;
+    this.lastCleanup = now.getTime();
+    const deleted = await this.rows.deleteFinished(new Date(now.getTime() - this.retentionMs));
+    if (deleted > 0) this.logger.debug({ deleted }, "work queue: deleted old finished jobs");
+  }
+
+  /** A delayed job of this process runs on time, not at the next poll. */
+  private armDueTimer(inMs: number): void {
+    if (this.phase !== "started" && this.phase !== "starting") return;
+    const at = Date.now() + inMs;
+    if (this.dueTimer && this.dueAt !== undefined && this.dueAt <= at) return;
+    if (this.dueTimer) clearTimeout(this.dueTimer);
+    this.dueAt = at;
+    // A few ms late, so the database's clock has surely passed the job's run_at too.
+    this.dueTimer = setTimeout(
+      () => {
+        this.dueTimer = undefined;
+        this.dueAt = undefined;
+        this.nudge(1);
+      },
+      Math.min(inMs + 5, longestTimerMs),
+    );
+    this.dueTimer.unref();
+  }
+
+  private nudge(count: number): void {
+    if (count <= 0 || (this.phase !== "started" && this.phase !== "starting") || !this.pool) return;
+    this.pool.nudge(Math.min(count, this.concurrency));
+  }
+
+  private async shutDown(): Promise<void> {
+    clearInterval(this.sweepTimer);
+    if (this.dueTimer) clearTimeout(this.dueTimer);
+    this.sweepTimer = undefined;
+    this.dueTimer = undefined;
+    this.dueAt = undefined;
+    const pool = this.pool;
+    if (pool) {
+      try {
+        await pool.gracefulShutdown("the work queue is stopping");
+      } catch (error) {
+        this.logger.warn({ err: error }, "work queue: graphile-worker did not stop cleanly");
+      }
+    }
+    await Promise.allSettled([...this.running.values()]);
+    this.pool = undefined;
+    await this.liveness.stop();
+    const pgPool = this.pgPool;
+    this.pgPool = undefined;
+    await pgPool?.end().catch(() => undefined);
+  }
+
+  private nextChange(): Promise<void> {
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  private notify(): void {
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const resolve of waiters) resolve();
+  }
+}
+
+/** A pause that keeps the process alive (someone is waiting on it). */
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
