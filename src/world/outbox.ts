@@ -131,8 +131,9 @@ export class Outbox {
         // recorded as this event's delivery the moment it exists; every attempt reads that
         // record first, so a retry or a re-run after a crash does not post it again.
         const delivery = { chatKey: chatKeyOf(event), refKind: "event", refId: String(seq) } as const;
+        let postedAnew = false;
         const recordOutcomePost = async (sent: SentRef) => {
-          platformMessageIds = sent.ids;
+          postedAnew = true;
           await store.recordOutbound({ ...delivery, platformMessageIds: sent.ids });
         };
         const updated = await this.held(event, adapter, async () => {
@@ -142,7 +143,8 @@ export class Outbox {
           });
           return true;
         });
-        if (updated === false) return;
+        // Delivered already (an earlier attempt), or recorded with the new message's id just now.
+        if (updated === false || postedAnew) return;
         break;
       }
       case "tool-calls":
