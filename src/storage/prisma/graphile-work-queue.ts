@@ -60,6 +60,7 @@ export class GraphileWorkQueue implements StoredWorkQueue {
   private handler: JobHandler | undefined;
   private pool: WorkerPool | undefined;
   private pgPool: pg.Pool | undefined;
+  /** The graphile-worker jobs this process is running, by job id. */
   private readonly running = new Map<string, Promise<void>>();
   private claimCount = 0;
   private waiters: (() => void)[] = [];
@@ -192,11 +193,20 @@ export class GraphileWorkQueue implements StoredWorkQueue {
     }
     const pool = this.pool;
     if (!pool) throw new StorageError("internal", "the work queue is not started");
-    await this.runStep(parsed.data.key, {
+    // Counted from here, claim included: whenIdle must not see a claimed row and no running step.
+    const step = this.runStep(parsed.data.key, {
       jobId: helpers.job.id,
       queueId: helpers.job.job_queue_id,
       workerId: pool.id,
     });
+    this.running.set(helpers.job.id, step);
+    this.notify();
+    try {
+      await step;
+    } finally {
+      this.running.delete(helpers.job.id);
+      this.notify();
+    }
   };
 
   private async runStep(key: string, running: RunningJob): Promise<void> {
@@ -220,15 +230,7 @@ export class GraphileWorkQueue implements StoredWorkQueue {
       await this.graphile.finishGraphileJob(running);
       return;
     }
-    const run = this.run(row, token, handler, running);
-    this.running.set(token, run);
-    this.notify();
-    try {
-      await run;
-    } finally {
-      this.running.delete(token);
-      this.notify();
-    }
+    await this.run(row, token, handler, running);
   }
 
   private async run(row: ClaimedRow, token: string, handler: JobHandler, running: RunningJob): Promise<void> {
