@@ -8,6 +8,7 @@ import type {
   MessageStream,
   OutboundMention,
   OutboundText,
+  PostObserver,
   PrivateReplyChannel,
   SentRef,
   StreamingChannel,
@@ -222,12 +223,15 @@ export class DiscordAdapter
     return this.waitingForLock || this.client?.ws.status === Status.Ready;
   }
 
-  async postMessage(chat: ChatRef, message: OutboundText): Promise<SentRef> {
+  async postMessage(chat: ChatRef, message: OutboundText, observer?: PostObserver): Promise<SentRef> {
     const poster = await this.posterFor(chat, message.author);
     const { text, userIds } = this.renderMentions(message.text, message.mentions);
     const ids: string[] = [];
     try {
       for (const [index, content] of renderText(text, poster.prefixName).entries()) {
+        // The parts already posted are recorded before the next is, so that a crash or a
+        // refusal in between makes the retry edit them rather than post them again.
+        if (index > 0) await observer?.posted({ ids: [...ids] });
         const replyTo = index === 0 ? message.replyTo : undefined;
         ids.push(
           await poster.send({ content, allowedUserIds: userIds, ...(replyTo === undefined ? {} : { replyTo }) }),
@@ -237,7 +241,7 @@ export class DiscordAdapter
       if (ids.length > 0 || discordCodeOf(error) !== discordErrorCodes.unknownWebhook) throw error;
       // Someone deleted our webhook: find or make another one and post again.
       this.webhooks.forget(chat.channel);
-      return this.postMessage(chat, message);
+      return this.postMessage(chat, message, observer);
     }
     return { ids };
   }
@@ -283,11 +287,12 @@ export class DiscordAdapter
    * Make stored messages show `message` (a draft another process started): parts that exist
    * are edited, parts the text needs beyond them posted, parts it no longer needs removed.
    */
-  async editMessage(chat: ChatRef, sent: SentRef, message: OutboundText): Promise<SentRef> {
+  async editMessage(chat: ChatRef, sent: SentRef, message: OutboundText, observer?: PostObserver): Promise<SentRef> {
     const poster = await this.posterFor(chat, message.author);
     const { text, userIds } = this.renderMentions(message.text, message.mentions);
+    const parts = renderText(text, poster.prefixName);
     const ids: string[] = [];
-    for (const [index, content] of renderText(text, poster.prefixName).entries()) {
+    for (const [index, content] of parts.entries()) {
       const existing = sent.ids[index];
       if (existing !== undefined) {
         try {
@@ -301,8 +306,16 @@ export class DiscordAdapter
         }
       }
       ids.push(await poster.send({ content, allowedUserIds: userIds }));
+      // Recorded before the next part (see postMessage); a part posted in place of a gone one
+      // keeps the later stored parts in the record.
+      if (index < parts.length - 1) await observer?.posted({ ids: [...ids, ...sent.ids.slice(index + 1)] });
     }
-    await this.deleteWith(poster, sent.ids.slice(ids.length));
+    const surplus = sent.ids.slice(ids.length);
+    if (surplus.length > 0) {
+      // The shorter text is recorded before its surplus parts go.
+      await observer?.posted({ ids: [...ids] });
+      await this.deleteWith(poster, surplus);
+    }
     return { ids };
   }
 

@@ -10,6 +10,7 @@ import type {
   EditingChannel,
   MessageStream,
   OutboundText,
+  PostObserver,
   PrivateReplyChannel,
   SentRef,
   StreamingChannel,
@@ -181,28 +182,39 @@ export class SlackAdapter
     return this.receiver ? [this.receiver.route()] : [];
   }
 
-  async postMessage(chat: ChatRef, message: OutboundText): Promise<SentRef> {
+  async postMessage(chat: ChatRef, message: OutboundText, observer?: PostObserver): Promise<SentRef> {
     const { identity, prefix } = this.identityFor(message.author);
     const ids: string[] = [];
-    for (const part of renderText(message.text, prefix, undefined, message.mentions)) {
+    for (const [index, part] of renderText(message.text, prefix, undefined, message.mentions).entries()) {
+      // The parts already posted are recorded before the next is, so that a crash or a refusal
+      // in between makes the retry edit them rather than post them again.
+      if (index > 0) await observer?.posted({ ids: [...ids] });
       ids.push(await this.outbound.post(chat, part, identity));
     }
     return { ids };
   }
 
-  async editMessage(chat: ChatRef, sent: SentRef, message: OutboundText): Promise<SentRef> {
+  async editMessage(chat: ChatRef, sent: SentRef, message: OutboundText, observer?: PostObserver): Promise<SentRef> {
     const { identity, prefix } = this.identityFor(message.author);
     const parts = renderText(message.text, prefix, undefined, message.mentions);
     const ids: string[] = [];
     for (const [index, part] of parts.entries()) {
       const ts = sent.ids[index];
-      if (ts === undefined) ids.push(await this.outbound.post(chat, part, identity));
-      else {
+      if (ts === undefined) {
+        ids.push(await this.outbound.post(chat, part, identity));
+        // Recorded before the next part (see postMessage).
+        if (index < parts.length - 1) await observer?.posted({ ids: [...ids] });
+      } else {
         await this.outbound.update(chat, ts, part);
         ids.push(ts);
       }
     }
-    await this.deleteMessages(chat, { ids: sent.ids.slice(parts.length) });
+    const surplus = sent.ids.slice(parts.length);
+    if (surplus.length > 0) {
+      // The shorter text is recorded before its surplus parts go.
+      await observer?.posted({ ids: [...ids] });
+      await this.deleteMessages(chat, { ids: surplus });
+    }
     return { ids };
   }
 
@@ -229,10 +241,15 @@ export class SlackAdapter
     return this.groups.rolesOf(userId);
   }
 
-  async postApprovalCard(chat: ChatRef, card: ApprovalCard): Promise<SentRef> {
+  async postApprovalCard(chat: ChatRef, card: ApprovalCard, observer?: PostObserver): Promise<SentRef> {
     const rendered = renderApprovalCard(card);
     const ts = await this.outbound.post(chat, rendered.text, {}, rendered.blocks);
-    if (rendered.attachment) await this.attachArguments(chat, card, rendered.attachment);
+    // The card is recorded before its file is sent: a crash in between loses the file (its
+    // arguments stay in the approvals audit) rather than posting the card twice.
+    if (rendered.attachment) {
+      await observer?.posted({ ids: [ts] });
+      await this.attachArguments(chat, card, rendered.attachment);
+    }
     return { ids: [ts] };
   }
 

@@ -57,8 +57,8 @@ export async function loadTurnScope(runtime: AgentRuntime, turnId: string): Prom
     await finishStoppedTurn(runtime.world, runtime.outbox, turn);
     turn = (await store.getTurn(turnId)) ?? turn;
   }
-  const chat = await store.getChat(turn.chatKey);
-  const world = chat ? worlds.get(chat.world) : undefined;
+  const worldName = await store.chatWorld(turn.chatKey);
+  const world = worldName === undefined ? undefined : worlds.get(worldName);
   const agent = runtime.agents.get(turn.agent);
   if (!world || !agent) {
     logger.error({ turnId, agent: turn.agent }, "turn refers to an agent or world no longer configured");

@@ -22,10 +22,12 @@ export async function buildRequestView(
   agent: AgentConfig,
   tools: ToolDefinition[],
   turn: { id: string; triggerMessageId: string },
+  /** The turn's trigger when the caller has read it already (undefined: it is gone). */
+  loaded?: { trigger: MessageRecord | undefined },
 ): Promise<ModelRequest> {
   // The chat as it stood for this turn (answers right after their questions, later messages
   // from people left out, this turn's own steps last). Only the newest part of a long chat is read.
-  const trigger = await store.getMessage(turn.triggerMessageId);
+  const trigger = loaded ? loaded.trigger : await store.getMessage(turn.triggerMessageId);
   let recent = await store.listMessages(chatKey, { latest: viewWindow + 2 * maxStepsInView });
   const oldest = recent[0];
   // A turn parked long in a busy chat: its trigger is older than the window; read it all.

@@ -7,12 +7,13 @@ import { closeTurn } from "../world/close-turn.js";
 import { jobKey } from "../world/jobs.js";
 import { withIdentity } from "../world/outbound-for.js";
 import { stopOf } from "../world/turn-interrupts.js";
-import { addressBack } from "../world/routing/index.js";
+import { addressBack, parseAddresses } from "../world/routing/index.js";
 import { type AgentRuntime, loadTurnScope, type TurnScope } from "./agent-runtime.js";
 import { buildRequestView } from "./build-request-view.js";
 import { dispatchToolCalls } from "./dispatch-tool-calls.js";
 import { endWithLimit, failTurn } from "./end-turn.js";
 import { finishStoppedAnswer, skipOpenCalls } from "./finish-stopped-answer.js";
+import { linkedSignal } from "./linked-signal.js";
 import { costOf, priceOf } from "./model-price.js";
 import { budgetNotice, dayBudgetExceeded } from "../world/limits/day-budget.js";
 import { utcDay } from "../world/limits/utc-day.js";
@@ -87,7 +88,9 @@ async function runWatchedStep(runtime: AgentRuntime, turnId: string, step: numbe
   await store.updateTurn(turn.id, { state: "running", step });
 
   const tools = runtime.tools.definitionsFor(agent.tools);
-  const view = await buildRequestView(store, turn.chatKey, agent, tools, turn);
+  // Read once: the view places the turn after it, the final text may address its author back.
+  const trigger = await store.getMessage(turn.triggerMessageId);
+  const view = await buildRequestView(store, turn.chatKey, agent, tools, turn, { trigger });
   const limits = runtime.modelLimits(agent);
   const fitted = runtime.fitView(view, {
     provider: agent.provider,
@@ -107,8 +110,10 @@ async function runWatchedStep(runtime: AgentRuntime, turnId: string, step: numbe
     : await openStream(runtime, chat, agent.name, {
         posted: (sent) => runtime.outbox.recordDraft(turn.chatKey, messageId, sent),
       });
-  const deadline = AbortSignal.timeout(Math.max(1, turn.deadlineAt.getTime() - clock().getTime()));
-  const signal = AbortSignal.any([deadline, runtime.stopSignal, stopped]);
+  // Released when the model call is over (not AbortSignal.timeout/any: see linked-signal.ts).
+  const deadline = linkedSignal([], turn.deadlineAt.getTime() - clock().getTime());
+  const linked = linkedSignal([deadline.signal, runtime.stopSignal, stopped]);
+  const signal = linked.signal;
   let response: LLMResponse | undefined;
   let streamed = "";
   try {
@@ -134,13 +139,16 @@ async function runWatchedStep(runtime: AgentRuntime, turnId: string, step: numbe
     if (stop) return finishStoppedAnswer(runtime, scope, step, streamed, stream, stop);
     await runtime.outbox.discardDraft(chat, messageId, stream);
     if (runtime.stopSignal.aborted) throw error; // shutting down: the step runs again after restart
-    if (deadline.aborted) {
+    if (deadline.signal.aborted) {
       await endWithLimit(runtime, scope, "deadline", "reached the turn's time limit");
       return;
     }
     log.error({ err: error, code: error instanceof ProviderError ? error.code : undefined }, "provider call failed");
     await failTurn(runtime, scope, runtime.describeProviderError(error));
     return;
+  } finally {
+    linked.release();
+    deadline.release();
   }
   runtime.outbox.emitStream({ type: "stream", chat, streamId: turn.id, agent: agent.name, phase: "end", text: "" });
   await recordUsage(runtime, scope, response);
@@ -151,7 +159,7 @@ async function runWatchedStep(runtime: AgentRuntime, turnId: string, step: numbe
   const answer = response;
   let stored: Awaited<ReturnType<typeof store.addModelStep>>;
   try {
-    const text = calls.length === 0 ? await finalText(runtime, scope, answer.text) : answer.text;
+    const text = calls.length === 0 ? finalText(scope, trigger, answer.text) : answer.text;
     stored = await store.addModelStep(
       {
         id: stepMessageId(turn.id, step),
@@ -215,6 +223,9 @@ async function settleStoredStep(
       kind: "skipped",
       detail: "the turn answered",
     });
+    // An agent's answer starts turns only for the agents it addresses: one that addresses
+    // nobody routes to no one, so its route step (a job and its reads) is not queued at all.
+    if (parseAddresses(message.text).length === 0) return;
     const route = { kind: "route", messageId: message.id } as const;
     await runtime.world.queue.add({ queue: turn.chatKey, key: jobKey(route), payload: route });
     return;
@@ -261,9 +272,8 @@ async function recordUsage(runtime: AgentRuntime, scope: TurnScope, response: LL
 }
 
 /** An answer to another agent goes back to it (auto-mention); an empty answer says so. */
-async function finalText(runtime: AgentRuntime, scope: TurnScope, text: string): Promise<string> {
+function finalText(scope: TurnScope, trigger: MessageRecord | undefined, text: string): string {
   const body = text.trim() === "" ? "(no answer)" : text;
-  const trigger = await runtime.world.store.getMessage(scope.turn.triggerMessageId);
   if (trigger?.author.kind !== "agent") return body;
   return addressBack(body, trigger.author.name, scope.agent.name, scope.world.agents);
 }

@@ -77,7 +77,6 @@ export class Outbox {
       );
       return;
     }
-    let platformMessageIds: string[] = [];
     switch (event.type) {
       case "message":
       case "system": {
@@ -92,15 +91,13 @@ export class Outbox {
           this.showMessage(adapter, chat, message.id, outbound, await store.getOutbound("draft", message.id)),
         );
         if (!sent) break;
-        platformMessageIds = sent.ids;
-        await store.recordOutbound({
-          chatKey: message.chatKey,
-          refKind: "message",
-          refId: message.id,
-          platformMessageIds,
-        });
-        await this.forgetDraft(message.chatKey, message.id);
-        break;
+        // The message's ids, its draft forgotten and the event delivered: one transaction.
+        await store.recordOutbound(
+          { chatKey: message.chatKey, refKind: "message", refId: message.id, platformMessageIds: sent.ids },
+          { chatKey: message.chatKey, refKind: "draft", refId: message.id, platformMessageIds: [] },
+          { chatKey: chatKeyOf(event), refKind: "event", refId: String(seq), platformMessageIds: sent.ids },
+        );
+        return;
       }
       case "approval-requested": {
         if (await store.getOutbound("approval", event.card.approvalId)) break;
@@ -116,14 +113,12 @@ export class Outbox {
           adapter.postApprovalCard(chat, card, { posted: recordCard }),
         );
         if (!sent) break;
-        platformMessageIds = sent.ids;
-        await store.recordOutbound({
-          chatKey: chatKeyOf(event),
-          refKind: "approval",
-          refId: event.card.approvalId,
-          platformMessageIds,
-        });
-        break;
+        // The card's ids and the event delivered: one transaction.
+        await store.recordOutbound(
+          { chatKey: chatKeyOf(event), refKind: "approval", refId: card.approvalId, platformMessageIds: sent.ids },
+          { chatKey: chatKeyOf(event), refKind: "event", refId: String(seq), platformMessageIds: sent.ids },
+        );
+        return;
       }
       case "approval-decided": {
         const card = await store.getOutbound("approval", event.outcome.approvalId);
@@ -145,7 +140,13 @@ export class Outbox {
       default:
         assertNever(event, "event");
     }
-    await store.recordOutbound({ chatKey: chatKeyOf(event), refKind: "event", refId: String(seq), platformMessageIds });
+    // Nothing (more) was posted for it: the event is delivered.
+    await store.recordOutbound({
+      chatKey: chatKeyOf(event),
+      refKind: "event",
+      refId: String(seq),
+      platformMessageIds: [],
+    });
   }
 
   /**

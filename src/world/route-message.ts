@@ -11,7 +11,7 @@ import { worldAuthor } from "./message.js";
 import type { Outbox } from "./outbox.js";
 import { noticeOnce, periodBucket } from "./sender-notice.js";
 import { chainHumans, chainStarter } from "./turn-chain.js";
-import { routeMessage, turnLimitNotice, unknownAgentNotice } from "./routing/index.js";
+import { parseAddresses, routeMessage, turnLimitNotice, unknownAgentNotice } from "./routing/index.js";
 import { isUserRolesChannel, rolesLookup } from "./user-roles.js";
 import type { WorldContext } from "./world-context.js";
 
@@ -37,9 +37,9 @@ export async function routeStoredMessage(context: WorldContext, outbox: Outbox, 
     logger.warn({ messageId }, "route: no such message");
     return;
   }
-  const chatRecord = await store.getChat(message.chatKey);
-  const world = chatRecord ? worlds.get(chatRecord.world) : undefined;
-  if (!chatRecord || !world) {
+  const worldName = await store.chatWorld(message.chatKey);
+  const world = worldName === undefined ? undefined : worlds.get(worldName);
+  if (!world) {
     logger.warn({ messageId, chat: message.chatKey }, "route: chat has no world");
     return;
   }
@@ -63,7 +63,7 @@ export async function routeStoredMessage(context: WorldContext, outbox: Outbox, 
     ...(world.defaultAgent === undefined ? {} : { defaultAgent: world.defaultAgent }),
     respond: world.respond,
     allowBots: world.allowBots,
-    people: await peopleInChat(context, message.chatKey),
+    people: addressesOthers(message.text, world.agents) ? await peopleInChat(context, message.chatKey) : [],
     ...(await replyTarget(context, message)),
   });
   if (decision.kind === "none") {
@@ -164,6 +164,15 @@ async function supersedeOpenTurns(context: WorldContext, outbox: Outbox, chatKey
       detail: "superseded by a newer message to this agent",
     });
   }
+}
+
+/**
+ * Whether the text addresses a name that is no agent's: only then does routing need the
+ * chat's people (reading them is the largest read of a route step).
+ */
+function addressesOthers(text: string, agents: readonly string[]): boolean {
+  const agentNames = new Set(agents.map((agent) => agent.toLowerCase()));
+  return parseAddresses(text).some((name) => !agentNames.has(name.replace(/^@/, "").toLowerCase()));
 }
 
 /** Names of the humans who have written in the chat (addressing them is not an unknown agent). */

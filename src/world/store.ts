@@ -29,6 +29,11 @@ export interface Store extends AccountingStore {
   /** Create the chat if new (binding it to `world`); return it either way. */
   ensureChat(key: string, world: string, platform: string): Promise<ChatRecord>;
   getChat(key: string): Promise<ChatRecord | undefined>;
+  /**
+   * The world a chat is bound to. A binding never changes once made, so this may be answered
+   * from memory: the steps that only need the world read no row.
+   */
+  chatWorld(key: string): Promise<string | undefined>;
   /** Set the agent-turn counter (0 after a human message); returns the chat. */
   setAgentTurns(key: string, count: number): Promise<ChatRecord>;
   /** Add one to the agent-turn counter atomically; returns the new count. */
@@ -123,7 +128,11 @@ export interface Store extends AccountingStore {
   hasSessionGrant(key: SessionGrantKey): Promise<boolean>;
 
   // outbound messages (for edits)
-  recordOutbound(record: OutboundRecord): Promise<void>;
+  /**
+   * Where world messages landed; recording a ref again replaces its ids, and a record with no
+   * ids forgets the ref. Several records are written in one transaction (all or none).
+   */
+  recordOutbound(record: OutboundRecord, ...more: OutboundRecord[]): Promise<void>;
   getOutbound(refKind: OutboundRecord["refKind"], refId: string): Promise<OutboundRecord | undefined>;
   findOutboundByPlatformId(chatKey: string, platformMessageId: string): Promise<OutboundRecord | undefined>;
 

@@ -303,6 +303,28 @@ export function storeApprovalContract(name: string, open: () => Promise<StoreFix
         expect(await store.findOutboundByPlatformId(chat, "p2")).toBeUndefined();
       });
 
+      it("records several refs at once (one transaction); a record with no ids forgets its ref", async () => {
+        const chat = chatKey();
+        const refId = unique("msg");
+        await store.recordOutbound({ chatKey: chat, refKind: "draft", refId, platformMessageIds: ["d1"] });
+        // The message's ids, its draft forgotten (no ids), its event delivered.
+        await store.recordOutbound(
+          { chatKey: chat, refKind: "message", refId, platformMessageIds: ["d1"] },
+          { chatKey: chat, refKind: "draft", refId, platformMessageIds: [] },
+          { chatKey: chat, refKind: "event", refId: `${refId}-event`, platformMessageIds: ["d1"] },
+        );
+        expect((await store.getOutbound("message", refId))?.platformMessageIds).toEqual(["d1"]);
+        expect(await store.getOutbound("draft", refId)).toBeUndefined();
+        expect((await store.getOutbound("event", `${refId}-event`))?.platformMessageIds).toEqual(["d1"]);
+
+        // A ref given twice in one call: the later record stands.
+        await store.recordOutbound(
+          { chatKey: chat, refKind: "event", refId, platformMessageIds: ["z1"] },
+          { chatKey: chat, refKind: "event", refId, platformMessageIds: ["z2", "z3"] },
+        );
+        expect((await store.getOutbound("event", refId))?.platformMessageIds).toEqual(["z2", "z3"]);
+      });
+
       it("keeps approval cards and events apart from messages with the same ref id", async () => {
         const chat = chatKey();
         const refId = unique("ref");

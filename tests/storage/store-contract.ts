@@ -42,6 +42,15 @@ export function storeContract(name: string, open: () => Promise<StoreFixture>): 
         expect(await store.getChat(key)).toEqual(created);
       });
 
+      it("tells the world a chat is bound to, and that an unbound chat has none until it is bound", async () => {
+        const key = chatKey();
+        expect(await store.chatWorld(key)).toBeUndefined();
+        await store.ensureChat(key, "team", "telegram");
+        expect(await store.chatWorld(key)).toBe("team");
+        await store.ensureChat(key, "other", "telegram");
+        expect(await store.chatWorld(key)).toBe("team");
+      });
+
       it("survives concurrent ensureChat calls for one key", async () => {
         const key = chatKey();
         const results = await Promise.all(Array.from({ length: 10 }, () => store.ensureChat(key, "team", "slack")));

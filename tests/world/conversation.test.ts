@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { chatKey } from "../../src/world/chat-ref.js";
 import { ScriptedProvider } from "../fakes/scripted-provider.js";
 import { createHarness, type Harness } from "./harness.js";
 
@@ -44,6 +45,28 @@ describe("a conversation between a person and two agents", () => {
     await harness.idle();
     const after = harness.channel.messages().map((message) => `${message.author}: ${message.text}`);
     expect(after[5]).toBe("alice: @bob what do you think?");
+  });
+
+  it("routes an agent's answer only when it addresses someone: one that addresses nobody queues no route step", async () => {
+    const alice = new ScriptedProvider((request) =>
+      ScriptedProvider.lastText(request).includes("ping") ? { text: "@ana see above" } : { text: "Here is the plan." },
+    );
+    harness = await createHarness({ agents: [{ name: "alice", provider: alice }] });
+    await harness.say("@alice plan it");
+    await harness.idle();
+    await harness.say("@alice ping ana");
+    await harness.idle();
+    const stored = await harness.store.listMessages(chatKey(harness.chat()));
+    const answers = stored.filter((message) => message.author.kind === "agent");
+    expect(answers.map((message) => message.text)).toEqual(["Here is the plan.", "@ana see above"]);
+    for (const question of stored.filter((message) => message.author.kind === "human")) {
+      expect((await harness.queue.jobStatus(`route:${question.id}`))?.state).toBe("done");
+    }
+    // Addresses nobody: nothing to route, so no step was queued for it.
+    expect(await harness.queue.jobStatus(`route:${answers[0]?.id}`)).toBeUndefined();
+    // Addresses someone (a person here): routed, and routing starts no turn for a person.
+    expect((await harness.queue.jobStatus(`route:${answers[1]?.id}`))?.state).toBe("done");
+    expect(alice.requests).toHaveLength(2);
   });
 
   it("a message with no address goes to the default agent; respond: all makes every agent answer", async () => {

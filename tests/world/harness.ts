@@ -7,7 +7,7 @@ import { buildParts } from "../../src/app/build-parts.js";
 import { Roundtable } from "../../src/app/roundtable.js";
 import { configSchema, type WorldConfig } from "../../src/config/schema.js";
 import { migrateDatabase } from "../../src/storage/migrate.js";
-import { openStore } from "../../src/storage/open-store.js";
+import { openStore, type StoredWorkQueue } from "../../src/storage/open-store.js";
 import type { Store } from "../../src/world/store.js";
 import type { ChannelAdapter } from "../../src/world/channel-adapter.js";
 import type { ChatRef, Platform } from "../../src/world/chat-ref.js";
@@ -69,6 +69,8 @@ export interface ClickOptions {
 export interface Harness {
   roundtable: Roundtable;
   store: Store;
+  /** The stored queue (which steps were queued: `jobStatus`). */
+  queue: StoredWorkQueue;
   channel: RecordingChannel;
   databaseUrl: string;
   say(text: string, options?: SayOptions): Promise<IngressResult>;
@@ -170,6 +172,7 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
   return {
     roundtable,
     store: opened.store,
+    queue,
     channel,
     databaseUrl,
     chat,

@@ -1,7 +1,6 @@
 import type { AccountingStore, UsageDayRecord, UsageEntry } from "../../world/accounting-store.js";
 import type { ApprovalRecord } from "../records.js";
 import type { DatabaseClient } from "./database-client.js";
-import { isUniqueViolation } from "./prisma-errors.js";
 import { toApprovalRecord } from "./record-mappers.js";
 
 /** The {@link AccountingStore} over Prisma (SQLite and PostgreSQL alike). */
@@ -11,24 +10,31 @@ export class AccountingQueries implements AccountingStore {
     private readonly clock: () => Date,
   ) {}
 
+  /** One statement: the day's row is created or added to (two processes at once cannot both create it). */
   async addUsage(entry: UsageEntry): Promise<void> {
-    const increment = {
-      calls: { increment: 1 },
-      inputTokens: { increment: entry.inputTokens },
-      outputTokens: { increment: entry.outputTokens },
-      cachedInputTokens: { increment: entry.cachedInputTokens },
-      costUsd: { increment: entry.costUsd },
-      updatedAt: this.clock(),
-    };
-    const where = { world_agent_day: { world: entry.world, agent: entry.agent, day: entry.day } };
-    const create = { ...entry, calls: 1, updatedAt: this.clock() };
-    try {
-      await this.db.usageDay.upsert({ where, create, update: increment });
-    } catch (error) {
-      // Two processes created the day's row at once: the loser adds to the winner's.
-      if (!isUniqueViolation(error)) throw error;
-      await this.db.usageDay.update({ where, data: increment });
-    }
+    const now = this.clock();
+    await this.db.$executeRaw`
+      INSERT INTO "UsageDay" ("world", "agent", "day", "calls", "inputTokens", "outputTokens", "cachedInputTokens",
+        "costUsd", "updatedAt")
+      VALUES (${entry.world}, ${entry.agent}, ${entry.day}, 1, ${entry.inputTokens}, ${entry.outputTokens},
+        ${entry.cachedInputTokens}, ${entry.costUsd}, ${now})
+      ON CONFLICT ("world", "agent", "day") DO UPDATE SET
+        "calls" = "UsageDay"."calls" + 1,
+        "inputTokens" = "UsageDay"."inputTokens" + excluded."inputTokens",
+        "outputTokens" = "UsageDay"."outputTokens" + excluded."outputTokens",
+        "cachedInputTokens" = "UsageDay"."cachedInputTokens" + excluded."cachedInputTokens",
+        "costUsd" = "UsageDay"."costUsd" + excluded."costUsd",
+        "updatedAt" = excluded."updatedAt"`;
+  }
+
+  async countPersonMessages(platform: string, authorId: string, after: Date, until: Date): Promise<number> {
+    // The chat keys of a platform start with `<platform>:` (LIKE, as the model API's startsWith).
+    const pattern = `${platform.replace(/[\\%_]/g, (character) => `\\${character}`)}:%`;
+    const rows = await this.db.$queryRaw<{ count: number | bigint }[]>`
+      SELECT COUNT(*) AS count FROM "Message"
+      WHERE "authorId" = ${authorId} AND "authorKind" = 'human' AND "createdAt" > ${after} AND "createdAt" <= ${until}
+        AND "chatKey" LIKE ${pattern} ESCAPE '\\'`;
+    return Number(rows[0]?.count ?? 0);
   }
 
   async listUsage(filter: { world?: string; fromDay?: string }): Promise<UsageDayRecord[]> {
@@ -49,17 +55,6 @@ export class AccountingQueries implements AccountingStore {
       cachedInputTokens: row.cachedInputTokens,
       costUsd: row.costUsd,
     }));
-  }
-
-  countPersonMessages(platform: string, authorId: string, after: Date, until: Date): Promise<number> {
-    return this.db.message.count({
-      where: {
-        authorId,
-        authorKind: "human",
-        chatKey: { startsWith: `${platform}:` },
-        createdAt: { gt: after, lte: until },
-      },
-    });
   }
 
   async listApprovalsSince(since: Date, world?: string): Promise<ApprovalRecord[]> {

@@ -129,6 +129,25 @@ export class HotQueries {
     return rows[0] ? toTurnRecord(rows[0]) : undefined;
   }
 
+  /**
+   * Replace the platform ids of each ref, in one batched transaction (no round trip back to us
+   * between its statements): the outbox calls this right after a platform post, and until it
+   * commits a crash posts again.
+   */
+  async recordOutbound(records: readonly OutboundRecord[]): Promise<void> {
+    const now = this.clock();
+    const statements = records.flatMap((record) => [
+      this.db
+        .$executeRaw`DELETE FROM "OutboundMessage" WHERE "refKind" = ${record.refKind} AND "refId" = ${record.refId}`,
+      ...record.platformMessageIds.map(
+        (platformMessageId, part) => this.db.$executeRaw`
+          INSERT INTO "OutboundMessage" ("chatKey", "refKind", "refId", "part", "platformMessageId", "createdAt")
+          VALUES (${record.chatKey}, ${record.refKind}, ${record.refId}, ${part}, ${platformMessageId}, ${now})`,
+      ),
+    ]);
+    await this.db.$transaction(statements);
+  }
+
   async getOutbound(refKind: OutboundRecord["refKind"], refId: string): Promise<OutboundRecord | undefined> {
     const rows = await this.db.$queryRaw<{ chatKey: string; platformMessageId: string }[]>`
       SELECT "chatKey", "platformMessageId" FROM "OutboundMessage"

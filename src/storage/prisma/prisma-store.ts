@@ -23,9 +23,9 @@ import type { Store } from "../store.js";
 import { AccountingQueries } from "./accounting-queries.js";
 import { ApprovalQueries } from "./approval-queries.js";
 import { HotQueries } from "./hot-queries.js";
+import { StepQueries } from "./step-queries.js";
 import type { DatabaseClient } from "./database-client.js";
 import { conflictOr, isUniqueViolation } from "./prisma-errors.js";
-import { messageData, toolCallData } from "./record-data.js";
 import {
   toChatRecord,
   toMessageRecord,
@@ -45,6 +45,9 @@ export class PrismaStore implements Store {
   private readonly accounting: AccountingQueries;
   private readonly approvals: ApprovalQueries;
   private readonly hot: HotQueries;
+  private readonly steps: StepQueries;
+  /** Chat → world bindings seen (they never change); bounded, emptied when full. */
+  private readonly worldsOfChats = new Map<string, string>();
 
   constructor(
     private readonly db: DatabaseClient,
@@ -53,6 +56,7 @@ export class PrismaStore implements Store {
     this.accounting = new AccountingQueries(db, clock);
     this.approvals = new ApprovalQueries(db, clock);
     this.hot = new HotQueries(db, clock);
+    this.steps = new StepQueries(db, clock);
   }
 
   // usage, message rate and the approvals audit
@@ -76,19 +80,32 @@ export class PrismaStore implements Store {
   // chats
 
   async ensureChat(key: string, world: string, platform: string): Promise<ChatRecord> {
-    const existing = await this.hot.getChat(key);
+    const existing = await this.getChat(key);
     if (existing) return existing;
     try {
-      return toChatRecord(await this.db.chat.create({ data: { key, world, platform, createdAt: this.clock() } }));
+      return this.remember(
+        toChatRecord(await this.db.chat.create({ data: { key, world, platform, createdAt: this.clock() } })),
+      );
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
       // Created concurrently: theirs stands.
-      return toChatRecord(await this.db.chat.findUniqueOrThrow({ where: { key } }));
+      return this.remember(toChatRecord(await this.db.chat.findUniqueOrThrow({ where: { key } })));
     }
   }
 
-  getChat(key: string): Promise<ChatRecord | undefined> {
-    return this.hot.getChat(key);
+  async getChat(key: string): Promise<ChatRecord | undefined> {
+    const chat = await this.hot.getChat(key);
+    return chat ? this.remember(chat) : undefined;
+  }
+
+  async chatWorld(key: string): Promise<string | undefined> {
+    return this.worldsOfChats.get(key) ?? (await this.getChat(key))?.world;
+  }
+
+  private remember(chat: ChatRecord): ChatRecord {
+    if (this.worldsOfChats.size >= maxRememberedChats) this.worldsOfChats.clear();
+    this.worldsOfChats.set(chat.key, chat.world);
+    return chat;
   }
 
   async setAgentTurns(key: string, count: number): Promise<ChatRecord> {
@@ -218,6 +235,11 @@ export class PrismaStore implements Store {
     agent?: string;
     states?: TurnState[];
   }): Promise<TurnRecord[]> {
+    const { chatKey, agent, states, chatKeyPrefix } = filter;
+    const state = states?.length === 1 ? states[0] : undefined;
+    if (chatKey !== undefined && agent !== undefined && state !== undefined && chatKeyPrefix === undefined) {
+      return this.steps.turnsOfAgent(chatKey, agent, state);
+    }
     const rows = await this.db.turn.findMany({
       where: {
         ...(filter.chatKey === undefined ? {} : { chatKey: filter.chatKey }),
@@ -247,14 +269,7 @@ export class PrismaStore implements Store {
     calls: NewToolCall[],
   ): Promise<{ message: MessageRecord; calls: ToolCallRecord[] }> {
     try {
-      return await this.db.$transaction(async (tx) => {
-        const stored = await tx.message.create({ data: messageData(message, this.clock()) });
-        const storedCalls: ToolCallRecord[] = [];
-        for (const call of calls) {
-          storedCalls.push(toToolCallRecord(await tx.toolCall.create({ data: toolCallData(call, this.clock()) })));
-        }
-        return { message: toMessageRecord(stored), calls: storedCalls };
-      });
+      return await this.steps.addModelStep(message, calls);
     } catch (error) {
       throw conflictOr(error, `message ${message.id} or one of its tool calls already exists`);
     }
@@ -273,6 +288,10 @@ export class PrismaStore implements Store {
     messageIds?: readonly string[];
   }): Promise<ToolCallRecord[]> {
     if (filter.messageIds?.length === 0) return [];
+    const { turnId, step, ...others } = filter;
+    if (turnId !== undefined && Object.values(others).every((value) => value === undefined)) {
+      return this.steps.toolCallsOfTurn(turnId, step);
+    }
     const rows = await this.db.toolCall.findMany({
       where: {
         ...(filter.messageIds === undefined ? {} : { messageId: { in: [...filter.messageIds] } }),
@@ -336,6 +355,11 @@ export class PrismaStore implements Store {
   }
 
   listApprovals(filter: Parameters<ApprovalQueries["listApprovals"]>[0]): Promise<ApprovalRecord[]> {
+    const { turnId, states, ...others } = filter;
+    const state = states?.length === 1 ? states[0] : undefined;
+    if (turnId !== undefined && state !== undefined && Object.values(others).every((value) => value === undefined)) {
+      return this.steps.approvalsOfTurn(turnId, state);
+    }
     return this.approvals.listApprovals(filter);
   }
 
@@ -357,24 +381,9 @@ export class PrismaStore implements Store {
 
   // outbound messages
 
-  /** Where a world message landed; recording the same ref again replaces its ids. */
-  async recordOutbound(record: OutboundRecord): Promise<void> {
-    const now = this.clock();
-    // One batched transaction (no round trip back to us between its statements): the outbox
-    // calls this right after a platform post, and until it commits a crash posts again.
-    await this.db.$transaction([
-      this.db.outboundMessage.deleteMany({ where: { refKind: record.refKind, refId: record.refId } }),
-      this.db.outboundMessage.createMany({
-        data: record.platformMessageIds.map((platformMessageId, part) => ({
-          chatKey: record.chatKey,
-          refKind: record.refKind,
-          refId: record.refId,
-          part,
-          platformMessageId,
-          createdAt: now,
-        })),
-      }),
-    ]);
+  /** Where world messages landed; recording the same ref again replaces its ids. */
+  recordOutbound(record: OutboundRecord, ...more: OutboundRecord[]): Promise<void> {
+    return this.hot.recordOutbound([record, ...more]);
   }
 
   getOutbound(refKind: OutboundRecord["refKind"], refId: string): Promise<OutboundRecord | undefined> {
@@ -402,6 +411,9 @@ export class PrismaStore implements Store {
     await this.db.$disconnect();
   }
 }
+
+/** Chat bindings kept in memory: enough for every active chat, a few hundred KiB at most. */
+const maxRememberedChats = 10_000;
 
 function missing(what: string, id: string): StorageError {
   return new StorageError("storage.failed", `${what} ${id} does not exist`);
