@@ -5,6 +5,7 @@ import { stopOf } from "../world/turn-interrupts.js";
 import { type AgentRuntime, loadTurnScope } from "./agent-runtime.js";
 import { continueTurn } from "./continue-turn.js";
 import { resolveWorkdir } from "./workdir.js";
+import { linkedSignal } from "./linked-signal.js";
 
 /** Default time a tool may take when its source sets none. */
 const defaultToolTimeoutMs = 60_000;
@@ -46,6 +47,8 @@ export async function executeToolCall(runtime: AgentRuntime, toolCallId: string)
   }
   // Watched before the call is marked running: a /stop from then on kills the run.
   const watch = runtime.interrupts.watch(call.turnId);
+  // Released with the watch (not AbortSignal.any: see linked-signal.ts).
+  const linked = linkedSignal([runtime.stopSignal, watch.signal]);
   let kind: "ok" | "error" | "timeout" | "failed";
   let text: string;
   try {
@@ -55,7 +58,7 @@ export async function executeToolCall(runtime: AgentRuntime, toolCallId: string)
     log.info("tool running");
     const outcome = await runtime.tools.call(call.name, checked.args, {
       workdir: await resolveWorkdir(scope.world),
-      signal: AbortSignal.any([runtime.stopSignal, watch.signal]),
+      signal: linked.signal,
       timeoutMs: defaultToolTimeoutMs,
     });
     kind = outcome.kind;
@@ -65,6 +68,7 @@ export async function executeToolCall(runtime: AgentRuntime, toolCallId: string)
     kind = "failed";
     text = errorMessage(error);
   } finally {
+    linked.release();
     watch.release();
   }
   const stop = stopOf(watch.signal);

@@ -13,6 +13,7 @@ import { buildRequestView } from "./build-request-view.js";
 import { dispatchToolCalls } from "./dispatch-tool-calls.js";
 import { endWithLimit, failTurn } from "./end-turn.js";
 import { finishStoppedAnswer, skipOpenCalls } from "./finish-stopped-answer.js";
+import { linkedSignal } from "./linked-signal.js";
 import { costOf, priceOf } from "./model-price.js";
 import { budgetNotice, dayBudgetExceeded } from "../world/limits/day-budget.js";
 import { utcDay } from "../world/limits/utc-day.js";
@@ -109,8 +110,10 @@ async function runWatchedStep(runtime: AgentRuntime, turnId: string, step: numbe
     : await openStream(runtime, chat, agent.name, {
         posted: (sent) => runtime.outbox.recordDraft(turn.chatKey, messageId, sent),
       });
-  const deadline = AbortSignal.timeout(Math.max(1, turn.deadlineAt.getTime() - clock().getTime()));
-  const signal = AbortSignal.any([deadline, runtime.stopSignal, stopped]);
+  // Released when the model call is over (not AbortSignal.timeout/any: see linked-signal.ts).
+  const deadline = linkedSignal([], turn.deadlineAt.getTime() - clock().getTime());
+  const linked = linkedSignal([deadline.signal, runtime.stopSignal, stopped]);
+  const signal = linked.signal;
   let response: LLMResponse | undefined;
   let streamed = "";
   try {
@@ -136,13 +139,16 @@ async function runWatchedStep(runtime: AgentRuntime, turnId: string, step: numbe
     if (stop) return finishStoppedAnswer(runtime, scope, step, streamed, stream, stop);
     await runtime.outbox.discardDraft(chat, messageId, stream);
     if (runtime.stopSignal.aborted) throw error; // shutting down: the step runs again after restart
-    if (deadline.aborted) {
+    if (deadline.signal.aborted) {
       await endWithLimit(runtime, scope, "deadline", "reached the turn's time limit");
       return;
     }
     log.error({ err: error, code: error instanceof ProviderError ? error.code : undefined }, "provider call failed");
     await failTurn(runtime, scope, runtime.describeProviderError(error));
     return;
+  } finally {
+    linked.release();
+    deadline.release();
   }
   runtime.outbox.emitStream({ type: "stream", chat, streamId: turn.id, agent: agent.name, phase: "end", text: "" });
   await recordUsage(runtime, scope, response);

@@ -20,6 +20,11 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
   const { config, logger } = options;
   const opened = await openStore({ databaseUrl: options.databaseUrl, logger });
   const queue = opened.createQueue({ concurrency: config.queue.concurrency });
+  logger.info(
+    opened.provider === "sqlite"
+      ? "work queue: embedded (SQLite): run one `roundtable start` per database file; several processes need PostgreSQL"
+      : "work queue: graphile-worker (PostgreSQL): other `roundtable start` processes may share this database",
+  );
   const channels = await createChannels(config, logger, { singletonLock: opened.singletonLock });
   const web = createWebConsole({
     config,

@@ -79,6 +79,8 @@ describe("roundtable start", () => {
     const run = await finished;
     expect(run.code).toBe(0);
     expect(run.stderr).toContain('"msg":"signal received: stopping"');
+    // SQLite: the embedded queue, and the one-process-per-file rule said at start.
+    expect(run.stderr).toContain("run one `roundtable start` per database file");
   });
 
   it("a bad config stops start with the message and exit 1", async () => {

@@ -59,7 +59,7 @@ export class GraphileLiveness {
   }
 
   /** Release the work of every dead pool that holds graphile-worker jobs. */
-  async sweep(maxAttempts: number): Promise<ReleasedWork> {
+  async sweep(maxAttempts: number, now: Date): Promise<ReleasedWork> {
     const released: ReleasedWork = { workers: [], requeued: 0, failed: 0 };
     const client = this.client;
     if (!client) return released;
@@ -72,7 +72,7 @@ export class GraphileLiveness {
       const taken = await client.query<{ held: boolean }>("SELECT pg_try_advisory_lock($1::bigint) AS held", [key]);
       if (taken.rows[0]?.held !== true) continue; // alive: it holds its lock
       try {
-        const counts = await this.release([worker], maxAttempts, new Date());
+        const counts = await this.release([worker], maxAttempts, now);
         released.workers.push(worker);
         released.requeued += counts.requeued;
         released.failed += counts.failed;

@@ -17,7 +17,7 @@ import { livenessSweepMs } from "./worker-liveness.js";
 export interface GraphileWorkQueueOptions extends SqlWorkQueueOptions {
   /** The database (graphile-worker's pool and the liveness locks connect to it). */
   postgresUrl: string;
-  /** How often graphile-worker's idle workers look for jobs no wake-up announced. Default 2 s. */
+  /** How often each idle graphile-worker worker looks for jobs no wake-up announced. Default 2 s, or 250 ms × concurrency. */
   pollIntervalMs?: number;
   /** Counts graphile-worker's statements with the store's. */
   statements?: StatementCount;
@@ -60,6 +60,7 @@ export class GraphileWorkQueue implements StoredWorkQueue {
   private handler: JobHandler | undefined;
   private pool: WorkerPool | undefined;
   private pgPool: pg.Pool | undefined;
+  /** The graphile-worker jobs this process is running, by job id. */
   private readonly running = new Map<string, Promise<void>>();
   private claimCount = 0;
   private waiters: (() => void)[] = [];
@@ -162,7 +163,7 @@ export class GraphileWorkQueue implements StoredWorkQueue {
     const pool = graphileWorker.runTaskList(
       {
         concurrency: this.concurrency,
-        pollInterval: this.options.pollIntervalMs ?? 2_000,
+        pollInterval: this.options.pollIntervalMs ?? defaultPollInterval(this.concurrency),
         noHandleSignals: true,
         logger: new graphileWorker.Logger(graphileLogFactory(this.logger)),
       },
@@ -192,11 +193,20 @@ export class GraphileWorkQueue implements StoredWorkQueue {
     }
     const pool = this.pool;
     if (!pool) throw new StorageError("internal", "the work queue is not started");
-    await this.runStep(parsed.data.key, {
+    // Counted from here, claim included: whenIdle must not see a claimed row and no running step.
+    const step = this.runStep(parsed.data.key, {
       jobId: helpers.job.id,
       queueId: helpers.job.job_queue_id,
       workerId: pool.id,
     });
+    this.running.set(helpers.job.id, step);
+    this.notify();
+    try {
+      await step;
+    } finally {
+      this.running.delete(helpers.job.id);
+      this.notify();
+    }
   };
 
   private async runStep(key: string, running: RunningJob): Promise<void> {
@@ -220,15 +230,7 @@ export class GraphileWorkQueue implements StoredWorkQueue {
       await this.graphile.finishGraphileJob(running);
       return;
     }
-    const run = this.run(row, token, handler, running);
-    this.running.set(token, run);
-    this.notify();
-    try {
-      await run;
-    } finally {
-      this.running.delete(token);
-      this.notify();
-    }
+    await this.run(row, token, handler, running);
   }
 
   private async run(row: ClaimedRow, token: string, handler: JobHandler, running: RunningJob): Promise<void> {
@@ -309,9 +311,9 @@ export class GraphileWorkQueue implements StoredWorkQueue {
 
   private async sweep(): Promise<void> {
     try {
-      const released = await this.liveness.sweep(this.maxAttempts);
-      if (released.workers.length > 0) this.nudge(this.concurrency);
       const now = this.clock();
+      const released = await this.liveness.sweep(this.maxAttempts, now);
+      if (released.workers.length > 0) this.nudge(this.concurrency);
       // A pending row without a job (a worker's late finish deleted it after its lease was taken over).
       const missing = await this.graphile.addMissing(now);
       if (missing > 0)
@@ -384,6 +386,16 @@ export class GraphileWorkQueue implements StoredWorkQueue {
     this.waiters = [];
     for (const resolve of waiters) resolve();
   }
+}
+
+/**
+ * Each idle graphile-worker worker looks for work on its own timer; the pool as a whole looks
+ * about four times a second at most, whatever the concurrency. Polls are only the fallback:
+ * adds wake every process (NOTIFY), a finished step hands its chat on at once, and a delayed
+ * step of this process has its own timer.
+ */
+function defaultPollInterval(concurrency: number): number {
+  return Math.max(2_000, concurrency * 250);
 }
 
 /** A pause that keeps the process alive (someone is waiting on it). */
