@@ -253,7 +253,12 @@ export class DiscordAdapter
     return { ids: [id] };
   }
 
-  async updateApprovalCard(chat: ChatRef, sent: SentRef, outcome: ApprovalOutcome): Promise<void> {
+  async updateApprovalCard(
+    chat: ChatRef,
+    sent: SentRef,
+    outcome: ApprovalOutcome,
+    observer?: PostObserver,
+  ): Promise<void> {
     const rendered = renderApprovalOutcome(outcome);
     const messageId = sent.ids[0];
     const channelId = targetChannelOf(chat);
@@ -267,7 +272,8 @@ export class DiscordAdapter
         { err: error, approvalId: outcome.approvalId },
         "approval card could not be edited; posting the outcome",
       );
-      await this.api.send(channelId, rendered);
+      const posted = await this.api.send(channelId, rendered);
+      await observer?.posted({ ids: [posted] });
     }
   }
 

@@ -253,7 +253,12 @@ export class SlackAdapter
     return { ids: [ts] };
   }
 
-  async updateApprovalCard(chat: ChatRef, sent: SentRef, outcome: ApprovalOutcome): Promise<void> {
+  async updateApprovalCard(
+    chat: ChatRef,
+    sent: SentRef,
+    outcome: ApprovalOutcome,
+    observer?: PostObserver,
+  ): Promise<void> {
     const rendered = renderApprovalOutcome(outcome);
     const ts = sent.ids[0];
     try {
@@ -266,7 +271,8 @@ export class SlackAdapter
         { err: error, approvalId: outcome.approvalId },
         "approval card could not be edited; posting the outcome",
       );
-      await this.outbound.post(chat, rendered.text, {}, rendered.blocks);
+      const posted = await this.outbound.post(chat, rendered.text, {}, rendered.blocks);
+      await observer?.posted({ ids: [posted] });
     }
   }
 

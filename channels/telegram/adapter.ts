@@ -293,7 +293,12 @@ export class TelegramAdapter implements ChannelAdapter, StreamingChannel, Editin
     return { ids: [String(id)] };
   }
 
-  async updateApprovalCard(chat: ChatRef, sent: SentRef, outcome: ApprovalOutcome): Promise<void> {
+  async updateApprovalCard(
+    chat: ChatRef,
+    sent: SentRef,
+    outcome: ApprovalOutcome,
+    observer?: PostObserver,
+  ): Promise<void> {
     const html = renderApprovalOutcome(outcome);
     const part = { html, plain: htmlToPlain(html) };
     const messageId = Number(sent.ids[0]);
@@ -310,7 +315,8 @@ export class TelegramAdapter implements ChannelAdapter, StreamingChannel, Editin
         { err: error, approvalId: outcome.approvalId },
         "approval card could not be edited; posting the outcome",
       );
-      await this.outbound.send(this.main, chat, part);
+      const id = await this.outbound.send(this.main, chat, part);
+      await observer?.posted({ ids: [String(id)] });
     }
   }
 

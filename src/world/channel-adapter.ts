@@ -43,6 +43,10 @@ export interface ChannelAdapter {
    * else is sent with it (an attached file), so that a crash in between does not post it twice.
    */
   postApprovalCard(chat: ChatRef, card: ApprovalCard, observer?: PostObserver): Promise<SentRef>;
-  /** Show the outcome on the card and remove its buttons (or post the outcome when the card is gone). */
-  updateApprovalCard(chat: ChatRef, sent: SentRef, outcome: ApprovalOutcome): Promise<void>;
+  /**
+   * Show the outcome on the card and remove its buttons, or post the outcome as a new message
+   * when the card cannot be edited (gone, too old); `observer` is told that message's id the
+   * moment it exists, so that a retry or a re-run after a crash does not post it twice.
+   */
+  updateApprovalCard(chat: ChatRef, sent: SentRef, outcome: ApprovalOutcome, observer?: PostObserver): Promise<void>;
 }

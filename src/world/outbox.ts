@@ -127,9 +127,24 @@ export class Outbox {
           throw new RoundtableError("internal", `approval ${event.outcome.approvalId} has no posted card yet`);
         }
         const outcome = event.outcome;
-        await this.held(event, adapter, () =>
-          adapter.updateApprovalCard(chat, { ids: card.platformMessageIds }, outcome),
-        );
+        // An outcome the adapter posts as a new message (the card could not be edited) is
+        // recorded as this event's delivery the moment it exists; every attempt reads that
+        // record first, so a retry or a re-run after a crash does not post it again.
+        const delivery = { chatKey: chatKeyOf(event), refKind: "event", refId: String(seq) } as const;
+        let postedAnew = false;
+        const recordOutcomePost = async (sent: SentRef) => {
+          postedAnew = true;
+          await store.recordOutbound({ ...delivery, platformMessageIds: sent.ids });
+        };
+        const updated = await this.held(event, adapter, async () => {
+          if (await store.getOutbound("event", delivery.refId)) return false;
+          await adapter.updateApprovalCard(chat, { ids: card.platformMessageIds }, outcome, {
+            posted: recordOutcomePost,
+          });
+          return true;
+        });
+        // Delivered already (an earlier attempt), or recorded with the new message's id just now.
+        if (updated === false || postedAnew) return;
         break;
       }
       case "tool-calls":

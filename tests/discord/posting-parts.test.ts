@@ -60,4 +60,48 @@ describe("a long answer on Discord, part by part", () => {
     expect(recorded).toEqual([[long.ids[0]]]);
     expect(h.fake.messagesIn(h.general.id).map((message) => message.content)).toEqual(["short now"]);
   });
+
+  it("tells the observer an outcome posted anew because its card is gone", async () => {
+    h = await adapterHarness();
+    const chat = { platform: "discord" as const, workspace: h.guildId, channel: h.general.id };
+    const card = {
+      approvalId: "approval-1",
+      shortId: "a1",
+      agent: "bob",
+      tool: "shell_cmd",
+      argumentsJson: '{"command":"ls"}',
+      argumentsPreview: '{"command":"ls"}',
+      reason: "shell_cmd needs approval",
+      requestedFor: "Ana",
+      choices: ["once", "session", "deny"] as const,
+      expiresAt: new Date(Date.now() + 60_000),
+    };
+    const sent = await h.adapter.postApprovalCard(chat, card);
+    const shown = h.fake.message(sent.ids[0] ?? "");
+    if (shown) shown.deleted = true;
+    const recorded: string[][] = [];
+    const observer = {
+      posted: async (ids: { ids: string[] }) => {
+        recorded.push(ids.ids);
+      },
+    };
+    await h.adapter.updateApprovalCard(
+      chat,
+      sent,
+      {
+        approvalId: card.approvalId,
+        shortId: card.shortId,
+        agent: "bob",
+        tool: "shell_cmd",
+        argumentsPreview: "{}",
+        state: "denied",
+        decidedBy: { id: "1", name: "Ana" },
+        at: new Date(),
+      },
+      observer,
+    );
+    const messages = h.fake.messagesIn(h.general.id);
+    expect(messages).toHaveLength(1);
+    expect(recorded).toEqual([[messages[0]?.id]]);
+  });
 });

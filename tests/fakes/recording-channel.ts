@@ -1,6 +1,12 @@
 import { PlatformApiError } from "../../src/errors/roundtable-error.js";
 import type { ApprovalCard, ApprovalOutcome } from "../../src/world/approval-types.js";
-import type { ChannelAdapter, ChannelCapabilities, OutboundText, SentRef } from "../../src/world/channel-adapter.js";
+import type {
+  ChannelAdapter,
+  ChannelCapabilities,
+  OutboundText,
+  PostObserver,
+  SentRef,
+} from "../../src/world/channel-adapter.js";
 import type { ChatRef, Platform } from "../../src/world/chat-ref.js";
 import type {
   ApprovalClick,
@@ -73,7 +79,12 @@ export class RecordingChannel implements ChannelAdapter {
     return { ids: [id] };
   }
 
-  async updateApprovalCard(chat: ChatRef, sent: SentRef, outcome: ApprovalOutcome): Promise<void> {
+  async updateApprovalCard(
+    chat: ChatRef,
+    sent: SentRef,
+    outcome: ApprovalOutcome,
+    _observer?: PostObserver,
+  ): Promise<void> {
     this.posted.push({ kind: "card-update", chat, ids: sent.ids, outcome });
   }
 

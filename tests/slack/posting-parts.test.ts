@@ -58,6 +58,22 @@ function recorder(onFirst?: () => void) {
   return { recorded, observer };
 }
 
+function cardWith(padding: string): ApprovalCard {
+  const argumentsJson = JSON.stringify({ command: "echo", args: [padding] });
+  return {
+    approvalId: "approval-1",
+    shortId: "a1",
+    agent: "alice",
+    tool: "shell_cmd",
+    argumentsJson,
+    argumentsPreview: argumentsJson.slice(0, 200),
+    reason: "shell_cmd needs approval",
+    requestedFor: "Ana",
+    choices: ["once", "session", "deny"],
+    expiresAt: new Date(Date.now() + 60_000),
+  };
+}
+
 describe("a long answer on Slack, part by part", () => {
   it("records each part before posting the next, so a retry after a refusal between parts edits them instead of posting them again", async () => {
     const h = await started();
@@ -99,22 +115,32 @@ describe("a long answer on Slack, part by part", () => {
     const { recorded, observer } = recorder(() => {
       filesWhenRecorded = h.fake.files.length;
     });
-    const argumentsJson = JSON.stringify({ command: "echo", args: ["x".repeat(4000)] });
-    const card: ApprovalCard = {
-      approvalId: "approval-1",
-      shortId: "a1",
-      agent: "alice",
-      tool: "shell_cmd",
-      argumentsJson,
-      argumentsPreview: argumentsJson.slice(0, 200),
-      reason: "shell_cmd needs approval",
-      requestedFor: "Ana",
-      choices: ["once", "session", "deny"],
-      expiresAt: new Date(Date.now() + 60_000),
-    };
-    const sent = await h.adapter.postApprovalCard(thread, card, observer);
+    const sent = await h.adapter.postApprovalCard(thread, cardWith("x".repeat(4000)), observer);
     expect(recorded).toEqual([sent.ids]);
     expect(filesWhenRecorded).toBe(0);
     expect(h.fake.files).toHaveLength(1);
+  });
+
+  it("tells the observer an outcome posted anew because its card is gone", async () => {
+    const h = await started();
+    const card = cardWith("short");
+    const sent = await h.adapter.postApprovalCard(thread, card);
+    const shown = h.fake.messagesIn(channel, thread.thread).find((message) => message.ts === sent.ids[0]);
+    if (shown) shown.deleted = true;
+    const { recorded, observer } = recorder();
+    const outcome = {
+      approvalId: card.approvalId,
+      shortId: card.shortId,
+      agent: "alice",
+      tool: "shell_cmd",
+      argumentsPreview: "{}",
+      state: "denied" as const,
+      decidedBy: { id: ana, name: "Ana" },
+      at: new Date(),
+    };
+    await h.adapter.updateApprovalCard(thread, sent, outcome, observer);
+    const replies = h.fake.botPosts(channel, thread.thread).filter((message) => message.ts !== thread.thread);
+    expect(replies).toHaveLength(1);
+    expect(recorded).toEqual([[replies[0]?.ts]]);
   });
 });

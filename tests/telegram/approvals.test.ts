@@ -189,6 +189,12 @@ describe("telegram approval cards", () => {
     expect(h.fake.message(forumId, messageId)?.message_thread_id).toBe(5);
     const deleted = h.fake.message(forumId, messageId);
     if (deleted) deleted.deleted = true;
+    const recorded: string[][] = [];
+    const observer = {
+      posted: async (sent: { ids: string[] }) => {
+        recorded.push(sent.ids);
+      },
+    };
     await h.adapter.updateApprovalCard(
       topic,
       { ids: [String(messageId)] },
@@ -202,9 +208,12 @@ describe("telegram approval cards", () => {
         decidedBy: { id: "1", name: "Ana" },
         at: new Date(),
       },
+      observer,
     );
     const inTopic = h.fake.messagesIn(forumId, 5);
     expect(inTopic.map((message) => message.text.split("\n")[0])).toEqual(["❌ Denied by Ana"]);
+    // The new message is told to the world (which records it) the moment it exists.
+    expect(recorded).toEqual([inTopic.map((message) => String(message.message_id))]);
     expect(logsMatching(h.lines, /could not be edited; posting the outcome/)).toHaveLength(1);
   });
 });

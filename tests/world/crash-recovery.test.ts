@@ -235,6 +235,25 @@ describe("steps run again after a crash between two writes", () => {
   });
 });
 
+describe("an approval outcome posted anew", () => {
+  it("an outcome posted as a new message (its card gone) is not posted again when its delivery runs again", async () => {
+    const { h, approval } = await parkedOnApproval("done", "telegram");
+    const outcomePosts: string[] = [];
+    h.channel.updateApprovalCard = async (_chat, _sent, _outcome, observer) => {
+      // Like the adapters when the card cannot be edited: the outcome goes out as a new message.
+      const id = `outcome-${outcomePosts.length + 1}`;
+      outcomePosts.push(id);
+      await observer?.posted({ ids: [id] });
+      // The first attempt dies right after the platform took the post.
+      if (outcomePosts.length === 1) throw new Error("killed after posting the outcome");
+    };
+    await h.click(approval.id, "deny");
+    await h.idle();
+    expect((await h.store.listToolCalls({}))[0]?.state).toBe("done");
+    expect(outcomePosts).toEqual(["outcome-1"]);
+  });
+});
+
 describe("the start-up sweep", () => {
   it("delivers an event and routes a person's message whose next steps were never queued", async () => {
     const databaseUrl = temporaryDatabaseUrl();
