@@ -32,8 +32,9 @@ export function turnSpans(source: TurnSpanSource, logger: Logger): EventListener
     if (event.type === "turn-ended") {
       {
         const ended = event.createdAt;
-        void source
-          .turnStartedAt(event.turnId)
+        // The event carries the start; older stored events have it only in the turn's row.
+        const startedAt = event.startedAt ? Promise.resolve(event.startedAt) : source.turnStartedAt(event.turnId);
+        void startedAt
           .then((startTime) => {
             const span = fixedIdGenerator.startWith(turnSpanContext(event.turnId), () =>
               tracer.startSpan(

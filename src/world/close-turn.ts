@@ -51,5 +51,12 @@ export async function closeTurn(
     await recordToolResult(context, outbox, call, open.kind, open.detail);
   }
   await store.updateTurn(turnId, { state: "ended", endReason: reason, endedAt: clock() });
-  await outbox.publish(turn.chatKey, { type: "turn-ended", chat, agent: turn.agent, turnId, reason });
+  await outbox.publish(turn.chatKey, {
+    type: "turn-ended",
+    chat,
+    agent: turn.agent,
+    turnId,
+    reason,
+    startedAt: turn.startedAt,
+  });
 }

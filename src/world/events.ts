@@ -51,7 +51,15 @@ export type WorldEvent =
       kind: ToolResultKind;
       preview: string;
     }
-  | { type: "turn-ended"; chat: ChatRef; agent: string; turnId: string; reason: TurnEndReason };
+  | {
+      type: "turn-ended";
+      chat: ChatRef;
+      agent: string;
+      turnId: string;
+      reason: TurnEndReason;
+      /** When the turn started (absent in events stored before it was carried). */
+      startedAt?: Date;
+    };
 
 export type WorldEventType = WorldEvent["type"];
 

@@ -93,7 +93,7 @@ export class Ingress implements InboundSink {
     }
     const id = inboundMessageId(key, inbound.platformMessageId);
     const routePayload = { kind: "route", messageId: id } as const;
-    if (await store.getMessage(id)) {
+    const duplicate = async (): Promise<IngressResult> => {
       log.info({ messageId: inbound.platformMessageId }, "duplicate inbound message dropped");
       // Routing is idempotent: queue it again in case the first delivery died before queueing
       // (only for a message that is routed at all).
@@ -101,8 +101,9 @@ export class Ingress implements InboundSink {
         await queue.add({ queue: key, key: jobKey(routePayload), payload: routePayload });
       }
       return { status: "duplicate" };
-    }
-    await store.ensureChat(key, world.name, inbound.chat.platform);
+    };
+    // A chat's binding never changes: a chat known here needs no statement.
+    if ((await store.chatWorld(key)) === undefined) await store.ensureChat(key, world.name, inbound.chat.platform);
     if (inbound.threadRoot !== undefined && inbound.chat.thread !== undefined) {
       await storeThreadRoot(this.context, inbound.chat, inbound.threadRoot);
     }
@@ -125,10 +126,8 @@ export class Ingress implements InboundSink {
         createdAt: inbound.receivedAt,
       });
     } catch (error) {
-      if (await store.getMessage(id)) {
-        log.info({ messageId: inbound.platformMessageId }, "duplicate inbound message dropped (concurrent delivery)");
-        return { status: "duplicate" };
-      }
+      // The message id derives from the platform's: a second delivery (now or long ago) collides.
+      if (await store.getMessage(id)) return duplicate();
       throw error;
     }
     if (human) await store.setAgentTurns(key, 0);

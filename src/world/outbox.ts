@@ -64,7 +64,20 @@ export class Outbox {
       logger.warn({ seq }, "deliver: no such event");
       return;
     }
-    if (await store.getOutbound("event", String(seq))) return;
+    // What is recorded of this event (and of its message and that message's draft): one read.
+    const shown = event.type === "message" || event.type === "system" ? event.message.id : undefined;
+    const known = await store.getOutbounds([
+      { refKind: "event", refId: String(seq) },
+      ...(shown === undefined
+        ? []
+        : [
+            { refKind: "message" as const, refId: shown },
+            { refKind: "draft" as const, refId: shown },
+          ]),
+    ]);
+    const recorded = (refKind: OutboundRecord["refKind"], refId: string) =>
+      known.find((record) => record.refKind === refKind && record.refId === refId);
+    if (recorded("event", String(seq))) return;
     const chat = event.chat;
     const adapter = channels.forChat(
       chat,
@@ -82,14 +95,17 @@ export class Outbox {
       case "system": {
         const message = event.message;
         // Published twice (a step re-run after a restart): it was posted once, that is enough.
-        if (await store.getOutbound("message", message.id)) break;
+        if (recorded("message", message.id)) break;
         const outbound = await outboundFor(this.context, chat, message);
-        // The draft is read on every attempt: an attempt that failed part way recorded the parts
-        // it posted (the retry edits them), and a live stream that failed was removed with its
-        // record (the retry posts anew).
-        const sent = await this.held(event, adapter, async () =>
-          this.showMessage(adapter, chat, message.id, outbound, await store.getOutbound("draft", message.id)),
-        );
+        // The draft is read again on every further attempt: an attempt that failed part way
+        // recorded the parts it posted (the retry edits them), and a live stream that failed was
+        // removed with its record (the retry posts anew).
+        let attempt = 0;
+        const sent = await this.held(event, adapter, async () => {
+          attempt += 1;
+          const draft = attempt === 1 ? recorded("draft", message.id) : await store.getOutbound("draft", message.id);
+          return this.showMessage(adapter, chat, message.id, outbound, draft);
+        });
         if (!sent) break;
         // The message's ids, its draft forgotten and the event delivered: one transaction.
         await store.recordOutbound(

@@ -134,6 +134,8 @@ export interface Store extends AccountingStore {
    */
   recordOutbound(record: OutboundRecord, ...more: OutboundRecord[]): Promise<void>;
   getOutbound(refKind: OutboundRecord["refKind"], refId: string): Promise<OutboundRecord | undefined>;
+  /** The records of up to three refs at once (one statement); refs with none are left out. */
+  getOutbounds(refs: readonly Pick<OutboundRecord, "refKind" | "refId">[]): Promise<OutboundRecord[]>;
   findOutboundByPlatformId(chatKey: string, platformMessageId: string): Promise<OutboundRecord | undefined>;
 
   /** Reachability for `/readyz` and `roundtable check`. */

@@ -325,6 +325,31 @@ export function storeApprovalContract(name: string, open: () => Promise<StoreFix
         expect((await store.getOutbound("event", refId))?.platformMessageIds).toEqual(["z2", "z3"]);
       });
 
+      it("reads up to three refs at once, leaving out those with no record", async () => {
+        const chat = chatKey();
+        const refId = unique("msg");
+        await store.recordOutbound(
+          { chatKey: chat, refKind: "message", refId, platformMessageIds: ["m1", "m2"] },
+          { chatKey: chat, refKind: "event", refId: `${refId}-event`, platformMessageIds: ["m1"] },
+        );
+        const found = await store.getOutbounds([
+          { refKind: "event", refId: `${refId}-event` },
+          { refKind: "message", refId },
+          { refKind: "draft", refId },
+        ]);
+        expect(found).toHaveLength(2);
+        expect(found).toContainEqual({ chatKey: chat, refKind: "message", refId, platformMessageIds: ["m1", "m2"] });
+        expect(found).toContainEqual({
+          chatKey: chat,
+          refKind: "event",
+          refId: `${refId}-event`,
+          platformMessageIds: ["m1"],
+        });
+        expect(await store.getOutbounds([{ refKind: "message", refId }])).toHaveLength(1);
+        expect(await store.getOutbounds([{ refKind: "draft", refId }])).toEqual([]);
+        expect(await store.getOutbounds([])).toEqual([]);
+      });
+
       it("keeps approval cards and events apart from messages with the same ref id", async () => {
         const chat = chatKey();
         const refId = unique("ref");

@@ -148,6 +148,37 @@ export class HotQueries {
     await this.db.$transaction(statements);
   }
 
+  async getOutbounds(refs: readonly Pick<OutboundRecord, "refKind" | "refId">[]): Promise<OutboundRecord[]> {
+    const first = refs[0];
+    if (!first) return [];
+    if (refs.length > outboundRefsAtOnce) throw new Error(`getOutbounds reads at most ${outboundRefsAtOnce} refs`);
+    // Fewer refs repeat the first (the statement has a fixed shape, so it is prepared once).
+    const second = refs[1] ?? first;
+    const third = refs[2] ?? first;
+    const rows = await this.db.$queryRaw<
+      { refKind: OutboundRecord["refKind"]; refId: string; chatKey: string; platformMessageId: string }[]
+    >`
+      SELECT "refKind", "refId", "chatKey", "platformMessageId" FROM "OutboundMessage"
+      WHERE ("refKind" = ${first.refKind} AND "refId" = ${first.refId})
+        OR ("refKind" = ${second.refKind} AND "refId" = ${second.refId})
+        OR ("refKind" = ${third.refKind} AND "refId" = ${third.refId})
+      ORDER BY "refKind" ASC, "refId" ASC, "part" ASC`;
+    const records = new Map<string, OutboundRecord>();
+    for (const row of rows) {
+      const key = `${row.refKind}\u0000${row.refId}`;
+      const record = records.get(key);
+      if (record) record.platformMessageIds.push(row.platformMessageId);
+      else
+        records.set(key, {
+          chatKey: row.chatKey,
+          refKind: row.refKind,
+          refId: row.refId,
+          platformMessageIds: [row.platformMessageId],
+        });
+    }
+    return [...records.values()];
+  }
+
   async getOutbound(refKind: OutboundRecord["refKind"], refId: string): Promise<OutboundRecord | undefined> {
     const rows = await this.db.$queryRaw<{ chatKey: string; platformMessageId: string }[]>`
       SELECT "chatKey", "platformMessageId" FROM "OutboundMessage"
@@ -157,6 +188,9 @@ export class HotQueries {
     return { chatKey: first.chatKey, refKind, refId, platformMessageIds: rows.map((row) => row.platformMessageId) };
   }
 }
+
+/** How many refs {@link HotQueries.getOutbounds} reads in its one statement. */
+const outboundRefsAtOnce = 3;
 
 function onlyRow<T>(rows: T[], what: string): T {
   const row = rows[0];

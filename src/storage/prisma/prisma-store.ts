@@ -390,6 +390,10 @@ export class PrismaStore implements Store {
     return this.hot.getOutbound(refKind, refId);
   }
 
+  getOutbounds(refs: readonly Pick<OutboundRecord, "refKind" | "refId">[]): Promise<OutboundRecord[]> {
+    return this.hot.getOutbounds(refs);
+  }
+
   async findOutboundByPlatformId(chatKey: string, platformMessageId: string): Promise<OutboundRecord | undefined> {
     const row = await this.db.outboundMessage.findFirst({
       where: { chatKey, platformMessageId },
