@@ -1,15 +1,15 @@
 import { mkdir } from "node:fs/promises";
-import { createClient } from "@libsql/client";
 import { errorMessage, StorageError } from "../errors/roundtable-error.js";
 import type { Logger } from "../log/logger.js";
 import { type Migration, migrationsTable, reportDrift } from "./migrate-files.js";
 import { type DatabaseTarget, sqliteDirectory } from "./prisma/database-target.js";
+import { NativeSqliteConnection } from "./prisma/native-sqlite-connection.js";
 import { defaultBusyTimeoutMs, sqliteFileLock } from "./prisma/sqlite-client.js";
 
 /**
- * SQLite: one connection; each migration runs as one script `BEGIN IMMEDIATE … COMMIT` with
- * its record, after checking (inside the transaction) that nobody applied it meanwhile.
- * libsql rolls the script back if a statement fails.
+ * SQLite: one connection (libsql's native module, as the store's); each migration runs as one
+ * script `BEGIN IMMEDIATE … COMMIT` with its record, after checking (inside the transaction)
+ * that nobody applied it meanwhile. A script that fails is rolled back.
  */
 export async function applySqliteMigrations(
   target: Extract<DatabaseTarget, { provider: "sqlite" }>,
@@ -26,7 +26,7 @@ async function applyAll(
   migrations: Migration[],
   logger: Logger,
 ): Promise<string[]> {
-  const client = createClient({ url: target.url });
+  const client = new NativeSqliteConnection(target.path);
   const applied: string[] = [];
   try {
     await client.execute(`PRAGMA busy_timeout = ${defaultBusyTimeoutMs}`);
@@ -69,9 +69,10 @@ async function applyAll(
   return applied;
 }
 
-async function readRecorded(client: ReturnType<typeof createClient>): Promise<Map<string, string>> {
-  const result = await client.execute(`SELECT "name", "checksum" FROM "${migrationsTable}"`);
-  return new Map(result.rows.map((row) => [String(row.name), String(row.checksum)]));
+async function readRecorded(client: NativeSqliteConnection): Promise<Map<string, string>> {
+  const result = client.execute(`SELECT "name", "checksum" FROM "${migrationsTable}"`);
+  // Rows come as arrays, in the order of the columns selected.
+  return new Map(result.rows.map((row) => [String(row[0]), String(row[1])]));
 }
 
 function literal(text: string): string {

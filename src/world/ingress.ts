@@ -94,6 +94,12 @@ export class Ingress implements InboundSink {
     const id = inboundMessageId(key, inbound.platformMessageId);
     const routePayload = { kind: "route", messageId: id } as const;
     const duplicate = async (): Promise<IngressResult> => {
+      if (!inbound.sender.isBot && isResetText(inbound.text) && !(await store.getMessage(`${id}:reset`))) {
+        // A /reset whose first delivery was cut before its notice (a crash): finish it now. A
+        // second new session epoch is harmless, and the notice has a fixed id, so it shows once.
+        log.info({ messageId: inbound.platformMessageId }, "reset delivered again before it finished; finishing it");
+        return this.afterStored(inbound, world, id);
+      }
       log.info({ messageId: inbound.platformMessageId }, "duplicate inbound message dropped");
       // Routing is idempotent: queue it again in case the first delivery died before queueing
       // (only for a message that is routed at all).
@@ -132,7 +138,15 @@ export class Ingress implements InboundSink {
     }
     if (human) await store.setAgentTurns(key, 0);
     await this.outbox.publish(key, { type: "message", chat: inbound.chat, message });
+    return this.afterStored(inbound, world, id);
+  }
 
+  /** What a stored inbound message leads to: nothing (bots, non-members), a reset, a notice or its routing. */
+  private async afterStored(inbound: InboundMessage, world: WorldSettings, id: string): Promise<IngressResult> {
+    const { logger, queue } = this.context;
+    const key = chatKey(inbound.chat);
+    const log = logger.child({ platform: inbound.chat.platform, chat: key });
+    const human = !inbound.sender.isBot;
     if (inbound.sender.isBot && !world.allowBots) {
       log.debug({ messageId: inbound.platformMessageId }, "bot message stored, not routed");
       return { status: "ignored", reason: "messages from bots do not start turns" };
@@ -175,6 +189,7 @@ export class Ingress implements InboundSink {
       );
       return { status: "ignored", reason: "message too long" };
     }
+    const routePayload = { kind: "route", messageId: id } as const;
     await queue.add({ queue: key, key: jobKey(routePayload), payload: routePayload });
     return { status: "accepted", messageId: id };
   }

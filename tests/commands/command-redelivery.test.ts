@@ -78,6 +78,25 @@ describe("a chat command delivered again", () => {
     expect(worldTexts(h)[0]).toMatch(/^Stopped alice/);
   });
 
+  it("a typed /reset cut by a crash resets when delivered again; a later duplicate does not reset again", async () => {
+    h = await parkedTurns();
+    const harness = h;
+    const reset = harness.store.resetSession.bind(harness.store);
+    harness.store.resetSession = async () => {
+      harness.store.resetSession = reset;
+      throw new Error("killed inside /reset");
+    };
+    await expect(harness.say("/reset", { id: "reset-1" })).rejects.toThrow("killed inside /reset");
+    await harness.say("/reset", { id: "reset-1" });
+    await harness.idle();
+    expect((await harness.store.getChat(chat))?.sessionEpoch).toBe(1);
+    expect(await harness.store.listApprovals({ states: ["pending"] })).toEqual([]);
+    expect(await harness.say("/reset", { id: "reset-1" })).toEqual({ status: "duplicate" });
+    await harness.idle();
+    expect((await harness.store.getChat(chat))?.sessionEpoch).toBe(1);
+    expect(worldTexts(harness).filter((text) => text.startsWith("Chat reset by"))).toHaveLength(1);
+  });
+
   it("a structured /stop cut by a crash acts when delivered again; a later duplicate does not", async () => {
     h = await parkedTurns();
     const stop = {

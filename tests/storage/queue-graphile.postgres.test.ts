@@ -121,6 +121,44 @@ describePostgres("PostgreSQL work queue on graphile-worker", (serverUrl) => {
     expect(await queue.jobStatus("step-1")).toMatchObject({ state: "done", attempts: 2 });
   });
 
+  it("a process whose liveness connection broke takes its lock again, and then keeps its running job", async () => {
+    const lines: LogLine[] = [];
+    const first = await open();
+    const holder = first.createQueue({ logger: recordingLogger(lines), leaseMs: 60 * 60 * 1000 });
+    let finish: () => void = () => undefined;
+    const started: string[] = [];
+    await holder.start(
+      (job) =>
+        new Promise<void>((resolve) => {
+          started.push(job.key);
+          finish = resolve;
+        }),
+    );
+    await holder.add({ queue: "chat-3", key: "long-step", payload: {} });
+    await waitUntil("the first worker runs the job", () => started.length === 1);
+    await sql(
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'roundtable-liveness' AND datname = current_database()",
+    );
+    await waitUntil(
+      "the lock is held again",
+      () => lines.some((line) => /holding the liveness lock again/.test(line.msg)),
+      10_000,
+    );
+    expect(lines.some((line) => line.level >= 50 && /liveness lock broke/.test(line.msg))).toBe(true);
+    const second = await open();
+    const other = second.createQueue({ logger: quietLogger(), leaseMs: 60 * 60 * 1000 });
+    const stolen: string[] = [];
+    await other.start(async (job) => {
+      stolen.push(job.key);
+    });
+    // Two sweeps of the other process pass; the job stays with its living worker.
+    await new Promise((resolve) => setTimeout(resolve, 4_500));
+    expect(stolen).toEqual([]);
+    expect((await other.jobStatus("long-step"))?.state).toBe("running");
+    finish();
+    await waitUntil("the first worker finishes", async () => (await holder.jobStatus("long-step"))?.state === "done");
+  });
+
   it("a graphile-worker job for an unknown or missing key changes nothing and is said in the log", async () => {
     const lines: LogLine[] = [];
     const store = await open();

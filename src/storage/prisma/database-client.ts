@@ -1,9 +1,8 @@
-import type { Client, Config } from "@libsql/client";
-import { PrismaLibSQL } from "@prisma/adapter-libsql";
 import type { Logger } from "../../log/logger.js";
 import { countStatements, type StatementCount } from "./count-statements.js";
 import type { DatabaseTarget } from "./database-target.js";
 import type { PrismaClient as SqlitePrismaClient } from "./generated/sqlite/index.js";
+import { SqliteAdapterFactory } from "./sqlite-adapter.js";
 import { openSqliteClient } from "./sqlite-client.js";
 
 /**
@@ -50,27 +49,15 @@ export async function createDatabaseClient(
     const counted = options.statements ? countStatements(adapter, options.statements) : adapter;
     return new PostgresPrismaClient({ adapter: counted, transactionOptions }) as unknown as DatabaseClient;
   }
-  const adapter = new SerialLibSqlAdapterFactory(
-    { url: target.url },
-    target.path,
-    options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs },
+  // One connection with its pragmas, IMMEDIATE transactions, statements prepared once.
+  const adapter = new SqliteAdapterFactory(() =>
+    openSqliteClient({
+      url: target.url,
+      path: target.path,
+      ...(options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs }),
+    }),
   );
   const counted = options.statements ? countStatements(adapter, options.statements) : adapter;
   const { PrismaClient } = await import("./generated/sqlite/index.js");
   return new PrismaClient({ adapter: counted, transactionOptions });
-}
-
-/** PrismaLibSQL over {@link openSqliteClient}: one connection with its pragmas, IMMEDIATE transactions. */
-class SerialLibSqlAdapterFactory extends PrismaLibSQL {
-  constructor(
-    config: Config,
-    private readonly path: string,
-    private readonly settings: { busyTimeoutMs?: number },
-  ) {
-    super(config);
-  }
-
-  override createClient(config: Config): Client {
-    return openSqliteClient({ url: config.url, path: this.path, ...this.settings });
-  }
 }

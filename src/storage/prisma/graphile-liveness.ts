@@ -22,6 +22,9 @@ export interface ReleasedWork {
 
 const interrupted = "interrupted: the process running it died";
 
+/** The liveness connections' `application_name` (operators see them in `pg_stat_activity`). */
+export const livenessApplicationName = "roundtable-liveness";
+
 /**
  * Dead graphile-worker pools, found at once. graphile-worker leaves a crashed pool's jobs and
  * named queues locked for 4 hours; here each pool holds a session advisory lock on its id
@@ -34,6 +37,7 @@ const interrupted = "interrupted: the process running it died";
 export class GraphileLiveness {
   private client: pg.Client | undefined;
   private readonly held = new Set<string>();
+  private stopped = false;
 
   constructor(
     private readonly db: DatabaseClient,
@@ -43,10 +47,19 @@ export class GraphileLiveness {
 
   /** Opens the connection that will hold this process's pool locks. */
   async connect(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.connectionString, keepAlive: true });
-    client.on("error", (error) =>
-      this.logger.error({ err: error }, "work queue: the connection holding this worker's liveness lock broke"),
-    );
+    this.stopped = false;
+    const client = new pg.Client({
+      connectionString: this.connectionString,
+      keepAlive: true,
+      application_name: livenessApplicationName,
+    });
+    client.on("error", (error) => {
+      // The server freed our locks with the session: other processes may now release our jobs.
+      // The next sweep reconnects and takes them again.
+      this.logger.error({ err: error }, "work queue: the connection holding this worker's liveness lock broke");
+      if (this.client === client) this.client = undefined;
+      client.end().catch(() => undefined);
+    });
     await client.connect();
     this.client = client;
   }
@@ -58,10 +71,34 @@ export class GraphileLiveness {
     this.held.add(workerId);
   }
 
+  /** After a broken liveness connection: a new one, holding this process's locks again. */
+  private async reconnect(): Promise<pg.Client | undefined> {
+    try {
+      await this.connect();
+    } catch (error) {
+      this.logger.warn({ err: error }, "work queue: cannot reach the database to hold the liveness lock again");
+      return undefined;
+    }
+    const client = this.requireClient();
+    for (const workerId of this.held) {
+      // try: another process may hold it for a moment while it judges us.
+      const taken = await client.query<{ held: boolean }>("SELECT pg_try_advisory_lock($1::bigint) AS held", [
+        advisoryKey(`worker:${workerId}`),
+      ]);
+      if (taken.rows[0]?.held !== true) {
+        await client.end().catch(() => undefined);
+        this.client = undefined;
+        return undefined;
+      }
+    }
+    this.logger.warn({ workers: [...this.held] }, "work queue: holding the liveness lock again");
+    return client;
+  }
+
   /** Release the work of every dead pool that holds graphile-worker jobs. */
   async sweep(maxAttempts: number, now: Date): Promise<ReleasedWork> {
     const released: ReleasedWork = { workers: [], requeued: 0, failed: 0 };
-    const client = this.client;
+    const client = this.client ?? (this.stopped ? undefined : await this.reconnect());
     if (!client) return released;
     const holders = await this.db.$queryRaw<{ worker: string }[]>`
       SELECT DISTINCT locked_by AS worker FROM graphile_worker.jobs
@@ -103,6 +140,7 @@ export class GraphileLiveness {
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
     const client = this.client;
     this.client = undefined;
     this.held.clear();

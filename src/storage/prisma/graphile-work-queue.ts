@@ -1,16 +1,17 @@
 import type { JobHelpers, Task, WorkerPool } from "graphile-worker";
 import type pg from "pg";
 import { z } from "zod";
-import { errorMessage, StorageError } from "../../errors/roundtable-error.js";
+import { StorageError } from "../../errors/roundtable-error.js";
 import type { Logger } from "../../log/logger.js";
-import type { ClaimedJob, JobHandler, QueueJob } from "../../world/work-queue.js";
+import type { JobHandler, QueueJob } from "../../world/work-queue.js";
 import type { StatementCount } from "./count-statements.js";
 import type { DatabaseClient } from "./database-client.js";
 import { GraphileJobTable, graphileTask, type RunningJob } from "./graphile-job-table.js";
 import { GraphileLiveness } from "./graphile-liveness.js";
 import { graphileLogFactory } from "./graphile-logger.js";
 import { createGraphilePool } from "./graphile-pool.js";
-import { type ClaimedRow, type JobStatus, JobTable } from "./job-table.js";
+import { runClaimedStep, type StepRunContext } from "./graphile-step-run.js";
+import { type JobStatus, JobTable } from "./job-table.js";
 import type { SqlWorkQueueOptions, StoredWorkQueue } from "./sql-work-queue.js";
 import { livenessSweepMs } from "./worker-liveness.js";
 
@@ -46,14 +47,16 @@ const longestTimerMs = 2 ** 31 - 1;
 export class GraphileWorkQueue implements StoredWorkQueue {
   private readonly rows: JobTable;
   private readonly graphile: GraphileJobTable;
-  private readonly liveness: GraphileLiveness;
   private readonly logger: Logger;
-  private readonly concurrency: number;
   private readonly maxAttempts: number;
   private readonly retryDelayMs: (attempt: number) => number;
   private readonly leaseMs: number;
-  private readonly retentionMs: number;
   private readonly clock: () => Date;
+  /** What a step's run needs (`graphile-step-run.ts`). */
+  private readonly steps: StepRunContext;
+  private readonly liveness: GraphileLiveness;
+  private readonly concurrency: number;
+  private readonly retentionMs: number;
 
   private phase: "stopped" | "starting" | "started" | "stopping" = "stopped";
   private starting: Promise<void> | undefined;
@@ -83,6 +86,15 @@ export class GraphileWorkQueue implements StoredWorkQueue {
     this.leaseMs = options.leaseMs ?? 5 * 60 * 1_000;
     this.retentionMs = options.retentionMs ?? 7 * 24 * 60 * 60 * 1_000;
     this.clock = options.clock ?? (() => new Date());
+    this.steps = {
+      rows: this.rows,
+      graphile: this.graphile,
+      logger: this.logger,
+      clock: this.clock,
+      maxAttempts: this.maxAttempts,
+      retryDelayMs: this.retryDelayMs,
+      leaseMs: this.leaseMs,
+    };
   }
 
   async add(job: QueueJob): Promise<boolean> {
@@ -230,72 +242,8 @@ export class GraphileWorkQueue implements StoredWorkQueue {
       await this.graphile.finishGraphileJob(running);
       return;
     }
-    await this.run(row, token, handler, running);
-  }
-
-  private async run(row: ClaimedRow, token: string, handler: JobHandler, running: RunningJob): Promise<void> {
-    const log = this.logger.child({ queue: row.queue, job: row.key, attempt: row.attempts });
-    const job: ClaimedJob = {
-      queue: row.queue,
-      key: row.key,
-      payload: row.payload,
-      runAt: row.runAt,
-      attempts: row.attempts,
-    };
-    const heartbeat = setInterval(
-      () => {
-        this.rows.heartbeat(row.seq, token, this.clock()).catch((error: unknown) => {
-          log.warn({ err: error }, "work queue: renewing a job's lease failed");
-        });
-      },
-      Math.max(1_000, Math.floor(this.leaseMs / 3)),
-    );
-    heartbeat.unref();
-    let thrown: { error: unknown } | undefined;
-    try {
-      await handler(job);
-    } catch (error) {
-      thrown = { error };
-    } finally {
-      clearInterval(heartbeat);
-    }
-    if (!thrown) {
-      await this.settle(log, () => this.graphile.complete(row.seq, token, this.clock(), running));
-      return;
-    }
-    const message = errorMessage(thrown.error);
-    if (row.attempts >= this.maxAttempts) {
-      log.error({ err: thrown.error }, "job failed %d times; giving up on it", row.attempts);
-      await this.settle(log, () => this.graphile.fail(row.seq, token, this.clock(), message, running));
-      return;
-    }
-    const wait = Math.max(0, this.retryDelayMs(row.attempts));
-    log.warn({ err: thrown.error, retryInMs: wait }, "job failed; it will run again");
-    const runAt = new Date(this.clock().getTime() + wait);
-    await this.settle(log, () =>
-      this.graphile.retry(row.seq, token, { runAt, delayMs: wait, lastError: message }, running),
-    );
-    this.armDueTimer(wait);
-  }
-
-  /**
-   * Write a job's outcome; a database hiccup gets two more tries, then the task fails so that
-   * graphile-worker runs the step again later (the claim takes over the row left running).
-   */
-  private async settle(log: Logger, write: () => Promise<boolean>): Promise<void> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        if (!(await write()))
-          log.warn("job was taken back by another worker before it finished; its outcome is dropped");
-        return;
-      } catch (error) {
-        if (attempt >= 3) {
-          log.error({ err: error }, "could not record a job's outcome; graphile-worker will run it again");
-          throw error;
-        }
-        await delay(100 * attempt);
-      }
-    }
+    const { retryInMs } = await runClaimedStep(this.steps, { row, token, running }, handler);
+    if (retryInMs !== undefined) this.armDueTimer(retryInMs);
   }
 
   /** Rows whose lease ran out (a worker that stopped renewing it): back to pending, their jobs unlocked. */

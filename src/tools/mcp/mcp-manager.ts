@@ -1,6 +1,6 @@
 import type { ToolsConfig } from "../../config/schema.js";
 import type { Logger } from "../../log/logger.js";
-import { type McpRetryOptions, McpServerSource, type McpServerStatus } from "./mcp-server-source.js";
+import type { McpRetryOptions, McpServerSource, McpServerStatus } from "./mcp-server-source.js";
 
 /** All configured MCP servers, one `McpServerSource` each. */
 export class McpManager {
@@ -32,7 +32,11 @@ export async function connectMcpServers(
   logger: Logger,
   options: ConnectMcpServersOptions = {},
 ): Promise<McpManager> {
-  const sources = Object.entries(tools.mcpServers).map(
+  const servers = Object.entries(tools.mcpServers);
+  // The MCP SDK (its zod schemas, ajv) is loaded only when a server is configured.
+  if (servers.length === 0) return new McpManager([]);
+  const { McpServerSource } = await import("./mcp-server-source.js");
+  const sources = servers.map(
     ([name, config]) =>
       new McpServerSource({
         name,

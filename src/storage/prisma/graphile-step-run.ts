@@ -1,0 +1,90 @@
+import { errorMessage } from "../../errors/roundtable-error.js";
+import type { Logger } from "../../log/logger.js";
+import type { ClaimedJob, JobHandler } from "../../world/work-queue.js";
+import type { GraphileJobTable, RunningJob } from "./graphile-job-table.js";
+import type { ClaimedRow, JobTable } from "./job-table.js";
+
+/** What running one claimed step needs from its queue. */
+export interface StepRunContext {
+  rows: JobTable;
+  graphile: GraphileJobTable;
+  logger: Logger;
+  clock: () => Date;
+  maxAttempts: number;
+  retryDelayMs: (attempt: number) => number;
+  leaseMs: number;
+}
+
+/**
+ * Run a claimed step with the world's handler, renewing its lease meanwhile, and record the
+ * outcome (with graphile-worker's job finished in the same statement): `done`, `failed` after
+ * the last attempt, or `pending` again after our retry delay. Resolves with that delay when
+ * the step will run again.
+ */
+export async function runClaimedStep(
+  context: StepRunContext,
+  claimed: { row: ClaimedRow; token: string; running: RunningJob },
+  handler: JobHandler,
+): Promise<{ retryInMs?: number }> {
+  const { row, token, running } = claimed;
+  const { graphile, clock } = context;
+  const log = context.logger.child({ queue: row.queue, job: row.key, attempt: row.attempts });
+  const job: ClaimedJob = {
+    queue: row.queue,
+    key: row.key,
+    payload: row.payload,
+    runAt: row.runAt,
+    attempts: row.attempts,
+  };
+  const heartbeat = setInterval(
+    () => {
+      context.rows.heartbeat(row.seq, token, clock()).catch((error: unknown) => {
+        log.warn({ err: error }, "work queue: renewing a job's lease failed");
+      });
+    },
+    Math.max(1_000, Math.floor(context.leaseMs / 3)),
+  );
+  heartbeat.unref();
+  let thrown: { error: unknown } | undefined;
+  try {
+    await handler(job);
+  } catch (error) {
+    thrown = { error };
+  } finally {
+    clearInterval(heartbeat);
+  }
+  if (!thrown) {
+    await settle(log, () => graphile.complete(row.seq, token, clock(), running));
+    return {};
+  }
+  const message = errorMessage(thrown.error);
+  if (row.attempts >= context.maxAttempts) {
+    log.error({ err: thrown.error }, "job failed %d times; giving up on it", row.attempts);
+    await settle(log, () => graphile.fail(row.seq, token, clock(), message, running));
+    return {};
+  }
+  const wait = Math.max(0, context.retryDelayMs(row.attempts));
+  log.warn({ err: thrown.error, retryInMs: wait }, "job failed; it will run again");
+  const runAt = new Date(clock().getTime() + wait);
+  await settle(log, () => graphile.retry(row.seq, token, { runAt, delayMs: wait, lastError: message }, running));
+  return { retryInMs: wait };
+}
+
+/**
+ * Write a step's outcome; a database hiccup gets two more tries, then the task fails so that
+ * graphile-worker runs the step again later (the claim takes over the row left running).
+ */
+async function settle(log: Logger, write: () => Promise<boolean>): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      if (!(await write())) log.warn("job was taken back by another worker before it finished; its outcome is dropped");
+      return;
+    } catch (error) {
+      if (attempt >= 3) {
+        log.error({ err: error }, "could not record a job's outcome; graphile-worker will run it again");
+        throw error;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+    }
+  }
+}
