@@ -18,7 +18,25 @@ import type { RunningService, StartServiceOptions } from "./service-entry.js";
  */
 export async function startService(options: StartServiceOptions): Promise<RunningService> {
   const { config, logger } = options;
-  const opened = await openStore({ databaseUrl: options.databaseUrl, logger });
+  // MCP servers connect while the database and the channels get ready (their network waits
+  // overlap); the model SDKs load once the channels are up, so the first poll does not wait
+  // for them (a model call before then waits for its SDK).
+  let channelsUp: () => void = () => undefined;
+  const building = buildParts(config, logger, {
+    providersLoadAfter: new Promise<void>((resolve) => {
+      channelsUp = resolve;
+    }),
+  });
+  // Awaited below; a failure meanwhile is not an unhandled rejection.
+  building.catch(() => undefined);
+  let opened: Awaited<ReturnType<typeof openStore>>;
+  try {
+    opened = await openStore({ databaseUrl: options.databaseUrl, logger });
+  } catch (error) {
+    // Nothing will run: close the MCP servers that were started meanwhile.
+    void building.then((built) => Promise.allSettled((built.closeables ?? []).map((part) => part.close())));
+    throw error;
+  }
   const queue = opened.createQueue({ concurrency: config.queue.concurrency });
   logger.info(
     opened.provider === "sqlite"
@@ -34,7 +52,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     channelStatus: () => roundtable.channelStatus(),
   });
   if (web) channels.push(web);
-  const parts = await buildParts(config, logger);
+  const parts = await building;
   const roundtable = new Roundtable({ ...parts, config, store: opened.store, queue, logger, channels });
   const metrics = createMetrics();
   registerProcessMetrics(metrics);
@@ -54,6 +72,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     ),
   );
   await roundtable.start();
+  channelsUp();
 
   const http = await startHttpServer({
     port: options.port,

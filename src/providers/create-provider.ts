@@ -11,6 +11,11 @@ export type ProviderEnvironment = Record<string, string | undefined>;
 export interface CreateProviderOptions {
   /** Defaults to `process.env`. */
   env?: ProviderEnvironment;
+  /**
+   * Load the SDK once this settles (the service passes "the channels are up", so loading it
+   * does not hold up the start); a call before then loads it at once. Default: load now.
+   */
+  loadAfter?: Promise<unknown>;
   /** Injected in tests so retries don't wait for real seconds. */
   sleep?: Sleep;
   /** Jitter source for the backoff. */
@@ -93,7 +98,7 @@ export function createProvider(
 ): ModelProvider {
   const endpoint = resolveEndpoint(name, config, options.env ?? process.env);
   const common = { name, apiKey: endpoint.apiKey, baseUrl: endpoint.baseUrl, timeoutMs: config.timeout };
-  const inner = newProvider(endpoint.type, common, config.api);
+  const inner = newProvider(endpoint.type, common, config.api, options.loadAfter);
   logger.debug(
     { provider: name, type: endpoint.type, baseUrl: endpoint.baseUrl, hasKey: endpoint.apiKey !== undefined },
     "provider ready",
@@ -109,18 +114,30 @@ export function createProvider(
 type CommonSettings = { name: string; apiKey: string | undefined; baseUrl: string; timeoutMs: number };
 
 /**
- * The provider of `type`, its SDK loaded now but not waited for: only the SDKs the config
- * uses are ever loaded, and loading one (tens of milliseconds) does not hold up the start.
- * The first call waits for it; a failed load fails that call.
+ * The provider of `type`, its SDK loaded in the background (after `loadAfter` when given) and
+ * not waited for: only the SDKs the config uses are ever loaded, and loading one (tens of
+ * milliseconds of compiling) does not hold up the start. The first call waits for it if it
+ * has not finished (or starts it); a failed load fails that call.
  */
-function newProvider(type: ProviderType, common: CommonSettings, api: ProviderConfig["api"]): ModelProvider {
-  const loading = loadProvider(type, common, api);
+function newProvider(
+  type: ProviderType,
+  common: CommonSettings,
+  api: ProviderConfig["api"],
+  loadAfter: Promise<unknown> | undefined,
+): ModelProvider {
+  let loading: Promise<ModelProvider> | undefined;
+  const load = () => {
+    loading ??= loadProvider(type, common, api);
+    return loading;
+  };
   // Reported by the first call; not an unhandled rejection in between.
-  loading.catch(() => undefined);
+  const begin = () => void load().catch(() => undefined);
+  if (loadAfter) void loadAfter.then(begin, begin);
+  else begin();
   return {
     name: common.name,
     async *stream(request, signal) {
-      const provider = await loading;
+      const provider = await load();
       yield* provider.stream(request, signal);
     },
   };

@@ -1,3 +1,7 @@
+import { spawn } from "node:child_process";
+import { realpathSync } from "node:fs";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
 import pg from "pg";
 import pino from "pino";
 import { afterEach, beforeEach, expect, it } from "vitest";
@@ -5,6 +9,9 @@ import { migrateDatabase } from "../../src/storage/migrate.js";
 import { type OpenedStore, openStore } from "../../src/storage/open-store.js";
 import { waitUntil } from "../tools/wait-until.js";
 import { createPostgresDatabase, describePostgres, quietLogger } from "./test-databases.js";
+
+const nodeBinary = realpathSync(process.execPath);
+const loader = pathToFileURL(path.resolve(import.meta.dirname, "../../node_modules/tsx/dist/loader.mjs")).href;
 
 interface LogLine {
   level: number;
@@ -119,6 +126,36 @@ describePostgres("PostgreSQL work queue on graphile-worker", (serverUrl) => {
     await waitUntil("the chat goes on", () => ran.length === 2, 10_000);
     expect(ran).toEqual(["step-1#2", "step-2#1"]);
     expect(await queue.jobStatus("step-1")).toMatchObject({ state: "done", attempts: 2 });
+  });
+
+  it("the step of a process killed with SIGKILL runs again in another within seconds, and its chat goes on", async () => {
+    const store = await open();
+    const seed = store.createQueue({ logger: quietLogger() });
+    await seed.add({ queue: "chat-k", key: "killed-step", payload: {} });
+    await seed.add({ queue: "chat-k", key: "next-step", payload: {} });
+    const child = spawn(nodeBinary, ["--import", loader, path.join(import.meta.dirname, "processes/hold-one-job.ts")], {
+      env: { ...process.env, DATABASE_URL: database.url },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    let output = "";
+    child.stdout?.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    try {
+      await waitUntil("the child runs the step", () => output.includes("running killed-step"), 30_000);
+    } finally {
+      child.kill("SIGKILL");
+    }
+    const killedAt = Date.now();
+    const ran: string[] = [];
+    const queue = store.createQueue({ logger: quietLogger(), leaseMs: 60 * 60 * 1000 });
+    await queue.start(async (job) => {
+      ran.push(`${job.key}#${job.attempts}`);
+    });
+    await waitUntil("the chat goes on", () => ran.length === 2, 15_000);
+    // A figure, not a bound: a sweep every 2 s, a job judged once locked for 1 s.
+    process.stderr.write(`queue-graphile: killed process's step ran again after ${Date.now() - killedAt} ms\n`);
+    expect(ran).toEqual(["killed-step#2", "next-step#1"]);
   });
 
   it("a process whose liveness connection broke takes its lock again, and then keeps its running job", async () => {
