@@ -57,7 +57,7 @@ export async function openStore(options: OpenStoreOptions): Promise<OpenedStore>
     statements,
     ...(options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs }),
   });
-  const store = new PrismaStore(db, options.clock);
+  const store = new PrismaStore(db, options.clock, { recentMessages: target.provider === "sqlite" });
   try {
     await store.ping();
   } catch (error) {

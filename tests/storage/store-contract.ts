@@ -163,6 +163,33 @@ export function storeContract(name: string, open: () => Promise<StoreFixture>): 
         expect(await store.listMessages(chatKey())).toEqual([]);
       });
 
+      it("keeps the newest messages right while the chat grows between reads", async () => {
+        const chat = chatKey();
+        const texts: string[] = [];
+        const add = async (count: number) => {
+          for (let index = 0; index < count; index++) {
+            const text = `n${texts.length}`;
+            texts.push(text);
+            await store.addMessage(message(chat, { text }));
+          }
+        };
+        expect(await store.listMessages(chat, { latest: 3 })).toEqual([]);
+        await add(2);
+        expect((await store.listMessages(chat, { latest: 3 })).map((item) => item.text)).toEqual(texts);
+        await add(4);
+        expect((await store.listMessages(chat, { latest: 3 })).map((item) => item.text)).toEqual(texts.slice(-3));
+        expect((await store.listMessages(chat, { latest: 5 })).map((item) => item.text)).toEqual(texts.slice(-5));
+        await add(600);
+        const newest = await store.listMessages(chat, { latest: 500 });
+        expect(newest.map((item) => item.text)).toEqual(texts.slice(-500));
+        await add(1);
+        expect((await store.listMessages(chat, { latest: 501 })).map((item) => item.text)).toEqual(texts.slice(-501));
+        expect((await store.listMessages(chat, { latest: 2 })).map((item) => item.text)).toEqual(texts.slice(-2));
+        // A caller changing the array it got changes nothing for the next one.
+        newest.length = 0;
+        expect(await store.listMessages(chat, { latest: 500 })).toHaveLength(500);
+      });
+
       it("finds a message by its platform id within its chat", async () => {
         const chat = chatKey();
         const stored = await store.addMessage(message(chat, { platformMessageId: "42" }));

@@ -23,6 +23,7 @@ import type { Store } from "../store.js";
 import { AccountingQueries } from "./accounting-queries.js";
 import { ApprovalQueries } from "./approval-queries.js";
 import { HotQueries } from "./hot-queries.js";
+import { RecentMessages } from "./recent-messages.js";
 import { StepQueries } from "./step-queries.js";
 import type { DatabaseClient } from "./database-client.js";
 import { conflictOr, isUniqueViolation } from "./prisma-errors.js";
@@ -46,17 +47,25 @@ export class PrismaStore implements Store {
   private readonly approvals: ApprovalQueries;
   private readonly hot: HotQueries;
   private readonly steps: StepQueries;
+  private readonly recent: RecentMessages | undefined;
   /** Chat → world bindings seen (they never change); bounded, emptied when full. */
   private readonly worldsOfChats = new Map<string, string>();
 
   constructor(
     private readonly db: DatabaseClient,
     private readonly clock: () => Date = () => new Date(),
+    options: {
+      /** Keep chats' newest messages in memory (SQLite only: see {@link RecentMessages}). */
+      recentMessages?: boolean;
+    } = {},
   ) {
     this.accounting = new AccountingQueries(db, clock);
     this.approvals = new ApprovalQueries(db, clock);
     this.hot = new HotQueries(db, clock);
     this.steps = new StepQueries(db, clock);
+    this.recent = options.recentMessages
+      ? new RecentMessages((chatKey, latest, afterSeq) => this.hot.latestMessages(chatKey, latest, afterSeq))
+      : undefined;
   }
 
   // usage, message rate and the approvals audit
@@ -166,7 +175,10 @@ export class PrismaStore implements Store {
     chatKey: string,
     options: { afterSeq?: number; limit?: number; latest?: number } = {},
   ): Promise<MessageRecord[]> {
-    if (options.latest !== undefined) return this.hot.latestMessages(chatKey, options.latest, options.afterSeq);
+    if (options.latest !== undefined) {
+      if (this.recent && options.afterSeq === undefined) return this.recent.latest(chatKey, options.latest);
+      return this.hot.latestMessages(chatKey, options.latest, options.afterSeq);
+    }
     const rows = await this.db.message.findMany({
       where: { chatKey, ...(options.afterSeq === undefined ? {} : { seq: { gt: options.afterSeq } }) },
       orderBy: { seq: "asc" },
