@@ -1,6 +1,6 @@
 import { randomInt } from "node:crypto";
 import { Bot } from "grammy";
-import type { InlineKeyboardMarkup, Update } from "grammy/types";
+import type { InlineKeyboardMarkup, Update, UserFromGetMe } from "grammy/types";
 import { assertNever } from "../../src/errors/assert-never.js";
 import type { Logger } from "../../src/log/logger.js";
 import type { ApprovalCard, ApprovalOutcome } from "../../src/world/approval-types.js";
@@ -136,7 +136,18 @@ export class TelegramAdapter implements ChannelAdapter, StreamingChannel, Editin
     }
     await Promise.all([...this.agentBots.values()].map((handle) => this.identifyAgentBot(handle)));
     this.directory = this.buildDirectory(me.username);
-    await this.registerCommands();
+    // The commands menu (never fails the start) is registered while the updates are set up:
+    // one round trip to Telegram fewer before the first poll.
+    const commands = this.registerCommands();
+    try {
+      await this.receiveUpdates(me);
+    } finally {
+      await commands;
+    }
+  }
+
+  /** Webhook, or long polling (where the polling lock is held, when there is one). */
+  private async receiveUpdates(me: UserFromGetMe): Promise<void> {
     if (this.options.webhookUrl !== undefined && this.options.webhookUrl !== "") {
       await this.setWebhook(this.options.webhookUrl);
       return;

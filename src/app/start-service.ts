@@ -31,7 +31,8 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
   building.catch(() => undefined);
   let opened: Awaited<ReturnType<typeof openStore>>;
   try {
-    opened = await openStore({ databaseUrl: options.databaseUrl, logger });
+    // `roundtable start` migrated the database just before: a second pass would only read it again.
+    opened = await openStore({ databaseUrl: options.databaseUrl, logger, migrate: false });
   } catch (error) {
     // Nothing will run: close the MCP servers that were started meanwhile.
     void building.then((built) => Promise.allSettled((built.closeables ?? []).map((part) => part.close())));
