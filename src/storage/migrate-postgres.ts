@@ -17,6 +17,9 @@ export async function applyPostgresMigrations(
   migrations: Migration[],
   logger: Logger,
 ): Promise<string[]> {
+  // Loaded while our own migrations talk to the server (its module load is a good part of a start).
+  const graphileWorker = import("graphile-worker");
+  graphileWorker.catch(() => undefined); // reported where it is awaited
   const client = new pg.Client({ connectionString: target.url });
   try {
     await client.connect();
@@ -59,7 +62,7 @@ export async function applyPostgresMigrations(
       logger.info({ migration: migration.name }, "migration applied");
       applied.push(migration.name);
     }
-    await migrateGraphileWorker(target.url, logger);
+    await migrateGraphileWorker(await graphileWorker, target.url, logger);
   } catch (error) {
     if (error instanceof StorageError) throw error;
     throw new StorageError(
@@ -80,8 +83,11 @@ export async function applyPostgresMigrations(
  * graphile-worker's own schema (`graphile_worker`), which runs the work queue on PostgreSQL:
  * its migrations are its own (it records and locks them itself) and run here, after ours.
  */
-async function migrateGraphileWorker(connectionString: string, logger: Logger): Promise<void> {
-  const { Logger: GraphileLogger, runMigrations } = await import("graphile-worker");
+async function migrateGraphileWorker(
+  { Logger: GraphileLogger, runMigrations }: typeof import("graphile-worker"),
+  connectionString: string,
+  logger: Logger,
+): Promise<void> {
   try {
     await runMigrations({ connectionString, logger: new GraphileLogger(graphileLogFactory(logger)) });
   } catch (error) {

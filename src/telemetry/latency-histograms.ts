@@ -1,4 +1,4 @@
-import type { Context } from "@opentelemetry/api";
+import type { Attributes, Context } from "@opentelemetry/api";
 import type { ReadableSpan, Span, SpanProcessor } from "@opentelemetry/sdk-trace";
 import type { Metrics } from "../metrics/metrics.js";
 import {
@@ -33,10 +33,13 @@ export class LatencyHistograms implements SpanProcessor {
   onStart(_span: Span, _parentContext: Context): void {}
 
   onEnd(span: ReadableSpan): void {
-    const seconds = span.duration[0] + span.duration[1] / 1e9;
-    const attributes = span.attributes;
+    this.record(span.name, span.attributes, span.duration[0] + span.duration[1] / 1e9);
+  }
+
+  /** One ended span: its name, attributes and length in seconds. */
+  record(name: string, attributes: Attributes, seconds: number): void {
     const text = (key: string) => String(attributes[key] ?? "");
-    if (span.name === approvalWaitSpanName) {
+    if (name === approvalWaitSpanName) {
       this.approvalWaits.observe({ state: text("roundtable.approval.state") }, seconds);
       return;
     }

@@ -1,17 +1,10 @@
-import { type Context, context, trace } from "@opentelemetry/api";
-import { resourceFromAttributes } from "@opentelemetry/resources";
-import {
-  BatchSpanProcessor,
-  type ReadableSpan,
-  type Span,
-  type SpanProcessor,
-  TracerProvider,
-} from "@opentelemetry/sdk-trace";
+import { context, trace } from "@opentelemetry/api";
 import type { Logger } from "../log/logger.js";
 import type { Metrics } from "../metrics/metrics.js";
 import { AsyncContextManager } from "./async-context-manager.js";
 import { fixedIdGenerator } from "./fixed-id-generator.js";
 import { LatencyHistograms } from "./latency-histograms.js";
+import { MeasuringTracerProvider, SwitchingTracerProvider } from "./measuring-tracer.js";
 
 /** The running telemetry of one service; `shutdown` flushes what is left to the collector. */
 export interface Telemetry {
@@ -20,46 +13,23 @@ export interface Telemetry {
   shutdown(): Promise<void>;
 }
 
-/** Hands spans to whatever the current service wants; registered once per process. */
-class SwitchableProcessor implements SpanProcessor {
-  targets: SpanProcessor[] = [];
+let switching: SwitchingTracerProvider | undefined;
 
-  onStart(span: Span, parentContext: Context): void {
-    for (const target of this.targets) target.onStart(span, parentContext);
-  }
-
-  onEnd(span: ReadableSpan): void {
-    for (const target of this.targets) target.onEnd(span);
-  }
-
-  async forceFlush(): Promise<void> {
-    await Promise.all(this.targets.map((target) => target.forceFlush()));
-  }
-
-  async shutdown(): Promise<void> {}
-}
-
-let switchable: SwitchableProcessor | undefined;
-
-function registerOnce(serviceName: string): SwitchableProcessor {
-  if (switchable) return switchable;
-  switchable = new SwitchableProcessor();
+/** OpenTelemetry's global provider and context manager can be set once per process. */
+function registerOnce(): SwitchingTracerProvider {
+  if (switching) return switching;
+  switching = new SwitchingTracerProvider();
   context.setGlobalContextManager(new AsyncContextManager());
-  trace.setGlobalTracerProvider(
-    new TracerProvider({
-      resource: resourceFromAttributes({ "service.name": serviceName }),
-      idGenerator: fixedIdGenerator,
-      spanProcessors: [switchable],
-    }),
-  );
-  return switchable;
+  trace.setGlobalTracerProvider(switching);
+  return switching;
 }
 
 /**
  * Spans for turns, model calls, tool calls and approval waits (GenAI semantic conventions):
  * always into the latency histograms on `/metrics`, and over OTLP/HTTP to
  * `OTEL_EXPORTER_OTLP_ENDPOINT` when it is set (nothing leaves the process when it is not).
- * The OTLP exporter (with its protobuf and metrics SDK dependencies) is loaded only then.
+ * The OpenTelemetry SDK and the OTLP exporter are loaded only then; otherwise spans only
+ * measure (src/telemetry/measuring-tracer.ts).
  */
 export async function startTelemetry(options: {
   metrics: Metrics;
@@ -67,25 +37,46 @@ export async function startTelemetry(options: {
   env: Readonly<Record<string, string | undefined>>;
 }): Promise<Telemetry> {
   const { env, logger } = options;
-  const processor = registerOnce(env.OTEL_SERVICE_NAME || "roundtable");
+  const provider = registerOnce();
   const histograms = new LatencyHistograms(options.metrics);
   const endpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT;
-  const exporter = endpoint
-    ? new BatchSpanProcessor({
-        exporter: new (await import("@opentelemetry/exporter-trace-otlp-http")).OTLPTraceExporter({
-          url: env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || `${endpoint.replace(/\/+$/, "")}/v1/traces`,
-        }),
-        scheduledDelayMillis: 1000,
-      })
-    : undefined;
-  const targets: SpanProcessor[] = exporter ? [histograms, exporter] : [histograms];
-  processor.targets.push(...targets);
-  if (exporter) logger.info({ endpoint }, "exporting traces over OTLP/HTTP");
+  if (!endpoint) {
+    const measuring = new MeasuringTracerProvider((name, attributes, seconds) =>
+      histograms.record(name, attributes, seconds),
+    );
+    provider.current = measuring;
+    return {
+      exporting: false,
+      async shutdown() {
+        if (provider.current === measuring) provider.current = undefined;
+      },
+    };
+  }
+  const [{ BatchSpanProcessor, TracerProvider }, { resourceFromAttributes }, { OTLPTraceExporter }] = await Promise.all(
+    [
+      import("@opentelemetry/sdk-trace"),
+      import("@opentelemetry/resources"),
+      import("@opentelemetry/exporter-trace-otlp-http"),
+    ],
+  );
+  const exporter = new BatchSpanProcessor({
+    exporter: new OTLPTraceExporter({
+      url: env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || `${endpoint.replace(/\/+$/, "")}/v1/traces`,
+    }),
+    scheduledDelayMillis: 1000,
+  });
+  const exporting = new TracerProvider({
+    resource: resourceFromAttributes({ "service.name": env.OTEL_SERVICE_NAME || "roundtable" }),
+    idGenerator: fixedIdGenerator,
+    spanProcessors: [histograms, exporter],
+  });
+  provider.current = exporting;
+  logger.info({ endpoint }, "exporting traces over OTLP/HTTP");
   return {
-    exporting: exporter !== undefined,
+    exporting: true,
     async shutdown() {
-      processor.targets = processor.targets.filter((target) => !targets.includes(target));
-      await exporter?.shutdown().catch((error: unknown) => logger.warn({ err: error }, "trace export failed at stop"));
+      if (provider.current === exporting) provider.current = undefined;
+      await exporter.shutdown().catch((error: unknown) => logger.warn({ err: error }, "trace export failed at stop"));
     },
   };
 }

@@ -39,9 +39,16 @@ describePostgres("PostgreSQL work queue: dead workers", (serverUrl) => {
     const store = await open();
     const seed = store.createQueue({ leaseMs: 60 * 60 * 1000 });
     await seed.add({ queue: "chat-1", key: "step-1", payload: { n: 1 } });
-    // As a killed process leaves it: running, claimed by a worker whose session is gone.
+    // As a killed process leaves it: running, claimed by a worker whose session is gone, and
+    // graphile-worker's job and the chat's queue locked by that worker (for 4 hours, left alone).
     await sql(
       `UPDATE "Job" SET "state" = 'running', "lockedBy" = 'dead-worker:1', "lockedAt" = now() WHERE "key" = 'step-1'`,
+    );
+    await sql(
+      `UPDATE graphile_worker._private_jobs SET locked_by = 'dead-worker', locked_at = now() - interval '2 seconds' WHERE key = 'step-1'`,
+    );
+    await sql(
+      `UPDATE graphile_worker._private_job_queues SET locked_by = 'dead-worker', locked_at = now() - interval '2 seconds' WHERE queue_name = 'chat-1'`,
     );
     const ran: string[] = [];
     const queue = store.createQueue({ leaseMs: 60 * 60 * 1000 });

@@ -1,3 +1,4 @@
+import { ATTR_ERROR_TYPE } from "@opentelemetry/semantic-conventions";
 import * as incubating from "@opentelemetry/semantic-conventions/incubating";
 import { describe, expect, it } from "vitest";
 import * as ours from "../../src/telemetry/gen-ai-attributes.js";
@@ -5,6 +6,7 @@ import * as ours from "../../src/telemetry/gen-ai-attributes.js";
 describe("GenAI attribute names written out in src/telemetry", () => {
   it("are the semantic conventions' own names and values", () => {
     const pairs: [string, string][] = [
+      [ours.ATTR_ERROR_TYPE, ATTR_ERROR_TYPE],
       [ours.ATTR_GEN_AI_AGENT_NAME, incubating.ATTR_GEN_AI_AGENT_NAME],
       [ours.ATTR_GEN_AI_CONVERSATION_ID, incubating.ATTR_GEN_AI_CONVERSATION_ID],
       [ours.ATTR_GEN_AI_OPERATION_NAME, incubating.ATTR_GEN_AI_OPERATION_NAME],
