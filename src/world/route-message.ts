@@ -27,21 +27,25 @@ export function triggerOfTurn(turnId: string): string {
 }
 
 /**
- * The `route` step: decide who answers a stored message and start their turns. Idempotent:
- * turn ids and notice ids derive from the message id, so a second run starts nothing new.
+ * The `route` step: decide who answers a stored message and start their turns. Returns the
+ * turns it started, whose first steps the caller runs in the same job (no queued step: the
+ * job is not done until they ran, and a re-run after a crash queues the first step of every
+ * unfinished turn it finds). Idempotent: turn ids and notice ids derive from the message id,
+ * so a second run starts nothing new.
  */
-export async function routeStoredMessage(context: WorldContext, outbox: Outbox, messageId: string): Promise<void> {
+export async function routeStoredMessage(context: WorldContext, outbox: Outbox, messageId: string): Promise<string[]> {
   const { store, logger, worlds, queue, clock, agents } = context;
+  const started: string[] = [];
   const message = await store.getMessage(messageId);
   if (!message) {
     logger.warn({ messageId }, "route: no such message");
-    return;
+    return started;
   }
   const worldName = await store.chatWorld(message.chatKey);
   const world = worldName === undefined ? undefined : worlds.get(worldName);
   if (!world) {
     logger.warn({ messageId, chat: message.chatKey }, "route: chat has no world");
-    return;
+    return started;
   }
   const chat = parseChatKey(message.chatKey);
   const log = logger.child({ platform: chat.platform, chat: message.chatKey, world: world.name });
@@ -49,9 +53,9 @@ export async function routeStoredMessage(context: WorldContext, outbox: Outbox, 
     // Ingress answers non-members; this keeps a re-queued route (duplicate delivery, the
     // start-up sweep) from starting their turns.
     log.info({ messageId, user: message.author.id }, "route: sender is not a member; no turn");
-    return;
+    return started;
   }
-  if (await pastLimits(context, outbox, world, message)) return;
+  if (await pastLimits(context, outbox, world, message)) return started;
 
   const decision = routeMessage({
     author:
@@ -68,7 +72,7 @@ export async function routeStoredMessage(context: WorldContext, outbox: Outbox, 
   });
   if (decision.kind === "none") {
     log.debug({ messageId, reason: decision.reason }, "no agent answers");
-    return;
+    return started;
   }
   if (decision.unknown.length > 0 && message.author.kind === "human") {
     await postNotice(context, outbox, message, "unknown", unknownAgentNotice(decision.unknown, world.agents));
@@ -91,7 +95,7 @@ export async function routeStoredMessage(context: WorldContext, outbox: Outbox, 
         const humans = await chainHumans(context, message, { preferHandles: true });
         await postNotice(context, outbox, message, "turn-limit", turnLimitNotice(humans, world.turnLimit));
         log.info({ turnLimit: world.turnLimit }, "turn limit reached; handing back to the humans");
-        return;
+        return started;
       }
     } else if (message.author.kind === "human") {
       await supersedeOpenTurns(context, outbox, message.chatKey, agent);
@@ -106,9 +110,10 @@ export async function routeStoredMessage(context: WorldContext, outbox: Outbox, 
       deadlineAt: new Date(clock().getTime() + deadlineMs),
     });
     await store.incrementAgentTurns(message.chatKey);
-    await queue.add({ queue: message.chatKey, key: jobKey(payload), payload });
+    started.push(turnId);
     log.info({ agent, turnId }, "turn started");
   }
+  return started;
 }
 
 /**

@@ -53,8 +53,14 @@ export class WorldEngine {
     const runner = this.runner;
     if (!runner) throw new Error("world engine has no turn runner");
     switch (payload.kind) {
-      case "route":
-        return routeStoredMessage(this.context, this.outbox, payload.messageId);
+      case "route": {
+        // The first step of each turn it started runs in this job: one job and one hop fewer
+        // per message. Until they ran the route job is not done, so a crash re-runs the
+        // routing, which queues the first step of every unfinished turn it finds.
+        const started = await routeStoredMessage(this.context, this.outbox, payload.messageId);
+        for (const turnId of started) await runner.step(turnId, 1);
+        return;
+      }
       case "deliver":
         return this.outbox.deliver(payload.seq);
       case "turn-step":

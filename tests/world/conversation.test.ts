@@ -67,6 +67,11 @@ describe("a conversation between a person and two agents", () => {
     // Addresses someone (a person here): routed, and routing starts no turn for a person.
     expect((await harness.queue.jobStatus(`route:${answers[1]?.id}`))?.state).toBe("done");
     expect(alice.requests).toHaveLength(2);
+    // The routing ran each turn's first step in its own job: no step job was queued for it.
+    for (const answer of answers) {
+      expect(answer.turnId).toBeDefined();
+      expect(await harness.queue.jobStatus(`turn:${answer.turnId}:1`)).toBeUndefined();
+    }
   });
 
   it("a message with no address goes to the default agent; respond: all makes every agent answer", async () => {
