@@ -123,6 +123,11 @@ export class TelegramAdapter implements ChannelAdapter, StreamingChannel, Editin
 
   async start(sink: InboundSink): Promise<void> {
     this.sink = sink;
+    const webhook = this.options.webhookUrl !== undefined && this.options.webhookUrl !== "";
+    // Long polling needs the webhook cleared; that is asked beside getMe, not after it.
+    const cleared = webhook ? undefined : this.clearWebhook();
+    // Awaited in receiveUpdates; a failure while getMe is pending is not an unhandled rejection.
+    cleared?.catch(() => undefined);
     const me = await this.identify(this.main, "main bot");
     this.bot.botInfo = me;
     this.main.key = String(me.id);
@@ -140,23 +145,19 @@ export class TelegramAdapter implements ChannelAdapter, StreamingChannel, Editin
     // one round trip to Telegram fewer before the first poll.
     const commands = this.registerCommands();
     try {
-      await this.receiveUpdates(me);
+      await this.receiveUpdates(me, cleared);
     } finally {
       await commands;
     }
   }
 
   /** Webhook, or long polling (where the polling lock is held, when there is one). */
-  private async receiveUpdates(me: UserFromGetMe): Promise<void> {
-    if (this.options.webhookUrl !== undefined && this.options.webhookUrl !== "") {
-      await this.setWebhook(this.options.webhookUrl);
+  private async receiveUpdates(me: UserFromGetMe, cleared: Promise<void> | undefined): Promise<void> {
+    if (cleared === undefined) {
+      await this.setWebhook(this.options.webhookUrl ?? "");
       return;
     }
-    try {
-      await this.bot.api.deleteWebhook({ drop_pending_updates: false });
-    } catch (error) {
-      throw toPlatformError(error, "deleteWebhook");
-    }
+    await cleared;
     const lock = this.options.pollingLock;
     if (lock) {
       this.lockStop = new AbortController();
@@ -164,6 +165,14 @@ export class TelegramAdapter implements ChannelAdapter, StreamingChannel, Editin
       return;
     }
     this.startPoller(me.username);
+  }
+
+  private async clearWebhook(): Promise<void> {
+    try {
+      await this.bot.api.deleteWebhook({ drop_pending_updates: false });
+    } catch (error) {
+      throw toPlatformError(error, "deleteWebhook");
+    }
   }
 
   private startPoller(username: string): void {
