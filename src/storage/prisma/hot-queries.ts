@@ -72,12 +72,14 @@ export class HotQueries {
     return rows.reverse().map(toMessageRecord);
   }
 
+  /** The event as given, with its seq and time (its payload is not read back and parsed again). */
   async appendEvent(chatKey: string, event: WorldEvent): Promise<StoredEvent> {
-    const rows = await this.db.$queryRaw<Event[]>`
+    const rows = await this.db.$queryRaw<Pick<Event, "seq" | "createdAt">[]>`
       INSERT INTO "Event" ("chatKey", "type", "payload", "createdAt")
       VALUES (${chatKey}, ${event.type}, ${encodeWithDates(event)}, ${this.clock()})
-      RETURNING "seq", "chatKey", "type", "payload", "createdAt"`;
-    return toStoredEvent(onlyRow(rows, "event insert"));
+      RETURNING "seq", "createdAt"`;
+    const row = onlyRow(rows, "event insert");
+    return { ...event, seq: row.seq, createdAt: row.createdAt };
   }
 
   async getEvent(seq: number): Promise<StoredEvent | undefined> {
