@@ -144,23 +144,25 @@ export class Outbox {
         }
         const outcome = event.outcome;
         // An outcome the adapter posts as a new message (the card could not be edited) is
-        // recorded as this event's delivery the moment it exists; every attempt reads that
-        // record first, so a retry or a re-run after a crash does not post it again.
+        // recorded as this event's delivery the moment it exists: a re-run after a crash finds
+        // the event delivered (above), and a retry here posts nothing more.
         const delivery = { chatKey: chatKeyOf(event), refKind: "event", refId: String(seq) } as const;
-        let postedAnew = false;
+        let postedAnew: string[] | undefined;
         const recordOutcomePost = async (sent: SentRef) => {
-          postedAnew = true;
+          postedAnew = sent.ids;
           await store.recordOutbound({ ...delivery, platformMessageIds: sent.ids });
         };
-        const updated = await this.held(event, adapter, async () => {
-          if (await store.getOutbound("event", delivery.refId)) return false;
+        await this.held(event, adapter, async () => {
+          if (postedAnew) return;
           await adapter.updateApprovalCard(chat, { ids: card.platformMessageIds }, outcome, {
             posted: recordOutcomePost,
           });
-          return true;
         });
-        // Delivered already (an earlier attempt), or recorded with the new message's id just now.
-        if (updated === false || postedAnew) return;
+        if (postedAnew) {
+          // Recorded again in case that write was what failed (rare: this path only).
+          await store.recordOutbound({ ...delivery, platformMessageIds: postedAnew });
+          return;
+        }
         break;
       }
       case "tool-calls":

@@ -18,7 +18,7 @@ import { livenessSweepMs } from "./worker-liveness.js";
 export interface GraphileWorkQueueOptions extends SqlWorkQueueOptions {
   /** The database (graphile-worker's pool and the liveness locks connect to it). */
   postgresUrl: string;
-  /** How often each idle graphile-worker worker looks for jobs no wake-up announced. Default 2 s, or 250 ms × concurrency. */
+  /** How often each idle graphile-worker worker looks for jobs no wake-up announced. Default the larger of 2 s and 250 ms × concurrency. */
   pollIntervalMs?: number;
   /** Counts graphile-worker's statements with the store's. */
   statements?: StatementCount;
