@@ -98,6 +98,12 @@ export interface Store extends AccountingStore {
     step?: number;
     /** Only the calls carried by these messages (a request view reads those it shows). */
     messageIds?: readonly string[];
+    /**
+     * With `messageIds`: none of those messages is older than this. A call is stored with its
+     * message, so the store may look only at calls stored since (one statement of a fixed
+     * shape, however many ids).
+     */
+    messagesFrom?: Date;
   }): Promise<ToolCallRecord[]>;
   setToolCallState(id: string, state: ToolCallState): Promise<void>;
   /**
