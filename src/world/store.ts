@@ -50,6 +50,8 @@ export interface Store extends AccountingStore {
   // messages
   addMessage(message: NewMessage): Promise<MessageRecord>;
   getMessage(id: string): Promise<MessageRecord | undefined>;
+  /** Up to two messages by id at once (one statement); ids with no message are left out. */
+  getMessages(ids: readonly string[]): Promise<MessageRecord[]>;
   /**
    * Messages of a chat in the order stored; `afterSeq` and `limit` to page forward, `latest` for
    * only the newest N (still in stored order).

@@ -62,6 +62,18 @@ export class HotQueries {
     return rows[0] ? toMessageRecord(rows[0]) : undefined;
   }
 
+  async getMessages(ids: readonly string[]): Promise<MessageRecord[]> {
+    const first = ids[0];
+    if (first === undefined) return [];
+    if (ids.length > 2) throw new Error("getMessages reads at most 2 messages");
+    // One id repeats the first (the statement has a fixed shape, so it is prepared once).
+    const rows = await this.db.$queryRaw<MessageRow[]>`
+      SELECT "seq", "id", "chatKey", "authorKind", "authorId", "authorName", "authorHandle", "text",
+        "platformMessageId", "replyToId", "turnId", "provider", "model", "providerFields", "createdAt"
+      FROM "Message" WHERE "id" = ${first} OR "id" = ${ids[1] ?? first} ORDER BY "seq" ASC`;
+    return rows.map(toMessageRecord);
+  }
+
   /** The newest `latest` messages after `afterSeq`, in stored order. */
   async latestMessages(chatKey: string, latest: number, afterSeq = fromStart): Promise<MessageRecord[]> {
     const rows = await this.db.$queryRaw<MessageRow[]>`

@@ -171,6 +171,10 @@ export class PrismaStore implements Store {
     return this.hot.getMessage(id);
   }
 
+  getMessages(ids: readonly string[]): Promise<MessageRecord[]> {
+    return this.hot.getMessages(ids);
+  }
+
   async listMessages(
     chatKey: string,
     options: { afterSeq?: number; limit?: number; latest?: number } = {},
