@@ -34,10 +34,17 @@ export async function buildRequestView(
   if (trigger && oldest && trigger.seq < oldest.seq) recent = await store.listMessages(chatKey);
   const messages = orderConversation(recent, turn).slice(-viewWindow);
   // Only the calls of the agent's own messages in the view: a cost that stays flat with history.
-  const ownMessageIds = messages
-    .filter((message) => message.author.kind === "agent" && message.author.name === agent.name)
-    .map((message) => message.id);
-  const calls = await store.listToolCalls({ chatKey, agent: agent.name, messageIds: ownMessageIds });
+  const own = messages.filter((message) => message.author.kind === "agent" && message.author.name === agent.name);
+  const oldestOwn = own.reduce<Date | undefined>(
+    (oldest, message) => (oldest === undefined || message.createdAt < oldest ? message.createdAt : oldest),
+    undefined,
+  );
+  const calls = await store.listToolCalls({
+    chatKey,
+    agent: agent.name,
+    messageIds: own.map((message) => message.id),
+    ...(oldestOwn === undefined ? {} : { messagesFrom: oldestOwn }),
+  });
   const results = new Map(
     (await store.listToolResults(calls.map((call) => call.id))).map((result) => [result.toolCallId, result]),
   );

@@ -44,7 +44,10 @@ async function runWatchedStep(runtime: AgentRuntime, turnId: string, step: numbe
   const { turn, agent } = scope;
   const log = logger.child({ chat: turn.chatKey, agent: agent.name, turn: turn.id, step });
 
-  const answered = await store.getMessage(stepMessageId(turn.id, step));
+  // The step's answer (stored before a restart?) and the turn's trigger, in one read.
+  const read = await store.getMessages([stepMessageId(turn.id, step), turn.triggerMessageId]);
+  const answered = read.find((message) => message.id === stepMessageId(turn.id, step));
+  const trigger = read.find((message) => message.id === turn.triggerMessageId);
   if (answered) {
     // The answer of this step was stored before a restart: carry on from there. Publishing
     // again is safe: delivery is idempotent by message id.
@@ -89,7 +92,6 @@ async function runWatchedStep(runtime: AgentRuntime, turnId: string, step: numbe
 
   const tools = runtime.tools.definitionsFor(agent.tools);
   // Read once: the view places the turn after it, the final text may address its author back.
-  const trigger = await store.getMessage(turn.triggerMessageId);
   const view = await buildRequestView(store, turn.chatKey, agent, tools, turn, { trigger });
   const limits = runtime.modelLimits(agent);
   const fitted = runtime.fitView(view, {

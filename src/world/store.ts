@@ -50,6 +50,8 @@ export interface Store extends AccountingStore {
   // messages
   addMessage(message: NewMessage): Promise<MessageRecord>;
   getMessage(id: string): Promise<MessageRecord | undefined>;
+  /** Up to two messages by id at once (one statement); ids with no message are left out. */
+  getMessages(ids: readonly string[]): Promise<MessageRecord[]>;
   /**
    * Messages of a chat in the order stored; `afterSeq` and `limit` to page forward, `latest` for
    * only the newest N (still in stored order).
@@ -98,6 +100,12 @@ export interface Store extends AccountingStore {
     step?: number;
     /** Only the calls carried by these messages (a request view reads those it shows). */
     messageIds?: readonly string[];
+    /**
+     * With `messageIds`: none of those messages is older than this. A call is stored with its
+     * message, so the store may look only at calls stored since (one statement of a fixed
+     * shape, however many ids).
+     */
+    messagesFrom?: Date;
   }): Promise<ToolCallRecord[]>;
   setToolCallState(id: string, state: ToolCallState): Promise<void>;
   /**

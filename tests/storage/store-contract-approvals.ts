@@ -76,6 +76,15 @@ export function storeApprovalContract(name: string, open: () => Promise<StoreFix
         const byMessage = await store.listToolCalls({ chatKey: chat, messageIds: ["m2"] });
         expect(ids(byMessage)).toEqual(ids(second.calls));
         expect(await store.listToolCalls({ chatKey: chat, messageIds: [] })).toEqual([]);
+        // Bounded by the oldest message's time: the same calls, found among those stored since.
+        const since = { chatKey: chat, agent: "alice", messagesFrom: first.message.createdAt };
+        expect(ids(await store.listToolCalls({ ...since, messageIds: ["m2"] }))).toEqual([second.calls[0]?.id]);
+        expect(ids(await store.listToolCalls({ ...since, messageIds: ["m1", "m2"] }))).toEqual([
+          ...ids(first.calls),
+          second.calls[0]?.id,
+        ]);
+        const later = new Date(second.message.createdAt.getTime() + 60_000);
+        expect(await store.listToolCalls({ ...since, messagesFrom: later, messageIds: ["m1", "m2"] })).toEqual([]);
       });
 
       it("changes a call's state and refuses an unknown call", async () => {

@@ -163,6 +163,16 @@ export function storeContract(name: string, open: () => Promise<StoreFixture>): 
         expect(await store.listMessages(chatKey())).toEqual([]);
       });
 
+      it("reads up to two messages by id at once, leaving out ids with no message", async () => {
+        const chat = chatKey();
+        const first = await store.addMessage(message(chat, { text: "one" }));
+        const second = await store.addMessage(message(chat, { text: "two" }));
+        expect((await store.getMessages([second.id, first.id])).map((item) => item.text)).toEqual(["one", "two"]);
+        expect(await store.getMessages([first.id])).toEqual([first]);
+        expect((await store.getMessages([unique("msg"), second.id])).map((item) => item.id)).toEqual([second.id]);
+        expect(await store.getMessages([])).toEqual([]);
+      });
+
       it("keeps the newest messages right while the chat grows between reads", async () => {
         const chat = chatKey();
         const texts: string[] = [];

@@ -62,6 +62,18 @@ export class HotQueries {
     return rows[0] ? toMessageRecord(rows[0]) : undefined;
   }
 
+  async getMessages(ids: readonly string[]): Promise<MessageRecord[]> {
+    const first = ids[0];
+    if (first === undefined) return [];
+    if (ids.length > 2) throw new Error("getMessages reads at most 2 messages");
+    // One id repeats the first (the statement has a fixed shape, so it is prepared once).
+    const rows = await this.db.$queryRaw<MessageRow[]>`
+      SELECT "seq", "id", "chatKey", "authorKind", "authorId", "authorName", "authorHandle", "text",
+        "platformMessageId", "replyToId", "turnId", "provider", "model", "providerFields", "createdAt"
+      FROM "Message" WHERE "id" = ${first} OR "id" = ${ids[1] ?? first} ORDER BY "seq" ASC`;
+    return rows.map(toMessageRecord);
+  }
+
   /** The newest `latest` messages after `afterSeq`, in stored order. */
   async latestMessages(chatKey: string, latest: number, afterSeq = fromStart): Promise<MessageRecord[]> {
     const rows = await this.db.$queryRaw<MessageRow[]>`
@@ -72,12 +84,14 @@ export class HotQueries {
     return rows.reverse().map(toMessageRecord);
   }
 
+  /** The event as given, with its seq and time (its payload is not read back and parsed again). */
   async appendEvent(chatKey: string, event: WorldEvent): Promise<StoredEvent> {
-    const rows = await this.db.$queryRaw<Event[]>`
+    const rows = await this.db.$queryRaw<Pick<Event, "seq" | "createdAt">[]>`
       INSERT INTO "Event" ("chatKey", "type", "payload", "createdAt")
       VALUES (${chatKey}, ${event.type}, ${encodeWithDates(event)}, ${this.clock()})
-      RETURNING "seq", "chatKey", "type", "payload", "createdAt"`;
-    return toStoredEvent(onlyRow(rows, "event insert"));
+      RETURNING "seq", "createdAt"`;
+    const row = onlyRow(rows, "event insert");
+    return { ...event, seq: row.seq, createdAt: row.createdAt };
   }
 
   async getEvent(seq: number): Promise<StoredEvent | undefined> {

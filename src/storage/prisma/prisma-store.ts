@@ -171,6 +171,10 @@ export class PrismaStore implements Store {
     return this.hot.getMessage(id);
   }
 
+  getMessages(ids: readonly string[]): Promise<MessageRecord[]> {
+    return this.hot.getMessages(ids);
+  }
+
   async listMessages(
     chatKey: string,
     options: { afterSeq?: number; limit?: number; latest?: number } = {},
@@ -298,15 +302,29 @@ export class PrismaStore implements Store {
     agent?: string;
     step?: number;
     messageIds?: readonly string[];
+    messagesFrom?: Date;
   }): Promise<ToolCallRecord[]> {
     if (filter.messageIds?.length === 0) return [];
-    const { turnId, step, ...others } = filter;
+    if (
+      filter.chatKey !== undefined &&
+      filter.agent !== undefined &&
+      filter.messageIds !== undefined &&
+      filter.messagesFrom !== undefined &&
+      filter.turnId === undefined &&
+      filter.step === undefined
+    ) {
+      const wanted = new Set(filter.messageIds);
+      const recent = await this.steps.toolCallsOfAgentSince(filter.chatKey, filter.agent, filter.messagesFrom);
+      return recent.filter((call) => wanted.has(call.messageId));
+    }
+    const { turnId, step, messagesFrom: _messagesFrom, ...others } = filter;
     if (turnId !== undefined && Object.values(others).every((value) => value === undefined)) {
       return this.steps.toolCallsOfTurn(turnId, step);
     }
     const rows = await this.db.toolCall.findMany({
       where: {
         ...(filter.messageIds === undefined ? {} : { messageId: { in: [...filter.messageIds] } }),
+        ...(filter.messagesFrom === undefined ? {} : { createdAt: { gte: filter.messagesFrom } }),
         ...(filter.turnId === undefined ? {} : { turnId: filter.turnId }),
         ...(filter.chatKey === undefined ? {} : { chatKey: filter.chatKey }),
         ...(filter.agent === undefined ? {} : { agent: filter.agent }),

@@ -72,6 +72,16 @@ export class StepQueries {
     return rows.map(toToolCallRecord);
   }
 
+  /** An agent's calls in a chat stored at or after `since`, oldest first. */
+  async toolCallsOfAgentSince(chatKey: string, agent: string, since: Date): Promise<ToolCallRecord[]> {
+    const rows = await this.db.$queryRaw<ToolCall[]>`
+      SELECT "seq", "id", "chatKey", "agent", "turnId", "messageId", "step", "providerCallId", "name",
+        "arguments", "provider", "providerFields", "state", "createdAt"
+      FROM "ToolCall" WHERE "chatKey" = ${chatKey} AND "agent" = ${agent} AND "createdAt" >= ${since}
+      ORDER BY "seq" ASC`;
+    return rows.map(toToolCallRecord);
+  }
+
   /** A turn's approvals in one state, oldest first. */
   async approvalsOfTurn(turnId: string, state: ApprovalRecord["state"]): Promise<ApprovalRecord[]> {
     const rows = await this.db.$queryRaw<Approval[]>`
