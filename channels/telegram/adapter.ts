@@ -1,7 +1,6 @@
 import { randomInt } from "node:crypto";
 import { Bot } from "grammy";
 import type { InlineKeyboardMarkup, Update, UserFromGetMe } from "grammy/types";
-import { assertNever } from "../../src/errors/assert-never.js";
 import type { Logger } from "../../src/log/logger.js";
 import type { ApprovalCard, ApprovalOutcome } from "../../src/world/approval-types.js";
 import type {
@@ -31,7 +30,7 @@ import { type MentionDirectory, emptyMentionDirectory } from "./mentions.js";
 import { telegramMessageLink } from "./message-link.js";
 import { TelegramMessageStream } from "./message-stream.js";
 import { type TelegramAdapterOptions, type TelegramClock, systemClock } from "./options.js";
-import { type ParsedUpdate, parseUpdate } from "./parse.js";
+import { dispatchUpdate } from "./dispatch-update.js";
 import { UpdatePoller } from "./polling.js";
 import {
   cardArgumentsFile,
@@ -52,9 +51,6 @@ const allowedUpdates = ["message", "callback_query"] as const;
 function stopKeyboard(agent: string): InlineKeyboardMarkup {
   return { inline_keyboard: [[{ text: "⏹ Stop", callback_data: encodeStopCallback(agent) }]] };
 }
-
-/** The answer to a press on a button the service cannot read. */
-export const staleButtonText = "This button is no longer valid.";
 
 /**
  * Telegram through grammY. Long polling by default, a webhook on the service's port when
@@ -461,54 +457,13 @@ export class TelegramAdapter implements ChannelAdapter, StreamingChannel, Editin
   private async dispatch(update: Update): Promise<void> {
     const sink = this.sink;
     if (!sink) throw new Error("telegram update before start");
-    const parsed: ParsedUpdate = parseUpdate(update, this.directory);
-    const log = this.logger.child({ updateId: update.update_id });
-    switch (parsed.kind) {
-      case "message": {
-        const result = await sink.message(parsed.message);
-        log.debug({ chat: parsed.message.chat.channel, status: result.status }, "telegram message handed in");
-        return;
-      }
-      case "click": {
-        let answer: { text: string; alert: boolean };
-        try {
-          const roles = await this.adminRoles.rolesOf(parsed.click.chat, parsed.click.user.id);
-          const click = roles.length === 0 ? parsed.click : { ...parsed.click, user: { ...parsed.click.user, roles } };
-          const result = await sink.click(click);
-          answer = { text: result.text, alert: result.status !== "decided" && result.status !== "already-decided" };
-        } catch (error) {
-          log.error({ err: error, approvalId: parsed.click.approvalId }, "approval click failed");
-          answer = { text: "Something went wrong; please try again.", alert: true };
-        }
-        await this.outbound.answerCallback(this.main, parsed.callbackQueryId, answer.text, answer.alert);
-        return;
-      }
-      case "command": {
-        let answer: { text: string; alert: boolean };
-        try {
-          const roles = await this.adminRoles.rolesOf(parsed.command.chat, parsed.command.sender.id);
-          const sender = roles.length === 0 ? parsed.command.sender : { ...parsed.command.sender, roles };
-          const result = await sink.command({ ...parsed.command, sender });
-          answer = { text: result.text, alert: result.status !== "done" };
-        } catch (error) {
-          log.error({ err: error, command: parsed.command.name }, "command button failed");
-          answer = { text: "Something went wrong; please try again.", alert: true };
-        }
-        await this.outbound.answerCallback(this.main, parsed.callbackQueryId, answer.text, answer.alert);
-        return;
-      }
-      case "bad-click":
-        log.warn({ reason: parsed.reason }, "telegram button press refused");
-        await this.outbound.answerCallback(this.main, parsed.callbackQueryId, staleButtonText, true);
-        return;
-      case "ignored":
-        log.debug({ reason: parsed.reason }, "telegram update ignored");
-        return;
-      case "invalid":
-        log.warn({ reason: parsed.reason }, "malformed telegram update skipped");
-        return;
-      default:
-        assertNever(parsed, "parsed update");
-    }
+    await dispatchUpdate(update, {
+      sink,
+      directory: this.directory,
+      logger: this.logger,
+      adminRoles: this.adminRoles,
+      outbound: this.outbound,
+      main: this.main,
+    });
   }
 }

@@ -1,4 +1,5 @@
-export { staleButtonText, TelegramAdapter } from "./adapter.js";
+export { TelegramAdapter } from "./adapter.js";
+export { staleButtonText } from "./dispatch-update.js";
 export type {
   TelegramAdapterOptions,
   TelegramAgentBot,
