@@ -93,15 +93,18 @@ export class GraphileJobTable {
   }
 
   /**
-   * A run that succeeded: our row `done`, and graphile-worker's job finished in the same
-   * statement (deleted, its chat's queue unlocked) so the chat's next step can start at once.
-   * graphile-worker's own completion, which it does not wait for before looking for the next
-   * job, then finds nothing left to do. False when the row is no longer this run's.
+   * A run's last word: our row `done` (or `failed`, with its error, after its last attempt),
+   * and graphile-worker's job finished in the same statement (deleted, its chat's queue
+   * unlocked) so the chat's next step can start at once. graphile-worker's own completion,
+   * which it does not wait for before looking for the next job, then finds nothing left to do.
+   * False when the row is no longer this run's.
    */
-  async complete(seq: number, token: string, now: Date, running: RunningJob): Promise<boolean> {
+  async finish(seq: number, token: string, now: Date, running: RunningJob, lastError?: string): Promise<boolean> {
+    const state = lastError === undefined ? "done" : "failed";
     const rows = await this.db.$queryRaw<{ changed: number }[]>`
-      WITH done AS (
-        UPDATE "Job" SET "state" = 'done', "lockedBy" = NULL, "lockedAt" = NULL, "finishedAt" = ${now}
+      WITH settled AS (
+        UPDATE "Job" SET "state" = ${state}, "lockedBy" = NULL, "lockedAt" = NULL, "finishedAt" = ${now},
+          "lastError" = COALESCE(${lastError ?? null}::text, "lastError")
         WHERE "seq" = ${seq} AND "state" = 'running' AND "lockedBy" = ${token}
         RETURNING "seq"),
       finished AS (
@@ -111,25 +114,7 @@ export class GraphileJobTable {
         UPDATE graphile_worker._private_job_queues SET locked_by = NULL, locked_at = NULL
         WHERE id = ${running.queueId}::int AND locked_by = ${running.workerId}
         RETURNING id)
-      SELECT (SELECT count(*) FROM done)::int AS changed`;
-    return rows[0]?.changed === 1;
-  }
-
-  /** A run that threw its last attempt: our row `failed`, graphile-worker's job finished likewise. */
-  async fail(seq: number, token: string, now: Date, lastError: string, running: RunningJob): Promise<boolean> {
-    const rows = await this.db.$queryRaw<{ changed: number }[]>`
-      WITH failed AS (
-        UPDATE "Job" SET "state" = 'failed', "lockedBy" = NULL, "lockedAt" = NULL, "finishedAt" = ${now}, "lastError" = ${lastError}
-        WHERE "seq" = ${seq} AND "state" = 'running' AND "lockedBy" = ${token}
-        RETURNING "seq"),
-      finished AS (
-        DELETE FROM graphile_worker._private_jobs WHERE id = ${running.jobId}::bigint AND locked_by = ${running.workerId}
-        RETURNING id),
-      unlocked AS (
-        UPDATE graphile_worker._private_job_queues SET locked_by = NULL, locked_at = NULL
-        WHERE id = ${running.queueId}::int AND locked_by = ${running.workerId}
-        RETURNING id)
-      SELECT (SELECT count(*) FROM failed)::int AS changed`;
+      SELECT (SELECT count(*) FROM settled)::int AS changed`;
     return rows[0]?.changed === 1;
   }
 

@@ -54,13 +54,13 @@ export async function runClaimedStep(
     clearInterval(heartbeat);
   }
   if (!thrown) {
-    await settle(log, () => graphile.complete(row.seq, token, clock(), running));
+    await settle(log, () => graphile.finish(row.seq, token, clock(), running));
     return {};
   }
   const message = errorMessage(thrown.error);
   if (row.attempts >= context.maxAttempts) {
     log.error({ err: thrown.error }, "job failed %d times; giving up on it", row.attempts);
-    await settle(log, () => graphile.fail(row.seq, token, clock(), message, running));
+    await settle(log, () => graphile.finish(row.seq, token, clock(), running, message));
     return {};
   }
   const wait = Math.max(0, context.retryDelayMs(row.attempts));

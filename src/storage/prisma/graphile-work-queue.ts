@@ -12,7 +12,7 @@ import { graphileLogFactory } from "./graphile-logger.js";
 import { createGraphilePool } from "./graphile-pool.js";
 import { runClaimedStep, type StepRunContext } from "./graphile-step-run.js";
 import { type JobStatus, JobTable } from "./job-table.js";
-import type { SqlWorkQueueOptions, StoredWorkQueue } from "./sql-work-queue.js";
+import { defaultRetryDelay, type SqlWorkQueueOptions, type StoredWorkQueue } from "./sql-work-queue.js";
 import { livenessSweepMs } from "./worker-liveness.js";
 
 export interface GraphileWorkQueueOptions extends SqlWorkQueueOptions {
@@ -25,7 +25,6 @@ export interface GraphileWorkQueueOptions extends SqlWorkQueueOptions {
 }
 
 const taskPayload = z.object({ key: z.string().min(1) });
-const defaultRetryDelay = (attempt: number): number => Math.min(1_000 * 2 ** (attempt - 1), 60_000);
 const cleanupEveryMs = 60 * 60 * 1_000;
 const idleRecheckMs = 100;
 const idleWakeMs = 250;

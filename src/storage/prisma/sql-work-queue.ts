@@ -36,7 +36,8 @@ export interface StoredWorkQueue extends WorkQueue {
   jobStatus(key: string): Promise<JobStatus | undefined>;
 }
 
-const defaultRetryDelay = (attempt: number): number => Math.min(1_000 * 2 ** (attempt - 1), 60_000);
+/** 1 s after the first failed run, doubling, at most 1 min (both queues). */
+export const defaultRetryDelay = (attempt: number): number => Math.min(1_000 * 2 ** (attempt - 1), 60_000);
 const cleanupEveryMs = 60 * 60 * 1_000;
 const scanRetryMs = 1_000;
 const idleRecheckMs = 1_000;
