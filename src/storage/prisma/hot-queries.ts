@@ -2,6 +2,7 @@ import type { StoredEvent, WorldEvent } from "../../world/events.js";
 import type { ChatRecord, MessageRecord, NewMessage, OutboundRecord, TurnRecord, TurnState } from "../records.js";
 import type { Chat, Event, Message, Turn } from "./generated/sqlite/index.js";
 import { encodeWithDates } from "./json-text.js";
+import type { OutboundWriter } from "./postgres-outbound-writer.js";
 import { type RawSql, sql } from "./raw-sql.js";
 import { messageData } from "./record-data.js";
 import { toChatRecord, toMessageRecord, toStoredEvent, toTurnRecord } from "./record-mappers.js";
@@ -23,6 +24,8 @@ export class HotQueries {
   constructor(
     private readonly raw: RawSql,
     private readonly clock: () => Date,
+    /** PostgreSQL: the write after a platform post goes its own, shorter way. */
+    private readonly outboundWriter?: OutboundWriter,
   ) {}
 
   async getChat(key: string): Promise<ChatRecord | undefined> {
@@ -145,11 +148,13 @@ export class HotQueries {
 
   /**
    * Replace the platform ids of each ref, in one batched transaction (no round trip back to us
-   * between its statements): the outbox calls this right after a platform post, and until it
+   * between its statements), or on PostgreSQL in one statement on connections of its own
+   * (`PostgresOutboundWriter`): the outbox calls this right after a platform post, and until it
    * commits a crash posts again.
    */
   async recordOutbound(records: readonly OutboundRecord[]): Promise<void> {
     const now = this.clock();
+    if (this.outboundWriter) return this.outboundWriter.record(records, now);
     const statements = records.flatMap((record) => [
       sql`DELETE FROM "OutboundMessage" WHERE "refKind" = ${record.refKind} AND "refId" = ${record.refId}`,
       ...record.platformMessageIds.map(
