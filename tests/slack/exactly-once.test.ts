@@ -67,7 +67,7 @@ describe("Slack: a post the platform took before the service died is not posted 
       model: () => new ScriptedProvider([{ text: answer }]),
     });
     const posts = later.fake.botPosts(channel, threadTs).filter((post) => post.ts !== threadTs);
-    expect(posts.map((post) => post.text)).toEqual([`*alice:* ${answer}`]);
+    expect(posts.map((post) => post.text)).toEqual([answer]);
     expect(posts[0]?.metadata).toEqual({ event_type: "roundtable_post", event_payload: { key: expect.any(String) } });
     expect(later.fake.callsTo("conversations.replies").some((call) => call.params.include_all_metadata)).toBe(true);
   }, 30_000);
@@ -78,7 +78,7 @@ describe("Slack: a post the platform took before the service died is not posted 
       model: () => new ScriptedProvider([{ text: answer }]),
     });
     const posts = later.fake.botPosts(channel);
-    expect(posts.map((post) => post.text)).toEqual([`*alice:* ${answer}`]);
+    expect(posts.map((post) => post.text)).toEqual([answer]);
     expect(later.fake.callsTo("conversations.history").length).toBeGreaterThan(0);
   }, 30_000);
 
@@ -89,7 +89,7 @@ describe("Slack: a post the platform took before the service died is not posted 
       model: (service) => (service === 1 ? new SlowProvider() : new ScriptedProvider([{ text: whole }])),
     });
     const posts = later.fake.botPosts(channel, threadTs).filter((post) => post.ts !== threadTs);
-    expect(posts.map((post) => post.text)).toEqual([`*alice:* ${whole}`]);
+    expect(posts.map((post) => post.text)).toEqual([whole]);
   }, 30_000);
 
   it("an approval card (posted by the deliver step): the step taken back finds the card already there", async () => {
