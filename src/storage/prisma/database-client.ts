@@ -2,8 +2,10 @@ import type { Logger } from "../../log/logger.js";
 import { countStatements, type StatementCount } from "./count-statements.js";
 import type { DatabaseTarget } from "./database-target.js";
 import type { PrismaClient as SqlitePrismaClient } from "./generated/sqlite/index.js";
+import { useRawSql } from "./raw-sql.js";
 import { SqliteAdapterFactory } from "./sqlite-adapter.js";
 import { openSqliteClient } from "./sqlite-client.js";
+import { SqliteRawSql } from "./sqlite-raw-sql.js";
 
 /**
  * The Prisma client, typed as the SQLite one. The PostgreSQL client is generated from the
@@ -59,5 +61,8 @@ export async function createDatabaseClient(
   );
   const counted = options.statements ? countStatements(adapter, options.statements) : adapter;
   const { PrismaClient } = await import("./generated/sqlite/index.js");
-  return new PrismaClient({ adapter: counted, transactionOptions });
+  const client = new PrismaClient({ adapter: counted, transactionOptions });
+  // The statements every message runs skip Prisma's client (docs/architecture.md, "The cost of a message").
+  useRawSql(client, new SqliteRawSql(() => adapter.connection(), options.statements));
+  return client;
 }

@@ -1,8 +1,9 @@
 import type { StoredEvent, WorldEvent } from "../../world/events.js";
 import type { ChatRecord, MessageRecord, NewMessage, OutboundRecord, TurnRecord, TurnState } from "../records.js";
-import type { DatabaseClient } from "./database-client.js";
 import type { Chat, Event, Message, Turn } from "./generated/sqlite/index.js";
 import { encodeWithDates } from "./json-text.js";
+import type { OutboundWriter } from "./postgres-outbound-writer.js";
+import { type RawSql, sql } from "./raw-sql.js";
 import { messageData } from "./record-data.js";
 import { toChatRecord, toMessageRecord, toStoredEvent, toTurnRecord } from "./record-mappers.js";
 
@@ -13,52 +14,54 @@ type MessageRow = Omit<Message, "raw">;
 const fromStart = -1;
 
 /**
- * The statements every answered message runs, in raw SQL through the same Prisma client: the
- * model API costs two to three times as much CPU per statement (its query compiler and result
- * mapping), and these need no query builder. Written once for SQLite and PostgreSQL: quoted
- * identifiers, `RETURNING`, and parameters only (Prisma turns them into `?` or `$n`). The rows
- * come back typed by their columns (dates as `Date`), so the model API's mappers read them.
+ * The statements every answered message runs, in raw SQL ({@link RawSql}: on SQLite straight on
+ * the connection, on PostgreSQL through Prisma's client): the model API costs two to three times
+ * as much CPU per statement (its query compiler and result mapping), and these need no query
+ * builder. The rows come back typed by their columns (dates as `Date`), so the model API's
+ * mappers read them.
  */
 export class HotQueries {
   constructor(
-    private readonly db: DatabaseClient,
+    private readonly raw: RawSql,
     private readonly clock: () => Date,
+    /** PostgreSQL: the write after a platform post goes its own, shorter way. */
+    private readonly outboundWriter?: OutboundWriter,
   ) {}
 
   async getChat(key: string): Promise<ChatRecord | undefined> {
-    const rows = await this.db.$queryRaw<Chat[]>`
+    const rows = await this.raw.rows<Chat>(sql`
       SELECT "key", "world", "platform", "agentTurnsSinceHuman", "sessionEpoch", "createdAt"
-      FROM "Chat" WHERE "key" = ${key}`;
+      FROM "Chat" WHERE "key" = ${key}`);
     return rows[0] ? toChatRecord(rows[0]) : undefined;
   }
 
   /** One statement: the chat after the change, or undefined when there is no such chat. */
   async setAgentTurns(key: string, count: number): Promise<ChatRecord | undefined> {
-    const rows = await this.db.$queryRaw<Chat[]>`
+    const rows = await this.raw.rows<Chat>(sql`
       UPDATE "Chat" SET "agentTurnsSinceHuman" = ${count} WHERE "key" = ${key}
-      RETURNING "key", "world", "platform", "agentTurnsSinceHuman", "sessionEpoch", "createdAt"`;
+      RETURNING "key", "world", "platform", "agentTurnsSinceHuman", "sessionEpoch", "createdAt"`);
     return rows[0] ? toChatRecord(rows[0]) : undefined;
   }
 
   /** Throws the driver's unique violation when the id exists (the caller maps it). */
   async addMessage(message: NewMessage): Promise<MessageRecord> {
     const data = messageData(message, this.clock());
-    const rows = await this.db.$queryRaw<MessageRow[]>`
+    const rows = await this.raw.rows<MessageRow>(sql`
       INSERT INTO "Message" ("id", "chatKey", "authorKind", "authorId", "authorName", "authorHandle", "text",
         "platformMessageId", "replyToId", "turnId", "provider", "model", "providerFields", "raw", "createdAt")
       VALUES (${data.id}, ${data.chatKey}, ${data.authorKind}, ${data.authorId}, ${data.authorName},
         ${data.authorHandle}, ${data.text}, ${data.platformMessageId}, ${data.replyToId}, ${data.turnId},
         ${data.provider}, ${data.model}, ${data.providerFields}, ${data.raw}, ${data.createdAt})
       RETURNING "seq", "id", "chatKey", "authorKind", "authorId", "authorName", "authorHandle", "text",
-        "platformMessageId", "replyToId", "turnId", "provider", "model", "providerFields", "createdAt"`;
+        "platformMessageId", "replyToId", "turnId", "provider", "model", "providerFields", "createdAt"`);
     return toMessageRecord(onlyRow(rows, "message insert"));
   }
 
   async getMessage(id: string): Promise<MessageRecord | undefined> {
-    const rows = await this.db.$queryRaw<MessageRow[]>`
+    const rows = await this.raw.rows<MessageRow>(sql`
       SELECT "seq", "id", "chatKey", "authorKind", "authorId", "authorName", "authorHandle", "text",
         "platformMessageId", "replyToId", "turnId", "provider", "model", "providerFields", "createdAt"
-      FROM "Message" WHERE "id" = ${id}`;
+      FROM "Message" WHERE "id" = ${id}`);
     return rows[0] ? toMessageRecord(rows[0]) : undefined;
   }
 
@@ -67,36 +70,36 @@ export class HotQueries {
     if (first === undefined) return [];
     if (ids.length > 2) throw new Error("getMessages reads at most 2 messages");
     // One id repeats the first (the statement has a fixed shape, so it is prepared once).
-    const rows = await this.db.$queryRaw<MessageRow[]>`
+    const rows = await this.raw.rows<MessageRow>(sql`
       SELECT "seq", "id", "chatKey", "authorKind", "authorId", "authorName", "authorHandle", "text",
         "platformMessageId", "replyToId", "turnId", "provider", "model", "providerFields", "createdAt"
-      FROM "Message" WHERE "id" = ${first} OR "id" = ${ids[1] ?? first} ORDER BY "seq" ASC`;
+      FROM "Message" WHERE "id" = ${first} OR "id" = ${ids[1] ?? first} ORDER BY "seq" ASC`);
     return rows.map(toMessageRecord);
   }
 
   /** The newest `latest` messages after `afterSeq`, in stored order. */
   async latestMessages(chatKey: string, latest: number, afterSeq = fromStart): Promise<MessageRecord[]> {
-    const rows = await this.db.$queryRaw<MessageRow[]>`
+    const rows = await this.raw.rows<MessageRow>(sql`
       SELECT "seq", "id", "chatKey", "authorKind", "authorId", "authorName", "authorHandle", "text",
         "platformMessageId", "replyToId", "turnId", "provider", "model", "providerFields", "createdAt"
       FROM "Message" WHERE "chatKey" = ${chatKey} AND "seq" > ${afterSeq}
-      ORDER BY "seq" DESC LIMIT ${Math.max(0, Math.floor(latest))}`;
+      ORDER BY "seq" DESC LIMIT ${Math.max(0, Math.floor(latest))}`);
     return rows.reverse().map(toMessageRecord);
   }
 
   /** The event as given, with its seq and time (its payload is not read back and parsed again). */
   async appendEvent(chatKey: string, event: WorldEvent): Promise<StoredEvent> {
-    const rows = await this.db.$queryRaw<Pick<Event, "seq" | "createdAt">[]>`
+    const rows = await this.raw.rows<Pick<Event, "seq" | "createdAt">>(sql`
       INSERT INTO "Event" ("chatKey", "type", "payload", "createdAt")
       VALUES (${chatKey}, ${event.type}, ${encodeWithDates(event)}, ${this.clock()})
-      RETURNING "seq", "createdAt"`;
+      RETURNING "seq", "createdAt"`);
     const row = onlyRow(rows, "event insert");
     return { ...event, seq: row.seq, createdAt: row.createdAt };
   }
 
   async getEvent(seq: number): Promise<StoredEvent | undefined> {
-    const rows = await this.db.$queryRaw<Event[]>`
-      SELECT "seq", "chatKey", "type", "payload", "createdAt" FROM "Event" WHERE "seq" = ${seq}`;
+    const rows = await this.raw.rows<Event>(sql`
+      SELECT "seq", "chatKey", "type", "payload", "createdAt" FROM "Event" WHERE "seq" = ${seq}`);
     return rows[0] ? toStoredEvent(rows[0]) : undefined;
   }
 
@@ -104,21 +107,21 @@ export class HotQueries {
   async createTurn(
     turn: Omit<TurnRecord, "state" | "step" | "startedAt"> & { state?: TurnState },
   ): Promise<TurnRecord> {
-    const rows = await this.db.$queryRaw<Turn[]>`
+    const rows = await this.raw.rows<Turn>(sql`
       INSERT INTO "Turn" ("id", "chatKey", "agent", "state", "triggerMessageId", "startedById", "step",
         "deadlineAt", "endReason", "startedAt", "endedAt")
       VALUES (${turn.id}, ${turn.chatKey}, ${turn.agent}, ${turn.state ?? "running"}, ${turn.triggerMessageId},
         ${turn.startedById}, 0, ${turn.deadlineAt}, ${turn.endReason ?? null}, ${this.clock()}, ${turn.endedAt ?? null})
       RETURNING "id", "chatKey", "agent", "state", "triggerMessageId", "startedById", "step", "deadlineAt",
-        "endReason", "startedAt", "endedAt", "stoppedById", "stoppedByName"`;
+        "endReason", "startedAt", "endedAt", "stoppedById", "stoppedByName"`);
     return toTurnRecord(onlyRow(rows, "turn insert"));
   }
 
   async getTurn(id: string): Promise<TurnRecord | undefined> {
-    const rows = await this.db.$queryRaw<Turn[]>`
+    const rows = await this.raw.rows<Turn>(sql`
       SELECT "id", "chatKey", "agent", "state", "triggerMessageId", "startedById", "step", "deadlineAt",
         "endReason", "startedAt", "endedAt", "stoppedById", "stoppedByName"
-      FROM "Turn" WHERE "id" = ${id}`;
+      FROM "Turn" WHERE "id" = ${id}`);
     return rows[0] ? toTurnRecord(rows[0]) : undefined;
   }
 
@@ -130,7 +133,7 @@ export class HotQueries {
     id: string,
     change: Partial<Pick<TurnRecord, "state" | "step" | "endReason" | "endedAt" | "deadlineAt">>,
   ): Promise<TurnRecord | undefined> {
-    const rows = await this.db.$queryRaw<Turn[]>`
+    const rows = await this.raw.rows<Turn>(sql`
       UPDATE "Turn" SET
         "state" = CASE WHEN ${change.state !== undefined} THEN ${change.state ?? ""} ELSE "state" END,
         "step" = CASE WHEN ${change.step !== undefined} THEN ${change.step ?? 0} ELSE "step" END,
@@ -139,27 +142,28 @@ export class HotQueries {
         "deadlineAt" = CASE WHEN ${change.deadlineAt !== undefined} THEN ${change.deadlineAt ?? this.clock()} ELSE "deadlineAt" END
       WHERE "id" = ${id}
       RETURNING "id", "chatKey", "agent", "state", "triggerMessageId", "startedById", "step", "deadlineAt",
-        "endReason", "startedAt", "endedAt", "stoppedById", "stoppedByName"`;
+        "endReason", "startedAt", "endedAt", "stoppedById", "stoppedByName"`);
     return rows[0] ? toTurnRecord(rows[0]) : undefined;
   }
 
   /**
    * Replace the platform ids of each ref, in one batched transaction (no round trip back to us
-   * between its statements): the outbox calls this right after a platform post, and until it
+   * between its statements), or on PostgreSQL in one statement on connections of its own
+   * (`PostgresOutboundWriter`): the outbox calls this right after a platform post, and until it
    * commits a crash posts again.
    */
   async recordOutbound(records: readonly OutboundRecord[]): Promise<void> {
     const now = this.clock();
+    if (this.outboundWriter) return this.outboundWriter.record(records, now);
     const statements = records.flatMap((record) => [
-      this.db
-        .$executeRaw`DELETE FROM "OutboundMessage" WHERE "refKind" = ${record.refKind} AND "refId" = ${record.refId}`,
+      sql`DELETE FROM "OutboundMessage" WHERE "refKind" = ${record.refKind} AND "refId" = ${record.refId}`,
       ...record.platformMessageIds.map(
-        (platformMessageId, part) => this.db.$executeRaw`
+        (platformMessageId, part) => sql`
           INSERT INTO "OutboundMessage" ("chatKey", "refKind", "refId", "part", "platformMessageId", "createdAt")
           VALUES (${record.chatKey}, ${record.refKind}, ${record.refId}, ${part}, ${platformMessageId}, ${now})`,
       ),
     ]);
-    await this.db.$transaction(statements);
+    await this.raw.batch(statements);
   }
 
   async getOutbounds(refs: readonly Pick<OutboundRecord, "refKind" | "refId">[]): Promise<OutboundRecord[]> {
@@ -169,14 +173,17 @@ export class HotQueries {
     // Fewer refs repeat the first (the statement has a fixed shape, so it is prepared once).
     const second = refs[1] ?? first;
     const third = refs[2] ?? first;
-    const rows = await this.db.$queryRaw<
-      { refKind: OutboundRecord["refKind"]; refId: string; chatKey: string; platformMessageId: string }[]
-    >`
+    const rows = await this.raw.rows<{
+      refKind: OutboundRecord["refKind"];
+      refId: string;
+      chatKey: string;
+      platformMessageId: string;
+    }>(sql`
       SELECT "refKind", "refId", "chatKey", "platformMessageId" FROM "OutboundMessage"
       WHERE ("refKind" = ${first.refKind} AND "refId" = ${first.refId})
         OR ("refKind" = ${second.refKind} AND "refId" = ${second.refId})
         OR ("refKind" = ${third.refKind} AND "refId" = ${third.refId})
-      ORDER BY "refKind" ASC, "refId" ASC, "part" ASC`;
+      ORDER BY "refKind" ASC, "refId" ASC, "part" ASC`);
     const records = new Map<string, OutboundRecord>();
     for (const row of rows) {
       const key = `${row.refKind}\u0000${row.refId}`;
@@ -194,9 +201,9 @@ export class HotQueries {
   }
 
   async getOutbound(refKind: OutboundRecord["refKind"], refId: string): Promise<OutboundRecord | undefined> {
-    const rows = await this.db.$queryRaw<{ chatKey: string; platformMessageId: string }[]>`
+    const rows = await this.raw.rows<{ chatKey: string; platformMessageId: string }>(sql`
       SELECT "chatKey", "platformMessageId" FROM "OutboundMessage"
-      WHERE "refKind" = ${refKind} AND "refId" = ${refId} ORDER BY "part" ASC`;
+      WHERE "refKind" = ${refKind} AND "refId" = ${refId} ORDER BY "part" ASC`);
     const first = rows[0];
     if (!first) return undefined;
     return { chatKey: first.chatKey, refKind, refId, platformMessageIds: rows.map((row) => row.platformMessageId) };

@@ -1,6 +1,8 @@
 import type { QueueJob } from "../../world/work-queue.js";
 import type { DatabaseClient } from "./database-client.js";
 import { isUniqueViolation } from "./prisma-errors.js";
+import { rawSqlOf } from "./prisma-raw-sql.js";
+import { type RawSql, sql } from "./raw-sql.js";
 
 export type JobState = "pending" | "running" | "done" | "failed";
 
@@ -31,27 +33,31 @@ export interface ClaimedRow {
  * taken back (a lease that expired) can no longer change it.
  */
 export class JobTable {
-  constructor(private readonly db: DatabaseClient) {}
+  private readonly raw: RawSql;
+
+  constructor(private readonly db: DatabaseClient) {
+    this.raw = rawSqlOf(db);
+  }
 
   /** False when a job with this key exists (whatever its state). */
   async insert(job: QueueJob, now: Date): Promise<boolean> {
     const payload = JSON.stringify(job.payload ?? null);
     const runAt = job.runAt ?? now;
     // Raw SQL on the hot paths: a fraction of the model API's overhead per statement.
-    const inserted = await this.db.$executeRaw`
+    const inserted = await this.raw.execute(sql`
       INSERT INTO "Job" ("key", "queue", "payload", "state", "runAt", "attempts", "createdAt")
       VALUES (${job.key}, ${job.queue}, ${payload}, 'pending', ${runAt}, 0, ${now})
-      ON CONFLICT ("key") DO NOTHING`;
+      ON CONFLICT ("key") DO NOTHING`);
     return inserted === 1;
   }
 
   /** The oldest due job of each queue that has no running job, oldest first. */
   async dueHeads(now: Date, limit: number): Promise<{ seq: number; queue: string }[]> {
-    const rows = await this.db.$queryRaw<{ queue: string; seq: number | bigint }[]>`
+    const rows = await this.raw.rows<{ queue: string; seq: number | bigint }>(sql`
       SELECT j."queue" AS queue, MIN(j."seq") AS seq FROM "Job" AS j
       WHERE j."state" = 'pending' AND j."runAt" <= ${now}
         AND NOT EXISTS (SELECT 1 FROM "Job" AS busy WHERE busy."queue" = j."queue" AND busy."state" = 'running')
-      GROUP BY j."queue" ORDER BY MIN(j."seq") LIMIT ${limit}`;
+      GROUP BY j."queue" ORDER BY MIN(j."seq") LIMIT ${limit}`);
     return rows.map((row) => ({ queue: row.queue, seq: Number(row.seq) }));
   }
 
@@ -62,7 +68,7 @@ export class JobTable {
    */
   async claim(seq: number, queue: string, token: string, now: Date): Promise<ClaimedRow | undefined> {
     try {
-      return await claimStatement(this.db, seq, queue, token, now);
+      return await claimStatement(this.raw, seq, queue, token, now);
     } catch (error) {
       if (isUniqueViolation(error)) return undefined;
       throw error;
@@ -76,13 +82,13 @@ export class JobTable {
   async claimNextOf(queue: string, token: string, now: Date): Promise<ClaimedRow | undefined> {
     try {
       return toClaimedRow(
-        await this.db.$queryRaw<RawClaimedRow[]>`
+        await this.raw.rows<RawClaimedRow>(sql`
           UPDATE "Job" SET "state" = 'running', "lockedBy" = ${token}, "lockedAt" = ${now}, "attempts" = "attempts" + 1
           WHERE "seq" = (SELECT MIN(next."seq") FROM "Job" AS next
               WHERE next."queue" = ${queue} AND next."state" = 'pending' AND next."runAt" <= ${now})
             AND "state" = 'pending'
             AND NOT EXISTS (SELECT 1 FROM "Job" AS busy WHERE busy."queue" = ${queue} AND busy."state" = 'running')
-          RETURNING "seq", "key", "queue", "payload", "attempts", "runAt"`,
+          RETURNING "seq", "key", "queue", "payload", "attempts", "runAt"`),
       );
     } catch (error) {
       if (isUniqueViolation(error)) return undefined;
@@ -91,30 +97,30 @@ export class JobTable {
   }
 
   async complete(seq: number, token: string, now: Date): Promise<boolean> {
-    const changed = await this.db.$executeRaw`
+    const changed = await this.raw.execute(sql`
       UPDATE "Job" SET "state" = 'done', "lockedBy" = NULL, "lockedAt" = NULL, "finishedAt" = ${now}
-      WHERE "seq" = ${seq} AND "state" = 'running' AND "lockedBy" = ${token}`;
+      WHERE "seq" = ${seq} AND "state" = 'running' AND "lockedBy" = ${token}`);
     return changed === 1;
   }
 
   async retry(seq: number, token: string, runAt: Date, lastError: string): Promise<boolean> {
-    const changed = await this.db.$executeRaw`
+    const changed = await this.raw.execute(sql`
       UPDATE "Job" SET "state" = 'pending', "lockedBy" = NULL, "lockedAt" = NULL, "runAt" = ${runAt}, "lastError" = ${lastError}
-      WHERE "seq" = ${seq} AND "state" = 'running' AND "lockedBy" = ${token}`;
+      WHERE "seq" = ${seq} AND "state" = 'running' AND "lockedBy" = ${token}`);
     return changed === 1;
   }
 
   async fail(seq: number, token: string, now: Date, lastError: string): Promise<boolean> {
-    const changed = await this.db.$executeRaw`
+    const changed = await this.raw.execute(sql`
       UPDATE "Job" SET "state" = 'failed', "lockedBy" = NULL, "lockedAt" = NULL, "finishedAt" = ${now}, "lastError" = ${lastError}
-      WHERE "seq" = ${seq} AND "state" = 'running' AND "lockedBy" = ${token}`;
+      WHERE "seq" = ${seq} AND "state" = 'running' AND "lockedBy" = ${token}`);
     return changed === 1;
   }
 
   /** Keep a long job's lease fresh. */
   async heartbeat(seq: number, token: string, now: Date): Promise<void> {
-    await this.db.$executeRaw`
-      UPDATE "Job" SET "lockedAt" = ${now} WHERE "seq" = ${seq} AND "state" = 'running' AND "lockedBy" = ${token}`;
+    await this.raw.execute(sql`
+      UPDATE "Job" SET "lockedAt" = ${now} WHERE "seq" = ${seq} AND "state" = 'running' AND "lockedBy" = ${token}`);
   }
 
   /**
@@ -180,18 +186,18 @@ export class JobTable {
 }
 
 async function claimStatement(
-  db: DatabaseClient,
+  raw: RawSql,
   seq: number,
   queue: string,
   token: string,
   now: Date,
 ): Promise<ClaimedRow | undefined> {
   return toClaimedRow(
-    await db.$queryRaw<RawClaimedRow[]>`
+    await raw.rows<RawClaimedRow>(sql`
     UPDATE "Job" SET "state" = 'running', "lockedBy" = ${token}, "lockedAt" = ${now}, "attempts" = "attempts" + 1
     WHERE "seq" = ${seq} AND "state" = 'pending'
       AND NOT EXISTS (SELECT 1 FROM "Job" AS busy WHERE busy."queue" = ${queue} AND busy."state" = 'running')
-    RETURNING "seq", "key", "queue", "payload", "attempts", "runAt"`,
+    RETURNING "seq", "key", "queue", "payload", "attempts", "runAt"`),
   );
 }
 

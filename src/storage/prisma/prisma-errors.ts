@@ -9,8 +9,14 @@ function prismaCode(error: unknown): string | undefined {
   return typeof code === "string" && /^P\d{4}$/.test(code) ? code : undefined;
 }
 
-/** A unique constraint refused the write: P2002, or P2010 (a raw query) whose driver says so. */
+/**
+ * A unique constraint refused the write: P2002, or P2010 (a raw query) whose driver says so, or
+ * the driver adapter's own error (a statement sent around Prisma's client: `SqliteRawSql`).
+ */
 export function isUniqueViolation(error: unknown): boolean {
+  if (error instanceof Error && error.name === "DriverAdapterError") {
+    return (error as { cause?: { kind?: unknown } }).cause?.kind === "UniqueConstraintViolation";
+  }
   const code = prismaCode(error);
   if (code === "P2002") return true;
   if (code !== "P2010") return false;

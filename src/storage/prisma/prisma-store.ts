@@ -27,6 +27,9 @@ import { RecentMessages } from "./recent-messages.js";
 import { StepQueries } from "./step-queries.js";
 import type { DatabaseClient } from "./database-client.js";
 import { conflictOr, isUniqueViolation } from "./prisma-errors.js";
+import type { OutboundWriter } from "./postgres-outbound-writer.js";
+import { rawSqlOf } from "./prisma-raw-sql.js";
+import { type RawSql, sql } from "./raw-sql.js";
 import {
   toChatRecord,
   toMessageRecord,
@@ -46,8 +49,11 @@ export class PrismaStore implements Store {
   private readonly accounting: AccountingQueries;
   private readonly approvals: ApprovalQueries;
   private readonly hot: HotQueries;
+  /** The hot statements' way to the database (around Prisma's client on SQLite). */
+  private readonly raw: RawSql;
   private readonly steps: StepQueries;
   private readonly recent: RecentMessages | undefined;
+  private readonly outboundWriter: OutboundWriter | undefined;
   /** Chat → world bindings seen (they never change); bounded, emptied when full. */
   private readonly worldsOfChats = new Map<string, string>();
 
@@ -57,12 +63,16 @@ export class PrismaStore implements Store {
     options: {
       /** Keep chats' newest messages in memory (SQLite only: see {@link RecentMessages}). */
       recentMessages?: boolean;
+      /** PostgreSQL: where the platform ids of a post are written (closed with the store). */
+      outboundWriter?: OutboundWriter;
     } = {},
   ) {
     this.accounting = new AccountingQueries(db, clock);
     this.approvals = new ApprovalQueries(db, clock);
-    this.hot = new HotQueries(db, clock);
-    this.steps = new StepQueries(db, clock);
+    this.raw = rawSqlOf(db);
+    this.outboundWriter = options.outboundWriter;
+    this.hot = new HotQueries(this.raw, clock, options.outboundWriter);
+    this.steps = new StepQueries(this.raw, clock);
     this.recent = options.recentMessages
       ? new RecentMessages((chatKey, latest, afterSeq) => this.hot.latestMessages(chatKey, latest, afterSeq))
       : undefined;
@@ -124,18 +134,18 @@ export class PrismaStore implements Store {
   }
 
   async incrementAgentTurns(key: string): Promise<number> {
-    const rows = await this.db.$queryRaw<{ value: number | bigint }[]>`
+    const rows = await this.raw.rows<{ value: number | bigint }>(sql`
       UPDATE "Chat" SET "agentTurnsSinceHuman" = "agentTurnsSinceHuman" + 1
-      WHERE "key" = ${key} RETURNING "agentTurnsSinceHuman" AS value`;
+      WHERE "key" = ${key} RETURNING "agentTurnsSinceHuman" AS value`);
     const value = rows[0]?.value;
     if (value === undefined) throw missing("chat", key);
     return Number(value);
   }
 
   async resetSession(key: string): Promise<number> {
-    const rows = await this.db.$queryRaw<{ value: number | bigint }[]>`
+    const rows = await this.raw.rows<{ value: number | bigint }>(sql`
       UPDATE "Chat" SET "sessionEpoch" = "sessionEpoch" + 1
-      WHERE "key" = ${key} RETURNING "sessionEpoch" AS value`;
+      WHERE "key" = ${key} RETURNING "sessionEpoch" AS value`);
     const value = rows[0]?.value;
     if (value === undefined) throw missing("chat", key);
     return Number(value);
@@ -442,7 +452,7 @@ export class PrismaStore implements Store {
   }
 
   async close(): Promise<void> {
-    await this.db.$disconnect();
+    await Promise.all([this.db.$disconnect(), this.outboundWriter?.close()]);
   }
 }
 

@@ -22,10 +22,22 @@ export class SqliteAdapterFactory implements SqlMigrationAwareDriverAdapterFacto
   readonly provider = "sqlite";
   readonly adapterName = "roundtable-sqlite";
 
+  private client: Client | undefined;
+
   constructor(private readonly open: () => Client) {}
 
   connect(): Promise<SqlDriverAdapter> {
-    return Promise.resolve(new SqliteAdapter(this.open()));
+    return Promise.resolve(new SqliteAdapter(this.connection()));
+  }
+
+  /**
+   * The one connection, opened at first use and again after a close: Prisma's adapter and the
+   * statements sent around Prisma's client (`SqliteRawSql`) share it, its lock and its prepared
+   * statements.
+   */
+  connection(): Client {
+    if (!this.client || this.client.closed) this.client = this.open();
+    return this.client;
   }
 
   connectToShadowDb(): Promise<SqlDriverAdapter> {

@@ -7,8 +7,8 @@ import type {
   TurnRecord,
   TurnState,
 } from "../records.js";
-import type { DatabaseClient } from "./database-client.js";
 import type { Approval, Message, ToolCall, Turn } from "./generated/sqlite/index.js";
+import { type RawSql, sql } from "./raw-sql.js";
 import { messageData, toolCallData } from "./record-data.js";
 import { toApprovalRecord, toMessageRecord, toToolCallRecord, toTurnRecord } from "./record-mappers.js";
 
@@ -19,7 +19,7 @@ import { toApprovalRecord, toMessageRecord, toToolCallRecord, toTurnRecord } fro
  */
 export class StepQueries {
   constructor(
-    private readonly db: DatabaseClient,
+    private readonly raw: RawSql,
     private readonly clock: () => Date,
   ) {}
 
@@ -30,8 +30,8 @@ export class StepQueries {
   ): Promise<{ message: MessageRecord; calls: ToolCallRecord[] }> {
     const now = this.clock();
     const data = messageData(message, now);
-    const [stored, ...storedCalls] = await this.db.$transaction([
-      this.db.$queryRaw<Omit<Message, "raw">[]>`
+    const [stored, ...storedCalls] = await this.raw.batch([
+      sql`
         INSERT INTO "Message" ("id", "chatKey", "authorKind", "authorId", "authorName", "authorHandle", "text",
           "platformMessageId", "replyToId", "turnId", "provider", "model", "providerFields", "raw", "createdAt")
         VALUES (${data.id}, ${data.chatKey}, ${data.authorKind}, ${data.authorId}, ${data.authorName},
@@ -41,7 +41,7 @@ export class StepQueries {
           "platformMessageId", "replyToId", "turnId", "provider", "model", "providerFields", "createdAt"`,
       ...calls.map((call) => {
         const row = toolCallData(call, now);
-        return this.db.$queryRaw<ToolCall[]>`
+        return sql`
           INSERT INTO "ToolCall" ("id", "chatKey", "agent", "turnId", "messageId", "step", "providerCallId", "name",
             "arguments", "provider", "providerFields", "state", "createdAt")
           VALUES (${row.id}, ${row.chatKey}, ${row.agent}, ${row.turnId}, ${row.messageId}, ${row.step},
@@ -52,7 +52,7 @@ export class StepQueries {
       }),
     ]);
     return {
-      message: toMessageRecord(first(stored, "message insert")),
+      message: toMessageRecord(first(stored as Omit<Message, "raw">[], "message insert")),
       calls: storedCalls.map((rows) => toToolCallRecord(first(rows as ToolCall[], "tool call insert"))),
     };
   }
@@ -61,43 +61,43 @@ export class StepQueries {
   async toolCallsOfTurn(turnId: string, step?: number): Promise<ToolCallRecord[]> {
     const rows =
       step === undefined
-        ? await this.db.$queryRaw<ToolCall[]>`
+        ? await this.raw.rows<ToolCall>(sql`
             SELECT "seq", "id", "chatKey", "agent", "turnId", "messageId", "step", "providerCallId", "name",
               "arguments", "provider", "providerFields", "state", "createdAt"
-            FROM "ToolCall" WHERE "turnId" = ${turnId} ORDER BY "seq" ASC`
-        : await this.db.$queryRaw<ToolCall[]>`
+            FROM "ToolCall" WHERE "turnId" = ${turnId} ORDER BY "seq" ASC`)
+        : await this.raw.rows<ToolCall>(sql`
             SELECT "seq", "id", "chatKey", "agent", "turnId", "messageId", "step", "providerCallId", "name",
               "arguments", "provider", "providerFields", "state", "createdAt"
-            FROM "ToolCall" WHERE "turnId" = ${turnId} AND "step" = ${step} ORDER BY "seq" ASC`;
+            FROM "ToolCall" WHERE "turnId" = ${turnId} AND "step" = ${step} ORDER BY "seq" ASC`);
     return rows.map(toToolCallRecord);
   }
 
   /** An agent's calls in a chat stored at or after `since`, oldest first. */
   async toolCallsOfAgentSince(chatKey: string, agent: string, since: Date): Promise<ToolCallRecord[]> {
-    const rows = await this.db.$queryRaw<ToolCall[]>`
+    const rows = await this.raw.rows<ToolCall>(sql`
       SELECT "seq", "id", "chatKey", "agent", "turnId", "messageId", "step", "providerCallId", "name",
         "arguments", "provider", "providerFields", "state", "createdAt"
       FROM "ToolCall" WHERE "chatKey" = ${chatKey} AND "agent" = ${agent} AND "createdAt" >= ${since}
-      ORDER BY "seq" ASC`;
+      ORDER BY "seq" ASC`);
     return rows.map(toToolCallRecord);
   }
 
   /** A turn's approvals in one state, oldest first. */
   async approvalsOfTurn(turnId: string, state: ApprovalRecord["state"]): Promise<ApprovalRecord[]> {
-    const rows = await this.db.$queryRaw<Approval[]>`
+    const rows = await this.raw.rows<Approval>(sql`
       SELECT "id", "shortId", "chatKey", "world", "agent", "turnId", "toolCallId", "state", "requestedFor", "reason",
         "expiresAt", "createdAt", "decidedById", "decidedByName", "choice", "decidedAt"
-      FROM "Approval" WHERE "turnId" = ${turnId} AND "state" = ${state} ORDER BY "createdAt" ASC, "id" ASC`;
+      FROM "Approval" WHERE "turnId" = ${turnId} AND "state" = ${state} ORDER BY "createdAt" ASC, "id" ASC`);
     return rows.map(toApprovalRecord);
   }
 
   /** An agent's turns in a chat in one state, oldest first. */
   async turnsOfAgent(chatKey: string, agent: string, state: TurnState): Promise<TurnRecord[]> {
-    const rows = await this.db.$queryRaw<Turn[]>`
+    const rows = await this.raw.rows<Turn>(sql`
       SELECT "id", "chatKey", "agent", "state", "triggerMessageId", "startedById", "step", "deadlineAt",
         "endReason", "startedAt", "endedAt", "stoppedById", "stoppedByName"
       FROM "Turn" WHERE "chatKey" = ${chatKey} AND "agent" = ${agent} AND "state" = ${state}
-      ORDER BY "startedAt" ASC, "id" ASC`;
+      ORDER BY "startedAt" ASC, "id" ASC`);
     return rows.map(toTurnRecord);
   }
 }
