@@ -33,6 +33,7 @@ import { DiscordMessageStream } from "./message-stream.js";
 import { type DiscordAdapterOptions, type DiscordAgentIdentity, type DiscordClock, systemClock } from "./options.js";
 import type { OwnIdentities } from "./parse.js";
 import { BotPoster, type Poster, WebhookPoster } from "./poster.js";
+import { partOnce } from "./post-once.js";
 import { renderApprovalCard, renderApprovalOutcome, renderText, stopButtonComponents } from "./render.js";
 import { type RenderedMentions, renderMentions } from "./render-mentions.js";
 import { ThreadRoots } from "./thread-roots.js";
@@ -233,9 +234,8 @@ export class DiscordAdapter
         // refusal in between makes the retry edit them rather than post them again.
         if (index > 0) await observer?.posted({ ids: [...ids] });
         const replyTo = index === 0 ? message.replyTo : undefined;
-        ids.push(
-          await poster.send({ content, allowedUserIds: userIds, ...(replyTo === undefined ? {} : { replyTo }) }),
-        );
+        const body = { content, allowedUserIds: userIds, ...(replyTo === undefined ? {} : { replyTo }) };
+        ids.push(await poster.send(body, partOnce(observer?.postKey, index)));
       }
     } catch (error) {
       if (ids.length > 0 || discordCodeOf(error) !== discordErrorCodes.unknownWebhook) throw error;
@@ -246,10 +246,10 @@ export class DiscordAdapter
     return { ids };
   }
 
-  async postApprovalCard(chat: ChatRef, card: ApprovalCard): Promise<SentRef> {
+  async postApprovalCard(chat: ChatRef, card: ApprovalCard, observer?: PostObserver): Promise<SentRef> {
     // Cards come from the bot itself: presses on its buttons reach the bot's gateway.
-    const rendered = renderApprovalCard(card);
-    const id = await this.api.send(targetChannelOf(chat), rendered);
+    const poster = new BotPoster(this.api, targetChannelOf(chat), undefined);
+    const id = await poster.send(renderApprovalCard(card), partOnce(observer?.postKey, 0));
     return { ids: [id] };
   }
 
@@ -272,7 +272,8 @@ export class DiscordAdapter
         { err: error, approvalId: outcome.approvalId },
         "approval card could not be edited; posting the outcome",
       );
-      const posted = await this.api.send(channelId, rendered);
+      const poster = new BotPoster(this.api, channelId, undefined);
+      const posted = await poster.send(rendered, partOnce(observer?.postKey, 0));
       await observer?.posted({ ids: [posted] });
     }
   }
@@ -311,7 +312,7 @@ export class DiscordAdapter
           this.logger.warn({ messageId: existing }, "a stored part of a message is gone; posting it again");
         }
       }
-      ids.push(await poster.send({ content, allowedUserIds: userIds }));
+      ids.push(await poster.send({ content, allowedUserIds: userIds }, partOnce(observer?.postKey, index)));
       // Recorded before the next part (see postMessage); a part posted in place of a gone one
       // keeps the later stored parts in the record.
       if (index < parts.length - 1) await observer?.posted({ ids: [...ids, ...sent.ids.slice(index + 1)] });
@@ -369,10 +370,8 @@ export class DiscordAdapter
       if (own?.userId) return new BotPoster(own.api, channelId, undefined);
       const webhook = await this.webhooks.get(chat.channel);
       if (webhook) {
-        return new WebhookPoster(this.api, webhook, chat.thread, {
-          username: displayName,
-          ...(avatarUrl === undefined ? {} : { avatarUrl }),
-        });
+        const identity = { username: displayName, ...(avatarUrl === undefined ? {} : { avatarUrl }) };
+        return new WebhookPoster(this.api, webhook, chat.thread, identity, this.logger);
       }
     }
     return new BotPoster(this.api, channelId, displayName);

@@ -76,6 +76,11 @@ interface Body {
   replyTo?: string;
   /** People this message may notify (mentioned on purpose); nobody else is pinged. */
   allowedUserIds?: string[];
+  /**
+   * Sent with `enforce_nonce`: Discord answers a second post with the same nonce (same author,
+   * same channel, within a few minutes) with the message the first one created.
+   */
+  nonce?: string;
 }
 
 function messageBody(body: Body): Record<string, unknown> {
@@ -89,6 +94,7 @@ function messageBody(body: Body): Record<string, unknown> {
     ...(body.files && body.files.length > 0
       ? { attachments: body.files.map((file, id) => ({ id, filename: file.name })) }
       : {}),
+    ...(body.nonce === undefined ? {} : { nonce: body.nonce, enforce_nonce: true }),
   };
 }
 
@@ -113,10 +119,28 @@ export class DiscordApi {
   }
 
   async send(channelId: string, body: Body): Promise<string> {
-    const sent = await this.call<{ id: string }>("create message", () =>
+    return (await this.create(channelId, body)).id;
+  }
+
+  /** Create a message; with a nonce, the answer may be the message an earlier post created. */
+  async create(channelId: string, body: Body): Promise<{ id: string; content: string }> {
+    const sent = await this.call<{ id: string; content?: string }>("create message", () =>
       this.rest.post(Routes.channelMessages(channelId), { body: messageBody(body), files: files(body.files) }),
     );
-    return sent.id;
+    return { id: sent.id, content: sent.content ?? "" };
+  }
+
+  /** Up to `limit` (at most 100) messages of a channel or thread newer than the snowflake `after`. */
+  async messagesAfter(
+    channelId: string,
+    after: string,
+    limit: number,
+  ): Promise<{ id: string; content?: string; webhook_id?: string; author?: { id?: string; username?: string } }[]> {
+    return this.call("fetch messages", () =>
+      this.rest.get(Routes.channelMessages(channelId), {
+        query: new URLSearchParams({ after, limit: String(limit) }),
+      }),
+    );
   }
 
   async edit(channelId: string, messageId: string, body: Body): Promise<void> {

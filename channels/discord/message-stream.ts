@@ -2,6 +2,7 @@ import type { Logger } from "../../src/log/logger.js";
 import type { MessageStream, OutboundMention, SentRef, StreamObserver } from "../../src/world/channel-adapter.js";
 import type { DiscordClock } from "./options.js";
 import type { Poster } from "./poster.js";
+import { partOnce } from "./post-once.js";
 import { renderText } from "./render.js";
 import type { RenderedMentions } from "./render-mentions.js";
 
@@ -126,7 +127,8 @@ export class DiscordMessageStream implements MessageStream {
       const live = liveComponents !== undefined && !final && index === parts.length - 1;
       const components = live ? liveComponents : [];
       if (!shown) {
-        const id = await this.poster.send({ content, allowedUserIds, ...(live ? { components } : {}) });
+        const body = { content, allowedUserIds, ...(live ? { components } : {}) };
+        const id = await this.poster.send(body, partOnce(this.setup.observer?.postKey, index));
         this.sent.push({ id, content, ...(live ? { live } : {}) });
         // Recorded before the answer goes on: whoever finishes it edits these messages.
         await this.setup.observer?.posted({ ids: this.sent.map((part) => part.id) });

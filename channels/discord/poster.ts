@@ -1,4 +1,6 @@
+import type { Logger } from "../../src/log/logger.js";
 import type { DiscordApi, OwnWebhook } from "./api.js";
+import { findWebhookPost, nonceOf, type PartOnce } from "./post-once.js";
 import type { RenderedFile } from "./render.js";
 
 /** One part of a message to post or edit. */
@@ -17,7 +19,11 @@ export interface PostBody {
  */
 export interface Poster {
   readonly prefixName: string | undefined;
-  send(body: PostBody): Promise<string>;
+  /**
+   * Post one part. With `once`, an earlier run's post of the same part is not made again: the
+   * bot sends a nonce, a webhook looks for it when `once.mayExist`.
+   */
+  send(body: PostBody, once?: PartOnce): Promise<string>;
   edit(messageId: string, body: PostBody): Promise<void>;
   delete(messageId: string): Promise<void>;
 }
@@ -29,8 +35,13 @@ export class BotPoster implements Poster {
     readonly prefixName: string | undefined,
   ) {}
 
-  send(body: PostBody): Promise<string> {
-    return this.api.send(this.channelId, body);
+  async send(body: PostBody, once?: PartOnce): Promise<string> {
+    if (!once) return this.api.send(this.channelId, body);
+    const created = await this.api.create(this.channelId, { ...body, nonce: nonceOf(once.key) });
+    // Discord answered with the message an earlier run created (the same nonce); a stream's
+    // first part may show less than this text: make it show this one.
+    if (created.content.trim() !== body.content.trim()) await this.api.edit(this.channelId, created.id, body);
+    return created.id;
   }
 
   edit(messageId: string, body: PostBody): Promise<void> {
@@ -50,9 +61,19 @@ export class WebhookPoster implements Poster {
     private readonly webhook: OwnWebhook,
     private readonly threadId: string | undefined,
     private readonly identity: { username: string; avatarUrl?: string },
+    private readonly logger: Logger,
   ) {}
 
-  send(body: PostBody): Promise<string> {
+  async send(body: PostBody, once?: PartOnce): Promise<string> {
+    if (once?.mayExist) {
+      const channelId = this.threadId ?? this.webhook.channelId;
+      const where = { channelId, webhookId: this.webhook.id, username: this.identity.username };
+      const found = await findWebhookPost(this.api, where, body.content, once, this.logger);
+      if (found) {
+        if (found.content !== body.content) await this.edit(found.id, body);
+        return found.id;
+      }
+    }
     return this.api.executeWebhook(this.webhook, this.threadId, { ...body, ...this.identity });
   }
 

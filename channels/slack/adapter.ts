@@ -32,6 +32,7 @@ import { SlackEditStream } from "./message-stream.js";
 import { SlackNativeStream } from "./native-stream.js";
 import { type SlackAdapterOptions, type SlackAgentIdentity, type SlackClock, systemClock } from "./options.js";
 import { namePrefix, renderApprovalCard, renderApprovalOutcome, renderText, slackMessageLimit } from "./render.js";
+import { postOnce } from "./post-once.js";
 import { ThreadRoots } from "./thread-roots.js";
 import { stopBlocks } from "./stop-button.js";
 import { UserNames } from "./user-names.js";
@@ -189,7 +190,7 @@ export class SlackAdapter
       // The parts already posted are recorded before the next is, so that a crash or a refusal
       // in between makes the retry edit them rather than post them again.
       if (index > 0) await observer?.posted({ ids: [...ids] });
-      ids.push(await this.outbound.post(chat, part, identity));
+      ids.push(await postOnce(this.outbound, this.logger, chat, { text: part, identity }, observer?.postKey, index));
     }
     return { ids };
   }
@@ -201,7 +202,7 @@ export class SlackAdapter
     for (const [index, part] of parts.entries()) {
       const ts = sent.ids[index];
       if (ts === undefined) {
-        ids.push(await this.outbound.post(chat, part, identity));
+        ids.push(await postOnce(this.outbound, this.logger, chat, { text: part, identity }, observer?.postKey, index));
         // Recorded before the next part (see postMessage).
         if (index < parts.length - 1) await observer?.posted({ ids: [...ids] });
       } else {
@@ -243,7 +244,8 @@ export class SlackAdapter
 
   async postApprovalCard(chat: ChatRef, card: ApprovalCard, observer?: PostObserver): Promise<SentRef> {
     const rendered = renderApprovalCard(card);
-    const ts = await this.outbound.post(chat, rendered.text, {}, rendered.blocks);
+    const post = { text: rendered.text, blocks: rendered.blocks };
+    const ts = await postOnce(this.outbound, this.logger, chat, post, observer?.postKey, 0);
     // The card is recorded before its file is sent: a crash in between loses the file (its
     // arguments stay in the approvals audit) rather than posting the card twice.
     if (rendered.attachment) {
@@ -271,7 +273,8 @@ export class SlackAdapter
         { err: error, approvalId: outcome.approvalId },
         "approval card could not be edited; posting the outcome",
       );
-      const posted = await this.outbound.post(chat, rendered.text, {}, rendered.blocks);
+      const post = { text: rendered.text, blocks: rendered.blocks };
+      const posted = await postOnce(this.outbound, this.logger, chat, post, observer?.postKey, 0);
       await observer?.posted({ ids: [posted] });
     }
   }

@@ -44,6 +44,11 @@ export function toPlatformError(error: unknown, what: string): RoundtableError {
   return new RoundtableError("internal", `slack ${what} failed: ${String(error)}`, { cause: error });
 }
 
+/** The metadata event type of the service's posts; its payload's `key` names the post. */
+export const postEventType = "roundtable_post";
+/** How many of the newest messages a look-up for an earlier post reads. */
+const lookupLimit = 50;
+
 /** Where in a channel a post goes: the chat's thread, if it has one. */
 function place(chat: ChatRef): { channel: string; thread_ts?: string } {
   return chat.thread === undefined ? { channel: chat.channel } : { channel: chat.channel, thread_ts: chat.thread };
@@ -57,12 +62,23 @@ function place(chat: ChatRef): { channel: string; thread_ts?: string } {
 export class SlackOutbound {
   constructor(private readonly client: WebClient) {}
 
-  async post(chat: ChatRef, text: string, identity: PostIdentity = {}, blocks?: Block[]): Promise<string> {
+  /**
+   * Post a message. `key` (the post's key, the same on every run of its step) goes with it as
+   * the message's metadata, so that {@link findPosted} can find it after a crash.
+   */
+  async post(
+    chat: ChatRef,
+    text: string,
+    identity: PostIdentity = {},
+    blocks?: Block[],
+    key?: string,
+  ): Promise<string> {
     try {
       const result = await this.client.chat.postMessage({
         ...place(chat),
         text,
         ...(blocks === undefined ? {} : { blocks: blocks as never }),
+        ...(key === undefined ? {} : { metadata: { event_type: postEventType, event_payload: { key } } }),
         ...(identity.username === undefined ? {} : { username: identity.username }),
         ...(identity.iconUrl === undefined ? {} : { icon_url: identity.iconUrl }),
         unfurl_links: false,
@@ -72,6 +88,28 @@ export class SlackOutbound {
       return result.ts;
     } catch (error) {
       throw toPlatformError(error, "chat.postMessage");
+    }
+  }
+
+  /**
+   * The ts of the app's message carrying `key` as its metadata, posted since `oldest` (a Slack
+   * ts): the channel's newest messages, or the thread's replies, with their metadata.
+   */
+  async findPosted(chat: ChatRef, key: string, oldest: string): Promise<string | undefined> {
+    const common = { channel: chat.channel, oldest, limit: lookupLimit, include_all_metadata: true };
+    try {
+      const result =
+        chat.thread === undefined
+          ? await this.client.conversations.history(common)
+          : await this.client.conversations.replies({ ...common, ts: chat.thread });
+      const found = (result.messages ?? []).find((message) => {
+        const metadata = (message as { metadata?: { event_type?: string; event_payload?: { key?: unknown } } })
+          .metadata;
+        return metadata?.event_type === postEventType && metadata.event_payload?.key === key;
+      });
+      return found?.ts;
+    } catch (error) {
+      throw toPlatformError(error, chat.thread === undefined ? "conversations.history" : "conversations.replies");
     }
   }
 

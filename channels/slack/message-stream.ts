@@ -3,6 +3,7 @@ import type { MessageStream, OutboundMention, SentRef, StreamObserver } from "..
 import type { ChatRef } from "../../src/world/chat-ref.js";
 import type { Block, PostIdentity, SlackOutbound } from "./api.js";
 import type { SlackClock } from "./options.js";
+import { postOnce } from "./post-once.js";
 import { renderText } from "./render.js";
 
 export interface EditStreamSetup {
@@ -112,7 +113,8 @@ export class SlackEditStream implements MessageStream {
       const blocks = !final && index === parts.length - 1 ? this.setup.liveBlocks?.(part) : undefined;
       const live = blocks !== undefined;
       if (!shown) {
-        const ts = await outbound.post(chat, part, identity, blocks);
+        const post = { text: part, identity, ...(blocks === undefined ? {} : { blocks }) };
+        const ts = await postOnce(outbound, this.setup.logger, chat, post, observer?.postKey, index);
         this.sent.push({ ts, text: part, at: clock.now(), ...(live ? { live } : {}) });
         await observer?.posted({ ids: this.sent.map((each) => each.ts) });
       } else if (shown.text !== part || (shown.live ?? false) !== live) {

@@ -7,9 +7,10 @@ export interface ScopeNeed {
 /** Every scope of the app manifest, with the feature it serves. */
 export const scopeNeeds: readonly ScopeNeed[] = [
   { scope: "chat:write", feature: "posting answers and approval cards" },
-  { scope: "channels:history", feature: "reading messages in public channels" },
-  { scope: "groups:history", feature: "reading messages in private channels" },
-  { scope: "im:history", feature: "reading direct messages" },
+  // The history scopes also let a re-run after a crash find a post it made (conversations.history).
+  { scope: "channels:history", feature: "reading messages in public channels; finding a post made before a crash" },
+  { scope: "groups:history", feature: "reading messages in private channels; finding a post made before a crash" },
+  { scope: "im:history", feature: "reading direct messages; finding a post made before a crash" },
   { scope: "app_mentions:read", feature: "answering @mentions of the app" },
   {
     scope: "chat:write.customize",

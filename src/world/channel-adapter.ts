@@ -7,7 +7,8 @@ import type { OutboundText, PostObserver, SentRef } from "./outbound-text.js";
 export type { ChannelCapabilities } from "./channel-capabilities.js";
 export * from "./channel-optional.js";
 export * from "./channel-streaming.js";
-export type { OutboundText, PostObserver, SentRef } from "./outbound-text.js";
+export type { OutboundText, PostKey, PostObserver, SentRef } from "./outbound-text.js";
+export { partKey } from "./outbound-text.js";
 export type { MentionTarget, OutboundMention, TextSegment } from "./outbound-mention.js";
 export { splitByMentions } from "./outbound-mention.js";
 

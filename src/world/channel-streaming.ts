@@ -1,4 +1,4 @@
-import type { OutboundText, PostObserver, SentRef } from "./outbound-text.js";
+import type { OutboundText, PostKey, PostObserver, SentRef } from "./outbound-text.js";
 import type { ChatRef } from "./chat-ref.js";
 import type { Author } from "./message.js";
 import type { OutboundMention } from "./outbound-mention.js";
@@ -21,6 +21,8 @@ export interface MessageStream {
  */
 export interface StreamObserver {
   posted(sent: SentRef): Promise<void>;
+  /** The key of the message the stream will become (its first post carries it where the platform can). */
+  readonly postKey?: PostKey;
 }
 
 /** Capability: show an answer while it is being written (edits or native drafts). */

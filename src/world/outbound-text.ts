@@ -33,4 +33,29 @@ export interface SentRef {
  */
 export interface PostObserver {
   posted(sent: SentRef): Promise<void>;
+  /** What names this post across runs of its step (platforms that can tell a repeat use it). */
+  readonly postKey?: PostKey;
+}
+
+/**
+ * One post named the same on every run of the step that makes it, so that a platform that can
+ * tell a post it already took shows it once: Discord gets a nonce made from it, Slack stores it
+ * as the message's metadata and is asked for it (docs/architecture.md, "The window that remains").
+ */
+export interface PostKey {
+  /** The world's name of the post (a message id, `card:<approval>`); adapters add the part's index. */
+  id: string;
+  /**
+   * A run before this one may have posted it and died (or lost the answer) before its id was
+   * stored: the step's job is on a later attempt, or the call is being tried again. Only then
+   * does an adapter look for it before posting; a first attempt costs no extra platform call.
+   */
+  mayExist: boolean;
+  /** No post of it is older than this (its event was stored then): bounds a look-up. */
+  since: Date;
+}
+
+/** The key of one part of a post (long texts are split; each part is its own platform message). */
+export function partKey(postKey: PostKey, part: number): string {
+  return `${postKey.id}:${part}`;
 }

@@ -6,6 +6,7 @@ import {
   type MessageStream,
   type OutboundMention,
   type OutboundText,
+  type PostKey,
   type SentRef,
 } from "./channel-adapter.js";
 import { type ChatRef, chatKey } from "./chat-ref.js";
@@ -15,6 +16,9 @@ import { jobKey } from "./jobs.js";
 import { worldAuthor } from "./message.js";
 import { outboundFor } from "./outbound-for.js";
 import type { WorldContext } from "./world-context.js";
+
+/** How far before a message's event a look-up for its earlier post reaches (a stream began it). */
+const streamLookBackMs = 15 * 60_000;
 
 export type EventListener = (event: StoredEvent | Extract<WorldEvent, { type: "stream" }>) => void;
 
@@ -56,8 +60,12 @@ export class Outbox {
     this.streams.set(messageId, stream);
   }
 
-  /** The `deliver` step. */
-  async deliver(seq: number): Promise<void> {
+  /**
+   * The `deliver` step. `rerun` says its job ran before (a later attempt, or taken back from a
+   * stopped process): a post may then have reached the platform without its id being stored, so
+   * adapters that can look for it do (`PostKey.mayExist`).
+   */
+  async deliver(seq: number, rerun = false): Promise<void> {
     const { store, channels, logger } = this.context;
     const event = await store.getEvent(seq);
     if (!event) {
@@ -104,7 +112,10 @@ export class Outbox {
         const sent = await this.held(event, adapter, async () => {
           attempt += 1;
           const draft = attempt === 1 ? recorded("draft", message.id) : await store.getOutbound("draft", message.id);
-          return this.showMessage(adapter, chat, message.id, outbound, draft);
+          // A stream of it may have posted its first part while the model was still writing.
+          const since = new Date(event.createdAt.getTime() - streamLookBackMs);
+          const postKey = { id: message.id, mayExist: rerun || attempt > 1, since };
+          return this.showMessage(adapter, chat, message.id, outbound, draft, postKey);
         });
         if (!sent) break;
         // The message's ids, its draft forgotten and the event delivered: one transaction.
@@ -125,9 +136,12 @@ export class Outbox {
             refId: card.approvalId,
             platformMessageIds: sent.ids,
           });
-        const sent = await this.held(event, adapter, () =>
-          adapter.postApprovalCard(chat, card, { posted: recordCard }),
-        );
+        let attempt = 0;
+        const sent = await this.held(event, adapter, () => {
+          attempt += 1;
+          const postKey = { id: `card:${card.approvalId}`, mayExist: rerun || attempt > 1, since: event.createdAt };
+          return adapter.postApprovalCard(chat, card, { posted: recordCard, postKey });
+        });
         if (!sent) break;
         // The card's ids and the event delivered: one transaction.
         await store.recordOutbound(
@@ -152,10 +166,18 @@ export class Outbox {
           postedAnew = sent.ids;
           await store.recordOutbound({ ...delivery, platformMessageIds: sent.ids });
         };
+        let attempt = 0;
         await this.held(event, adapter, async () => {
           if (postedAnew) return;
+          attempt += 1;
+          const postKey = {
+            id: `outcome:${outcome.approvalId}`,
+            mayExist: rerun || attempt > 1,
+            since: event.createdAt,
+          };
           await adapter.updateApprovalCard(chat, { ids: card.platformMessageIds }, outcome, {
             posted: recordOutcomePost,
+            postKey,
           });
         });
         if (postedAnew) {
@@ -192,13 +214,14 @@ export class Outbox {
     messageId: string,
     outbound: OutboundText,
     draft: OutboundRecord | undefined,
+    postKey: PostKey,
   ): Promise<SentRef> {
     const stream = this.streams.get(messageId);
     this.streams.delete(messageId);
     if (stream) return this.finishStream(stream, messageId, chatKey(chat), outbound.text, outbound.mentions);
     // The parts of a long text are recorded as a draft as they are posted: a crash or a refusal
     // between parts leaves a draft that the next attempt edits, rather than posting it again.
-    const observer = { posted: (sent: SentRef) => this.recordDraft(chatKey(chat), messageId, sent) };
+    const observer = { posted: (sent: SentRef) => this.recordDraft(chatKey(chat), messageId, sent), postKey };
     if (draft && draft.platformMessageIds.length > 0 && isEditingChannel(adapter)) {
       this.context.logger.info({ messageId, chat: draft.chatKey }, "finishing a recorded draft in place");
       return adapter.editMessage(chat, { ids: draft.platformMessageIds }, outbound, observer);

@@ -62,7 +62,8 @@ export class WorldEngine {
         return;
       }
       case "deliver":
-        return this.outbox.deliver(payload.seq);
+        // A job on its second or later attempt may follow a run that posted and died.
+        return this.outbox.deliver(payload.seq, job.attempts > 1);
       case "turn-step":
         return runner.step(payload.turnId, payload.step);
       case "run-tool":

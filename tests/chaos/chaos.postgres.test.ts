@@ -15,6 +15,7 @@ describePostgres("chaos: two processes on one PostgreSQL, random SIGKILLs", (ser
         messagesPerChat: 15,
         toolEvery: 3,
         killEveryMs: [1_500, 3_000],
+        windowMs: 250,
         log: (line) => process.stderr.write(`chaos: ${line}\n`),
       });
       expect(report.sent).toBe(90);

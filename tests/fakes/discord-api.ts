@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { FakeGateway } from "./discord-gateway.js";
+import { type HeldResponse, HeldResponses } from "./held-responses.js";
 import { channelPayload, guildPayload, parseBody } from "./discord-payloads.js";
 import { type RestContext, type RestReply, type RestRequest, routes } from "./discord-rest.js";
 import {
@@ -63,6 +64,7 @@ export class FakeDiscord {
   readonly gateway: FakeGateway;
   private readonly bots = new Map<string, { user: FakeDiscordUser; applicationId: string; flags: number }>();
   private readonly failures: InjectedFailure[] = [];
+  private readonly held = new HeldResponses();
 
   private constructor(
     private readonly server: Server,
@@ -369,6 +371,11 @@ export class FakeDiscord {
     });
   }
 
+  /** The next call matching `method` and `pattern` (a path under /api/v10) is carried out, not answered. */
+  holdNext(method: string, pattern: RegExp): HeldResponse {
+    return this.held.next(method, pattern);
+  }
+
   /** The next `times` matching calls fail with `status` and Discord's error body. */
   failNext(method: string, pattern: RegExp, status: number, code: number, message: string, times = 1): void {
     this.failures.push({ method, pattern, times, status, body: { code, message }, headers: {} });
@@ -445,12 +452,16 @@ export class FakeDiscord {
       const match = route.pattern.exec(path) ?? [];
       const reply = route.handle(rest, [...match], this.context());
       record(reply.status);
-      this.reply(response, reply, {
-        "x-ratelimit-limit": "50",
-        "x-ratelimit-remaining": "49",
-        "x-ratelimit-reset-after": "1",
-        "x-ratelimit-bucket": `bucket-${route.pattern.source}`,
-      });
+      const answer = () =>
+        this.reply(response, reply, {
+          "x-ratelimit-limit": "50",
+          "x-ratelimit-remaining": "49",
+          "x-ratelimit-reset-after": "1",
+          "x-ratelimit-bucket": `bucket-${route.pattern.source}`,
+        });
+      const held = this.held.take(method, path);
+      if (held) held.hold(response, answer);
+      else answer();
     } catch (error) {
       this.reply(response, { status: 500, body: { code: 0, message: String(error) } });
     }

@@ -1,3 +1,4 @@
+import { listMessages, messageWithNonce, nonceOf } from "./discord-history.js";
 import {
   type DiscordState,
   ephemeralFlag,
@@ -228,18 +229,26 @@ export const routes: Route[] = [
     },
   },
   {
+    method: "GET",
+    pattern: /^\/channels\/(\d+)\/messages$/,
+    auth: true,
+    handle: (request, [, channelId], context) => listMessages(request, channelId ?? "", context),
+  },
+  {
     method: "POST",
     pattern: /^\/channels\/(\d+)\/messages$/,
     auth: true,
     handle: (request, [, channelId], context) => {
       const bot = context.bot(request.token ?? "");
       if (!bot) return error(401, 0, "401: Unauthorized");
+      const earlier = messageWithNonce(context, channelId ?? "", request);
+      if (earlier) return ok(context.state.toPayload(earlier));
       return postInChannel(
         channelId ?? "",
         request,
         context,
         { ...bot.user, bot: true },
-        { sentByToken: request.token ?? "", application_id: bot.applicationId },
+        { sentByToken: request.token ?? "", application_id: bot.applicationId, ...nonceOf(request) },
       );
     },
   },

@@ -62,6 +62,8 @@ export interface StoredDiscordMessage {
   message_reference?: { message_id: string; channel_id: string; guild_id?: string };
   /** Token of the bot that posted it (absent for people and webhooks). */
   sentByToken?: string;
+  /** The nonce it was posted with, if any. */
+  nonce?: string;
   timestamp: string;
   edited_timestamp: string | null;
   editCount: number;
@@ -97,12 +99,16 @@ export interface FakeInteraction {
   followups: string[];
 }
 
-let counter = 1_300_000_000_000_000_000n;
+let last = 0n;
 
-/** A new snowflake-like id, increasing, as a string. */
+/**
+ * A new snowflake, increasing, as a string: like Discord's, the creation time in milliseconds
+ * since 2015 shifted 22 bits (so `after=<snowflake of a time>` bounds a read as on Discord).
+ */
 export function snowflake(): string {
-  counter += 1n;
-  return String(counter);
+  const now = (BigInt(Date.now()) - 1_420_070_400_000n) << 22n;
+  last = now > last ? now : last + 1n;
+  return String(last);
 }
 
 export const messageContentFlag = 1 << 18;
@@ -176,6 +182,7 @@ export class DiscordState {
       components: message.components,
       pinned: false,
       flags: message.flags,
+      ...(message.nonce === undefined ? {} : { nonce: message.nonce }),
       ...(message.webhook_id ? { webhook_id: message.webhook_id } : {}),
       ...(message.application_id ? { application_id: message.application_id } : {}),
       ...(reference ? { message_reference: { type: 0, ...reference } } : {}),

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { type HeldResponse, HeldResponses } from "./held-responses.js";
 import { slackSignatureHeaders } from "./slack-signing.js";
 import { FakeSocketMode } from "./slack-socket.js";
 import { type SlackEphemeral, SlackMessages, type SlackStoredMessage, type SlackUploadedFile } from "./slack-state.js";
@@ -78,6 +79,7 @@ export class FakeSlack {
   readonly ephemerals: SlackEphemeral[] = [];
   readonly files: SlackUploadedFile[] = [];
   readonly calls: RecordedSlackCall[] = [];
+  private readonly held = new HeldResponses();
   readonly socket: FakeSocketMode;
   readonly teamId: string;
   readonly botUserId: string;
@@ -131,6 +133,11 @@ export class FakeSlack {
   }
 
   // ---- test controls -------------------------------------------------------------------
+
+  /** The next call of `method` (a Web API method name) is carried out and left unanswered. */
+  holdNext(method: string): HeldResponse {
+    return this.held.next("POST", new RegExp(`^${method.replaceAll(".", "\\.")}$`));
+  }
 
   /** The next `times` calls of `method` fail with `failure`. */
   failNext(method: string, failure: InjectedSlackFailure, times = 1): void {
@@ -373,12 +380,17 @@ export class FakeSlack {
     for (const [key, value] of url.searchParams) params[key] = value;
     const answer = handleWebApi(this, method, params, String(request.headers.authorization ?? ""));
     this.calls.push({ method, params, status: answer.status, ok: answer.status === 200 && answer.body.ok === true });
-    response.writeHead(answer.status, {
-      "content-type": "application/json",
-      "x-oauth-scopes": this.scopes.join(","),
-      ...(answer.retryAfter === undefined ? {} : { "retry-after": String(answer.retryAfter) }),
-    });
-    response.end(JSON.stringify(answer.body));
+    const reply = () => {
+      response.writeHead(answer.status, {
+        "content-type": "application/json",
+        "x-oauth-scopes": this.scopes.join(","),
+        ...(answer.retryAfter === undefined ? {} : { "retry-after": String(answer.retryAfter) }),
+      });
+      response.end(JSON.stringify(answer.body));
+    };
+    const held = this.held.take("POST", method);
+    if (held) held.hold(response, reply);
+    else reply();
   }
 }
 

@@ -1,4 +1,5 @@
 import type { FakeSlack } from "./slack-api.js";
+import type { SlackStoredMessage } from "./slack-state.js";
 
 export interface WebApiAnswer {
   status: number;
@@ -138,13 +139,48 @@ export function handleWebApi(
       const channel = String(params.channel);
       const ts = String(params.ts);
       const limit = Number(params.limit ?? 100);
-      const messages = fake.messages.list(channel, ts).slice(0, limit);
-      if (messages.length === 0) return refuse("thread_not_found");
-      return ok({ messages: messages.map((message) => ({ ...message, type: "message" })), has_more: false });
+      const thread = fake.messages.list(channel, ts);
+      if (thread.length === 0) return refuse("thread_not_found");
+      // Oldest first; `oldest` leaves out earlier replies (the root is always there).
+      const messages = thread.filter((message) => message.ts === ts || after(message, params)).slice(0, limit);
+      return ok({ messages: messages.map((message) => shown(message, params)), has_more: false });
+    }
+    case "conversations.history": {
+      const channel = text(params, "channel");
+      if (!channel) return refuse("channel_not_found");
+      const limit = Number(params.limit ?? 100);
+      // Newest first, as Slack answers.
+      const messages = fake.messages
+        .list(channel)
+        .filter((message) => after(message, params))
+        .reverse()
+        .slice(0, limit);
+      return ok({ messages: messages.map((message) => shown(message, params)), has_more: false });
     }
     default:
       return refuse("unknown_method");
   }
+}
+
+/** Posted after the `oldest` ts (if given). */
+function after(message: SlackStoredMessage, params: Record<string, unknown>): boolean {
+  const oldest = text(params, "oldest");
+  return oldest === undefined || Number(message.ts) > Number(oldest);
+}
+
+/** A message as the history methods show it: metadata only with `include_all_metadata`. */
+function shown(message: SlackStoredMessage, params: Record<string, unknown>): Record<string, unknown> {
+  const { metadata, ...rest } = message;
+  const withMetadata = params.include_all_metadata === true || params.include_all_metadata === "true";
+  return { ...rest, type: "message", ...(withMetadata && metadata ? { metadata } : {}) };
+}
+
+/** `metadata: { event_type, event_payload }` as Slack takes it, or undefined. */
+function metadataOf(params: Record<string, unknown>): SlackStoredMessage["metadata"] | undefined {
+  const value = params.metadata as { event_type?: unknown; event_payload?: unknown } | undefined;
+  if (typeof value?.event_type !== "string" || typeof value.event_payload !== "object" || !value.event_payload)
+    return undefined;
+  return { event_type: value.event_type, event_payload: value.event_payload as Record<string, unknown> };
 }
 
 function postMessage(fake: FakeSlack, params: Record<string, unknown>): WebApiAnswer {
@@ -159,7 +195,10 @@ function postMessage(fake: FakeSlack, params: Record<string, unknown>): WebApiAn
   if ((username || iconUrl) && !fake.scopes.includes("chat:write.customize")) return refuse("missing_scope");
   const threadTs = text(params, "thread_ts");
   if (threadTs && !fake.messages.find(channel, threadTs)) return refuse("thread_not_found");
+  if (params.metadata !== undefined && !metadataOf(params)) return refuse("invalid_metadata_format");
+  const metadata = metadataOf(params);
   const message = fake.messages.add({
+    ...(metadata ? { metadata } : {}),
     channel,
     text: body,
     user: fake.botUserId,
@@ -181,6 +220,9 @@ function updateMessage(fake: FakeSlack, params: Record<string, unknown>): WebApi
   if (body.length > 40_000) return refuse("msg_too_long");
   message.text = body;
   message.blocks = Array.isArray(params.blocks) ? params.blocks : [];
+  // Metadata stays unless the update carries new metadata.
+  const metadata = metadataOf(params);
+  if (metadata) message.metadata = metadata;
   message.history.push(body);
   message.updateCount += 1;
   return ok({ channel: message.channel, ts: message.ts, text: body });

@@ -38,6 +38,8 @@ export interface RecordedCall {
   errorCode?: number;
   /** What the call answered when it succeeded. */
   result?: unknown;
+  /** The caller's TCP port (the chaos harness maps it to the process that sent the call). */
+  remotePort?: number;
 }
 
 export interface InjectedFailure {
@@ -84,6 +86,8 @@ export class FakeTelegramApi {
   onCall: ((call: RecordedCall) => void) | undefined;
   /** Called when a call arrives, before it is answered (a long poll is answered much later). */
   onArrival: ((method: string) => void) | undefined;
+  /** Called with the caller's TCP port when a connection opens (its process is still there). */
+  onConnection: ((remotePort: number) => void) | undefined;
 
   private constructor(
     private readonly server: Server,
@@ -98,6 +102,9 @@ export class FakeTelegramApi {
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const { port } = server.address() as AddressInfo;
     fake = new FakeTelegramApi(server, `http://127.0.0.1:${port}`);
+    server.on("connection", (socket) => {
+      if (socket.remotePort !== undefined) fake?.onConnection?.(socket.remotePort);
+    });
     for (const bot of bots) fake.addBot(bot);
     return fake;
   }
@@ -295,6 +302,7 @@ export class FakeTelegramApi {
         params,
         ok: outcome.ok,
         ...(outcome.ok ? { result: outcome.result } : { errorCode: outcome.error_code }),
+        ...(request.socket.remotePort === undefined ? {} : { remotePort: request.socket.remotePort }),
       };
       if (this.recordCalls) this.calls.push(call);
       send(outcome);

@@ -1,0 +1,72 @@
+import { createHash } from "node:crypto";
+import type { Logger } from "../../src/log/logger.js";
+import { type PostKey, partKey } from "../../src/world/channel-adapter.js";
+import type { DiscordApi } from "./api.js";
+
+/**
+ * One part of a post, named the same on every run of the step that makes it
+ * (docs/architecture.md, "The window that remains").
+ */
+export interface PartOnce {
+  key: string;
+  /** A run before this one may have posted it: look before posting (webhooks). */
+  mayExist: boolean;
+  since: Date;
+}
+
+/** Part `index` of the post `postKey` names, if it names one. */
+export function partOnce(postKey: PostKey | undefined, index: number): PartOnce | undefined {
+  if (!postKey) return undefined;
+  return { key: partKey(postKey, index), mayExist: postKey.mayExist, since: postKey.since };
+}
+
+/** Discord's nonce is at most 25 characters: a hash of the key, the same on every run. */
+export function nonceOf(key: string): string {
+  return createHash("sha256").update(key).digest("base64url").slice(0, 25);
+}
+
+/** Discord's epoch (2015-01-01T00:00:00Z): snowflakes count milliseconds from it, shifted 22 bits. */
+const discordEpochMs = 1_420_070_400_000n;
+/** The service's clock and Discord's may differ; a look-up reaches this much further back. */
+const clockSkewMs = 10_000;
+/** How many of the channel's newest messages after the bound a look-up reads. */
+const lookupLimit = 50;
+
+/** The smallest snowflake of a message created at `time` (ms since 1970). */
+export function snowflakeAt(time: number): string {
+  return String((BigInt(Math.max(0, Math.floor(time))) - discordEpochMs) << 22n);
+}
+
+/**
+ * A webhook post that an earlier run may have made (webhooks take no nonce): the newest message
+ * of this webhook under this name since the post's bound, if its text and this one begin alike
+ * (the earlier run may have posted a stream's first, shorter text; the caller then edits it).
+ * The chat's later posts wait behind this one, so nothing of this author comes after it. Any
+ * failure of the look-up (missing Read Message History, a rate limit) answers undefined with a
+ * warn log line, and the caller posts.
+ */
+export async function findWebhookPost(
+  api: DiscordApi,
+  where: { channelId: string; webhookId: string; username: string },
+  content: string,
+  once: PartOnce,
+  logger: Logger,
+): Promise<{ id: string; content: string } | undefined> {
+  try {
+    const after = snowflakeAt(once.since.getTime() - clockSkewMs);
+    const messages = await api.messagesAfter(where.channelId, after, lookupLimit);
+    const newest = messages
+      .filter((message) => message.webhook_id === where.webhookId && message.author?.username === where.username)
+      .sort((left, right) => (BigInt(right.id) > BigInt(left.id) ? 1 : -1))[0];
+    const shown = newest?.content ?? "";
+    if (!newest || shown === "" || !(shown.startsWith(content) || content.startsWith(shown))) return undefined;
+    logger.info({ key: once.key, messageId: newest.id }, "a webhook post an earlier run made is reused");
+    return { id: newest.id, content: shown };
+  } catch (error) {
+    logger.warn(
+      { err: error, key: once.key, channel: where.channelId },
+      "could not look for an earlier run's webhook post (Read Message History?); posting it",
+    );
+    return undefined;
+  }
+}

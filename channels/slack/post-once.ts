@@ -1,0 +1,47 @@
+import type { Logger } from "../../src/log/logger.js";
+import { type PostKey, partKey } from "../../src/world/channel-adapter.js";
+import type { ChatRef } from "../../src/world/chat-ref.js";
+import type { Block, PostIdentity, SlackOutbound } from "./api.js";
+
+/** The service's clock and Slack's may differ; a look-up reaches this much further back. */
+const clockSkewSeconds = 10;
+
+/** A Slack ts (`seconds.micros`) no later than `time`, less the clock skew allowance. */
+export function tsBefore(time: Date): string {
+  return Math.max(0, time.getTime() / 1000 - clockSkewSeconds).toFixed(6);
+}
+
+/**
+ * Post part `index` of the post `postKey` names (docs/architecture.md, "The window that
+ * remains"): always with its key as the message's metadata; when an earlier run may have posted
+ * it (`mayExist`), first look for the app's message carrying that key and, found, make it show
+ * this text (an earlier run may have posted a stream's first, shorter text) instead of posting.
+ * A look-up that fails (missing history scope, rate limit) posts, with a warn log line.
+ */
+export async function postOnce(
+  outbound: SlackOutbound,
+  logger: Logger,
+  chat: ChatRef,
+  post: { text: string; identity?: PostIdentity; blocks?: Block[] },
+  postKey: PostKey | undefined,
+  index: number,
+): Promise<string> {
+  const key = postKey === undefined ? undefined : partKey(postKey, index);
+  if (postKey?.mayExist && key !== undefined) {
+    let found: string | undefined;
+    try {
+      found = await outbound.findPosted(chat, key, tsBefore(postKey.since));
+    } catch (error) {
+      logger.warn(
+        { err: error, key, channel: chat.channel },
+        "could not look for an earlier run's post (channels:history, groups:history, im:history, mpim:history?); posting it",
+      );
+    }
+    if (found !== undefined) {
+      logger.info({ key, ts: found }, "a post an earlier run made is reused");
+      await outbound.update(chat, found, post.text, post.blocks);
+      return found;
+    }
+  }
+  return outbound.post(chat, post.text, post.identity, post.blocks, key);
+}

@@ -1,0 +1,153 @@
+import { afterEach, describe, expect, it } from "vitest";
+import type { HeldResponse } from "../fakes/held-responses.js";
+import { ScriptedProvider } from "../fakes/scripted-provider.js";
+import { temporaryDatabaseUrl } from "../world/harness.js";
+import { type AdapterHarness, adapterHarness, type DiscordWorld, discordWorld } from "./helpers.js";
+import { type WorldDiscord, worldOnDiscord } from "./world-discord.js";
+
+let open: WorldDiscord[] = [];
+let fake: DiscordWorld | undefined;
+let holds: HeldResponse[] = [];
+afterEach(async () => {
+  // The first service is closed last: its held call is answered only once the second one is gone.
+  for (const world of open.reverse()) {
+    for (const held of holds) held.release();
+    await world.close();
+  }
+  await fake?.fake.close();
+  open = [];
+  holds = [];
+  fake = undefined;
+});
+
+const alice = { name: "alice", displayName: "Alice Liddell" };
+const answer = "Here is the plan: first we build, then we ship, and then we celebrate with cake.";
+const shell = { name: "shell_cmd", args: { command: "echo", args: ["hi"] } };
+
+/**
+ * A service whose post the fake Discord takes but does not answer (as if the service died right
+ * then), and a second service on the same database that takes the step back and finishes it.
+ */
+async function crashWhilePosting(
+  discord: DiscordWorld,
+  call: { method: string; path: RegExp },
+  options: { channelId: string; model: () => ScriptedProvider; tools?: boolean },
+): Promise<{ first: WorldDiscord; second: WorldDiscord }> {
+  const databaseUrl = temporaryDatabaseUrl();
+  const service = (provider: ScriptedProvider) =>
+    worldOnDiscord({
+      discord,
+      databaseUrl,
+      keepDatabase: true,
+      agents: [{ name: "alice", provider, ...(options.tools ? { tools: ["shell_cmd"] } : {}) }],
+      identities: [alice],
+      world: { defaultAgent: "alice" },
+    });
+  const held = discord.fake.holdNext(call.method, call.path);
+  holds.push(held);
+  const first = await service(options.model());
+  open.push(first);
+  discord.fake.userMessage({ channelId: options.channelId, author: discord.ana, content: "what is the plan?" });
+  await held.reached;
+  // The platform has the post; the first service never learns its id. A second one starts on
+  // the same database, takes the step back (the embedded queue takes back every running job
+  // at start) and finishes it.
+  const second = await service(options.model());
+  open.push(second);
+  await second.world.waitFor(
+    async () => (await second.world.store.listTurns({ states: ["ended", "parked"] })).length > 0,
+  );
+  await second.world.idle();
+  return { first, second };
+}
+
+describe("Discord: a post the platform took before the service died is not posted again", () => {
+  it("an agent's streamed answer through the channel webhook: the next service finds it and finishes it in place", async () => {
+    fake = await discordWorld();
+    const discord = fake;
+    const { second } = await crashWhilePosting(
+      discord,
+      { method: "POST", path: /^\/webhooks\/\d+\/[^/]+$/ },
+      { channelId: discord.general.id, model: () => new ScriptedProvider([{ text: answer }]) },
+    );
+    const posts = second.posts();
+    expect(posts.map((post) => post.content)).toEqual([answer]);
+    expect(posts[0]?.webhook_id).toBeDefined();
+    // It was looked up (GET …/messages) rather than posted again.
+    expect(discord.fake.callsTo("GET", /^\/channels\/\d+\/messages$/).length).toBeGreaterThan(0);
+  }, 30_000);
+
+  it("an agent's streamed answer through the bot (no webhook): the nonce makes Discord answer with the first message", async () => {
+    fake = await discordWorld();
+    const discord = fake;
+    const { second } = await crashWhilePosting(
+      discord,
+      { method: "POST", path: /^\/channels\/\d+\/messages$/ },
+      { channelId: discord.locked.id, model: () => new ScriptedProvider([{ text: answer }]) },
+    );
+    const posts = second.posts(discord.locked.id);
+    expect(posts.map((post) => post.content)).toEqual([`**Alice Liddell:** ${answer}`]);
+    const created = discord.fake.callsTo("POST", /^\/channels\/\d+\/messages$/);
+    expect(created.length).toBeGreaterThanOrEqual(2);
+    for (const call of created) {
+      expect(call.body).toMatchObject({ nonce: expect.any(String), enforce_nonce: true });
+      expect(String((call.body as { nonce: string }).nonce).length).toBeLessThanOrEqual(25);
+    }
+  }, 30_000);
+
+  it("an approval card (posted by the deliver step): the step taken back gets the card already there", async () => {
+    fake = await discordWorld();
+    const discord = fake;
+    const { second } = await crashWhilePosting(
+      discord,
+      { method: "POST", path: /^\/channels\/\d+\/messages$/ },
+      { channelId: discord.general.id, model: () => new ScriptedProvider([{ toolCalls: [shell] }]), tools: true },
+    );
+    const cards = second.posts().filter((post) => post.components.length > 0);
+    expect(cards).toHaveLength(1);
+    const [pending] = await second.world.store.listApprovals({ states: ["pending"] });
+    const recorded = await second.world.store.getOutbound("approval", pending?.id ?? "");
+    expect(recorded?.platformMessageIds).toEqual([cards[0]?.id]);
+  }, 30_000);
+});
+
+describe("Discord: looking for an earlier run's post", () => {
+  let h: AdapterHarness | undefined;
+  afterEach(async () => {
+    await h?.close();
+    h = undefined;
+  });
+  const bob = { kind: "agent" as const, id: "bob", name: "bob" };
+  const observer = (mayExist: boolean) => ({
+    posted: async () => {},
+    postKey: { id: "turn-1#1", mayExist, since: new Date() },
+  });
+
+  it("a webhook post made again with the same key after a lost answer is found, not posted twice", async () => {
+    h = await adapterHarness();
+    const chat = { platform: "discord" as const, workspace: h.guildId, channel: h.general.id };
+    const first = await h.adapter.postMessage(chat, { author: bob, text: "The build is green." }, observer(false));
+    const again = await h.adapter.postMessage(chat, { author: bob, text: "The build is green." }, observer(true));
+    expect(again.ids).toEqual(first.ids);
+    expect(h.fake.messagesIn(h.general.id)).toHaveLength(1);
+  });
+
+  it("a first attempt makes no look-up (no extra platform call)", async () => {
+    h = await adapterHarness();
+    const chat = { platform: "discord" as const, workspace: h.guildId, channel: h.general.id };
+    await h.adapter.postMessage(chat, { author: bob, text: "One call." }, observer(false));
+    expect(h.fake.callsTo("GET", /^\/channels\/\d+\/messages$/)).toHaveLength(0);
+  });
+
+  it("a look-up Discord refuses (no Read Message History) posts anyway, with a warn log line", async () => {
+    h = await adapterHarness();
+    const chat = { platform: "discord" as const, workspace: h.guildId, channel: h.general.id };
+    h.fake.failNext("GET", /^\/channels\/\d+\/messages$/, 403, 50001, "Missing Access");
+    const sent = await h.adapter.postMessage(chat, { author: bob, text: "Posted regardless." }, observer(true));
+    expect(sent.ids).toHaveLength(1);
+    expect(h.fake.messagesIn(h.general.id).map((message) => message.content)).toEqual(["Posted regardless."]);
+    expect(
+      h.lines.some((line) => line.level === 40 && String(line.msg).includes("could not look for an earlier run's")),
+    ).toBe(true);
+  });
+});

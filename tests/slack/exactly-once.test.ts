@@ -1,0 +1,144 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { SlackAdapter } from "../../channels/slack/adapter.js";
+import { FakeSlack } from "../fakes/slack-api.js";
+import type { HeldResponse } from "../fakes/held-responses.js";
+import { ScriptedProvider } from "../fakes/scripted-provider.js";
+import { capturingLogger, RecordingSink } from "../telegram/helpers.js";
+import { temporaryDatabaseUrl } from "../world/harness.js";
+import { ana, botToken, channel, signingSecret, teamId, type WorldSlack, worldOnSlack } from "./world-slack.js";
+
+let first: WorldSlack | undefined;
+let second: WorldSlack | undefined;
+let held: HeldResponse | undefined;
+afterEach(async () => {
+  // The first service goes last: its held call is answered only once the second one is gone.
+  await second?.close();
+  held?.release();
+  await first?.close();
+  first = second = held = undefined;
+});
+
+const answer = "Here is the plan: first we build, then we ship, and then we celebrate with cake.";
+const shell = { name: "shell_cmd", args: { command: "echo", args: ["hi"] } };
+
+/**
+ * A service whose `chat.postMessage` the fake Slack carries out but does not answer (as if the
+ * service died right then), and a second service on the same database that takes the step back
+ * and finishes it. Returns where the answer's thread is (undefined: answers in the channel).
+ */
+async function crashWhilePosting(options: {
+  replyIn: "thread" | "channel";
+  model: () => ScriptedProvider;
+  tools?: boolean;
+}): Promise<{ threadTs: string | undefined; later: WorldSlack }> {
+  const databaseUrl = temporaryDatabaseUrl();
+  const service = (provider: ScriptedProvider, reuseFake?: FakeSlack) =>
+    worldOnSlack({
+      mode: "http",
+      databaseUrl,
+      keepDatabase: true,
+      agents: [{ name: "alice", provider, ...(options.tools ? { tools: ["shell_cmd"] } : {}) }],
+      world: { defaultAgent: "alice" },
+      adapter: { replyIn: options.replyIn },
+      ...(reuseFake ? { reuseFake } : {}),
+    });
+  first = await service(options.model());
+  held = first.fake.holdNext("chat.postMessage");
+  const { message } = await first.fake.userMessage({ channel, user: ana, text: "what is the plan?" });
+  await held.reached;
+  // Slack has the post; the first service never learns its ts. A second one starts on the same
+  // database, takes the step back (the embedded queue takes back every running job at start)
+  // and finishes it.
+  second = await service(options.model(), first.fake);
+  const later = second;
+  await later.world.waitFor(
+    async () => (await later.world.store.listTurns({ states: ["ended", "parked"] })).length > 0,
+  );
+  await later.settle();
+  return { threadTs: options.replyIn === "thread" ? message.ts : undefined, later };
+}
+
+describe("Slack: a post the platform took before the service died is not posted again", () => {
+  it("a streamed answer in a thread: the next service finds it by its metadata and finishes it in place", async () => {
+    const { threadTs, later } = await crashWhilePosting({
+      replyIn: "thread",
+      model: () => new ScriptedProvider([{ text: answer }]),
+    });
+    const posts = later.fake.botPosts(channel, threadTs).filter((post) => post.ts !== threadTs);
+    expect(posts.map((post) => post.text)).toEqual([`*alice:* ${answer}`]);
+    expect(posts[0]?.metadata).toEqual({ event_type: "roundtable_post", event_payload: { key: expect.any(String) } });
+    expect(later.fake.callsTo("conversations.replies").some((call) => call.params.include_all_metadata)).toBe(true);
+  }, 30_000);
+
+  it("a streamed answer in the channel: found through conversations.history", async () => {
+    const { later } = await crashWhilePosting({
+      replyIn: "channel",
+      model: () => new ScriptedProvider([{ text: answer }]),
+    });
+    const posts = later.fake.botPosts(channel);
+    expect(posts.map((post) => post.text)).toEqual([`*alice:* ${answer}`]);
+    expect(later.fake.callsTo("conversations.history").length).toBeGreaterThan(0);
+  }, 30_000);
+
+  it("an approval card (posted by the deliver step): the step taken back finds the card already there", async () => {
+    const { threadTs, later } = await crashWhilePosting({
+      replyIn: "thread",
+      model: () => new ScriptedProvider([{ toolCalls: [shell] }]),
+      tools: true,
+    });
+    const cards = later.cards(threadTs ?? "");
+    expect(cards).toHaveLength(1);
+    const [pending] = await later.world.store.listApprovals({ states: ["pending"] });
+    const recorded = await later.world.store.getOutbound("approval", pending?.id ?? "");
+    expect(recorded?.platformMessageIds).toEqual([cards[0]?.ts]);
+  }, 30_000);
+});
+
+describe("Slack: looking for an earlier run's post", () => {
+  let fake: FakeSlack | undefined;
+  let adapter: SlackAdapter | undefined;
+  afterEach(async () => {
+    await adapter?.stop();
+    await fake?.close();
+    adapter = fake = undefined;
+  });
+  const bob = { kind: "agent" as const, id: "bob", name: "bob" };
+  const observer = (mayExist: boolean) => ({
+    posted: async () => {},
+    postKey: { id: "turn-1#1", mayExist, since: new Date() },
+  });
+  async function start() {
+    fake = await FakeSlack.start({ botToken, signingSecret, teamId });
+    const { logger, lines } = capturingLogger();
+    adapter = new SlackAdapter({ botToken, signingSecret, apiUrl: fake.apiUrl, logger });
+    await adapter.start(new RecordingSink());
+    return { fake, adapter, lines, chat: { platform: "slack" as const, workspace: teamId, channel } };
+  }
+
+  it("every post carries its key as metadata; a first attempt makes no look-up", async () => {
+    const { fake, adapter, chat } = await start();
+    await adapter.postMessage(chat, { author: bob, text: "One call." }, observer(false));
+    const [post] = fake.callsTo("chat.postMessage");
+    expect(post?.params.metadata).toEqual({ event_type: "roundtable_post", event_payload: { key: "turn-1#1:0" } });
+    expect(fake.callsTo("conversations.history")).toHaveLength(0);
+  });
+
+  it("a look-up Slack refuses (missing scope) posts anyway, with a warn log line", async () => {
+    const { fake, adapter, chat, lines } = await start();
+    await adapter.postMessage(chat, { author: bob, text: "Posted once." }, observer(false));
+    fake.failNext("conversations.history", { status: 200, error: "missing_scope" });
+    await adapter.postMessage(chat, { author: bob, text: "Posted once." }, observer(true));
+    expect(fake.botPosts(channel).map((post) => post.text)).toEqual(["Posted once.", "Posted once."]);
+    expect(
+      lines.some((line) => line.level === 40 && String(line.msg).includes("could not look for an earlier run's post")),
+    ).toBe(true);
+  });
+
+  it("a look-up the fake does not know (unknown_method) posts anyway, with a warn log line", async () => {
+    const { fake, adapter, chat, lines } = await start();
+    fake.failNext("conversations.history", { status: 200, error: "unknown_method" });
+    const sent = await adapter.postMessage(chat, { author: bob, text: "Hello." }, observer(true));
+    expect(sent.ids).toHaveLength(1);
+    expect(lines.some((line) => line.level === 40)).toBe(true);
+  });
+});
