@@ -1,8 +1,10 @@
 import { mkdir } from "node:fs/promises";
+import { StorageError } from "../errors/roundtable-error.js";
 import type { Logger } from "../log/logger.js";
 import { migrateDatabase } from "./migrate.js";
 import { createDatabaseClient } from "./prisma/database-client.js";
 import { type DatabaseTarget, parseDatabaseUrl, redactDatabaseUrl, sqliteDirectory } from "./prisma/database-target.js";
+import type { OutboundWriter } from "./prisma/postgres-outbound-writer.js";
 import { PrismaStore } from "./prisma/prisma-store.js";
 import { SqlWorkQueue, type SqlWorkQueueOptions, type StoredWorkQueue } from "./prisma/sql-work-queue.js";
 import type { Store } from "./store.js";
@@ -57,7 +59,21 @@ export async function openStore(options: OpenStoreOptions): Promise<OpenedStore>
     statements,
     ...(options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs }),
   });
-  const store = new PrismaStore(db, options.clock, { recentMessages: target.provider === "sqlite" });
+  // PostgreSQL: the write after each platform post on connections of its own (one statement).
+  let outboundWriter: OutboundWriter | undefined;
+  if (target.provider === "postgresql") {
+    const { PostgresOutboundWriter } = await import("./prisma/postgres-outbound-writer.js");
+    try {
+      outboundWriter = await PostgresOutboundWriter.open(target.url, logger, statements);
+    } catch (error) {
+      await db.$disconnect().catch(() => undefined);
+      throw new StorageError("storage.failed", "the database does not answer", { cause: error });
+    }
+  }
+  const store = new PrismaStore(db, options.clock, {
+    recentMessages: target.provider === "sqlite",
+    ...(outboundWriter === undefined ? {} : { outboundWriter }),
+  });
   try {
     await store.ping();
   } catch (error) {

@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { HeldResponse } from "../fakes/held-responses.js";
+import type { ModelProvider } from "../../src/providers/model-provider.js";
 import { ScriptedProvider } from "../fakes/scripted-provider.js";
+import { SlowProvider } from "../fakes/slow-provider.js";
 import { temporaryDatabaseUrl } from "../world/harness.js";
 import { type AdapterHarness, adapterHarness, type DiscordWorld, discordWorld } from "./helpers.js";
 import { type WorldDiscord, worldOnDiscord } from "./world-discord.js";
@@ -31,10 +33,10 @@ const shell = { name: "shell_cmd", args: { command: "echo", args: ["hi"] } };
 async function crashWhilePosting(
   discord: DiscordWorld,
   call: { method: string; path: RegExp },
-  options: { channelId: string; model: () => ScriptedProvider; tools?: boolean },
+  options: { channelId: string; model: (service: 1 | 2) => ModelProvider; tools?: boolean },
 ): Promise<{ first: WorldDiscord; second: WorldDiscord }> {
   const databaseUrl = temporaryDatabaseUrl();
-  const service = (provider: ScriptedProvider) =>
+  const service = (provider: ModelProvider) =>
     worldOnDiscord({
       discord,
       databaseUrl,
@@ -45,14 +47,14 @@ async function crashWhilePosting(
     });
   const held = discord.fake.holdNext(call.method, call.path);
   holds.push(held);
-  const first = await service(options.model());
+  const first = await service(options.model(1));
   open.push(first);
   discord.fake.userMessage({ channelId: options.channelId, author: discord.ana, content: "what is the plan?" });
   await held.reached;
   // The platform has the post; the first service never learns its id. A second one starts on
   // the same database, takes the step back (the embedded queue takes back every running job
   // at start) and finishes it.
-  const second = await service(options.model());
+  const second = await service(options.model(2));
   open.push(second);
   await second.world.waitFor(
     async () => (await second.world.store.listTurns({ states: ["ended", "parked"] })).length > 0,
@@ -93,6 +95,21 @@ describe("Discord: a post the platform took before the service died is not poste
       expect(call.body).toMatchObject({ nonce: expect.any(String), enforce_nonce: true });
       expect(String((call.body as { nonce: string }).nonce).length).toBeLessThanOrEqual(25);
     }
+  }, 30_000);
+
+  it("a stream's first message, the service dying while the model still writes: the turn step run again finds it", async () => {
+    fake = await discordWorld();
+    const discord = fake;
+    const whole = "Here is the first part of a long answer and the rest.";
+    const { second } = await crashWhilePosting(
+      discord,
+      { method: "POST", path: /^\/webhooks\/\d+\/[^/]+$/ },
+      {
+        channelId: discord.general.id,
+        model: (service) => (service === 1 ? new SlowProvider() : new ScriptedProvider([{ text: whole }])),
+      },
+    );
+    expect(second.posts().map((post) => post.content)).toEqual([whole]);
   }, 30_000);
 
   it("an approval card (posted by the deliver step): the step taken back gets the card already there", async () => {

@@ -2,7 +2,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import { SlackAdapter } from "../../channels/slack/adapter.js";
 import { FakeSlack } from "../fakes/slack-api.js";
 import type { HeldResponse } from "../fakes/held-responses.js";
+import type { ModelProvider } from "../../src/providers/model-provider.js";
 import { ScriptedProvider } from "../fakes/scripted-provider.js";
+import { SlowProvider } from "../fakes/slow-provider.js";
 import { capturingLogger, RecordingSink } from "../telegram/helpers.js";
 import { temporaryDatabaseUrl } from "../world/harness.js";
 import { ana, botToken, channel, signingSecret, teamId, type WorldSlack, worldOnSlack } from "./world-slack.js";
@@ -28,11 +30,11 @@ const shell = { name: "shell_cmd", args: { command: "echo", args: ["hi"] } };
  */
 async function crashWhilePosting(options: {
   replyIn: "thread" | "channel";
-  model: () => ScriptedProvider;
+  model: (service: 1 | 2) => ModelProvider;
   tools?: boolean;
 }): Promise<{ threadTs: string | undefined; later: WorldSlack }> {
   const databaseUrl = temporaryDatabaseUrl();
-  const service = (provider: ScriptedProvider, reuseFake?: FakeSlack) =>
+  const service = (provider: ModelProvider, reuseFake?: FakeSlack) =>
     worldOnSlack({
       mode: "http",
       databaseUrl,
@@ -42,14 +44,14 @@ async function crashWhilePosting(options: {
       adapter: { replyIn: options.replyIn },
       ...(reuseFake ? { reuseFake } : {}),
     });
-  first = await service(options.model());
+  first = await service(options.model(1));
   held = first.fake.holdNext("chat.postMessage");
   const { message } = await first.fake.userMessage({ channel, user: ana, text: "what is the plan?" });
   await held.reached;
   // Slack has the post; the first service never learns its ts. A second one starts on the same
   // database, takes the step back (the embedded queue takes back every running job at start)
   // and finishes it.
-  second = await service(options.model(), first.fake);
+  second = await service(options.model(2), first.fake);
   const later = second;
   await later.world.waitFor(
     async () => (await later.world.store.listTurns({ states: ["ended", "parked"] })).length > 0,
@@ -78,6 +80,16 @@ describe("Slack: a post the platform took before the service died is not posted 
     const posts = later.fake.botPosts(channel);
     expect(posts.map((post) => post.text)).toEqual([`*alice:* ${answer}`]);
     expect(later.fake.callsTo("conversations.history").length).toBeGreaterThan(0);
+  }, 30_000);
+
+  it("a stream's first message, the service dying while the model still writes: the turn step run again finds it", async () => {
+    const whole = "Here is the first part of a long answer and the rest.";
+    const { threadTs, later } = await crashWhilePosting({
+      replyIn: "thread",
+      model: (service) => (service === 1 ? new SlowProvider() : new ScriptedProvider([{ text: whole }])),
+    });
+    const posts = later.fake.botPosts(channel, threadTs).filter((post) => post.ts !== threadTs);
+    expect(posts.map((post) => post.text)).toEqual([`*alice:* ${whole}`]);
   }, 30_000);
 
   it("an approval card (posted by the deliver step): the step taken back finds the card already there", async () => {

@@ -2,6 +2,7 @@ import type { StoredEvent, WorldEvent } from "../../world/events.js";
 import type { ChatRecord, MessageRecord, NewMessage, OutboundRecord, TurnRecord, TurnState } from "../records.js";
 import type { Chat, Event, Message, Turn } from "./generated/sqlite/index.js";
 import { encodeWithDates } from "./json-text.js";
+import type { OutboundWriter } from "./postgres-outbound-writer.js";
 import { type RawSql, type SqlStatement, sql } from "./raw-sql.js";
 import { messageData } from "./record-data.js";
 import { toChatRecord, toMessageRecord, toStoredEvent, toTurnRecord } from "./record-mappers.js";
@@ -23,6 +24,8 @@ export class HotQueries {
   constructor(
     private readonly raw: RawSql,
     private readonly clock: () => Date,
+    /** PostgreSQL: the write after a platform post goes its own, shorter way. */
+    private readonly outboundWriter?: OutboundWriter,
   ) {}
 
   async getChat(key: string): Promise<ChatRecord | undefined> {
@@ -145,11 +148,13 @@ export class HotQueries {
 
   /**
    * Replace the platform ids of each ref, in one batched transaction (no round trip back to us
-   * between its statements; one delete for up to three refs, one insert for up to two rows): the
+   * between its statements; one delete for up to three refs, one insert for up to two rows), or
+   * on PostgreSQL in one statement on connections of its own (`PostgresOutboundWriter`): the
    * outbox calls this right after a platform post, and until it commits a crash posts again.
    */
   async recordOutbound(records: readonly OutboundRecord[]): Promise<void> {
     const now = this.clock();
+    if (this.outboundWriter) return this.outboundWriter.record(records, now);
     // A ref named twice keeps its last ids, as if each record replaced the one before.
     const latest = [...new Map(records.map((record) => [`${record.refKind}\u0000${record.refId}`, record])).values()];
     const rows = latest.flatMap((record) =>

@@ -27,6 +27,7 @@ import { RecentMessages } from "./recent-messages.js";
 import { StepQueries } from "./step-queries.js";
 import type { DatabaseClient } from "./database-client.js";
 import { conflictOr, isUniqueViolation } from "./prisma-errors.js";
+import type { OutboundWriter } from "./postgres-outbound-writer.js";
 import { rawSqlOf } from "./prisma-raw-sql.js";
 import { type RawSql, sql } from "./raw-sql.js";
 import {
@@ -52,6 +53,7 @@ export class PrismaStore implements Store {
   private readonly raw: RawSql;
   private readonly steps: StepQueries;
   private readonly recent: RecentMessages | undefined;
+  private readonly outboundWriter: OutboundWriter | undefined;
   /** Chat → world bindings seen (they never change); bounded, emptied when full. */
   private readonly worldsOfChats = new Map<string, string>();
 
@@ -61,12 +63,15 @@ export class PrismaStore implements Store {
     options: {
       /** Keep chats' newest messages in memory (SQLite only: see {@link RecentMessages}). */
       recentMessages?: boolean;
+      /** PostgreSQL: where the platform ids of a post are written (closed with the store). */
+      outboundWriter?: OutboundWriter;
     } = {},
   ) {
     this.accounting = new AccountingQueries(db, clock);
     this.approvals = new ApprovalQueries(db, clock);
     this.raw = rawSqlOf(db);
-    this.hot = new HotQueries(this.raw, clock);
+    this.outboundWriter = options.outboundWriter;
+    this.hot = new HotQueries(this.raw, clock, options.outboundWriter);
     this.steps = new StepQueries(this.raw, clock);
     this.recent = options.recentMessages
       ? new RecentMessages((chatKey, latest, afterSeq) => this.hot.latestMessages(chatKey, latest, afterSeq))
@@ -447,7 +452,7 @@ export class PrismaStore implements Store {
   }
 
   async close(): Promise<void> {
-    await this.db.$disconnect();
+    await Promise.all([this.db.$disconnect(), this.outboundWriter?.close()]);
   }
 }
 
