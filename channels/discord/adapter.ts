@@ -62,6 +62,7 @@ export class DiscordAdapter
     fileAttachments: true,
     agentIdentities: true,
     identifiesClickers: true,
+    chatsNameTheirWorld: false,
   };
   private readonly logger: Logger;
   private readonly clock: DiscordClock;

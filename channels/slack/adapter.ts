@@ -80,6 +80,7 @@ export class SlackAdapter
       fileAttachments: true,
       agentIdentities: true,
       identifiesClickers: true,
+      chatsNameTheirWorld: false,
     };
     this.clock = options.clock ?? systemClock;
     const logger = boltLogger(this.logger);

@@ -158,7 +158,8 @@ export async function runChaos(settings: ChaosSettings): Promise<ChaosReport> {
     await killer;
     // Let a step that was cut short finish its edits before the chats are read.
     await sleep(3_000);
-    const report = readBack(world, sent, kills, { lives, posts, windowMs: settings.windowMs });
+    const storedIds = await platformIdsStored(settings.databaseUrl);
+    const report = readBack(world, sent, kills, { lives, posts, windowMs: settings.windowMs, storedIds });
     if (settings.logDirectory)
       await writeFile(
         path.join(settings.logDirectory, "harness.json"),
@@ -182,7 +183,7 @@ function readBack(
   world: BenchWorld,
   sent: { chatId: number; tokens: string[] }[],
   kills: number,
-  record: { lives: Life[]; posts: Post[]; windowMs: number },
+  record: { lives: Life[]; posts: Post[]; windowMs: number; storedIds: ReadonlySet<string> },
 ): ChaosReport {
   const report: ChaosReport = {
     sent: 0,
@@ -222,6 +223,21 @@ function readBack(
   }
   for (const [token, runs] of world.toolRuns) if (runs > 1) report.toolsDoubled.push(token);
   return report;
+}
+
+/** Every platform message id the service stored, as `<chat id>/<message id>`. */
+async function platformIdsStored(databaseUrl: string): Promise<Set<string>> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const rows = await client.query<{ chatKey: string; platformMessageId: string }>(
+      `SELECT "chatKey", "platformMessageId" FROM "OutboundMessage"`,
+    );
+    // A chat key is platform:workspace:channel:thread.
+    return new Set(rows.rows.map((row) => `${row.chatKey.split(":")[2]}/${row.platformMessageId}`));
+  } finally {
+    await client.end();
+  }
 }
 
 /** A child's output, kept in `directory` when one is given. */
