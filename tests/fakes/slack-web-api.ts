@@ -81,6 +81,8 @@ export function handleWebApi(
       message.updateCount += 1;
       if (method === "chat.stopStream") {
         message.streaming = false;
+        const metadata = metadataOf(params);
+        if (metadata) message.metadata = metadata;
         fake.echo(message);
       }
       return ok({ channel: message.channel, ts: message.ts });

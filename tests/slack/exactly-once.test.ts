@@ -32,6 +32,8 @@ async function crashWhilePosting(options: {
   replyIn: "thread" | "channel";
   model: (service: 1 | 2) => ModelProvider;
   tools?: boolean;
+  /** `native`: Slack's own streams (the held call is then `chat.startStream`). */
+  stream?: "native";
 }): Promise<{ threadTs: string | undefined; later: WorldSlack }> {
   const databaseUrl = temporaryDatabaseUrl();
   const service = (provider: ModelProvider, reuseFake?: FakeSlack) =>
@@ -41,11 +43,11 @@ async function crashWhilePosting(options: {
       keepDatabase: true,
       agents: [{ name: "alice", provider, ...(options.tools ? { tools: ["shell_cmd"] } : {}) }],
       world: { defaultAgent: "alice" },
-      adapter: { replyIn: options.replyIn },
+      adapter: { replyIn: options.replyIn, ...(options.stream ? { stream: options.stream } : {}) },
       ...(reuseFake ? { reuseFake } : {}),
     });
   first = await service(options.model(1));
-  held = first.fake.holdNext("chat.postMessage");
+  held = first.fake.holdNext(options.stream === "native" ? "chat.startStream" : "chat.postMessage");
   const { message } = await first.fake.userMessage({ channel, user: ana, text: "what is the plan?" });
   await held.reached;
   // Slack has the post; the first service never learns its ts. A second one starts on the same
@@ -90,6 +92,29 @@ describe("Slack: a post the platform took before the service died is not posted 
     });
     const posts = later.fake.botPosts(channel, threadTs).filter((post) => post.ts !== threadTs);
     expect(posts.map((post) => post.text)).toEqual([`*alice:* ${whole}`]);
+  }, 30_000);
+
+  it("a native stream (chat.startStream takes no metadata): the half-written one is removed and the answer shown once", async () => {
+    const { threadTs, later } = await crashWhilePosting({
+      replyIn: "thread",
+      stream: "native",
+      model: () => new ScriptedProvider([{ text: answer }]),
+    });
+    const posts = later.fake.botPosts(channel, threadTs).filter((post) => post.ts !== threadTs);
+    expect(posts.map((post) => post.text)).toEqual([`*alice:* ${answer}`]);
+    expect(later.lines.some((line) => line.msg === "removing the native stream an earlier run left")).toBe(true);
+  }, 30_000);
+
+  it("a native stream cut off while the model still writes: the turn step run again streams it once", async () => {
+    const whole = "Here is the first part of a long answer and the rest.";
+    const { threadTs, later } = await crashWhilePosting({
+      replyIn: "thread",
+      stream: "native",
+      model: (service) => (service === 1 ? new SlowProvider() : new ScriptedProvider([{ text: whole }])),
+    });
+    const posts = later.fake.botPosts(channel, threadTs).filter((post) => post.ts !== threadTs);
+    expect(posts.map((post) => post.text)).toEqual([`**alice:** ${whole}`]);
+    expect(posts[0]?.metadata?.event_type).toBe("roundtable_post");
   }, 30_000);
 
   it("an approval card (posted by the deliver step): the step taken back finds the card already there", async () => {

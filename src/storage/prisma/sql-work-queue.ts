@@ -74,6 +74,10 @@ export class SqlWorkQueue implements StoredWorkQueue {
   private claimCount = 0;
   private scanning: Promise<void> | undefined;
   private scanRequested = false;
+  /** The next scan must look at every queue (not only {@link addedQueues}). */
+  private scanAll = false;
+  /** Queues a job was added to since the last scan. */
+  private readonly addedQueues = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
   private timerAt: number | undefined;
   /** Bumped when the earliest future runAt may have changed (start, a delayed add, a retry, the timer). */
@@ -112,7 +116,8 @@ export class SqlWorkQueue implements StoredWorkQueue {
       if (delayed) this.timerGeneration++;
       // Checked after the insert: a running job of this queue hands over to the next one
       // (`launch`) only after leaving `runningQueues`, so it finds this row.
-      if (delayed || !this.runningQueues.has(job.queue)) void this.wake();
+      if (delayed) void this.wake();
+      else if (!this.runningQueues.has(job.queue)) void this.wake(job.queue);
     }
     return added;
   }
@@ -186,16 +191,26 @@ export class SqlWorkQueue implements StoredWorkQueue {
     }
   }
 
-  wake(): Promise<void> {
+  /**
+   * Look for due work. `added`: the only news is a job added to that queue (nothing of it runs
+   * here), so claiming that queue's next job is enough (one statement instead of a scan and a
+   * claim); anything else scans every queue.
+   */
+  wake(added?: string): Promise<void> {
     if (this.phase !== "started") return Promise.resolve();
     this.scanRequested = true;
+    if (added === undefined) this.scanAll = true;
+    else this.addedQueues.add(added);
     // A running scan loops once more for this request before it ends.
     if (this.scanning) return this.scanning;
     this.scanning = (async () => {
       try {
         while (this.scanRequested && this.phase === "started") {
           this.scanRequested = false;
-          await this.scan();
+          const added = this.scanAll || this.addedQueues.size === 0 ? undefined : [...this.addedQueues];
+          this.scanAll = false;
+          this.addedQueues.clear();
+          await this.scan(added);
         }
       } finally {
         this.scanning = undefined;
@@ -210,12 +225,16 @@ export class SqlWorkQueue implements StoredWorkQueue {
   }
 
   /** Claim and launch what is due, then set the timer for the next future job. */
-  private async scan(): Promise<void> {
+  private async scan(added: string[] | undefined): Promise<void> {
     try {
       const now = this.clock();
       const free = this.concurrency - this.running.size;
+      const backlogBefore = this.backlog;
       this.backlog = free <= 0;
-      if (free > 0) {
+      if (free > 0 && added && !backlogBefore && added.length <= free) {
+        // Nothing else waits for a slot: the added jobs' queues are all there is to claim.
+        await this.claimAdded(added);
+      } else if (free > 0) {
         const heads = await this.table.dueHeads(now, free);
         this.backlog = heads.length >= free;
         for (const head of heads) {
@@ -240,6 +259,18 @@ export class SqlWorkQueue implements StoredWorkQueue {
         }, scanRetryMs);
         this.retryTimer.unref();
       }
+    }
+  }
+
+  /** Claim the next job of each queue; when one is not there to take, scan every queue. */
+  private async claimAdded(queues: string[]): Promise<void> {
+    for (const queue of queues) {
+      if (this.phase !== "started") return;
+      if (this.runningQueues.has(queue)) continue; // its running job hands over to it
+      const token = this.newToken();
+      const job = await this.table.claimNextOf(queue, token, this.clock());
+      if (job) this.launch(job, token);
+      else this.scanRequested = this.scanAll = true;
     }
   }
 
