@@ -48,6 +48,8 @@ export function toPlatformError(error: unknown, what: string): RoundtableError {
 export const postEventType = "roundtable_post";
 /** How many of the newest messages a look-up for an earlier post reads. */
 const lookupLimit = 50;
+/** At most this many pages of a thread's replies are read by a look-up. */
+const threadPages = 4;
 
 /** A message as the history methods show it, with what a look-up reads. */
 export interface RecentMessage {
@@ -129,15 +131,30 @@ export class SlackOutbound {
     }
   }
 
-  /** The newest messages (at most 50) of the chat since `oldest`, with their metadata. */
+  /**
+   * The chat's messages since `oldest`, with their metadata: the channel's 50 newest, or the
+   * thread's replies (Slack answers those oldest first, so a few pages are read to reach the
+   * newest).
+   */
   async recentMessages(chat: ChatRef, oldest: string): Promise<RecentMessage[]> {
     const common = { channel: chat.channel, oldest, limit: lookupLimit, include_all_metadata: true };
     try {
-      const result =
-        chat.thread === undefined
-          ? await this.client.conversations.history(common)
-          : await this.client.conversations.replies({ ...common, ts: chat.thread });
-      return (result.messages ?? []) as RecentMessage[];
+      if (chat.thread === undefined) {
+        return ((await this.client.conversations.history(common)).messages ?? []) as RecentMessage[];
+      }
+      const messages: RecentMessage[] = [];
+      let cursor: string | undefined;
+      for (let page = 0; page < threadPages; page += 1) {
+        const result = await this.client.conversations.replies({
+          ...common,
+          ts: chat.thread,
+          ...(cursor === undefined ? {} : { cursor }),
+        });
+        messages.push(...((result.messages ?? []) as RecentMessage[]));
+        cursor = result.response_metadata?.next_cursor || undefined;
+        if (!result.has_more || cursor === undefined) break;
+      }
+      return messages;
     } catch (error) {
       throw toPlatformError(error, chat.thread === undefined ? "conversations.history" : "conversations.replies");
     }

@@ -160,6 +160,21 @@ describe("Slack: looking for an earlier run's post", () => {
     expect(fake.callsTo("conversations.history")).toHaveLength(0);
   });
 
+  it("in a long thread the look-up reads the replies page by page to reach the newest", async () => {
+    const { fake, adapter, chat } = await start();
+    const root = fake.messages.add({ channel, text: "a busy thread", user: ana });
+    const thread = { ...chat, thread: root.ts };
+    for (let index = 0; index < 60; index += 1) {
+      const key = { posted: async () => {}, postKey: { id: `m${index}`, mayExist: false, since: new Date() } };
+      await adapter.postMessage(thread, { author: bob, text: `reply ${index}` }, key);
+    }
+    const again = { posted: async () => {}, postKey: { id: "m59", mayExist: true, since: new Date() } };
+    const sent = await adapter.postMessage(thread, { author: bob, text: "reply 59" }, again);
+    expect(sent.ids).toEqual([fake.botPosts(channel, root.ts).at(-1)?.ts]);
+    expect(fake.botPosts(channel, root.ts)).toHaveLength(60);
+    expect(fake.callsTo("conversations.replies").length).toBeGreaterThan(1);
+  });
+
   it("a look-up Slack refuses (missing scope) posts anyway, with a warn log line", async () => {
     const { fake, adapter, chat, lines } = await start();
     await adapter.postMessage(chat, { author: bob, text: "Posted once." }, observer(false));

@@ -4,26 +4,11 @@ import type { Logger } from "../../log/logger.js";
 import type { ClaimedJob, JobHandler, QueueJob, WorkQueue } from "../../world/work-queue.js";
 import type { DatabaseClient } from "./database-client.js";
 import { type ClaimedRow, type JobStatus, JobTable } from "./job-table.js";
+import { CleanupSchedule, QueueChanges, queueSettings, type SqlWorkQueueOptions } from "./queue-bookkeeping.js";
 import { livenessSweepMs, WorkerLiveness } from "./worker-liveness.js";
 
 export type { JobState, JobStatus } from "./job-table.js";
-
-export interface SqlWorkQueueOptions {
-  logger: Logger;
-  /** Jobs (of different queues) running at once in this process. Default 4. */
-  concurrency?: number;
-  /** Runs of a job before it is marked failed. Default 5. */
-  maxAttempts?: number;
-  /** Wait before the next run after `attempt` (1-based) threw. Default 1 s doubling, at most 1 min. */
-  retryDelayMs?: (attempt: number) => number;
-  /** PostgreSQL: a running job whose lease is older than this belongs to a dead process. Default 5 min. */
-  leaseMs?: number;
-  /** PostgreSQL: the connection string for the liveness lock (dead workers' jobs taken back at once). */
-  postgresUrl?: string;
-  /** How long finished (done or failed) jobs keep their key before the cleanup deletes them. Default 7 days. */
-  retentionMs?: number;
-  clock?: () => Date;
-}
+export type { SqlWorkQueueOptions } from "./queue-bookkeeping.js";
 
 /** The stored queue as `openStore` hands it out: the port plus a wake-up and a look at one job. */
 export interface StoredWorkQueue extends WorkQueue {
@@ -36,9 +21,6 @@ export interface StoredWorkQueue extends WorkQueue {
   jobStatus(key: string): Promise<JobStatus | undefined>;
 }
 
-/** 1 s after the first failed run, doubling, at most 1 min (both queues). */
-export const defaultRetryDelay = (attempt: number): number => Math.min(1_000 * 2 ** (attempt - 1), 60_000);
-const cleanupEveryMs = 60 * 60 * 1_000;
 const scanRetryMs = 1_000;
 const idleRecheckMs = 1_000;
 const longestTimerMs = 2 ** 31 - 1;
@@ -84,8 +66,8 @@ export class SqlWorkQueue implements StoredWorkQueue {
   private timerGeneration = 1;
   private armedGeneration = 0;
   private retryTimer: NodeJS.Timeout | undefined;
-  private lastCleanup = Number.NEGATIVE_INFINITY;
-  private waiters: (() => void)[] = [];
+  private readonly cleanups = new CleanupSchedule();
+  private readonly changes = new QueueChanges();
   private readonly liveness: WorkerLiveness | undefined;
   private livenessTimer: NodeJS.Timeout | undefined;
 
@@ -96,12 +78,14 @@ export class SqlWorkQueue implements StoredWorkQueue {
   ) {
     this.table = new JobTable(db);
     this.logger = options.logger.child({ component: "work-queue" });
-    this.concurrency = Math.max(1, options.concurrency ?? 4);
-    this.maxAttempts = Math.max(1, options.maxAttempts ?? 5);
-    this.retryDelayMs = options.retryDelayMs ?? defaultRetryDelay;
-    this.leaseMs = options.leaseMs ?? 5 * 60 * 1_000;
-    this.retentionMs = options.retentionMs ?? 7 * 24 * 60 * 60 * 1_000;
-    this.clock = options.clock ?? (() => new Date());
+    ({
+      concurrency: this.concurrency,
+      maxAttempts: this.maxAttempts,
+      retryDelayMs: this.retryDelayMs,
+      leaseMs: this.leaseMs,
+      retentionMs: this.retentionMs,
+      clock: this.clock,
+    } = queueSettings(options));
     this.liveness =
       provider === "postgresql" && options.postgresUrl
         ? new WorkerLiveness(db, options.postgresUrl, this.workerId, this.logger)
@@ -173,12 +157,12 @@ export class SqlWorkQueue implements StoredWorkQueue {
     await this.liveness?.stop();
     this.phase = "stopped";
     this.handler = undefined;
-    this.notify();
+    this.changes.notify();
   }
 
   async whenIdle(): Promise<void> {
     for (;;) {
-      const changed = this.nextChange();
+      const changed = this.changes.next();
       if (this.running.size === 0 && this.scanning === undefined) {
         const due = await this.table.countDue(this.clock());
         if (due === 0 && this.running.size === 0 && this.scanning === undefined) return;
@@ -214,7 +198,7 @@ export class SqlWorkQueue implements StoredWorkQueue {
         }
       } finally {
         this.scanning = undefined;
-        this.notify();
+        this.changes.notify();
       }
     })();
     return this.scanning;
@@ -309,7 +293,7 @@ export class SqlWorkQueue implements StoredWorkQueue {
   private finished(seq: number, scanAfter: boolean): void {
     this.running.delete(seq);
     if (scanAfter || this.backlog) void this.wake();
-    this.notify();
+    this.changes.notify();
   }
 
   private async claimNext(queue: string, token: string): Promise<ClaimedRow | undefined> {
@@ -412,8 +396,7 @@ export class SqlWorkQueue implements StoredWorkQueue {
   }
 
   private async cleanup(now: Date): Promise<void> {
-    if (now.getTime() - this.lastCleanup < cleanupEveryMs) return;
-    this.lastCleanup = now.getTime();
+    if (!this.cleanups.take(now)) return;
     const deleted = await this.table.deleteFinished(new Date(now.getTime() - this.retentionMs));
     if (deleted > 0) this.logger.debug({ deleted }, "work queue: deleted old finished jobs");
   }
@@ -424,16 +407,6 @@ export class SqlWorkQueue implements StoredWorkQueue {
     this.timer = undefined;
     this.timerAt = undefined;
     this.retryTimer = undefined;
-  }
-
-  private nextChange(): Promise<void> {
-    return new Promise((resolve) => this.waiters.push(resolve));
-  }
-
-  private notify(): void {
-    const waiters = this.waiters;
-    this.waiters = [];
-    for (const resolve of waiters) resolve();
   }
 }
 
