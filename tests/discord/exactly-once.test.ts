@@ -4,7 +4,7 @@ import type { ModelProvider } from "../../src/providers/model-provider.js";
 import { ScriptedProvider } from "../fakes/scripted-provider.js";
 import { SlowProvider } from "../fakes/slow-provider.js";
 import { temporaryDatabaseUrl } from "../world/harness.js";
-import { type AdapterHarness, adapterHarness, type DiscordWorld, discordWorld } from "./helpers.js";
+import { type AdapterHarness, adapterHarness, type DiscordWorld, discordWorld, mainToken } from "./helpers.js";
 import { type WorldDiscord, worldOnDiscord } from "./world-discord.js";
 
 let open: WorldDiscord[] = [];
@@ -158,6 +158,25 @@ describe("Discord: looking for an earlier run's post", () => {
     const bodies = h.fake.callsTo("POST", /^\/channels\/\d+\/messages$/).map((call) => call.body);
     expect(bodies).toHaveLength(2);
     expect(bodies[0]).toMatchObject({ nonce: (bodies[1] as { nonce: string }).nonce, enforce_nonce: true });
+  });
+
+  it("the fake dedupes a nonce only with enforce_nonce, as Discord does", async () => {
+    h = await adapterHarness();
+    const post = (body: Record<string, unknown>) =>
+      fetch(`${h?.fake.apiUrl}/v10/channels/${h?.locked.id}/messages`, {
+        method: "POST",
+        headers: { authorization: `Bot ${mainToken}`, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      }).then((response) => response.json() as Promise<{ id: string; nonce?: string }>);
+    const loose = [await post({ content: "a", nonce: "n1" }), await post({ content: "a", nonce: "n1" })];
+    expect(new Set(loose.map((message) => message.id)).size).toBe(2);
+    expect(loose[0]?.nonce).toBe("n1");
+    const enforced = [
+      await post({ content: "b", nonce: "n2", enforce_nonce: true }),
+      await post({ content: "b", nonce: "n2", enforce_nonce: true }),
+    ];
+    expect(enforced[1]?.id).toBe(enforced[0]?.id);
+    expect(h.fake.messagesIn(h.locked.id)).toHaveLength(3);
   });
 
   it("a bot post taken back after Discord forgot its nonce (minutes later) is found by reading the channel", async () => {
