@@ -1,6 +1,6 @@
 #!/usr/bin/env -S node --max-semi-space-size=8 --heap-growing-percent=30
-// The `roundtable` command: runs the compiled CLI (dist/, built by `npm install`'s postinstall or
-// `npm run build`) on plain Node. When a source file is newer than the build, it builds first, so
+// The `roundtable` command: runs the compiled and bundled CLI (dist/bundle/, built by `npm install`'s
+// postinstall or `npm run build`) on plain Node. When a source file is newer than the build, it builds first, so
 // a clone that was edited never runs stale code.
 // The V8 flags (also in package.json's scripts and the Dockerfile) keep memory near what is live:
 // a young generation of 8 MiB per half instead of up to 64, and an old generation allowed to grow
@@ -11,7 +11,7 @@ import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const main = path.join(root, "dist", "src", "cli", "main.js");
+const main = path.join(root, "dist", "bundle", "main.js");
 const stamp = path.join(root, "dist", ".tsbuildinfo");
 
 function newestSource(directory) {

@@ -1,12 +1,14 @@
 #!/usr/bin/env node
-// `npm run build`: compiles src/ and channels/ to dist/ with tsc (incremental), then copies what
-// tsc does not emit (generated Prisma clients, assets) to the same place under dist/.
-// The service then runs on plain Node, with no TypeScript loader in the process.
+// `npm run build`: compiles src/ and channels/ to dist/ with tsc (incremental), copies what tsc
+// does not emit (generated Prisma clients, assets) to the same place under dist/, then bundles the
+// CLI into dist/bundle/ (scripts/bundle.mjs). The service then runs on plain Node, with no
+// TypeScript loader in the process.
 import { spawnSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, utimesSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { bundle } from "./bundle.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 if (!existsSync(path.join(root, "src", "cli", "main.ts"))) {
@@ -34,6 +36,7 @@ function copyOthers(folder) {
 }
 rmSync(path.join(root, "dist", "src", "storage", "prisma", "generated"), { recursive: true, force: true });
 for (const folder of ["src", "channels"]) copyOthers(folder);
+await bundle(root);
 // tsc leaves its build info untouched when nothing changed; the stamp says "built now" for bin/roundtable.js.
 const now = new Date();
 utimesSync(path.join(root, "dist", ".tsbuildinfo"), now, now);

@@ -51,6 +51,8 @@ export class ConsoleAdapter implements ChannelAdapter, StreamingChannel, Private
     fileAttachments: false,
     agentIdentities: false,
     identifiesClickers: false,
+    // `roundtable chat --world NAME`: the world is part of the chat.
+    chatsNameTheirWorld: true,
   };
   readonly chat: ChatRef;
   private connected = false;

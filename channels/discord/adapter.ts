@@ -62,6 +62,7 @@ export class DiscordAdapter
     fileAttachments: true,
     agentIdentities: true,
     identifiesClickers: true,
+    chatsNameTheirWorld: false,
   };
   private readonly logger: Logger;
   private readonly clock: DiscordClock;
@@ -248,7 +249,7 @@ export class DiscordAdapter
 
   async postApprovalCard(chat: ChatRef, card: ApprovalCard, observer?: PostObserver): Promise<SentRef> {
     // Cards come from the bot itself: presses on its buttons reach the bot's gateway.
-    const poster = new BotPoster(this.api, targetChannelOf(chat), undefined);
+    const poster = new BotPoster(this.api, targetChannelOf(chat), undefined, this.logger);
     const id = await poster.send(renderApprovalCard(card), partOnce(observer?.postKey, 0));
     return { ids: [id] };
   }
@@ -272,7 +273,7 @@ export class DiscordAdapter
         { err: error, approvalId: outcome.approvalId },
         "approval card could not be edited; posting the outcome",
       );
-      const poster = new BotPoster(this.api, channelId, undefined);
+      const poster = new BotPoster(this.api, channelId, undefined, this.logger);
       const posted = await poster.send(rendered, partOnce(observer?.postKey, 0));
       await observer?.posted({ ids: [posted] });
     }
@@ -360,21 +361,21 @@ export class DiscordAdapter
   /** How `author` posts in `chat`: its own bot, the channel webhook under its name, or the bot with its name in bold. */
   private async posterFor(chat: ChatRef, author: Author): Promise<Poster> {
     const channelId = targetChannelOf(chat);
-    if (author.kind === "system") return new BotPoster(this.api, channelId, undefined);
+    if (author.kind === "system") return new BotPoster(this.api, channelId, undefined, this.logger);
     const identity = this.agents.get(author.name.toLowerCase());
     const displayName = author.displayName ?? identity?.displayName ?? author.name;
     const avatarUrl = author.avatarUrl ?? identity?.avatarUrl;
     const inGuild = chat.workspace !== undefined;
     if (author.kind === "agent" && inGuild) {
       const own = this.agentBots.get(author.name.toLowerCase());
-      if (own?.userId) return new BotPoster(own.api, channelId, undefined);
+      if (own?.userId) return new BotPoster(own.api, channelId, undefined, this.logger);
       const webhook = await this.webhooks.get(chat.channel);
       if (webhook) {
         const identity = { username: displayName, ...(avatarUrl === undefined ? {} : { avatarUrl }) };
         return new WebhookPoster(this.api, webhook, chat.thread, identity, this.logger);
       }
     }
-    return new BotPoster(this.api, channelId, displayName);
+    return new BotPoster(this.api, channelId, displayName, this.logger);
   }
 
   private buildDirectory(me: { id: string; username: string; global_name?: string | null }): MentionDirectory {

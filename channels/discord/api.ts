@@ -9,6 +9,14 @@ export interface OwnWebhook {
   channelId: string;
 }
 
+/** A message as a channel read shows it, with what a look-up for an earlier post compares. */
+export interface ReadMessage {
+  id: string;
+  content?: string;
+  webhook_id?: string;
+  author?: { id?: string; username?: string };
+}
+
 /** Discord's JSON error codes the adapter reacts to. */
 export const discordErrorCodes = {
   unknownChannel: 10003,
@@ -108,6 +116,8 @@ function threadQuery(threadId: string | undefined, wait = false): URLSearchParam
 
 /** The outbound REST calls of the adapter, through discord.js's REST (buckets, 429 waits). */
 export class DiscordApi {
+  private userId: Promise<string> | undefined;
+
   constructor(readonly rest: REST) {}
 
   private async call<T>(what: string, run: () => Promise<unknown>): Promise<T> {
@@ -131,11 +141,7 @@ export class DiscordApi {
   }
 
   /** Up to `limit` (at most 100) messages of a channel or thread newer than the snowflake `after`. */
-  async messagesAfter(
-    channelId: string,
-    after: string,
-    limit: number,
-  ): Promise<{ id: string; content?: string; webhook_id?: string; author?: { id?: string; username?: string } }[]> {
+  async messagesAfter(channelId: string, after: string, limit: number): Promise<ReadMessage[]> {
     return this.call("fetch messages", () =>
       this.rest.get(Routes.channelMessages(channelId), {
         query: new URLSearchParams({ after, limit: String(limit) }),
@@ -184,6 +190,18 @@ export class DiscordApi {
       this.rest.get(Routes.currentApplication()),
     );
     return { id: application.id, flags: application.flags ?? 0 };
+  }
+
+  /** This token's bot user id (asked once): a step taken back may run before the adapter started. */
+  ownUserId(): Promise<string> {
+    this.userId ??= this.currentUser().then(
+      (user) => user.id,
+      (error: unknown) => {
+        this.userId = undefined;
+        throw error;
+      },
+    );
+    return this.userId;
   }
 
   async currentUser(): Promise<{ id: string; username: string; global_name?: string | null }> {

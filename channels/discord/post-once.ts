@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Logger } from "../../src/log/logger.js";
 import { type PostKey, partKey } from "../../src/world/channel-adapter.js";
-import type { DiscordApi } from "./api.js";
+import type { DiscordApi, ReadMessage } from "./api.js";
 
 /**
  * One part of a post, named the same on every run of the step that makes it
@@ -38,34 +38,33 @@ export function snowflakeAt(time: number): string {
 }
 
 /**
- * A webhook post that an earlier run may have made (webhooks take no nonce): the newest message
- * of this webhook under this name since the post's bound, if its text and this one begin alike
- * (the earlier run may have posted a stream's first, shorter text; the caller then edits it).
- * The chat's later posts wait behind this one, so nothing of this author comes after it. Any
+ * A post that an earlier run may have made: the newest message `from` its author (the bot, or
+ * a webhook under a name) since the post's bound, if its text and this one begin alike (the
+ * earlier run may have posted a stream's first, shorter text; the caller then edits it). The
+ * chat's later posts wait behind this one, so nothing of this author comes after it. Any
  * failure of the look-up (missing Read Message History, a rate limit) answers undefined with a
  * warn log line, and the caller posts.
  */
-export async function findWebhookPost(
+export async function findEarlierPost(
   api: DiscordApi,
-  where: { channelId: string; webhookId: string; username: string },
+  channelId: string,
+  from: (message: ReadMessage) => boolean,
   content: string,
   once: PartOnce,
   logger: Logger,
 ): Promise<{ id: string; content: string } | undefined> {
   try {
     const after = snowflakeAt(once.since.getTime() - clockSkewMs);
-    const messages = await api.messagesAfter(where.channelId, after, lookupLimit);
-    const newest = messages
-      .filter((message) => message.webhook_id === where.webhookId && message.author?.username === where.username)
-      .sort((left, right) => (BigInt(right.id) > BigInt(left.id) ? 1 : -1))[0];
+    const messages = await api.messagesAfter(channelId, after, lookupLimit);
+    const newest = messages.filter(from).sort((left, right) => (BigInt(right.id) > BigInt(left.id) ? 1 : -1))[0];
     const shown = newest?.content ?? "";
     if (!newest || shown === "" || !(shown.startsWith(content) || content.startsWith(shown))) return undefined;
-    logger.info({ key: once.key, messageId: newest.id }, "a webhook post an earlier run made is reused");
+    logger.info({ key: once.key, messageId: newest.id }, "a post an earlier run made is reused");
     return { id: newest.id, content: shown };
   } catch (error) {
     logger.warn(
-      { err: error, key: once.key, channel: where.channelId },
-      "could not look for an earlier run's webhook post (Read Message History?); posting it",
+      { err: error, key: once.key, channel: channelId },
+      "could not look for an earlier run's post (Read Message History?); posting it",
     );
     return undefined;
   }

@@ -1,6 +1,6 @@
 import type { Logger } from "../../src/log/logger.js";
-import type { DiscordApi, OwnWebhook } from "./api.js";
-import { findWebhookPost, nonceOf, type PartOnce } from "./post-once.js";
+import type { DiscordApi, OwnWebhook, ReadMessage } from "./api.js";
+import { findEarlierPost, nonceOf, type PartOnce } from "./post-once.js";
 import type { RenderedFile } from "./render.js";
 
 /** One part of a message to post or edit. */
@@ -33,10 +33,19 @@ export class BotPoster implements Poster {
     private readonly api: DiscordApi,
     private readonly channelId: string,
     readonly prefixName: string | undefined,
+    private readonly logger: Logger,
   ) {}
 
   async send(body: PostBody, once?: PartOnce): Promise<string> {
     if (!once) return this.api.send(this.channelId, body);
+    if (once.mayExist) {
+      // The nonce covers a few minutes; a run taken back later finds its post by reading.
+      const found = await this.findEarlier(body.content, once);
+      if (found) {
+        if (found.content.trim() !== body.content.trim()) await this.edit(found.id, body);
+        return found.id;
+      }
+    }
     const created = await this.api.create(this.channelId, { ...body, nonce: nonceOf(once.key) });
     // Discord answered with the message an earlier run created (the same nonce); a stream's
     // first part may show less than this text: make it show this one.
@@ -46,6 +55,18 @@ export class BotPoster implements Poster {
 
   edit(messageId: string, body: PostBody): Promise<void> {
     return this.api.edit(this.channelId, messageId, body);
+  }
+
+  private async findEarlier(content: string, once: PartOnce) {
+    let botUserId: string;
+    try {
+      botUserId = await this.api.ownUserId();
+    } catch (error) {
+      this.logger.warn({ err: error, key: once.key }, "could not learn the bot's id to look for an earlier post");
+      return undefined;
+    }
+    const fromBot = (message: ReadMessage) => message.author?.id === botUserId && message.webhook_id === undefined;
+    return findEarlierPost(this.api, this.channelId, fromBot, content, once, this.logger);
   }
 
   delete(messageId: string): Promise<void> {
@@ -67,8 +88,10 @@ export class WebhookPoster implements Poster {
   async send(body: PostBody, once?: PartOnce): Promise<string> {
     if (once?.mayExist) {
       const channelId = this.threadId ?? this.webhook.channelId;
-      const where = { channelId, webhookId: this.webhook.id, username: this.identity.username };
-      const found = await findWebhookPost(this.api, where, body.content, once, this.logger);
+      const { id } = this.webhook;
+      const fromHook = (message: ReadMessage) =>
+        message.webhook_id === id && message.author?.username === this.identity.username;
+      const found = await findEarlierPost(this.api, channelId, fromHook, body.content, once, this.logger);
       if (found) {
         if (found.content !== body.content) await this.edit(found.id, body);
         return found.id;

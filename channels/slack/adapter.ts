@@ -32,7 +32,7 @@ import { SlackEditStream } from "./message-stream.js";
 import { SlackNativeStream } from "./native-stream.js";
 import { type SlackAdapterOptions, type SlackAgentIdentity, type SlackClock, systemClock } from "./options.js";
 import { namePrefix, renderApprovalCard, renderApprovalOutcome, renderText, slackMessageLimit } from "./render.js";
-import { postOnce } from "./post-once.js";
+import { postOnce, removeEarlierNativeStream } from "./post-once.js";
 import { ThreadRoots } from "./thread-roots.js";
 import { stopBlocks } from "./stop-button.js";
 import { UserNames } from "./user-names.js";
@@ -82,6 +82,7 @@ export class SlackAdapter
       fileAttachments: true,
       agentIdentities: true,
       identifiesClickers: true,
+      chatsNameTheirWorld: false,
     };
     this.clock = options.clock ?? systemClock;
     const logger = boltLogger(this.logger);
@@ -186,6 +187,11 @@ export class SlackAdapter
 
   async postMessage(chat: ChatRef, message: OutboundText, observer?: PostObserver): Promise<SentRef> {
     const { identity, prefix } = await this.identityFor(message.author);
+    if (this.options.stream === "native" && chat.thread !== undefined) {
+      // A native stream of this message an earlier run left carries no key: removed, not found.
+      const stream = { authorName: this.displayNameOf(message.author), postKey: observer?.postKey };
+      await removeEarlierNativeStream(this.outbound, this.logger, chat, stream);
+    }
     const ids: string[] = [];
     for (const [index, part] of renderText(message.text, prefix, undefined, message.mentions).entries()) {
       // The parts already posted are recorded before the next is, so that a crash or a refusal

@@ -48,6 +48,16 @@ export function toPlatformError(error: unknown, what: string): RoundtableError {
 export const postEventType = "roundtable_post";
 /** How many of the newest messages a look-up for an earlier post reads. */
 const lookupLimit = 50;
+/** At most this many pages of a thread's replies are read by a look-up. */
+const threadPages = 4;
+
+/** A message as the history methods show it, with what a look-up reads. */
+export interface RecentMessage {
+  ts?: string;
+  text?: string;
+  bot_id?: string;
+  metadata?: { event_type?: string; event_payload?: { key?: unknown } };
+}
 
 /** Where in a channel a post goes: the chat's thread, if it has one. */
 function place(chat: ChatRef): { channel: string; thread_ts?: string } {
@@ -60,6 +70,8 @@ function place(chat: ChatRef): { channel: string; thread_ts?: string } {
  * failure becomes a RoundtableError naming the call.
  */
 export class SlackOutbound {
+  private botId: Promise<string> | undefined;
+
   constructor(private readonly client: WebClient) {}
 
   /**
@@ -96,18 +108,53 @@ export class SlackOutbound {
    * ts): the channel's newest messages, or the thread's replies, with their metadata.
    */
   async findPosted(chat: ChatRef, key: string, oldest: string): Promise<string | undefined> {
+    const found = (await this.recentMessages(chat, oldest)).find(
+      (message) => message.metadata?.event_type === postEventType && message.metadata.event_payload?.key === key,
+    );
+    return found?.ts;
+  }
+
+  /**
+   * The app's bot id (`auth.test`, asked once): a step taken back after a crash may run before
+   * the adapter has started and identified itself.
+   */
+  async ownBotId(): Promise<string> {
+    this.botId ??= this.client.auth.test().then((result) => {
+      if (typeof result.bot_id !== "string") throw new PlatformApiError("slack auth.test named no bot");
+      return result.bot_id;
+    });
+    try {
+      return await this.botId;
+    } catch (error) {
+      this.botId = undefined;
+      throw toPlatformError(error, "auth.test");
+    }
+  }
+
+  /**
+   * The chat's messages since `oldest`, with their metadata: the channel's 50 newest, or the
+   * thread's replies (Slack answers those oldest first, so a few pages are read to reach the
+   * newest).
+   */
+  async recentMessages(chat: ChatRef, oldest: string): Promise<RecentMessage[]> {
     const common = { channel: chat.channel, oldest, limit: lookupLimit, include_all_metadata: true };
     try {
-      const result =
-        chat.thread === undefined
-          ? await this.client.conversations.history(common)
-          : await this.client.conversations.replies({ ...common, ts: chat.thread });
-      const found = (result.messages ?? []).find((message) => {
-        const metadata = (message as { metadata?: { event_type?: string; event_payload?: { key?: unknown } } })
-          .metadata;
-        return metadata?.event_type === postEventType && metadata.event_payload?.key === key;
-      });
-      return found?.ts;
+      if (chat.thread === undefined) {
+        return ((await this.client.conversations.history(common)).messages ?? []) as RecentMessage[];
+      }
+      const messages: RecentMessage[] = [];
+      let cursor: string | undefined;
+      for (let page = 0; page < threadPages; page += 1) {
+        const result = await this.client.conversations.replies({
+          ...common,
+          ts: chat.thread,
+          ...(cursor === undefined ? {} : { cursor }),
+        });
+        messages.push(...((result.messages ?? []) as RecentMessage[]));
+        cursor = result.response_metadata?.next_cursor || undefined;
+        if (!result.has_more || cursor === undefined) break;
+      }
+      return messages;
     } catch (error) {
       throw toPlatformError(error, chat.thread === undefined ? "conversations.history" : "conversations.replies");
     }
@@ -186,9 +233,15 @@ export class SlackOutbound {
     }
   }
 
-  async stopStream(chat: ChatRef, ts: string, text?: string): Promise<void> {
+  /** End a native stream; `key` goes with it as metadata (`chat.startStream` takes none). */
+  async stopStream(chat: ChatRef, ts: string, text?: string, key?: string): Promise<void> {
     try {
-      await this.client.chat.stopStream({ channel: chat.channel, ts, ...(text ? { markdown_text: text } : {}) });
+      await this.client.chat.stopStream({
+        channel: chat.channel,
+        ts,
+        ...(text ? { markdown_text: text } : {}),
+        ...(key === undefined ? {} : { metadata: { event_type: postEventType, event_payload: { key } } }),
+      });
     } catch (error) {
       throw toPlatformError(error, "chat.stopStream");
     }

@@ -1,8 +1,9 @@
 import type { Logger } from "../../src/log/logger.js";
-import type { MessageStream, SentRef, StreamObserver } from "../../src/world/channel-adapter.js";
+import { type MessageStream, partKey, type SentRef, type StreamObserver } from "../../src/world/channel-adapter.js";
 import type { ChatRef } from "../../src/world/chat-ref.js";
 import type { SlackOutbound } from "./api.js";
 import type { SlackClock } from "./options.js";
+import { removeEarlierNativeStream } from "./post-once.js";
 
 export interface NativeStreamSetup {
   outbound: SlackOutbound;
@@ -48,17 +49,17 @@ export class SlackNativeStream implements MessageStream {
     this.timers.abort();
     await this.pumping;
     const text = this.prefix + finalText;
-    const { outbound, chat } = this.setup;
+    const { outbound, chat, observer } = this.setup;
+    // The settled stream carries its key: found again by it, never taken for one a crash left.
+    const key = observer?.postKey === undefined ? undefined : partKey(observer.postKey, 0);
     if (this.ts === undefined) {
-      this.ts = await outbound.startStream(chat, chat.thread, text, this.setup.recipient);
-      this.sentText = text;
-      await this.setup.observer?.posted({ ids: [this.ts] });
-      await outbound.stopStream(chat, this.ts);
+      this.ts = await this.start(text);
+      await outbound.stopStream(chat, this.ts, undefined, key);
     } else if (text.startsWith(this.sentText)) {
       const rest = text.slice(this.sentText.length);
-      await outbound.stopStream(chat, this.ts, rest === "" ? undefined : rest);
+      await outbound.stopStream(chat, this.ts, rest === "" ? undefined : rest, key);
     } else {
-      await outbound.stopStream(chat, this.ts);
+      await outbound.stopStream(chat, this.ts, undefined, key);
       await outbound.update(chat, this.ts, text);
     }
     return { ids: [this.ts] };
@@ -101,13 +102,21 @@ export class SlackNativeStream implements MessageStream {
       });
   }
 
+  /** Start the stream (an earlier run's half-written one removed first), recorded at once. */
+  private async start(text: string): Promise<string> {
+    const { outbound, chat, logger, observer, authorName } = this.setup;
+    await removeEarlierNativeStream(outbound, logger, chat, { authorName, postKey: observer?.postKey });
+    const ts = await outbound.startStream(chat, chat.thread, text, this.setup.recipient);
+    this.sentText = text;
+    await observer?.posted({ ids: [ts] });
+    return ts;
+  }
+
   private async push(text: string): Promise<void> {
     const { outbound, chat, clock } = this.setup;
     this.lastAt = clock.now();
     if (this.ts === undefined) {
-      this.ts = await outbound.startStream(chat, chat.thread, text, this.setup.recipient);
-      this.sentText = text;
-      await this.setup.observer?.posted({ ids: [this.ts] });
+      this.ts = await this.start(text);
       return;
     }
     // Model text only grows; anything else waits for finish() to replace the message.

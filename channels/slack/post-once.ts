@@ -1,7 +1,7 @@
 import type { Logger } from "../../src/log/logger.js";
 import { type PostKey, partKey } from "../../src/world/channel-adapter.js";
 import type { ChatRef } from "../../src/world/chat-ref.js";
-import type { Block, PostIdentity, SlackOutbound } from "./api.js";
+import { type Block, type PostIdentity, postEventType, type SlackOutbound } from "./api.js";
 
 /** The service's clock and Slack's may differ; a look-up reaches this much further back. */
 const clockSkewSeconds = 10;
@@ -44,4 +44,44 @@ export async function postOnce(
     }
   }
   return outbound.post(chat, post.text, post.identity, post.blocks, key);
+}
+
+/**
+ * Before a native stream starts again (`chat.startStream` takes no metadata, so its message
+ * cannot carry its key): when an earlier run may have started it, remove the app's newest
+ * message in the thread since the post's bound that carries no key and begins with this
+ * agent's name, the stream that run left half-written. Matched by app, thread, position and
+ * name, not by key. A failed look-up or removal is a warn log line.
+ */
+export async function removeEarlierNativeStream(
+  outbound: SlackOutbound,
+  logger: Logger,
+  chat: ChatRef,
+  stream: { authorName: string; postKey: PostKey | undefined },
+): Promise<void> {
+  const { authorName, postKey } = stream;
+  if (!postKey?.mayExist) return;
+  try {
+    const botId = await outbound.ownBotId();
+    const messages = await outbound.recentMessages(chat, tsBefore(postKey.since));
+    const names = [`**${authorName}:**`, `*${authorName}:*`];
+    const earlier = messages
+      .filter(
+        (message) =>
+          message.bot_id === botId &&
+          message.ts !== chat.thread &&
+          message.metadata?.event_type !== postEventType &&
+          names.some((name) => (message.text ?? "").startsWith(name)),
+      )
+      .sort((left, right) => Number(right.ts) - Number(left.ts))[0];
+    if (earlier?.ts === undefined) return;
+    logger.info({ key: partKey(postKey, 0), ts: earlier.ts }, "removing the native stream an earlier run left");
+    await outbound.stopStream(chat, earlier.ts).catch(() => undefined);
+    await outbound.delete(chat, earlier.ts);
+  } catch (error) {
+    logger.warn(
+      { err: error, channel: chat.channel },
+      "could not look for a native stream an earlier run left; streaming anew",
+    );
+  }
 }

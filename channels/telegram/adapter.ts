@@ -69,6 +69,7 @@ export class TelegramAdapter implements ChannelAdapter, StreamingChannel, Editin
     fileAttachments: false,
     agentIdentities: true,
     identifiesClickers: true,
+    chatsNameTheirWorld: false,
   };
   private readonly bot: Bot;
   private readonly main: BotHandle;

@@ -58,6 +58,8 @@ export class WebAdapter
     fileAttachments: false,
     agentIdentities: true,
     identifiesClickers: true,
+    // A browser chat is opened on one world's page: the world is part of the chat.
+    chatsNameTheirWorld: true,
   };
   readonly hub: EventHub;
   readonly agents: ReadonlyMap<string, AgentIdentity>;

@@ -46,7 +46,15 @@ export class Roundtable {
       store: parts.store,
       queue: parts.queue,
       logger: parts.logger,
-      worlds: createWorldDirectory(parts.config.worlds.map(worldSettingsFrom), chatBindingsFrom(parts.config.channels)),
+      worlds: createWorldDirectory(
+        parts.config.worlds.map(worldSettingsFrom),
+        chatBindingsFrom(parts.config.channels),
+        new Set(
+          parts.channels
+            .filter((adapter) => adapter.capabilities.chatsNameTheirWorld)
+            .map((adapter) => adapter.platform),
+        ),
+      ),
       channels,
       agents: new Map(parts.config.agents.map((agent) => [agent.name, agentSettingsFrom(agent)])),
       hashCall: (tool, argumentsJson) => {

@@ -1,6 +1,13 @@
 #!/usr/bin/env node
-import { processContext } from "./cli-context.js";
-import { runCli } from "./run-cli.js";
+import { enableCompileCache } from "node:module";
+
+// V8 keeps the code it compiled for each module in a cache on disk (`$NODE_COMPILE_CACHE`, else
+// `node-compile-cache` in the system's temporary folder; `NODE_DISABLE_COMPILE_CACHE=1` turns it
+// off), so the second and later starts compile less. It covers only modules loaded after this
+// call, hence the dynamic imports below. A cache that cannot be written is skipped, not an error.
+enableCompileCache();
+const { processContext } = await import("./cli-context.js");
+const { runCli } = await import("./run-cli.js");
 
 /** How long a finished command may wait for open handles (sockets, timers) before the process exits anyway. */
 const lingerMs = 3000;

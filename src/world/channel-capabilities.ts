@@ -20,4 +20,9 @@ export interface ChannelCapabilities {
   agentIdentities: boolean;
   /** Approval buttons are pressed by people the platform identifies (false: the local user decides). */
   identifiesClickers: boolean;
+  /**
+   * A chat names its world in `ChatRef.workspace` (the console and the web console pick a world
+   * per chat); false: the platform's chats are bound to worlds by `channels.<platform>.chats`.
+   */
+  chatsNameTheirWorld: boolean;
 }

@@ -13,6 +13,7 @@ const capabilities: ChannelCapabilities = {
   fileAttachments: false,
   agentIdentities: false,
   identifiesClickers: true,
+  chatsNameTheirWorld: false,
 };
 
 function adapter(id: string, platform: Platform, agent?: string): ChannelAdapter {

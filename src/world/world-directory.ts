@@ -1,17 +1,22 @@
-import type { ChatRef } from "./chat-ref.js";
+import type { ChatRef, Platform } from "./chat-ref.js";
 import type { WorldDirectory } from "./world-context.js";
 import type { ChatBindings, WorldSettings } from "./world-settings.js";
 
 /**
- * Binds chats to worlds by their platform's bindings (`*` matches any chat). Console and web
- * chats name their world in `workspace`.
+ * Binds chats to worlds by their platform's bindings (`*` matches any chat). Chats of the
+ * platforms in `worldNamingPlatforms` (channels with the `chatsNameTheirWorld` capability: the
+ * console and the web console) name their world in `workspace` instead.
  */
-export function createWorldDirectory(worlds: readonly WorldSettings[], bindings: ChatBindings): WorldDirectory {
+export function createWorldDirectory(
+  worlds: readonly WorldSettings[],
+  bindings: ChatBindings,
+  worldNamingPlatforms: ReadonlySet<Platform>,
+): WorldDirectory {
   const byName = new Map(worlds.map((world) => [world.name, world]));
   return {
     get: (name) => byName.get(name),
     worldFor(chat: ChatRef) {
-      if (chat.platform === "console" || chat.platform === "web") {
+      if (worldNamingPlatforms.has(chat.platform)) {
         return chat.workspace === undefined ? worlds[0] : byName.get(chat.workspace);
       }
       const chats = bindings[chat.platform] ?? {};

@@ -48,6 +48,8 @@ export class RecordingChannel implements ChannelAdapter {
       agentIdentities: false,
       // Like the console adapter: its clicks come from the one local user.
       identifiesClickers: platform !== "console",
+      // Like the console and web adapters: their chats name their world.
+      chatsNameTheirWorld: platform === "console" || platform === "web",
     };
   }
 

@@ -81,6 +81,8 @@ export function handleWebApi(
       message.updateCount += 1;
       if (method === "chat.stopStream") {
         message.streaming = false;
+        const metadata = metadataOf(params);
+        if (metadata) message.metadata = metadata;
         fake.echo(message);
       }
       return ok({ channel: message.channel, ts: message.ts });
@@ -141,9 +143,17 @@ export function handleWebApi(
       const limit = Number(params.limit ?? 100);
       const thread = fake.messages.list(channel, ts);
       if (thread.length === 0) return refuse("thread_not_found");
-      // Oldest first; `oldest` leaves out earlier replies (the root is always there).
-      const messages = thread.filter((message) => message.ts === ts || after(message, params)).slice(0, limit);
-      return ok({ messages: messages.map((message) => shown(message, params)), has_more: false });
+      // Oldest first; `oldest` leaves out earlier replies (the root is always there); pages of
+      // `limit` with a cursor.
+      const all = thread.filter((message) => message.ts === ts || after(message, params));
+      const start = Number(text(params, "cursor") ?? 0);
+      const messages = all.slice(start, start + limit);
+      const more = start + limit < all.length;
+      return ok({
+        messages: messages.map((message) => shown(message, params)),
+        has_more: more,
+        ...(more ? { response_metadata: { next_cursor: String(start + limit) } } : {}),
+      });
     }
     case "conversations.history": {
       const channel = text(params, "channel");

@@ -32,6 +32,8 @@ async function crashWhilePosting(options: {
   replyIn: "thread" | "channel";
   model: (service: 1 | 2) => ModelProvider;
   tools?: boolean;
+  /** `native`: Slack's own streams (the held call is then `chat.startStream`). */
+  stream?: "native";
 }): Promise<{ threadTs: string | undefined; later: WorldSlack }> {
   const databaseUrl = temporaryDatabaseUrl();
   const service = (provider: ModelProvider, reuseFake?: FakeSlack) =>
@@ -41,11 +43,11 @@ async function crashWhilePosting(options: {
       keepDatabase: true,
       agents: [{ name: "alice", provider, ...(options.tools ? { tools: ["shell_cmd"] } : {}) }],
       world: { defaultAgent: "alice" },
-      adapter: { replyIn: options.replyIn },
+      adapter: { replyIn: options.replyIn, ...(options.stream ? { stream: options.stream } : {}) },
       ...(reuseFake ? { reuseFake } : {}),
     });
   first = await service(options.model(1));
-  held = first.fake.holdNext("chat.postMessage");
+  held = first.fake.holdNext(options.stream === "native" ? "chat.startStream" : "chat.postMessage");
   const { message } = await first.fake.userMessage({ channel, user: ana, text: "what is the plan?" });
   await held.reached;
   // Slack has the post; the first service never learns its ts. A second one starts on the same
@@ -92,6 +94,29 @@ describe("Slack: a post the platform took before the service died is not posted 
     expect(posts.map((post) => post.text)).toEqual([whole]);
   }, 30_000);
 
+  it("a native stream (chat.startStream takes no metadata): the half-written one is removed and the answer shown once", async () => {
+    const { threadTs, later } = await crashWhilePosting({
+      replyIn: "thread",
+      stream: "native",
+      model: () => new ScriptedProvider([{ text: answer }]),
+    });
+    const posts = later.fake.botPosts(channel, threadTs).filter((post) => post.ts !== threadTs);
+    expect(posts.map((post) => post.text)).toEqual([`*alice:* ${answer}`]);
+    expect(later.lines.some((line) => line.msg === "removing the native stream an earlier run left")).toBe(true);
+  }, 30_000);
+
+  it("a native stream cut off while the model still writes: the turn step run again streams it once", async () => {
+    const whole = "Here is the first part of a long answer and the rest.";
+    const { threadTs, later } = await crashWhilePosting({
+      replyIn: "thread",
+      stream: "native",
+      model: (service) => (service === 1 ? new SlowProvider() : new ScriptedProvider([{ text: whole }])),
+    });
+    const posts = later.fake.botPosts(channel, threadTs).filter((post) => post.ts !== threadTs);
+    expect(posts.map((post) => post.text)).toEqual([`**alice:** ${whole}`]);
+    expect(posts[0]?.metadata?.event_type).toBe("roundtable_post");
+  }, 30_000);
+
   it("an approval card (posted by the deliver step): the step taken back finds the card already there", async () => {
     const { threadTs, later } = await crashWhilePosting({
       replyIn: "thread",
@@ -133,6 +158,21 @@ describe("Slack: looking for an earlier run's post", () => {
     const [post] = fake.callsTo("chat.postMessage");
     expect(post?.params.metadata).toEqual({ event_type: "roundtable_post", event_payload: { key: "turn-1#1:0" } });
     expect(fake.callsTo("conversations.history")).toHaveLength(0);
+  });
+
+  it("in a long thread the look-up reads the replies page by page to reach the newest", async () => {
+    const { fake, adapter, chat } = await start();
+    const root = fake.messages.add({ channel, text: "a busy thread", user: ana });
+    const thread = { ...chat, thread: root.ts };
+    for (let index = 0; index < 60; index += 1) {
+      const key = { posted: async () => {}, postKey: { id: `m${index}`, mayExist: false, since: new Date() } };
+      await adapter.postMessage(thread, { author: bob, text: `reply ${index}` }, key);
+    }
+    const again = { posted: async () => {}, postKey: { id: "m59", mayExist: true, since: new Date() } };
+    const sent = await adapter.postMessage(thread, { author: bob, text: "reply 59" }, again);
+    expect(sent.ids).toEqual([fake.botPosts(channel, root.ts).at(-1)?.ts]);
+    expect(fake.botPosts(channel, root.ts)).toHaveLength(60);
+    expect(fake.callsTo("conversations.replies").length).toBeGreaterThan(1);
   });
 
   it("a look-up Slack refuses (missing scope) posts anyway, with a warn log line", async () => {

@@ -332,6 +332,30 @@ export function storeApprovalContract(name: string, open: () => Promise<StoreFix
           { chatKey: chat, refKind: "event", refId, platformMessageIds: ["z2", "z3"] },
         );
         expect((await store.getOutbound("event", refId))?.platformMessageIds).toEqual(["z2", "z3"]);
+
+        // More refs and rows than one statement takes: every one is replaced.
+        const refs = ["a", "b", "c", "d"].map((name) => `${refId}-${name}`);
+        const old = (ref: string) => ({
+          chatKey: chat,
+          refKind: "message" as const,
+          refId: ref,
+          platformMessageIds: ["x"],
+        });
+        const [a, b, c, d] = refs as [string, string, string, string];
+        await store.recordOutbound(old(a), old(b), old(c), old(d));
+        await store.recordOutbound(
+          { chatKey: chat, refKind: "message", refId: a, platformMessageIds: ["a1", "a2", "a3"] },
+          { chatKey: chat, refKind: "message", refId: b, platformMessageIds: [] },
+          { chatKey: chat, refKind: "message", refId: c, platformMessageIds: ["c1"] },
+          { chatKey: chat, refKind: "message", refId: d, platformMessageIds: ["d1"] },
+        );
+        const found = await Promise.all(refs.map((ref) => store.getOutbound("message", ref)));
+        expect(found.map((record) => record?.platformMessageIds)).toEqual([
+          ["a1", "a2", "a3"],
+          undefined,
+          ["c1"],
+          ["d1"],
+        ]);
       });
 
       it("reads up to three refs at once, leaving out those with no record", async () => {

@@ -3,7 +3,6 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { freePort } from "../../bench/service-process.js";
 import { collect, spawnRoundtable } from "../cli/run-roundtable.js";
 import { type FakeModelServer, startOpenAIFake } from "../fakes/openai-server.js";
 import { FakeOtlpCollector } from "../fakes/otlp-collector.js";
@@ -53,18 +52,28 @@ async function approvedToolTurn(extraEnv: Record<string, string>): Promise<{ met
     { type: "reply", toolCalls: [{ id: "call_1", name: "shell_cmd", argumentChunks: ['{"command":"true"}'] }] },
     { type: "reply", text: ["all ", "done"] },
   );
-  const port = await freePort();
-  service = spawnRoundtable(["start"], {
+  // Port 0: the kernel picks a free port and the service logs it. A port picked here and
+  // released for the service could be taken meanwhile by another test on a busy machine.
+  const child = spawnRoundtable(["start"], {
     cwd: directory,
     env: {
-      PORT: String(port),
+      PORT: "0",
       HOST: "127.0.0.1",
-      LOG_LEVEL: "warn",
+      LOG_LEVEL: "info",
       DATABASE_URL: `file:${path.join(directory, "roundtable.db")}`,
       ...extraEnv,
     },
   });
-  const finished = collect(service);
+  service = child;
+  const finished = collect(child);
+  let stderr = "";
+  child.stderr?.on("data", (chunk: string) => {
+    stderr += chunk;
+  });
+  const listeningPort = () => /"port":(\d+)[^\n]*"msg":"HTTP server listening"/.exec(stderr)?.[1];
+  await waitUntil("the service listens", () => listeningPort() !== undefined || child.exitCode !== null, 60_000);
+  const port = listeningPort();
+  if (port === undefined) throw new Error(`the service did not start:\n${stderr}`);
   telegram.userMessage(token, { chatId: 4242, from: person, text: "please run true" });
   const card = () =>
     telegram
@@ -86,13 +95,15 @@ async function approvedToolTurn(extraEnv: Record<string, string>): Promise<{ met
     return /roundtable_turn_seconds_count\{agent="alice"\} 1/.test(text);
   });
   const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-  service.kill("SIGTERM");
+  child.kill("SIGTERM");
   const run = await finished;
   expect(run.code).toBe(0);
   return { metrics, stderr: run.stderr };
 }
 
-describe("OpenTelemetry", () => {
+// Each test starts the real service and waits on bounded conditions (up to 60 + 30 + 30 + 10 s on
+// a busy machine): the test's own limit must not be the shorter one.
+describe("OpenTelemetry", { timeout: 180_000 }, () => {
   it("exports a turn's spans over OTLP/HTTP in one trace, with GenAI attribute names", async () => {
     const { metrics } = await approvedToolTurn({ OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint });
     const spans = collector.spans;

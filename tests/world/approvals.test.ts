@@ -139,7 +139,11 @@ describe("approvals in the tool loop", () => {
     await harness.say("@alice run", { user: "ana", channel: "chat-a" });
     await harness.idle();
     const id = harness.channel.cards()[0]?.card.approvalId ?? "";
-    const forged = await harness.click(`${id.slice(0, -2)}00`, "once", { user: "ana", channel: "chat-a" });
+    // Another id of the same shape: the last two hex digits changed (an id that happens to end in
+    // "00" must not be "forged" into itself, one run in 256).
+    const forgedId = `${id.slice(0, -2)}${id.endsWith("00") ? "11" : "00"}`;
+    expect(forgedId).not.toBe(id);
+    const forged = await harness.click(forgedId, "once", { user: "ana", channel: "chat-a" });
     expect(forged.status).toBe("unknown");
     const foreign = await harness.click(id, "once", { user: "ana", channel: "chat-b" });
     expect(foreign.status).toBe("unknown");

@@ -12,7 +12,8 @@ import { graphileLogFactory } from "./graphile-logger.js";
 import { createGraphilePool } from "./graphile-pool.js";
 import { runClaimedStep, type StepRunContext } from "./graphile-step-run.js";
 import { type JobStatus, JobTable } from "./job-table.js";
-import { defaultRetryDelay, type SqlWorkQueueOptions, type StoredWorkQueue } from "./sql-work-queue.js";
+import { CleanupSchedule, QueueChanges, queueSettings, type SqlWorkQueueOptions } from "./queue-bookkeeping.js";
+import type { StoredWorkQueue } from "./sql-work-queue.js";
 import { livenessSweepMs } from "./worker-liveness.js";
 
 export interface GraphileWorkQueueOptions extends SqlWorkQueueOptions {
@@ -25,7 +26,6 @@ export interface GraphileWorkQueueOptions extends SqlWorkQueueOptions {
 }
 
 const taskPayload = z.object({ key: z.string().min(1) });
-const cleanupEveryMs = 60 * 60 * 1_000;
 const idleRecheckMs = 100;
 const idleWakeMs = 250;
 const longestTimerMs = 2 ** 31 - 1;
@@ -65,11 +65,11 @@ export class GraphileWorkQueue implements StoredWorkQueue {
   /** The graphile-worker jobs this process is running, by job id. */
   private readonly running = new Map<string, Promise<void>>();
   private claimCount = 0;
-  private waiters: (() => void)[] = [];
+  private readonly changes = new QueueChanges();
   private sweepTimer: NodeJS.Timeout | undefined;
   private dueTimer: NodeJS.Timeout | undefined;
   private dueAt: number | undefined;
-  private lastCleanup = Number.NEGATIVE_INFINITY;
+  private readonly cleanups = new CleanupSchedule();
 
   constructor(
     db: DatabaseClient,
@@ -79,12 +79,14 @@ export class GraphileWorkQueue implements StoredWorkQueue {
     this.graphile = new GraphileJobTable(db);
     this.logger = options.logger.child({ component: "work-queue" });
     this.liveness = new GraphileLiveness(db, options.postgresUrl, this.logger);
-    this.concurrency = Math.max(1, options.concurrency ?? 4);
-    this.maxAttempts = Math.max(1, options.maxAttempts ?? 5);
-    this.retryDelayMs = options.retryDelayMs ?? defaultRetryDelay;
-    this.leaseMs = options.leaseMs ?? 5 * 60 * 1_000;
-    this.retentionMs = options.retentionMs ?? 7 * 24 * 60 * 60 * 1_000;
-    this.clock = options.clock ?? (() => new Date());
+    ({
+      concurrency: this.concurrency,
+      maxAttempts: this.maxAttempts,
+      retryDelayMs: this.retryDelayMs,
+      leaseMs: this.leaseMs,
+      retentionMs: this.retentionMs,
+      clock: this.clock,
+    } = queueSettings(options));
     this.steps = {
       rows: this.rows,
       graphile: this.graphile,
@@ -126,13 +128,13 @@ export class GraphileWorkQueue implements StoredWorkQueue {
     await this.shutDown();
     this.phase = "stopped";
     this.handler = undefined;
-    this.notify();
+    this.changes.notify();
   }
 
   async whenIdle(): Promise<void> {
     let lastWake = Number.NEGATIVE_INFINITY;
     for (;;) {
-      const changed = this.nextChange();
+      const changed = this.changes.next();
       if (this.running.size === 0) {
         const due = await this.rows.countDue(this.clock());
         if (due === 0 && this.running.size === 0) return;
@@ -211,12 +213,12 @@ export class GraphileWorkQueue implements StoredWorkQueue {
       workerId: pool.id,
     });
     this.running.set(helpers.job.id, step);
-    this.notify();
+    this.changes.notify();
     try {
       await step;
     } finally {
       this.running.delete(helpers.job.id);
-      this.notify();
+      this.changes.notify();
     }
   };
 
@@ -272,8 +274,7 @@ export class GraphileWorkQueue implements StoredWorkQueue {
   }
 
   private async cleanup(now: Date): Promise<void> {
-    if (now.getTime() - this.lastCleanup < cleanupEveryMs) return;
-    this.lastCleanup = now.getTime();
+    if (!this.cleanups.take(now)) return;
     const deleted = await this.rows.deleteFinished(new Date(now.getTime() - this.retentionMs));
     if (deleted > 0) this.logger.debug({ deleted }, "work queue: deleted old finished jobs");
   }
@@ -322,16 +323,6 @@ export class GraphileWorkQueue implements StoredWorkQueue {
     const pgPool = this.pgPool;
     this.pgPool = undefined;
     await pgPool?.end().catch(() => undefined);
-  }
-
-  private nextChange(): Promise<void> {
-    return new Promise((resolve) => this.waiters.push(resolve));
-  }
-
-  private notify(): void {
-    const waiters = this.waiters;
-    this.waiters = [];
-    for (const resolve of waiters) resolve();
   }
 }
 

@@ -3,7 +3,7 @@ import type { ChatRecord, MessageRecord, NewMessage, OutboundRecord, TurnRecord,
 import type { Chat, Event, Message, Turn } from "./generated/sqlite/index.js";
 import { encodeWithDates } from "./json-text.js";
 import type { OutboundWriter } from "./postgres-outbound-writer.js";
-import { type RawSql, sql } from "./raw-sql.js";
+import { type RawSql, type SqlStatement, sql } from "./raw-sql.js";
 import { messageData } from "./record-data.js";
 import { toChatRecord, toMessageRecord, toStoredEvent, toTurnRecord } from "./record-mappers.js";
 
@@ -148,21 +148,46 @@ export class HotQueries {
 
   /**
    * Replace the platform ids of each ref, in one batched transaction (no round trip back to us
-   * between its statements), or on PostgreSQL in one statement on connections of its own
-   * (`PostgresOutboundWriter`): the outbox calls this right after a platform post, and until it
-   * commits a crash posts again.
+   * between its statements; one delete for up to three refs, one insert for up to two rows), or
+   * on PostgreSQL in one statement on connections of its own (`PostgresOutboundWriter`): the
+   * outbox calls this right after a platform post, and until it commits a crash posts again.
    */
   async recordOutbound(records: readonly OutboundRecord[]): Promise<void> {
     const now = this.clock();
     if (this.outboundWriter) return this.outboundWriter.record(records, now);
-    const statements = records.flatMap((record) => [
-      sql`DELETE FROM "OutboundMessage" WHERE "refKind" = ${record.refKind} AND "refId" = ${record.refId}`,
-      ...record.platformMessageIds.map(
-        (platformMessageId, part) => sql`
-          INSERT INTO "OutboundMessage" ("chatKey", "refKind", "refId", "part", "platformMessageId", "createdAt")
-          VALUES (${record.chatKey}, ${record.refKind}, ${record.refId}, ${part}, ${platformMessageId}, ${now})`,
-      ),
-    ]);
+    // A ref named twice keeps its last ids, as if each record replaced the one before.
+    const latest = [...new Map(records.map((record) => [`${record.refKind}\u0000${record.refId}`, record])).values()];
+    const rows = latest.flatMap((record) =>
+      record.platformMessageIds.map((platformMessageId, part) => ({ ...record, part, platformMessageId })),
+    );
+    // Fixed shapes (prepared once): the refs' rows go three refs a statement, the new rows two a statement.
+    const statements: SqlStatement[] = [];
+    for (let index = 0; index < latest.length; index += outboundRefsAtOnce) {
+      const [first, second = first, third = first] = latest.slice(index, index + outboundRefsAtOnce) as [
+        OutboundRecord,
+        OutboundRecord?,
+        OutboundRecord?,
+      ];
+      statements.push(sql`
+        DELETE FROM "OutboundMessage"
+        WHERE ("refKind" = ${first.refKind} AND "refId" = ${first.refId})
+          OR ("refKind" = ${second.refKind} AND "refId" = ${second.refId})
+          OR ("refKind" = ${third.refKind} AND "refId" = ${third.refId})`);
+    }
+    for (let index = 0; index < rows.length; index += 2) {
+      const one = rows[index] as (typeof rows)[number];
+      const two = rows[index + 1];
+      statements.push(
+        two
+          ? sql`
+            INSERT INTO "OutboundMessage" ("chatKey", "refKind", "refId", "part", "platformMessageId", "createdAt")
+            VALUES (${one.chatKey}, ${one.refKind}, ${one.refId}, ${one.part}, ${one.platformMessageId}, ${now}),
+              (${two.chatKey}, ${two.refKind}, ${two.refId}, ${two.part}, ${two.platformMessageId}, ${now})`
+          : sql`
+            INSERT INTO "OutboundMessage" ("chatKey", "refKind", "refId", "part", "platformMessageId", "createdAt")
+            VALUES (${one.chatKey}, ${one.refKind}, ${one.refId}, ${one.part}, ${one.platformMessageId}, ${now})`,
+      );
+    }
     await this.raw.batch(statements);
   }
 

@@ -4,26 +4,11 @@ import type { Logger } from "../../log/logger.js";
 import type { ClaimedJob, JobHandler, QueueJob, WorkQueue } from "../../world/work-queue.js";
 import type { DatabaseClient } from "./database-client.js";
 import { type ClaimedRow, type JobStatus, JobTable } from "./job-table.js";
+import { CleanupSchedule, QueueChanges, queueSettings, type SqlWorkQueueOptions } from "./queue-bookkeeping.js";
 import { livenessSweepMs, WorkerLiveness } from "./worker-liveness.js";
 
 export type { JobState, JobStatus } from "./job-table.js";
-
-export interface SqlWorkQueueOptions {
-  logger: Logger;
-  /** Jobs (of different queues) running at once in this process. Default 4. */
-  concurrency?: number;
-  /** Runs of a job before it is marked failed. Default 5. */
-  maxAttempts?: number;
-  /** Wait before the next run after `attempt` (1-based) threw. Default 1 s doubling, at most 1 min. */
-  retryDelayMs?: (attempt: number) => number;
-  /** PostgreSQL: a running job whose lease is older than this belongs to a dead process. Default 5 min. */
-  leaseMs?: number;
-  /** PostgreSQL: the connection string for the liveness lock (dead workers' jobs taken back at once). */
-  postgresUrl?: string;
-  /** How long finished (done or failed) jobs keep their key before the cleanup deletes them. Default 7 days. */
-  retentionMs?: number;
-  clock?: () => Date;
-}
+export type { SqlWorkQueueOptions } from "./queue-bookkeeping.js";
 
 /** The stored queue as `openStore` hands it out: the port plus a wake-up and a look at one job. */
 export interface StoredWorkQueue extends WorkQueue {
@@ -36,9 +21,6 @@ export interface StoredWorkQueue extends WorkQueue {
   jobStatus(key: string): Promise<JobStatus | undefined>;
 }
 
-/** 1 s after the first failed run, doubling, at most 1 min (both queues). */
-export const defaultRetryDelay = (attempt: number): number => Math.min(1_000 * 2 ** (attempt - 1), 60_000);
-const cleanupEveryMs = 60 * 60 * 1_000;
 const scanRetryMs = 1_000;
 const idleRecheckMs = 1_000;
 const longestTimerMs = 2 ** 31 - 1;
@@ -74,14 +56,18 @@ export class SqlWorkQueue implements StoredWorkQueue {
   private claimCount = 0;
   private scanning: Promise<void> | undefined;
   private scanRequested = false;
+  /** The next scan must look at every queue (not only {@link addedQueues}). */
+  private scanAll = false;
+  /** Queues a job was added to since the last scan. */
+  private readonly addedQueues = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
   private timerAt: number | undefined;
   /** Bumped when the earliest future runAt may have changed (start, a delayed add, a retry, the timer). */
   private timerGeneration = 1;
   private armedGeneration = 0;
   private retryTimer: NodeJS.Timeout | undefined;
-  private lastCleanup = Number.NEGATIVE_INFINITY;
-  private waiters: (() => void)[] = [];
+  private readonly cleanups = new CleanupSchedule();
+  private readonly changes = new QueueChanges();
   private readonly liveness: WorkerLiveness | undefined;
   private livenessTimer: NodeJS.Timeout | undefined;
 
@@ -92,12 +78,14 @@ export class SqlWorkQueue implements StoredWorkQueue {
   ) {
     this.table = new JobTable(db);
     this.logger = options.logger.child({ component: "work-queue" });
-    this.concurrency = Math.max(1, options.concurrency ?? 4);
-    this.maxAttempts = Math.max(1, options.maxAttempts ?? 5);
-    this.retryDelayMs = options.retryDelayMs ?? defaultRetryDelay;
-    this.leaseMs = options.leaseMs ?? 5 * 60 * 1_000;
-    this.retentionMs = options.retentionMs ?? 7 * 24 * 60 * 60 * 1_000;
-    this.clock = options.clock ?? (() => new Date());
+    ({
+      concurrency: this.concurrency,
+      maxAttempts: this.maxAttempts,
+      retryDelayMs: this.retryDelayMs,
+      leaseMs: this.leaseMs,
+      retentionMs: this.retentionMs,
+      clock: this.clock,
+    } = queueSettings(options));
     this.liveness =
       provider === "postgresql" && options.postgresUrl
         ? new WorkerLiveness(db, options.postgresUrl, this.workerId, this.logger)
@@ -112,7 +100,8 @@ export class SqlWorkQueue implements StoredWorkQueue {
       if (delayed) this.timerGeneration++;
       // Checked after the insert: a running job of this queue hands over to the next one
       // (`launch`) only after leaving `runningQueues`, so it finds this row.
-      if (delayed || !this.runningQueues.has(job.queue)) void this.wake();
+      if (delayed) void this.wake();
+      else if (!this.runningQueues.has(job.queue)) void this.wake(job.queue);
     }
     return added;
   }
@@ -168,12 +157,12 @@ export class SqlWorkQueue implements StoredWorkQueue {
     await this.liveness?.stop();
     this.phase = "stopped";
     this.handler = undefined;
-    this.notify();
+    this.changes.notify();
   }
 
   async whenIdle(): Promise<void> {
     for (;;) {
-      const changed = this.nextChange();
+      const changed = this.changes.next();
       if (this.running.size === 0 && this.scanning === undefined) {
         const due = await this.table.countDue(this.clock());
         if (due === 0 && this.running.size === 0 && this.scanning === undefined) return;
@@ -186,20 +175,30 @@ export class SqlWorkQueue implements StoredWorkQueue {
     }
   }
 
-  wake(): Promise<void> {
+  /**
+   * Look for due work. `added`: the only news is a job added to that queue (nothing of it runs
+   * here), so claiming that queue's next job is enough (one statement instead of a scan and a
+   * claim); anything else scans every queue.
+   */
+  wake(added?: string): Promise<void> {
     if (this.phase !== "started") return Promise.resolve();
     this.scanRequested = true;
+    if (added === undefined) this.scanAll = true;
+    else this.addedQueues.add(added);
     // A running scan loops once more for this request before it ends.
     if (this.scanning) return this.scanning;
     this.scanning = (async () => {
       try {
         while (this.scanRequested && this.phase === "started") {
           this.scanRequested = false;
-          await this.scan();
+          const added = this.scanAll || this.addedQueues.size === 0 ? undefined : [...this.addedQueues];
+          this.scanAll = false;
+          this.addedQueues.clear();
+          await this.scan(added);
         }
       } finally {
         this.scanning = undefined;
-        this.notify();
+        this.changes.notify();
       }
     })();
     return this.scanning;
@@ -210,12 +209,16 @@ export class SqlWorkQueue implements StoredWorkQueue {
   }
 
   /** Claim and launch what is due, then set the timer for the next future job. */
-  private async scan(): Promise<void> {
+  private async scan(added: string[] | undefined): Promise<void> {
     try {
       const now = this.clock();
       const free = this.concurrency - this.running.size;
+      const backlogBefore = this.backlog;
       this.backlog = free <= 0;
-      if (free > 0) {
+      if (free > 0 && added && !backlogBefore && added.length <= free) {
+        // Nothing else waits for a slot: the added jobs' queues are all there is to claim.
+        await this.claimAdded(added);
+      } else if (free > 0) {
         const heads = await this.table.dueHeads(now, free);
         this.backlog = heads.length >= free;
         for (const head of heads) {
@@ -240,6 +243,18 @@ export class SqlWorkQueue implements StoredWorkQueue {
         }, scanRetryMs);
         this.retryTimer.unref();
       }
+    }
+  }
+
+  /** Claim the next job of each queue; when one is not there to take, scan every queue. */
+  private async claimAdded(queues: string[]): Promise<void> {
+    for (const queue of queues) {
+      if (this.phase !== "started") return;
+      if (this.runningQueues.has(queue)) continue; // its running job hands over to it
+      const token = this.newToken();
+      const job = await this.table.claimNextOf(queue, token, this.clock());
+      if (job) this.launch(job, token);
+      else this.scanRequested = this.scanAll = true;
     }
   }
 
@@ -278,7 +293,7 @@ export class SqlWorkQueue implements StoredWorkQueue {
   private finished(seq: number, scanAfter: boolean): void {
     this.running.delete(seq);
     if (scanAfter || this.backlog) void this.wake();
-    this.notify();
+    this.changes.notify();
   }
 
   private async claimNext(queue: string, token: string): Promise<ClaimedRow | undefined> {
@@ -381,8 +396,7 @@ export class SqlWorkQueue implements StoredWorkQueue {
   }
 
   private async cleanup(now: Date): Promise<void> {
-    if (now.getTime() - this.lastCleanup < cleanupEveryMs) return;
-    this.lastCleanup = now.getTime();
+    if (!this.cleanups.take(now)) return;
     const deleted = await this.table.deleteFinished(new Date(now.getTime() - this.retentionMs));
     if (deleted > 0) this.logger.debug({ deleted }, "work queue: deleted old finished jobs");
   }
@@ -393,16 +407,6 @@ export class SqlWorkQueue implements StoredWorkQueue {
     this.timer = undefined;
     this.timerAt = undefined;
     this.retryTimer = undefined;
-  }
-
-  private nextChange(): Promise<void> {
-    return new Promise((resolve) => this.waiters.push(resolve));
-  }
-
-  private notify(): void {
-    const waiters = this.waiters;
-    this.waiters = [];
-    for (const resolve of waiters) resolve();
   }
 }
 
