@@ -101,7 +101,7 @@ describe("Slack: a post the platform took before the service died is not posted 
       model: () => new ScriptedProvider([{ text: answer }]),
     });
     const posts = later.fake.botPosts(channel, threadTs).filter((post) => post.ts !== threadTs);
-    expect(posts.map((post) => post.text)).toEqual([`*alice:* ${answer}`]);
+    expect(posts.map((post) => post.text)).toEqual([answer]);
     expect(later.lines.some((line) => line.msg === "removing the native stream an earlier run left")).toBe(true);
   }, 30_000);
 
