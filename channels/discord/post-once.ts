@@ -12,12 +12,15 @@ export interface PartOnce {
   /** A run before this one may have posted it: look before posting (webhooks). */
   mayExist: boolean;
   since: Date;
+  /** Whether a message is already stored as another post's (`PostKey.isStored`): never this one. */
+  isStored?: (messageId: string) => Promise<boolean>;
 }
 
 /** Part `index` of the post `postKey` names, if it names one. */
 export function partOnce(postKey: PostKey | undefined, index: number): PartOnce | undefined {
   if (!postKey) return undefined;
-  return { key: partKey(postKey, index), mayExist: postKey.mayExist, since: postKey.since };
+  const { mayExist, since, isStored } = postKey;
+  return { key: partKey(postKey, index), mayExist, since, ...(isStored ? { isStored } : {}) };
 }
 
 /** Discord's nonce is at most 25 characters: a hash of the key, the same on every run. */
@@ -41,7 +44,9 @@ export function snowflakeAt(time: number): string {
  * A post that an earlier run may have made: the newest message `from` its author (the bot, or
  * a webhook under a name) since the post's bound, if its text and this one begin alike (the
  * earlier run may have posted a stream's first, shorter text; the caller then edits it). The
- * chat's later posts wait behind this one, so nothing of this author comes after it. Any
+ * chat's later posts wait behind this one, so nothing of this author comes after it; but its
+ * earlier ones are there, and a text like this one's ("I" begins "I'll check.") does not make
+ * one of them this post: a message stored as another post's is never reused. Any
  * failure of the look-up (missing Read Message History, a rate limit) answers undefined with a
  * warn log line, and the caller posts.
  */
@@ -59,6 +64,10 @@ export async function findEarlierPost(
     const newest = messages.filter(from).sort((left, right) => (BigInt(right.id) > BigInt(left.id) ? 1 : -1))[0];
     const shown = newest?.content ?? "";
     if (!newest || shown === "" || !(shown.startsWith(content) || content.startsWith(shown))) return undefined;
+    if (await once.isStored?.(newest.id)) {
+      logger.info({ key: once.key, messageId: newest.id }, "the newest post alike is another post's; posting this one");
+      return undefined;
+    }
     logger.info({ key: once.key, messageId: newest.id }, "a post an earlier run made is reused");
     return { id: newest.id, content: shown };
   } catch (error) {

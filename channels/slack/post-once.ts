@@ -51,7 +51,8 @@ export async function postOnce(
  * cannot carry its key): when an earlier run may have started it, remove the app's newest
  * message in the thread since the post's bound that carries no key and begins with this
  * agent's name, the stream that run left half-written. Matched by app, thread, position and
- * name, not by key. A failed look-up or removal is a warn log line.
+ * name, not by key, and never one stored as another post's (`PostKey.isStored`). A failed
+ * look-up or removal is a warn log line.
  */
 export async function removeEarlierNativeStream(
   outbound: SlackOutbound,
@@ -75,6 +76,13 @@ export async function removeEarlierNativeStream(
       )
       .sort((left, right) => Number(right.ts) - Number(left.ts))[0];
     if (earlier?.ts === undefined) return;
+    if (await postKey.isStored?.(earlier.ts)) {
+      logger.info(
+        { key: partKey(postKey, 0), ts: earlier.ts },
+        "the newest keyless post alike is another post's; kept",
+      );
+      return;
+    }
     logger.info({ key: partKey(postKey, 0), ts: earlier.ts }, "removing the native stream an earlier run left");
     await outbound.stopStream(chat, earlier.ts).catch(() => undefined);
     await outbound.delete(chat, earlier.ts);

@@ -113,7 +113,12 @@ async function runWatchedStep(runtime: AgentRuntime, turnId: string, step: numbe
         posted: (sent) => runtime.outbox.recordDraft(turn.chatKey, messageId, sent),
         // The turn's stored step reached this one: an earlier run of it called the model and may
         // have posted the stream's first message before a crash (read already, no query more).
-        postKey: { id: messageId, mayExist: turn.step >= step, since: turn.startedAt },
+        postKey: {
+          id: messageId,
+          mayExist: turn.step >= step,
+          since: turn.startedAt,
+          isStored: runtime.outbox.storedIn(turn.chatKey),
+        },
       });
   // Released when the model call is over (not AbortSignal.timeout/any: see linked-signal.ts).
   const deadline = linkedSignal([], turn.deadlineAt.getTime() - clock().getTime());

@@ -53,6 +53,14 @@ export interface PostKey {
   mayExist: boolean;
   /** No post of it is older than this (its event was stored then): bounds a look-up. */
   since: Date;
+  /**
+   * Whether a platform message is stored as (a part of) a post the world already knows: such a
+   * message is never this post, however alike it looks. An adapter that finds an earlier run's
+   * post by its author and text rather than by its key (Discord) asks before reusing one, so
+   * that the same agent's previous answer ("I'll check." for a stream that began "I") is never
+   * taken for this one. Called only while looking, so a first attempt costs nothing.
+   */
+  isStored?: (platformMessageId: string) => Promise<boolean>;
 }
 
 /** The key of one part of a post (long texts are split; each part is its own platform message). */

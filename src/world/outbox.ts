@@ -12,6 +12,7 @@ import {
 import { type ChatRef, chatKey } from "./chat-ref.js";
 import type { StoredEvent, WorldEvent } from "./events.js";
 import type { OutboundRecord } from "./records.js";
+import type { Store } from "./store.js";
 import { jobKey } from "./jobs.js";
 import { worldAuthor } from "./message.js";
 import { outboundFor } from "./outbound-for.js";
@@ -19,6 +20,14 @@ import type { WorldContext } from "./world-context.js";
 
 /** How far before a message's event a look-up for its earlier post reaches (a stream began it). */
 const streamLookBackMs = 15 * 60_000;
+
+/** Whether a platform message in chat `key` is stored as where some post landed (`PostKey.isStored`). */
+export function storedIn(
+  store: Pick<Store, "findOutboundByPlatformId">,
+  key: string,
+): (platformMessageId: string) => Promise<boolean> {
+  return async (platformMessageId) => (await store.findOutboundByPlatformId(key, platformMessageId)) !== undefined;
+}
 
 export type EventListener = (event: StoredEvent | Extract<WorldEvent, { type: "stream" }>) => void;
 
@@ -53,6 +62,15 @@ export class Outbox {
   /** Transient stream events: emitted, never stored. */
   emitStream(event: Extract<WorldEvent, { type: "stream" }>): void {
     this.emit(event);
+  }
+
+  /**
+   * `PostKey.isStored` for posts in chat `key`: whether a platform message is already stored as
+   * where some post landed (a message, a draft's part, a card), so an adapter's look-up never
+   * takes it for the post it looks for.
+   */
+  storedIn(key: string): (platformMessageId: string) => Promise<boolean> {
+    return storedIn(this.context.store, key);
   }
 
   /** A draft that the delivery of message `messageId` should settle instead of posting anew. */
@@ -114,7 +132,12 @@ export class Outbox {
           const draft = attempt === 1 ? recorded("draft", message.id) : await store.getOutbound("draft", message.id);
           // A stream of it may have posted its first part while the model was still writing.
           const since = new Date(event.createdAt.getTime() - streamLookBackMs);
-          const postKey = { id: message.id, mayExist: rerun || attempt > 1, since };
+          const postKey = {
+            id: message.id,
+            mayExist: rerun || attempt > 1,
+            since,
+            isStored: this.storedIn(chatKey(chat)),
+          };
           return this.showMessage(adapter, chat, message.id, outbound, draft, postKey);
         });
         if (!sent) break;
@@ -139,7 +162,12 @@ export class Outbox {
         let attempt = 0;
         const sent = await this.held(event, adapter, () => {
           attempt += 1;
-          const postKey = { id: `card:${card.approvalId}`, mayExist: rerun || attempt > 1, since: event.createdAt };
+          const postKey = {
+            id: `card:${card.approvalId}`,
+            mayExist: rerun || attempt > 1,
+            since: event.createdAt,
+            isStored: this.storedIn(chatKey(chat)),
+          };
           return adapter.postApprovalCard(chat, card, { posted: recordCard, postKey });
         });
         if (!sent) break;
@@ -174,6 +202,7 @@ export class Outbox {
             id: `outcome:${outcome.approvalId}`,
             mayExist: rerun || attempt > 1,
             since: event.createdAt,
+            isStored: this.storedIn(chatKey(chat)),
           };
           await adapter.updateApprovalCard(chat, { ids: card.platformMessageIds }, outcome, {
             posted: recordOutcomePost,

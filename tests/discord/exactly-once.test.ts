@@ -191,6 +191,35 @@ describe("Discord: looking for an earlier run's post", () => {
     expect(h.fake.messagesIn(h.locked.id)).toHaveLength(1);
   });
 
+  it.each([
+    ["webhook", "general"],
+    ["bot", "locked"],
+  ] as const)(
+    "the agent's previous %s post, alike, is not taken for this one: it is stored as another post's",
+    async (_, where) => {
+      h = await adapterHarness();
+      const channel = h[where].id;
+      const chat = { platform: "discord" as const, workspace: h.guildId, channel };
+      const previous = "I'll check the build and tell you.";
+      const first = await h.adapter.postMessage(chat, { author: bob, text: previous }, observer(false));
+      const stored = new Set(first.ids);
+      // The next answer's stream posts its first word on a later attempt: that word begins the
+      // previous answer, which is the author's newest message.
+      const again = await h.adapter.postMessage(
+        chat,
+        { author: bob, text: "I" },
+        {
+          posted: async () => {},
+          postKey: { id: "turn-1#2", mayExist: true, since: new Date(), isStored: async (id) => stored.has(id) },
+        },
+      );
+      expect(again.ids).not.toEqual(first.ids);
+      const shown = h.fake.messagesIn(channel).map((message) => message.content);
+      expect(shown).toHaveLength(2);
+      expect(shown[0]).toContain(previous);
+    },
+  );
+
   it("a first attempt makes no look-up (no extra platform call)", async () => {
     h = await adapterHarness();
     const chat = { platform: "discord" as const, workspace: h.guildId, channel: h.general.id };
