@@ -62,6 +62,11 @@ export class DiscordMessageStream implements MessageStream {
     return { ids: this.sent.map((part) => part.id) };
   }
 
+  async hold(): Promise<void> {
+    this.close();
+    await this.pumping;
+  }
+
   async abort(): Promise<void> {
     this.close();
     await this.pumping;

@@ -53,6 +53,11 @@ export class SlackEditStream implements MessageStream {
     return { ids: this.sent.map((part) => part.ts) };
   }
 
+  async hold(): Promise<void> {
+    this.close();
+    await this.pumping;
+  }
+
   async abort(): Promise<void> {
     this.close();
     await this.pumping;

@@ -65,6 +65,12 @@ export class SlackNativeStream implements MessageStream {
     return { ids: [this.ts] };
   }
 
+  async hold(): Promise<void> {
+    this.closed = true;
+    this.timers.abort();
+    await this.pumping;
+  }
+
   async abort(): Promise<void> {
     this.closed = true;
     this.timers.abort();

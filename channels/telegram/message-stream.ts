@@ -71,6 +71,11 @@ export class TelegramMessageStream implements MessageStream {
     return { ids: this.sent.map((part) => String(part.id)) };
   }
 
+  async hold(): Promise<void> {
+    this.close();
+    await this.pumping;
+  }
+
   async abort(): Promise<void> {
     this.close();
     await this.pumping;

@@ -53,7 +53,7 @@ async function runWatchedStep(runtime: AgentRuntime, turnId: string, step: numbe
     // again is safe: delivery is idempotent by message id.
     log.info("step already answered; carrying on from the stored answer");
     const calls = await store.listToolCalls({ turnId: turn.id, step });
-    await settleStoredStep(runtime, scope, step, answered, calls, undefined);
+    await settleStoredStep(runtime, scope, step, answered, calls, undefined, true);
     return;
   }
   if (step > agent.limits.maxSteps) {
@@ -217,13 +217,20 @@ async function settleStoredStep(
   message: MessageRecord,
   calls: ToolCallRecord[],
   stream: MessageStream | undefined,
+  /** The answer was stored by an earlier run of this step (see the `message` event's `rerun`). */
+  rerun = false,
 ): Promise<void> {
   const { store } = runtime.world;
   const { turn, agent } = scope;
   const chat = parseChatKey(turn.chatKey);
   if (message.text.trim() !== "") {
-    if (stream) runtime.outbox.attachStream(message.id, stream);
-    await runtime.outbox.publish(turn.chatKey, { type: "message", chat, message });
+    if (stream) {
+      // Whatever the stream posted is recorded before the delivery exists: another process may
+      // run it (docs/architecture.md, "Streamed answers survive crashes").
+      await stream.hold?.();
+      runtime.outbox.attachStream(message.id, stream);
+    }
+    await runtime.outbox.publish(turn.chatKey, { type: "message", chat, message, ...(rerun ? { rerun } : {}) });
   } else {
     await runtime.outbox.discardDraft(chat, message.id, stream);
   }

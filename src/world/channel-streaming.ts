@@ -11,6 +11,14 @@ export interface MessageStream {
   finish(finalText: string, mentions?: readonly OutboundMention[]): Promise<SentRef>;
   /** Remove or abandon the draft (the turn failed). */
   abort(): Promise<void>;
+  /**
+   * Show no further updates, and resolve once a change in flight is done (a message it posted
+   * recorded through the observer). Called before the answer is published: its delivery may
+   * run in another process, which must find every message this stream posted (else it posts
+   * the answer anew beside a message still on its way). Streams that post nothing while the
+   * model writes need not have it.
+   */
+  hold?(): Promise<void>;
 }
 
 /**

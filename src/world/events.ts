@@ -22,7 +22,17 @@ export type TurnEndReason =
  * before it is emitted (except `stream` deltas, which are transient).
  */
 export type WorldEvent =
-  | { type: "message"; chat: ChatRef; message: WorldMessage }
+  | {
+      type: "message";
+      chat: ChatRef;
+      message: WorldMessage;
+      /**
+       * Published by a turn step run again from its stored answer: the earlier run's stream may
+       * have posted the message without its id being recorded, so its delivery looks for it
+       * (`PostKey.mayExist`) even on its first attempt.
+       */
+      rerun?: true;
+    }
   | { type: "system"; chat: ChatRef; level: "notice" | "error"; message: WorldMessage }
   | {
       type: "stream";

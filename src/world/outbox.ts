@@ -134,7 +134,7 @@ export class Outbox {
           const since = new Date(event.createdAt.getTime() - streamLookBackMs);
           const postKey = {
             id: message.id,
-            mayExist: rerun || attempt > 1,
+            mayExist: rerun || attempt > 1 || (event.type === "message" && event.rerun === true),
             since,
             isStored: this.storedIn(chatKey(chat)),
           };
