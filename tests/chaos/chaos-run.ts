@@ -151,6 +151,7 @@ export async function runChaos(settings: ChaosSettings): Promise<ChaosReport> {
     const posts = world instanceof TelegramChaosWorld ? world.posts : [];
     const report = readBack(world, sent, kills, { lives, posts, windowMs: settings.windowMs, storedIds });
     const deliveries = world instanceof SlackChaosWorld ? world.deliveries : [];
+    const slackCalls = world instanceof SlackChaosWorld ? world.calls : [];
     if (settings.logDirectory)
       await writeFile(
         path.join(settings.logDirectory, "harness.json"),

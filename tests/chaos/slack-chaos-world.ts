@@ -36,6 +36,8 @@ export class SlackChaosWorld {
   readonly toolRuns = new Map<string, number>();
   /** Deliveries that no process took after every retry. */
   readonly undelivered: string[] = [];
+  /** Every chat.* and conversations.* call, as answered (kept with `--logs`). */
+  readonly calls: Record<string, unknown>[] = [];
   /** Every delivery attempt: where it went and how it was answered (kept with `--logs`). */
   readonly deliveries: { at: number; target?: string; retry: number; status: number | string; body: string }[] = [];
   /** The `/slack/events` URLs of the processes alive now (set by the harness). */
@@ -177,6 +179,17 @@ export class SlackChaosWorld {
   }
 
   private onCall(call: RecordedSlackCall, body: Record<string, unknown>): void {
+    if (call.method.startsWith("chat.") || call.method.startsWith("conversations."))
+      this.calls.push({
+        at: performance.now(),
+        method: call.method,
+        ok: call.ok,
+        channel: String(call.params.channel ?? ""),
+        ts: String(body.ts ?? call.params.ts ?? ""),
+        text: String(call.params.text ?? "").slice(0, 80),
+        metadata: String(call.params.metadata ?? "").slice(0, 120),
+        found: Array.isArray(body.messages) ? body.messages.length : undefined,
+      });
     if (!call.ok || (call.method !== "chat.postMessage" && call.method !== "chat.update")) return;
     const text = String(call.params.text ?? "");
     const once = onceButton(call.params.blocks);
