@@ -32,8 +32,11 @@ export function nonceOf(key: string): string {
 const discordEpochMs = 1_420_070_400_000n;
 /** The service's clock and Discord's may differ; a look-up reaches this much further back. */
 const clockSkewMs = 10_000;
-/** How many of the channel's newest messages after the bound a look-up reads. */
-const lookupLimit = 50;
+/**
+ * How many of the channel's newest messages a look-up reads (Discord's most). The earlier run's
+ * post is among the newest: the chat's later posts wait behind it.
+ */
+const lookupLimit = 100;
 
 /** The smallest snowflake of a message created at `time` (ms since 1970). */
 export function snowflakeAt(time: number): string {
@@ -59,9 +62,10 @@ export async function findEarlierPost(
   logger: Logger,
 ): Promise<{ id: string; content: string } | undefined> {
   try {
-    const after = snowflakeAt(once.since.getTime() - clockSkewMs);
-    const messages = await api.messagesAfter(channelId, after, lookupLimit);
-    const newest = messages.filter(from).sort((left, right) => (BigInt(right.id) > BigInt(left.id) ? 1 : -1))[0];
+    const after = BigInt(snowflakeAt(once.since.getTime() - clockSkewMs));
+    const messages = await api.newestMessages(channelId, lookupLimit);
+    const since = messages.filter((message) => BigInt(message.id) > after && from(message));
+    const newest = since.sort((left, right) => (BigInt(right.id) > BigInt(left.id) ? 1 : -1))[0];
     const shown = newest?.content ?? "";
     if (!newest || shown === "" || !(shown.startsWith(content) || content.startsWith(shown))) return undefined;
     if (await once.isStored?.(newest.id)) {

@@ -220,6 +220,36 @@ describe("Discord: looking for an earlier run's post", () => {
     },
   );
 
+  it("a post after a busy quarter of an hour is found: the look-up reads the channel's newest messages", async () => {
+    h = await adapterHarness();
+    const chat = { platform: "discord" as const, workspace: h.guildId, channel: h.general.id };
+    const since = new Date(Date.now() - 60_000);
+    const carol = { kind: "agent" as const, id: "carol", name: "carol" };
+    // More messages than one read returns came after the post's bound, before the post.
+    for (let index = 0; index < 110; index++) {
+      await h.adapter.postMessage(chat, { author: carol, text: `Noise ${index}.` });
+    }
+    const key = (mayExist: boolean) => ({ posted: async () => {}, postKey: { id: "turn-9#1", mayExist, since } });
+    const first = await h.adapter.postMessage(chat, { author: bob, text: "The build is green." }, key(false));
+    const again = await h.adapter.postMessage(chat, { author: bob, text: "The build is green." }, key(true));
+    expect(again.ids).toEqual(first.ids);
+    expect(h.fake.messagesIn(h.general.id)).toHaveLength(111);
+  });
+
+  it("the fake answers `after` with the messages right after it, as Discord does, and no `after` with the newest", async () => {
+    h = await adapterHarness();
+    const chat = { platform: "discord" as const, workspace: h.guildId, channel: h.general.id };
+    for (let index = 0; index < 5; index++) {
+      await h.adapter.postMessage(chat, { author: bob, text: `Message ${index}.` });
+    }
+    const list = (query: string) =>
+      fetch(`${h?.fake.apiUrl}/v10/channels/${h?.general.id}/messages?${query}`, {
+        headers: { authorization: `Bot ${mainToken}` },
+      }).then((response) => response.json() as Promise<{ content: string }[]>);
+    expect((await list("after=0&limit=2")).map((message) => message.content)).toEqual(["Message 1.", "Message 0."]);
+    expect((await list("limit=2")).map((message) => message.content)).toEqual(["Message 4.", "Message 3."]);
+  });
+
   it("a first attempt makes no look-up (no extra platform call)", async () => {
     h = await adapterHarness();
     const chat = { platform: "discord" as const, workspace: h.guildId, channel: h.general.id };
