@@ -5,7 +5,6 @@
 // The V8 flags (also in package.json's scripts and the Dockerfile) keep memory near what is live:
 // a young generation of 8 MiB per half instead of up to 64, and an old generation allowed to grow
 // 30 % past what survived the last full collection (README, "Performance").
-import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -34,6 +33,8 @@ function stale() {
 
 if (stale()) {
   process.stderr.write("roundtable: building dist/ (sources changed since the last build)\n");
+  // Loaded only here: a start with an up-to-date build does not need child_process.
+  const { spawnSync } = await import("node:child_process");
   const built = spawnSync(process.execPath, [path.join(root, "scripts", "build.mjs")], { stdio: "inherit" });
   if (built.status !== 0) process.exit(built.status ?? 1);
 }

@@ -67,6 +67,8 @@ export class SlackAdapter
   private readonly inflight = new Set<Promise<unknown>>();
   private handler: SlackInboundHandler | undefined;
   private identity: AppIdentity | undefined;
+  /** `auth.test` once, whether start or a post asks first (see {@link identify}). */
+  private identifying: Promise<AppIdentity> | undefined;
   private connected = false;
 
   constructor(private readonly options: SlackAdapterOptions) {
@@ -124,8 +126,7 @@ export class SlackAdapter
         "channels.slack needs signingSecret (SLACK_SIGNING_SECRET) for HTTP events, or appToken (SLACK_APP_TOKEN) for Socket Mode",
       );
     }
-    const identity = await identifyApp(this.app.client, this.logger);
-    this.identity = identity;
+    const identity = await this.identify();
     const context = {
       botUserId: identity.botUserId,
       botId: identity.botId,
@@ -185,7 +186,7 @@ export class SlackAdapter
   }
 
   async postMessage(chat: ChatRef, message: OutboundText, observer?: PostObserver): Promise<SentRef> {
-    const { identity, prefix } = this.identityFor(message.author);
+    const { identity, prefix } = await this.identityFor(message.author);
     if (this.options.stream === "native" && chat.thread !== undefined) {
       // A native stream of this message an earlier run left carries no key: removed, not found.
       const stream = { authorName: this.displayNameOf(message.author), postKey: observer?.postKey };
@@ -202,7 +203,7 @@ export class SlackAdapter
   }
 
   async editMessage(chat: ChatRef, sent: SentRef, message: OutboundText, observer?: PostObserver): Promise<SentRef> {
-    const { identity, prefix } = this.identityFor(message.author);
+    const { identity, prefix } = await this.identityFor(message.author);
     const parts = renderText(message.text, prefix, undefined, message.mentions);
     const ids: string[] = [];
     for (const [index, part] of parts.entries()) {
@@ -304,7 +305,7 @@ export class SlackAdapter
         ...(observer ? { observer } : {}),
       });
     }
-    const { identity, prefix } = this.identityFor(author);
+    const { identity, prefix } = await this.identityFor(author);
     return new SlackEditStream({
       outbound: this.outbound,
       clock: this.clock,
@@ -322,9 +323,33 @@ export class SlackAdapter
     return author.displayName ?? this.agents.get(author.name)?.displayName ?? author.name;
   }
 
+  /**
+   * Who the app is and what it may (scopes), asked once. A post may come first: with several
+   * processes (or stored work after a restart) the work queue runs before the channels start,
+   * and a post that did not know the scopes would carry a bold name instead of the agent's.
+   */
+  private identify(): Promise<AppIdentity> {
+    this.identifying ??= identifyApp(this.app.client, this.logger).then(
+      (identity) => {
+        this.identity = identity;
+        return identity;
+      },
+      (error: unknown) => {
+        this.identifying = undefined; // asked again next time
+        throw error;
+      },
+    );
+    return this.identifying;
+  }
+
   /** Under whose name `author` posts: the agent's own (when the app may) or a bold name prefix. */
-  private identityFor(author: Author): { identity: PostIdentity; prefix: string } {
+  private async identityFor(author: Author): Promise<{ identity: PostIdentity; prefix: string }> {
     if (author.kind === "system") return { identity: {}, prefix: "" };
+    if (this.identity === undefined) {
+      await this.identify().catch((error: unknown) =>
+        this.logger.warn({ err: error }, "slack: could not tell what the app may; posting under the app's name"),
+      );
+    }
     const name = this.displayNameOf(author);
     const mayCustomize = this.identity?.scopes?.has("chat:write.customize") ?? false;
     if (author.kind === "agent" && mayCustomize) {
@@ -354,31 +379,35 @@ export class SlackAdapter
   }
 
   private listen(): void {
-    const handle = (work: () => Promise<void>): void => {
+    // Resolves when the work is done: an event or a press is answered (over HTTP) only once the
+    // world has stored it, so that a crash before then makes Slack deliver it again.
+    const handle = async (work: () => Promise<void>): Promise<void> => {
       const handler = this.handler;
       if (!handler) {
         this.logger.warn("slack payload before start or after stop; dropped");
         return;
       }
-      this.track(work());
+      const running = work();
+      this.track(running);
+      await running.catch(() => undefined);
     };
     this.app.event("message", async ({ body, context }) => {
-      handle(
+      await handle(
         () => this.handler?.event(body as unknown as Record<string, unknown>, context.retryNum) ?? Promise.resolve(),
       );
     });
     this.app.event("app_mention", async ({ body, context }) => {
-      handle(
+      await handle(
         () => this.handler?.event(body as unknown as Record<string, unknown>, context.retryNum) ?? Promise.resolve(),
       );
     });
     this.app.action({ type: "block_actions" }, async ({ ack, body }) => {
+      await handle(() => this.handler?.action(body as unknown as Record<string, unknown>) ?? Promise.resolve());
       await ack();
-      handle(() => this.handler?.action(body as unknown as Record<string, unknown>) ?? Promise.resolve());
     });
     this.app.command("/roundtable", async ({ ack, command }) => {
       await ack();
-      handle(() => this.handler?.command(command as SlashCommand) ?? Promise.resolve());
+      void handle(() => this.handler?.command(command as SlashCommand) ?? Promise.resolve());
     });
     this.app.error(async (error) => {
       this.logger.error({ err: error }, "slack event handler failed");

@@ -116,6 +116,10 @@ export class SlackHttpReceiver implements Receiver {
     const retryHeader = request.headers["x-slack-retry-num"];
     const retryNum = retryHeader === undefined ? undefined : Number(retryHeader);
     const retryReason = request.headers["x-slack-retry-reason"];
+    // Bolt acks an event before its listeners run; the answer waits for them instead (they
+    // resolve once the world has stored the message), so that a crash in between leaves the
+    // event unanswered and Slack delivers it again rather than it being lost.
+    const isEvent = body.type === "event_callback";
     await new Promise<void>((answered) => {
       const timer = setTimeout(() => {
         logger.warn({ type: body.type }, "slack request not acknowledged in time; answering 200 anyway");
@@ -123,6 +127,7 @@ export class SlackHttpReceiver implements Receiver {
         answered();
       }, unackedAnswerMs);
       const ack = async (answer?: unknown): Promise<void> => {
+        if (isEvent) return;
         clearTimeout(timer);
         if (answer === undefined || answer === "") reply(response, 200, "");
         else if (typeof answer === "string") reply(response, 200, answer);
@@ -135,6 +140,12 @@ export class SlackHttpReceiver implements Receiver {
           ack,
           ...(retryNum === undefined || Number.isNaN(retryNum) ? {} : { retryNum }),
           ...(typeof retryReason === "string" ? { retryReason } : {}),
+        })
+        .then(() => {
+          if (!isEvent) return;
+          clearTimeout(timer);
+          reply(response, 200, "");
+          answered();
         })
         .catch((error: unknown) => {
           logger.error({ err: error }, "slack event handling failed");

@@ -7,15 +7,21 @@ import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import { pathToFileURL } from "node:url";
 import pg from "pg";
-import { BenchWorld } from "../../bench/bench-world.js";
 import { freePort } from "../../bench/service-process.js";
 import { cliEnvironment, repositoryRoot } from "../cli/run-roundtable.js";
 import { type DoubleVerdict, judgeDoubles, type Life, type Post } from "./judge-doubles.js";
-import { processOfPort } from "./process-of-port.js";
+import { SlackChaosWorld } from "./slack-chaos-world.js";
+import { TelegramChaosWorld } from "./telegram-chaos-world.js";
 
 export interface ChaosSettings {
   /** PostgreSQL database URL (a fresh, empty database). */
   databaseUrl: string;
+  /**
+   * `telegram` (default): the service long-polls the Telegram fake. `slack`: the Slack fake
+   * delivers each event to a random live process and retries like Slack; Slack posts are
+   * exactly-once, so no double is allowed.
+   */
+  platform?: "telegram" | "slack";
   processes: number;
   chats: number;
   messagesPerChat: number;
@@ -24,8 +30,8 @@ export interface ChaosSettings {
   /** Pause between two SIGKILLs, at random between these bounds. */
   killEveryMs: [number, number];
   /**
-   * A double is the platform's window (Telegram has no idempotency key) only when the process
-   * that sent the first copy was SIGKILLed at most this long after the fake answered it.
+   * Telegram: a double is the platform's window (no idempotency key) only when the process that
+   * sent the first copy was SIGKILLed at most this long after the fake answered it.
    */
   windowMs: number;
   /** When set: each process's log (`p<slot>-<pid>.log`) and the harness's record go here. */
@@ -56,52 +62,35 @@ export interface ChaosReport {
 
 const nodeBinary = realpathSync(process.execPath);
 const loader = pathToFileURL(path.join(repositoryRoot, "node_modules/tsx/dist/loader.mjs")).href;
-const answerPattern = /\bre (m\d+x\d+)\b/;
 
 /**
- * The real service on PostgreSQL in several processes, long-polling one Telegram fake, while a
- * killer SIGKILLs a random process now and then (and starts it again). Each chat sends its
+ * The real service on PostgreSQL in several processes, on one Telegram fake (long polling) or
+ * one Slack fake (HTTP events), while a killer SIGKILLs a random process now and then (and
+ * starts it again). Each chat sends its
  * messages one after another (the next when the previous is answered); every `toolEvery`-th asks
  * for a tool that needs approval, approved at once. At the end, the chats are read back.
  */
 export async function runChaos(settings: ChaosSettings): Promise<ChaosReport> {
   const log = settings.log ?? (() => undefined);
   const directory = await mkdtemp(path.join(tmpdir(), "roundtable-chaos-"));
-  const world = await BenchWorld.start();
-  world.replyTimeoutMs = 90_000;
-  const configFile = path.join(directory, "roundtable.yaml");
-  await writeFile(configFile, world.configYaml());
   const running: (ChildProcess | undefined)[] = [];
   const lives: Life[] = [];
-  const posts: Post[] = [];
-  // Which process each connection to the Telegram fake comes from (see process-of-port.ts).
-  const ownerOfPort = new Map<number, number>();
-  const telegramPort = Number(new URL(world.telegram.apiRoot).port);
-  world.telegram.onConnection = (remotePort) => {
-    const alive = lives.filter((life) => life.killedAt === undefined).map((life) => life.pid);
-    const pid = processOfPort(remotePort, telegramPort, alive);
-    if (pid === undefined) ownerOfPort.delete(remotePort);
-    else ownerOfPort.set(remotePort, pid);
-  };
-  const benchOnCall = world.telegram.onCall;
-  world.telegram.onCall = (call) => {
-    if (call.ok && call.method === "sendMessage") {
-      const result = call.result as { message_id?: number } | undefined;
-      posts.push({
-        at: performance.now(),
-        chatId: Number(call.params.chat_id),
-        messageId: result?.message_id ?? 0,
-        text: String(call.params.text ?? ""),
-        pid: call.remotePort === undefined ? undefined : ownerOfPort.get(call.remotePort),
-      });
-    }
-    benchOnCall?.(call);
-  };
+  const ports = new Map<number, number>();
+  const world =
+    settings.platform === "slack" ? await SlackChaosWorld.start() : await TelegramChaosWorld.start(() => lives);
+  if (world instanceof SlackChaosWorld)
+    world.liveTargets = () =>
+      lives
+        .filter((life) => life.killedAt === undefined && ports.has(life.pid))
+        .map((life) => `http://127.0.0.1:${ports.get(life.pid)}/slack/events`);
+  const configFile = path.join(directory, "roundtable.yaml");
+  await writeFile(configFile, world.configYaml());
   const start = async (slot: number): Promise<void> => {
+    const port = await freePort();
     const child = spawn(nodeBinary, ["--import", loader, path.join(repositoryRoot, "src/cli/main.ts"), "start"], {
       cwd: directory,
       env: cliEnvironment({
-        PORT: String(await freePort()),
+        PORT: String(port),
         HOST: "127.0.0.1",
         LOG_LEVEL: settings.logLevel ?? "warn",
         DATABASE_URL: settings.databaseUrl,
@@ -113,6 +102,7 @@ export async function runChaos(settings: ChaosSettings): Promise<ChaosReport> {
     if (child.pid !== undefined) {
       const life: Life = { slot, pid: child.pid, startedAt: performance.now() };
       lives.push(life);
+      ports.set(child.pid, port);
       keepOutput(child, settings.logDirectory, `p${slot}-${child.pid}.log`);
     }
     // A spawn that fails (the machine is busy) is tried again: a slot must not stay empty.
@@ -125,7 +115,7 @@ export async function runChaos(settings: ChaosSettings): Promise<ChaosReport> {
   let stopKilling = false;
   try {
     for (let slot = 0; slot < settings.processes; slot++) await start(slot);
-    await world.firstPollAt();
+    await (world instanceof SlackChaosWorld ? firstHealthy(() => [...ports.values()]) : world.ready());
     const killer = (async () => {
       while (!stopKilling) {
         const [low, high] = settings.killEveryMs;
@@ -148,8 +138,7 @@ export async function runChaos(settings: ChaosSettings): Promise<ChaosReport> {
         const tokens: string[] = [];
         sent.push({ chatId, tokens });
         for (let message = 1; message <= settings.messagesPerChat; message++) {
-          const exchange = await world.send(chatId, message % settings.toolEvery === 0);
-          tokens.push(exchange.token);
+          tokens.push(await world.send(chatId, message % settings.toolEvery === 0));
         }
         log(`chat ${chatId}: ${settings.messagesPerChat} answered`);
       }),
@@ -159,14 +148,29 @@ export async function runChaos(settings: ChaosSettings): Promise<ChaosReport> {
     // Let a step that was cut short finish its edits before the chats are read.
     await sleep(3_000);
     const storedIds = await platformIdsStored(settings.databaseUrl);
+    const posts = world instanceof TelegramChaosWorld ? world.posts : [];
     const report = readBack(world, sent, kills, { lives, posts, windowMs: settings.windowMs, storedIds });
+    const deliveries = world instanceof SlackChaosWorld ? world.deliveries : [];
     if (settings.logDirectory)
       await writeFile(
         path.join(settings.logDirectory, "harness.json"),
-        JSON.stringify({ timeOrigin: performance.timeOrigin, lives, posts, report }, null, 1),
+        JSON.stringify(
+          { timeOrigin: performance.timeOrigin, lives, ports: [...ports], posts, deliveries, report },
+          null,
+          1,
+        ),
       );
     return report;
   } catch (error) {
+    if (settings.logDirectory && world instanceof SlackChaosWorld)
+      await writeFile(
+        path.join(settings.logDirectory, "harness.json"),
+        JSON.stringify(
+          { timeOrigin: performance.timeOrigin, lives, ports: [...ports], deliveries: world.deliveries },
+          null,
+          1,
+        ),
+      );
     log(
       `failed: ${error instanceof Error ? error.message : String(error)}\n${await unfinishedWork(settings.databaseUrl)}`,
     );
@@ -180,7 +184,7 @@ export async function runChaos(settings: ChaosSettings): Promise<ChaosReport> {
 }
 
 function readBack(
-  world: BenchWorld,
+  world: TelegramChaosWorld | SlackChaosWorld,
   sent: { chatId: number; tokens: string[] }[],
   kills: number,
   record: { lives: Life[]; posts: Post[]; windowMs: number; storedIds: ReadonlySet<string> },
@@ -199,21 +203,22 @@ function readBack(
   for (const { chatId, tokens } of sent) {
     report.sent += tokens.length;
     const answers: string[] = [];
-    const copies = new Map<string, number[]>();
-    for (const message of world.telegram.messagesIn(chatId)) {
-      if (message.sentByToken === undefined || message.reply_markup !== undefined) continue; // people, cards
-      const token = answerPattern.exec(message.text)?.[1];
-      if (token === undefined) continue; // a notice of the world
-      if (!/^(alice: )?re m\d+x\d+ (ok|done)$/.test(message.text.trim())) report.halfWritten.push(message.text);
+    const copies = new Map<string, string[]>();
+    for (const { token, text, messageId } of world.answersIn(chatId)) {
+      if (!/^(alice: )?re m\d+x\d+ (ok|done)$/.test(text.trim())) report.halfWritten.push(text);
       answers.push(token);
-      copies.set(token, [...(copies.get(token) ?? []), message.message_id]);
+      copies.set(token, [...(copies.get(token) ?? []), messageId]);
     }
     for (const token of tokens) {
       const count = answers.filter((answer) => answer === token).length;
       if (count === 0) report.lost.push(token);
       if (count > 1) {
         report.doubled.push(token);
-        const verdict = judgeDoubles(token, chatId, copies.get(token) ?? [], record);
+        // Slack posts are exactly-once: no window to allow for.
+        const verdict =
+          world instanceof TelegramChaosWorld
+            ? judgeDoubles(token, chatId, (copies.get(token) ?? []).map(Number), record)
+            : { token, chatId, inWindow: false, copies: [] };
         (verdict.inWindow ? report.doubledInWindow : report.doubledUnexplained).push(verdict);
       }
     }
@@ -223,6 +228,20 @@ function readBack(
   }
   for (const [token, runs] of world.toolRuns) if (runs > 1) report.toolsDoubled.push(token);
   return report;
+}
+
+/** Resolves when a process answers `/healthz` (its port is up; Slack deliveries retry until it is ready). */
+async function firstHealthy(ports: () => number[]): Promise<void> {
+  for (;;) {
+    for (const port of ports()) {
+      try {
+        if ((await fetch(`http://127.0.0.1:${port}/healthz`)).ok) return;
+      } catch {
+        // not listening yet
+      }
+    }
+    await sleep(200);
+  }
 }
 
 /** Every platform message id the service stored, as `<chat id>/<message id>`. */

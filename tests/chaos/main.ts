@@ -1,10 +1,12 @@
 /**
- * `npm run chaos [-- URL] [--logs DIR]`: the long chaos run (three processes, 300 messages, a
- * SIGKILL every 1 to 3 seconds) on a fresh database of the PostgreSQL server at URL (default
- * $ROUNDTABLE_TEST_POSTGRES_URL). Prints the report; exits 1 when anything was lost, a tool
- * ran twice, a message was left half-written, a chat's order broke, or an answer showed twice
- * other than through the platform's window (its sender killed within 250 ms of Telegram's
- * answer). With `--logs DIR`, each process's log and the harness's record are kept in DIR.
+ * `npm run chaos [-- URL] [--platform telegram|slack] [--logs DIR]`: the long chaos run (three
+ * processes, 300 messages, a SIGKILL every 1 to 3 seconds) on a fresh database of the
+ * PostgreSQL server at URL (default $ROUNDTABLE_TEST_POSTGRES_URL), over Telegram long polling
+ * (default) or Slack HTTP events. Prints the report; exits 1 when anything was lost, a tool ran
+ * twice, a message was left half-written, a chat's order broke, or an answer showed twice other
+ * than through Telegram's window (its sender killed within 250 ms of Telegram's answer and its
+ * id never stored; Slack has no window). With `--logs DIR`, each process's log and the
+ * harness's record are kept in DIR.
  */
 import { randomBytes } from "node:crypto";
 import { mkdir } from "node:fs/promises";
@@ -15,8 +17,18 @@ import { runChaos } from "./chaos-run.js";
 async function main(): Promise<number> {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
-    options: { logs: { type: "string" }, "log-level": { type: "string" } },
+    options: {
+      logs: { type: "string" },
+      "log-level": { type: "string" },
+      platform: { type: "string" },
+      chats: { type: "string" },
+    },
   });
+  const platform = values.platform ?? "telegram";
+  if (platform !== "telegram" && platform !== "slack") {
+    process.stderr.write(`chaos: --platform must be telegram or slack, not ${platform}\n`);
+    return 2;
+  }
   const serverUrl = positionals[0] ?? process.env.ROUNDTABLE_TEST_POSTGRES_URL;
   if (!serverUrl) {
     process.stderr.write("chaos: needs a PostgreSQL server URL (argument or ROUNDTABLE_TEST_POSTGRES_URL)\n");
@@ -35,8 +47,9 @@ async function main(): Promise<number> {
   try {
     const report = await runChaos({
       databaseUrl: url.toString(),
+      platform,
       processes: 3,
-      chats: 20,
+      chats: values.chats === undefined ? 20 : Number(values.chats),
       messagesPerChat: 15,
       toolEvery: 3,
       killEveryMs: [1_000, 3_000],

@@ -72,7 +72,20 @@ export const defaultScopes = [
   "commands",
 ];
 
-export type Transport = { kind: "http"; url: string } | { kind: "socket" };
+/**
+ * Where deliveries go: HTTP to one URL, the Socket Mode connection, or a function given the
+ * signed request (the chaos harness picks a live process and retries as Slack does).
+ */
+export type Transport =
+  | { kind: "http"; url: string }
+  | { kind: "socket" }
+  | { kind: "deliver"; deliver(request: SignedDelivery): Promise<Delivery> };
+
+/** A signed HTTP delivery, ready to be POSTed to a `/slack/events` URL. */
+export interface SignedDelivery {
+  body: string;
+  headers: Record<string, string>;
+}
 
 export class FakeSlack {
   readonly messages = new SlackMessages();
@@ -91,6 +104,8 @@ export class FakeSlack {
   transport: Transport = { kind: "socket" };
   /** When true, every bot post comes back as a `message` event, as Slack does. */
   echoBotPosts = false;
+  /** Called with every Web API call as it is answered, with its answer's body. */
+  onCall: ((call: RecordedSlackCall, answer: Record<string, unknown>) => void) | undefined;
   readonly failures: { method: string; failure: InjectedSlackFailure; times: number }[] = [];
   private readonly pending = new Set<Promise<unknown>>();
   private nextEvent = 1;
@@ -319,7 +334,7 @@ export class FakeSlack {
     contentType: string,
     options: { retryNum?: number; signingSecret?: string; timestampSeconds?: number; unsigned?: boolean } = {},
   ): Promise<Delivery> {
-    if (this.transport.kind !== "http") throw new Error("HTTP delivery needs transport http");
+    if (this.transport.kind === "socket") throw new Error("HTTP delivery needs transport http or deliver");
     const headers: Record<string, string> = {
       "content-type": contentType,
       ...(options.unsigned
@@ -329,6 +344,7 @@ export class FakeSlack {
         ? {}
         : { "x-slack-retry-num": String(options.retryNum), "x-slack-retry-reason": "http_timeout" }),
     };
+    if (this.transport.kind === "deliver") return this.transport.deliver({ body, headers });
     const response = await fetch(this.transport.url, { method: "POST", headers, body });
     return { status: response.status, body: await response.text() };
   }
@@ -379,7 +395,8 @@ export class FakeSlack {
     const params = parseParams(raw, String(request.headers["content-type"] ?? ""));
     for (const [key, value] of url.searchParams) params[key] = value;
     const answer = handleWebApi(this, method, params, String(request.headers.authorization ?? ""));
-    this.calls.push({ method, params, status: answer.status, ok: answer.status === 200 && answer.body.ok === true });
+    const call = { method, params, status: answer.status, ok: answer.status === 200 && answer.body.ok === true };
+    this.calls.push(call);
     const reply = () => {
       response.writeHead(answer.status, {
         "content-type": "application/json",
@@ -387,6 +404,7 @@ export class FakeSlack {
         ...(answer.retryAfter === undefined ? {} : { "retry-after": String(answer.retryAfter) }),
       });
       response.end(JSON.stringify(answer.body));
+      this.onCall?.(call, answer.body);
     };
     const held = this.held.take("POST", method);
     if (held) held.hold(response, reply);

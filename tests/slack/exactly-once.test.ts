@@ -69,7 +69,7 @@ describe("Slack: a post the platform took before the service died is not posted 
       model: () => new ScriptedProvider([{ text: answer }]),
     });
     const posts = later.fake.botPosts(channel, threadTs).filter((post) => post.ts !== threadTs);
-    expect(posts.map((post) => post.text)).toEqual([`*alice:* ${answer}`]);
+    expect(posts.map((post) => post.text)).toEqual([answer]);
     expect(posts[0]?.metadata).toEqual({ event_type: "roundtable_post", event_payload: { key: expect.any(String) } });
     expect(later.fake.callsTo("conversations.replies").some((call) => call.params.include_all_metadata)).toBe(true);
   }, 30_000);
@@ -80,7 +80,7 @@ describe("Slack: a post the platform took before the service died is not posted 
       model: () => new ScriptedProvider([{ text: answer }]),
     });
     const posts = later.fake.botPosts(channel);
-    expect(posts.map((post) => post.text)).toEqual([`*alice:* ${answer}`]);
+    expect(posts.map((post) => post.text)).toEqual([answer]);
     expect(later.fake.callsTo("conversations.history").length).toBeGreaterThan(0);
   }, 30_000);
 
@@ -91,7 +91,7 @@ describe("Slack: a post the platform took before the service died is not posted 
       model: (service) => (service === 1 ? new SlowProvider() : new ScriptedProvider([{ text: whole }])),
     });
     const posts = later.fake.botPosts(channel, threadTs).filter((post) => post.ts !== threadTs);
-    expect(posts.map((post) => post.text)).toEqual([`*alice:* ${whole}`]);
+    expect(posts.map((post) => post.text)).toEqual([whole]);
   }, 30_000);
 
   it("a native stream (chat.startStream takes no metadata): the half-written one is removed and the answer shown once", async () => {
@@ -101,7 +101,7 @@ describe("Slack: a post the platform took before the service died is not posted 
       model: () => new ScriptedProvider([{ text: answer }]),
     });
     const posts = later.fake.botPosts(channel, threadTs).filter((post) => post.ts !== threadTs);
-    expect(posts.map((post) => post.text)).toEqual([`*alice:* ${answer}`]);
+    expect(posts.map((post) => post.text)).toEqual([answer]);
     expect(later.lines.some((line) => line.msg === "removing the native stream an earlier run left")).toBe(true);
   }, 30_000);
 
