@@ -1,27 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Logger } from "../../src/log/logger.js";
-import { type PostKey, partKey } from "../../src/world/channel-adapter.js";
+import { earliestPostTime, type PartOnce } from "../../src/world/channel-adapter.js";
 import type { DiscordApi, ReadMessage } from "./api.js";
-
-/**
- * One part of a post, named the same on every run of the step that makes it
- * (docs/architecture.md, "The window that remains").
- */
-export interface PartOnce {
-  key: string;
-  /** A run before this one may have posted it: look before posting (webhooks). */
-  mayExist: boolean;
-  since: Date;
-  /** Whether a message is already stored as another post's (`PostKey.isStored`): never this one. */
-  isStored?: (messageId: string) => Promise<boolean>;
-}
-
-/** Part `index` of the post `postKey` names, if it names one. */
-export function partOnce(postKey: PostKey | undefined, index: number): PartOnce | undefined {
-  if (!postKey) return undefined;
-  const { mayExist, since, isStored } = postKey;
-  return { key: partKey(postKey, index), mayExist, since, ...(isStored ? { isStored } : {}) };
-}
 
 /** Discord's nonce is at most 25 characters: a hash of the key, the same on every run. */
 export function nonceOf(key: string): string {
@@ -30,8 +10,6 @@ export function nonceOf(key: string): string {
 
 /** Discord's epoch (2015-01-01T00:00:00Z): snowflakes count milliseconds from it, shifted 22 bits. */
 const discordEpochMs = 1_420_070_400_000n;
-/** The service's clock and Discord's may differ; a look-up reaches this much further back. */
-const clockSkewMs = 10_000;
 /**
  * How many of the channel's newest messages a look-up reads (Discord's most). The earlier run's
  * post is among the newest: the chat's later posts wait behind it.
@@ -62,7 +40,7 @@ export async function findEarlierPost(
   logger: Logger,
 ): Promise<{ id: string; content: string } | undefined> {
   try {
-    const after = BigInt(snowflakeAt(once.since.getTime() - clockSkewMs));
+    const after = BigInt(snowflakeAt(earliestPostTime(once)));
     const messages = await api.newestMessages(channelId, lookupLimit);
     const since = messages.filter((message) => BigInt(message.id) > after && from(message));
     const newest = since.sort((left, right) => (BigInt(right.id) > BigInt(left.id) ? 1 : -1))[0];

@@ -1,6 +1,7 @@
 import type { Logger } from "../../src/log/logger.js";
 import type { DiscordApi, OwnWebhook, ReadMessage } from "./api.js";
-import { findEarlierPost, nonceOf, type PartOnce } from "./post-once.js";
+import type { PartOnce } from "../../src/world/channel-adapter.js";
+import { findEarlierPost, nonceOf } from "./post-once.js";
 import type { RenderedFile } from "./render.js";
 
 /** One part of a message to post or edit. */
