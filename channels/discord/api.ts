@@ -140,7 +140,6 @@ export class DiscordApi {
     return { id: sent.id, content: sent.content ?? "" };
   }
 
-  /** Up to `limit` (at most 100) messages of a channel or thread newer than the snowflake `after`. */
   /**
    * The channel's `limit` newest messages (at most 100). Not `after`: Discord answers that with
    * the messages right after the snowflake, the oldest ones, which miss the newest in a busy

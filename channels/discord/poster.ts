@@ -1,5 +1,5 @@
 import type { Logger } from "../../src/log/logger.js";
-import type { DiscordApi, OwnWebhook, ReadMessage } from "./api.js";
+import { type DiscordApi, discordCodeOf, discordErrorCodes, type OwnWebhook, type ReadMessage } from "./api.js";
 import type { PartOnce } from "../../src/world/channel-adapter.js";
 import { findEarlierPost, nonceOf } from "./post-once.js";
 import type { RenderedFile } from "./render.js";
@@ -47,7 +47,7 @@ export class BotPoster implements Poster {
         return found.id;
       }
     }
-    const created = await this.api.create(this.channelId, { ...body, nonce: nonceOf(once.key) });
+    const created = await this.createOnce(body, once.key);
     // Discord answered with the message an earlier run created (the same nonce); a stream's
     // first part may show less than this text: make it show this one.
     if (created.content.trim() !== body.content.trim()) await this.api.edit(this.channelId, created.id, body);
@@ -56,6 +56,24 @@ export class BotPoster implements Poster {
 
   edit(messageId: string, body: PostBody): Promise<void> {
     return this.api.edit(this.channelId, messageId, body);
+  }
+
+  /**
+   * Create the part under its key's nonce. Discord answers a nonce whose message was deleted
+   * since (a stream that failed was removed, and its retry posts anew) with Unknown Message for
+   * minutes, never creating it again: then the part's second nonce is used, and if that one's
+   * message was removed too, none (a warn log line each time).
+   */
+  private async createOnce(body: PostBody, key: string): Promise<{ id: string; content: string }> {
+    for (const nonce of [nonceOf(key), nonceOf(`${key}:again`)]) {
+      try {
+        return await this.api.create(this.channelId, { ...body, nonce });
+      } catch (error) {
+        if (discordCodeOf(error) !== discordErrorCodes.unknownMessage) throw error;
+        this.logger.warn({ key, nonce }, "Discord says this nonce's message was removed; posting it anew");
+      }
+    }
+    return this.api.create(this.channelId, body);
   }
 
   private async findEarlier(content: string, once: PartOnce) {

@@ -250,6 +250,27 @@ describe("Discord: looking for an earlier run's post", () => {
     expect((await list("limit=2")).map((message) => message.content)).toEqual(["Message 4.", "Message 3."]);
   });
 
+  it("a bot post removed and made again under the same key (a failed stream's retry) is posted anew, not lost", async () => {
+    h = await adapterHarness();
+    const chat = { platform: "discord" as const, workspace: h.guildId, channel: h.locked.id };
+    const first = await h.adapter.postMessage(chat, { author: bob, text: "Deploying" }, observer(false));
+    await h.adapter.deleteMessages(chat, first);
+    // Discord keeps the nonce and answers it with Unknown Message: the adapter uses the part's second nonce.
+    const again = await h.adapter.postMessage(chat, { author: bob, text: "Deploying now." }, observer(true));
+    expect(again.ids).not.toEqual(first.ids);
+    const live = h.fake.messagesIn(h.locked.id).filter((message) => !message.deleted);
+    expect(live.map((message) => message.content)).toEqual(["**bob:** Deploying now."]);
+    // Removed again, and made again: no nonce is left, so it is posted without one.
+    await h.adapter.deleteMessages(chat, again);
+    const third = await h.adapter.postMessage(chat, { author: bob, text: "Deploying now." }, observer(true));
+    expect(
+      h.fake
+        .messagesIn(h.locked.id)
+        .filter((message) => !message.deleted)
+        .map((message) => message.id),
+    ).toEqual(third.ids);
+  });
+
   it("a first attempt makes no look-up (no extra platform call)", async () => {
     h = await adapterHarness();
     const chat = { platform: "discord" as const, workspace: h.guildId, channel: h.general.id };
