@@ -42,16 +42,10 @@ export class BotPoster implements Poster {
     if (once.mayExist) {
       // The nonce covers a few minutes; a run taken back later finds its post by reading.
       const found = await this.findEarlier(body.content, once);
-      if (found) {
-        if (found.content.trim() !== body.content.trim()) await this.edit(found.id, body);
-        return found.id;
-      }
+      if (found) return reuse(this, found, body);
     }
-    const created = await this.createOnce(body, once.key);
-    // Discord answered with the message an earlier run created (the same nonce); a stream's
-    // first part may show less than this text: make it show this one.
-    if (created.content.trim() !== body.content.trim()) await this.api.edit(this.channelId, created.id, body);
-    return created.id;
+    // Discord may answer with the message an earlier run created (the same nonce).
+    return reuse(this, await this.createOnce(body, once.key), body);
   }
 
   edit(messageId: string, body: PostBody): Promise<void> {
@@ -111,10 +105,7 @@ export class WebhookPoster implements Poster {
       const fromHook = (message: ReadMessage) =>
         message.webhook_id === id && message.author?.username === this.identity.username;
       const found = await findEarlierPost(this.api, channelId, fromHook, body.content, once, this.logger);
-      if (found) {
-        if (found.content !== body.content) await this.edit(found.id, body);
-        return found.id;
-      }
+      if (found) return reuse(this, found, body);
     }
     return this.api.executeWebhook(this.webhook, this.threadId, { ...body, ...this.identity });
   }
@@ -126,4 +117,14 @@ export class WebhookPoster implements Poster {
   delete(messageId: string): Promise<void> {
     return this.api.deleteWebhookMessage(this.webhook, this.threadId, messageId);
   }
+}
+
+/**
+ * An earlier run's message of this part (found, or answered for its nonce), made to show this
+ * text if it differs: that run may have posted a stream's first, shorter text. Discord keeps
+ * content without its outer whitespace, so only a difference inside it is an edit.
+ */
+async function reuse(poster: Poster, message: { id: string; content: string }, body: PostBody): Promise<string> {
+  if (message.content.trim() !== body.content.trim()) await poster.edit(message.id, body);
+  return message.id;
 }
