@@ -27,8 +27,11 @@ export function snowflakeAt(time: number): string {
  * earlier run may have posted a stream's first, shorter text; the caller then edits it). The
  * chat's later posts wait behind this one, so nothing of this author comes after it; but its
  * earlier ones are there, and a text like this one's ("I" begins "I'll check.") does not make
- * one of them this post: a message stored as another post's is never reused. Any
- * failure of the look-up (missing Read Message History, a rate limit) answers undefined with a
+ * one of them this post: a message stored as another post's is never reused. With `match:
+ * "unstored"` (an author whose every message is a post of this agent: a webhook under its
+ * name) and the stored check at hand, the newest message not stored is this post whatever its
+ * text: a turn step run again asks the model anew, and its new text need not begin like the
+ * one the dead run streamed. Any failure of the look-up (missing Read Message History, a rate limit) answers undefined with a
  * warn log line, and the caller posts.
  */
 export async function findEarlierPost(
@@ -38,6 +41,7 @@ export async function findEarlierPost(
   content: string,
   once: PartOnce,
   logger: Logger,
+  match: "alike" | "unstored" = "alike",
 ): Promise<{ id: string; content: string } | undefined> {
   try {
     const after = BigInt(snowflakeAt(earliestPostTime(once)));
@@ -45,7 +49,9 @@ export async function findEarlierPost(
     const since = messages.filter((message) => BigInt(message.id) > after && from(message));
     const newest = since.sort((left, right) => (BigInt(right.id) > BigInt(left.id) ? 1 : -1))[0];
     const shown = newest?.content ?? "";
-    if (!newest || shown === "" || !(shown.startsWith(content) || content.startsWith(shown))) return undefined;
+    if (!newest) return undefined;
+    const anyText = match === "unstored" && once.isStored !== undefined;
+    if (!anyText && (shown === "" || !(shown.startsWith(content) || content.startsWith(shown)))) return undefined;
     if (await once.isStored?.(newest.id)) {
       logger.info({ key: once.key, messageId: newest.id }, "the newest post alike is another post's; posting this one");
       return undefined;

@@ -104,7 +104,8 @@ export class WebhookPoster implements Poster {
       const { id } = this.webhook;
       const fromHook = (message: ReadMessage) =>
         message.webhook_id === id && message.author?.username === this.identity.username;
-      const found = await findEarlierPost(this.api, channelId, fromHook, body.content, once, this.logger);
+      // Every message of this webhook under this name is a post of this agent: one not stored is this one.
+      const found = await findEarlierPost(this.api, channelId, fromHook, body.content, once, this.logger, "unstored");
       if (found) return reuse(this, found, body);
     }
     return this.api.executeWebhook(this.webhook, this.threadId, { ...body, ...this.identity });

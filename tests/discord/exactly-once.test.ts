@@ -111,6 +111,21 @@ describe("Discord: a post the platform took before the service died is not poste
     expect(second.posts().map((post) => post.content)).toEqual([whole]);
   }, 30_000);
 
+  it("a stream's first message, the model answering otherwise when asked again: the turn step run again finishes it in place", async () => {
+    fake = await discordWorld();
+    const discord = fake;
+    const again = "A different answer, the second time it is asked.";
+    const { second } = await crashWhilePosting(
+      discord,
+      { method: "POST", path: /^\/webhooks\/\d+\/[^/]+$/ },
+      {
+        channelId: discord.general.id,
+        model: (service) => (service === 1 ? new SlowProvider() : new ScriptedProvider([{ text: again }])),
+      },
+    );
+    expect(second.posts().map((post) => post.content)).toEqual([again]);
+  }, 30_000);
+
   it("an approval card (posted by the deliver step): the step taken back gets the card already there", async () => {
     fake = await discordWorld();
     const discord = fake;
