@@ -14,6 +14,7 @@ import type {
   StreamingChannel,
   StreamObserver,
 } from "../../src/world/channel-adapter.js";
+import { partOnce } from "../../src/world/channel-adapter.js";
 import type { ChatRef } from "../../src/world/chat-ref.js";
 import { chatCommands } from "../../src/world/commands/chat-commands.js";
 import type { InboundSink } from "../../src/world/inbound.js";
@@ -33,7 +34,6 @@ import { DiscordMessageStream } from "./message-stream.js";
 import { type DiscordAdapterOptions, type DiscordAgentIdentity, type DiscordClock, systemClock } from "./options.js";
 import type { OwnIdentities } from "./parse.js";
 import { BotPoster, type Poster, WebhookPoster } from "./poster.js";
-import { partOnce } from "./post-once.js";
 import { renderApprovalCard, renderApprovalOutcome, renderText, stopButtonComponents } from "./render.js";
 import { type RenderedMentions, renderMentions } from "./render-mentions.js";
 import { ThreadRoots } from "./thread-roots.js";

@@ -140,12 +140,14 @@ export class DiscordApi {
     return { id: sent.id, content: sent.content ?? "" };
   }
 
-  /** Up to `limit` (at most 100) messages of a channel or thread newer than the snowflake `after`. */
-  async messagesAfter(channelId: string, after: string, limit: number): Promise<ReadMessage[]> {
+  /**
+   * The channel's `limit` newest messages (at most 100). Not `after`: Discord answers that with
+   * the messages right after the snowflake, the oldest ones, which miss the newest in a busy
+   * channel.
+   */
+  async newestMessages(channelId: string, limit: number): Promise<ReadMessage[]> {
     return this.call("fetch messages", () =>
-      this.rest.get(Routes.channelMessages(channelId), {
-        query: new URLSearchParams({ after, limit: String(limit) }),
-      }),
+      this.rest.get(Routes.channelMessages(channelId), { query: new URLSearchParams({ limit: String(limit) }) }),
     );
   }
 

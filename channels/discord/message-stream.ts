@@ -1,8 +1,8 @@
 import type { Logger } from "../../src/log/logger.js";
 import type { MessageStream, OutboundMention, SentRef, StreamObserver } from "../../src/world/channel-adapter.js";
+import { partOnce } from "../../src/world/channel-adapter.js";
 import type { DiscordClock } from "./options.js";
 import type { Poster } from "./poster.js";
-import { partOnce } from "./post-once.js";
 import { renderText } from "./render.js";
 import type { RenderedMentions } from "./render-mentions.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { nonceOf, partOnce, snowflakeAt } from "./post-once.js";
+import { nonceOf, snowflakeAt } from "./post-once.js";
 
 describe("Discord post keys", () => {
   it("a nonce is at most 25 characters, the same for the same key and different for another part", () => {
@@ -14,11 +14,5 @@ describe("Discord post keys", () => {
     const snowflake = BigInt(snowflakeAt(1_462_015_105_796));
     expect(snowflake).toBeLessThanOrEqual(175_928_847_299_117_063n);
     expect(175_928_847_299_117_063n - snowflake).toBeLessThan(1n << 22n);
-  });
-
-  it("no key, no part key; a part key carries whether to look and since when", () => {
-    expect(partOnce(undefined, 0)).toBeUndefined();
-    const since = new Date(0);
-    expect(partOnce({ id: "card:a1", mayExist: true, since }, 0)).toEqual({ key: "card:a1:0", mayExist: true, since });
   });
 });

@@ -1,27 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Logger } from "../../src/log/logger.js";
-import { type PostKey, partKey } from "../../src/world/channel-adapter.js";
+import { earliestPostTime, type PartOnce } from "../../src/world/channel-adapter.js";
 import type { DiscordApi, ReadMessage } from "./api.js";
-
-/**
- * One part of a post, named the same on every run of the step that makes it
- * (docs/architecture.md, "The window that remains").
- */
-export interface PartOnce {
-  key: string;
-  /** A run before this one may have posted it: look before posting (webhooks). */
-  mayExist: boolean;
-  since: Date;
-  /** Whether a message is already stored as another post's (`PostKey.isStored`): never this one. */
-  isStored?: (messageId: string) => Promise<boolean>;
-}
-
-/** Part `index` of the post `postKey` names, if it names one. */
-export function partOnce(postKey: PostKey | undefined, index: number): PartOnce | undefined {
-  if (!postKey) return undefined;
-  const { mayExist, since, isStored } = postKey;
-  return { key: partKey(postKey, index), mayExist, since, ...(isStored ? { isStored } : {}) };
-}
 
 /** Discord's nonce is at most 25 characters: a hash of the key, the same on every run. */
 export function nonceOf(key: string): string {
@@ -30,10 +10,11 @@ export function nonceOf(key: string): string {
 
 /** Discord's epoch (2015-01-01T00:00:00Z): snowflakes count milliseconds from it, shifted 22 bits. */
 const discordEpochMs = 1_420_070_400_000n;
-/** The service's clock and Discord's may differ; a look-up reaches this much further back. */
-const clockSkewMs = 10_000;
-/** How many of the channel's newest messages after the bound a look-up reads. */
-const lookupLimit = 50;
+/**
+ * How many of the channel's newest messages a look-up reads (Discord's most). The earlier run's
+ * post is among the newest: the chat's later posts wait behind it.
+ */
+const lookupLimit = 100;
 
 /** The smallest snowflake of a message created at `time` (ms since 1970). */
 export function snowflakeAt(time: number): string {
@@ -46,8 +27,11 @@ export function snowflakeAt(time: number): string {
  * earlier run may have posted a stream's first, shorter text; the caller then edits it). The
  * chat's later posts wait behind this one, so nothing of this author comes after it; but its
  * earlier ones are there, and a text like this one's ("I" begins "I'll check.") does not make
- * one of them this post: a message stored as another post's is never reused. Any
- * failure of the look-up (missing Read Message History, a rate limit) answers undefined with a
+ * one of them this post: a message stored as another post's is never reused. With `match:
+ * "unstored"` (an author whose every message is a post of this agent: a webhook under its
+ * name) and the stored check at hand, the newest message not stored is this post whatever its
+ * text: a turn step run again asks the model anew, and its new text need not begin like the
+ * one the dead run streamed. Any failure of the look-up (missing Read Message History, a rate limit) answers undefined with a
  * warn log line, and the caller posts.
  */
 export async function findEarlierPost(
@@ -57,13 +41,17 @@ export async function findEarlierPost(
   content: string,
   once: PartOnce,
   logger: Logger,
+  match: "alike" | "unstored" = "alike",
 ): Promise<{ id: string; content: string } | undefined> {
   try {
-    const after = snowflakeAt(once.since.getTime() - clockSkewMs);
-    const messages = await api.messagesAfter(channelId, after, lookupLimit);
-    const newest = messages.filter(from).sort((left, right) => (BigInt(right.id) > BigInt(left.id) ? 1 : -1))[0];
+    const after = BigInt(snowflakeAt(earliestPostTime(once)));
+    const messages = await api.newestMessages(channelId, lookupLimit);
+    const since = messages.filter((message) => BigInt(message.id) > after && from(message));
+    const newest = since.sort((left, right) => (BigInt(right.id) > BigInt(left.id) ? 1 : -1))[0];
     const shown = newest?.content ?? "";
-    if (!newest || shown === "" || !(shown.startsWith(content) || content.startsWith(shown))) return undefined;
+    if (!newest) return undefined;
+    const anyText = match === "unstored" && once.isStored !== undefined;
+    if (!anyText && (shown === "" || !(shown.startsWith(content) || content.startsWith(shown)))) return undefined;
     if (await once.isStored?.(newest.id)) {
       logger.info({ key: once.key, messageId: newest.id }, "the newest post alike is another post's; posting this one");
       return undefined;

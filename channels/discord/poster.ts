@@ -1,6 +1,7 @@
 import type { Logger } from "../../src/log/logger.js";
-import type { DiscordApi, OwnWebhook, ReadMessage } from "./api.js";
-import { findEarlierPost, nonceOf, type PartOnce } from "./post-once.js";
+import { type DiscordApi, discordCodeOf, discordErrorCodes, type OwnWebhook, type ReadMessage } from "./api.js";
+import type { PartOnce } from "../../src/world/channel-adapter.js";
+import { findEarlierPost, nonceOf } from "./post-once.js";
 import type { RenderedFile } from "./render.js";
 
 /** One part of a message to post or edit. */
@@ -41,20 +42,32 @@ export class BotPoster implements Poster {
     if (once.mayExist) {
       // The nonce covers a few minutes; a run taken back later finds its post by reading.
       const found = await this.findEarlier(body.content, once);
-      if (found) {
-        if (found.content.trim() !== body.content.trim()) await this.edit(found.id, body);
-        return found.id;
-      }
+      if (found) return reuse(this, found, body);
     }
-    const created = await this.api.create(this.channelId, { ...body, nonce: nonceOf(once.key) });
-    // Discord answered with the message an earlier run created (the same nonce); a stream's
-    // first part may show less than this text: make it show this one.
-    if (created.content.trim() !== body.content.trim()) await this.api.edit(this.channelId, created.id, body);
-    return created.id;
+    // Discord may answer with the message an earlier run created (the same nonce).
+    return reuse(this, await this.createOnce(body, once.key), body);
   }
 
   edit(messageId: string, body: PostBody): Promise<void> {
     return this.api.edit(this.channelId, messageId, body);
+  }
+
+  /**
+   * Create the part under its key's nonce. Discord answers a nonce whose message was deleted
+   * since (a stream that failed was removed, and its retry posts anew) with Unknown Message for
+   * minutes, never creating it again: then the part's second nonce is used, and if that one's
+   * message was removed too, none (a warn log line each time).
+   */
+  private async createOnce(body: PostBody, key: string): Promise<{ id: string; content: string }> {
+    for (const nonce of [nonceOf(key), nonceOf(`${key}:again`)]) {
+      try {
+        return await this.api.create(this.channelId, { ...body, nonce });
+      } catch (error) {
+        if (discordCodeOf(error) !== discordErrorCodes.unknownMessage) throw error;
+        this.logger.warn({ key, nonce }, "Discord says this nonce's message was removed; posting it anew");
+      }
+    }
+    return this.api.create(this.channelId, body);
   }
 
   private async findEarlier(content: string, once: PartOnce) {
@@ -91,11 +104,9 @@ export class WebhookPoster implements Poster {
       const { id } = this.webhook;
       const fromHook = (message: ReadMessage) =>
         message.webhook_id === id && message.author?.username === this.identity.username;
-      const found = await findEarlierPost(this.api, channelId, fromHook, body.content, once, this.logger);
-      if (found) {
-        if (found.content !== body.content) await this.edit(found.id, body);
-        return found.id;
-      }
+      // Every message of this webhook under this name is a post of this agent: one not stored is this one.
+      const found = await findEarlierPost(this.api, channelId, fromHook, body.content, once, this.logger, "unstored");
+      if (found) return reuse(this, found, body);
     }
     return this.api.executeWebhook(this.webhook, this.threadId, { ...body, ...this.identity });
   }
@@ -107,4 +118,14 @@ export class WebhookPoster implements Poster {
   delete(messageId: string): Promise<void> {
     return this.api.deleteWebhookMessage(this.webhook, this.threadId, messageId);
   }
+}
+
+/**
+ * An earlier run's message of this part (found, or answered for its nonce), made to show this
+ * text if it differs: that run may have posted a stream's first, shorter text. Discord keeps
+ * content without its outer whitespace, so only a difference inside it is an edit.
+ */
+async function reuse(poster: Poster, message: { id: string; content: string }, body: PostBody): Promise<string> {
+  if (message.content.trim() !== body.content.trim()) await poster.edit(message.id, body);
+  return message.id;
 }

@@ -1,14 +1,11 @@
 import type { Logger } from "../../src/log/logger.js";
-import { type PostKey, partKey } from "../../src/world/channel-adapter.js";
+import { earliestPostTime, type PostKey, partKey, partOnce } from "../../src/world/channel-adapter.js";
 import type { ChatRef } from "../../src/world/chat-ref.js";
 import { type Block, type PostIdentity, postEventType, type SlackOutbound } from "./api.js";
 
-/** The service's clock and Slack's may differ; a look-up reaches this much further back. */
-const clockSkewSeconds = 10;
-
 /** A Slack ts (`seconds.micros`) no later than `time`, less the clock skew allowance. */
 export function tsBefore(time: Date): string {
-  return Math.max(0, time.getTime() / 1000 - clockSkewSeconds).toFixed(6);
+  return (earliestPostTime({ since: time }) / 1000).toFixed(6);
 }
 
 /**
@@ -26,11 +23,12 @@ export async function postOnce(
   postKey: PostKey | undefined,
   index: number,
 ): Promise<string> {
-  const key = postKey === undefined ? undefined : partKey(postKey, index);
-  if (postKey?.mayExist && key !== undefined) {
+  const once = partOnce(postKey, index);
+  const key = once?.key;
+  if (once?.mayExist) {
     let found: string | undefined;
     try {
-      found = await outbound.findPosted(chat, key, tsBefore(postKey.since));
+      found = await outbound.findPosted(chat, once.key, tsBefore(once.since));
     } catch (error) {
       logger.warn(
         { err: error, key, channel: chat.channel },

@@ -9,6 +9,8 @@ export * from "./channel-optional.js";
 export * from "./channel-streaming.js";
 export type { OutboundText, PostKey, PostObserver, SentRef } from "./outbound-text.js";
 export { partKey } from "./outbound-text.js";
+export type { PartOnce } from "./part-once.js";
+export { earliestPostTime, partOnce } from "./part-once.js";
 export type { MentionTarget, OutboundMention, TextSegment } from "./outbound-mention.js";
 export { splitByMentions } from "./outbound-mention.js";
 

@@ -111,6 +111,21 @@ describe("Discord: a post the platform took before the service died is not poste
     expect(second.posts().map((post) => post.content)).toEqual([whole]);
   }, 30_000);
 
+  it("a stream's first message, the model answering otherwise when asked again: the turn step run again finishes it in place", async () => {
+    fake = await discordWorld();
+    const discord = fake;
+    const again = "A different answer, the second time it is asked.";
+    const { second } = await crashWhilePosting(
+      discord,
+      { method: "POST", path: /^\/webhooks\/\d+\/[^/]+$/ },
+      {
+        channelId: discord.general.id,
+        model: (service) => (service === 1 ? new SlowProvider() : new ScriptedProvider([{ text: again }])),
+      },
+    );
+    expect(second.posts().map((post) => post.content)).toEqual([again]);
+  }, 30_000);
+
   it("an approval card (posted by the deliver step): the step taken back gets the card already there", async () => {
     fake = await discordWorld();
     const discord = fake;
@@ -219,6 +234,57 @@ describe("Discord: looking for an earlier run's post", () => {
       expect(shown[0]).toContain(previous);
     },
   );
+
+  it("a post after a busy quarter of an hour is found: the look-up reads the channel's newest messages", async () => {
+    h = await adapterHarness();
+    const chat = { platform: "discord" as const, workspace: h.guildId, channel: h.general.id };
+    const since = new Date(Date.now() - 60_000);
+    const carol = { kind: "agent" as const, id: "carol", name: "carol" };
+    // More messages than one read returns came after the post's bound, before the post.
+    for (let index = 0; index < 110; index++) {
+      await h.adapter.postMessage(chat, { author: carol, text: `Noise ${index}.` });
+    }
+    const key = (mayExist: boolean) => ({ posted: async () => {}, postKey: { id: "turn-9#1", mayExist, since } });
+    const first = await h.adapter.postMessage(chat, { author: bob, text: "The build is green." }, key(false));
+    const again = await h.adapter.postMessage(chat, { author: bob, text: "The build is green." }, key(true));
+    expect(again.ids).toEqual(first.ids);
+    expect(h.fake.messagesIn(h.general.id)).toHaveLength(111);
+  });
+
+  it("the fake answers `after` with the messages right after it, as Discord does, and no `after` with the newest", async () => {
+    h = await adapterHarness();
+    const chat = { platform: "discord" as const, workspace: h.guildId, channel: h.general.id };
+    for (let index = 0; index < 5; index++) {
+      await h.adapter.postMessage(chat, { author: bob, text: `Message ${index}.` });
+    }
+    const list = (query: string) =>
+      fetch(`${h?.fake.apiUrl}/v10/channels/${h?.general.id}/messages?${query}`, {
+        headers: { authorization: `Bot ${mainToken}` },
+      }).then((response) => response.json() as Promise<{ content: string }[]>);
+    expect((await list("after=0&limit=2")).map((message) => message.content)).toEqual(["Message 1.", "Message 0."]);
+    expect((await list("limit=2")).map((message) => message.content)).toEqual(["Message 4.", "Message 3."]);
+  });
+
+  it("a bot post removed and made again under the same key (a failed stream's retry) is posted anew, not lost", async () => {
+    h = await adapterHarness();
+    const chat = { platform: "discord" as const, workspace: h.guildId, channel: h.locked.id };
+    const first = await h.adapter.postMessage(chat, { author: bob, text: "Deploying" }, observer(false));
+    await h.adapter.deleteMessages(chat, first);
+    // Discord keeps the nonce and answers it with Unknown Message: the adapter uses the part's second nonce.
+    const again = await h.adapter.postMessage(chat, { author: bob, text: "Deploying now." }, observer(true));
+    expect(again.ids).not.toEqual(first.ids);
+    const live = h.fake.messagesIn(h.locked.id).filter((message) => !message.deleted);
+    expect(live.map((message) => message.content)).toEqual(["**bob:** Deploying now."]);
+    // Removed again, and made again: no nonce is left, so it is posted without one.
+    await h.adapter.deleteMessages(chat, again);
+    const third = await h.adapter.postMessage(chat, { author: bob, text: "Deploying now." }, observer(true));
+    expect(
+      h.fake
+        .messagesIn(h.locked.id)
+        .filter((message) => !message.deleted)
+        .map((message) => message.id),
+    ).toEqual(third.ids);
+  });
 
   it("a first attempt makes no look-up (no extra platform call)", async () => {
     h = await adapterHarness();

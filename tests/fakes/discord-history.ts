@@ -33,19 +33,21 @@ export function nonceOf(request: RestRequest): { nonce?: string } {
 }
 
 /**
- * `GET /channels/{id}/messages` with `after` (a snowflake) and `limit` (1 to 100, default
- * 50): the channel's messages newer than `after`, newest first, as Discord answers.
+ * `GET /channels/{id}/messages` with `limit` (1 to 100, default 50), newest first, as Discord
+ * answers: without `after`, the channel's newest messages; with `after` (a snowflake), the
+ * messages that come right after it (the oldest ones newer than `after`, not the newest).
  */
 export function listMessages(request: RestRequest, channelId: string, context: RestContext): RestReply {
   if (!context.state.channels.has(channelId)) return { status: 404, body: { code: 10003, message: "Unknown Channel" } };
   const limit = Number(request.query.get("limit") ?? 50);
   if (!Number.isInteger(limit) || limit < 1 || limit > 100)
     return { status: 400, body: { code: 50035, message: "Invalid Form Body: limit" } };
-  const after = BigInt(request.query.get("after") ?? "0");
-  const newer = context.state
+  const afterText = request.query.get("after");
+  const after = BigInt(afterText ?? "0");
+  const ascending = context.state
     .messagesIn(channelId)
     .filter((message) => BigInt(message.id) > after)
-    .sort((left, right) => (BigInt(right.id) > BigInt(left.id) ? 1 : -1))
-    .slice(0, limit);
-  return { status: 200, body: newer.map((message) => context.state.toPayload(message)) };
+    .sort((left, right) => (BigInt(left.id) > BigInt(right.id) ? 1 : -1));
+  const page = afterText === null ? ascending.slice(-limit) : ascending.slice(0, limit);
+  return { status: 200, body: page.reverse().map((message) => context.state.toPayload(message)) };
 }

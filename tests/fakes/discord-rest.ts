@@ -242,6 +242,8 @@ export const routes: Route[] = [
       const bot = context.bot(request.token ?? "");
       if (!bot) return error(401, 0, "401: Unauthorized");
       const earlier = messageWithNonce(context, channelId ?? "", request);
+      // Discord does not create again a message of a remembered nonce that was deleted since.
+      if (earlier?.deleted) return unknownMessage;
       if (earlier) return ok(context.state.toPayload(earlier));
       return postInChannel(
         channelId ?? "",

@@ -4,6 +4,7 @@ import type {
   ChannelAdapter,
   ChannelCapabilities,
   OutboundText,
+  PostKey,
   PostObserver,
   SentRef,
 } from "../../src/world/channel-adapter.js";
@@ -19,7 +20,16 @@ import type {
 } from "../../src/world/inbound.js";
 
 export type Posted =
-  | { kind: "message"; chat: ChatRef; id: string; author: string; text: string; outbound: OutboundText }
+  | {
+      kind: "message";
+      chat: ChatRef;
+      id: string;
+      author: string;
+      text: string;
+      outbound: OutboundText;
+      /** The key the world named the post by (`PostObserver.postKey`). */
+      postKey?: PostKey;
+    }
   | { kind: "card"; chat: ChatRef; id: string; card: ApprovalCard }
   | { kind: "card-update"; chat: ChatRef; ids: string[]; outcome: ApprovalOutcome };
 
@@ -68,10 +78,19 @@ export class RecordingChannel implements ChannelAdapter {
   /** Refuse posting while this says so (a platform refusing: 5xx, rate limits, outages). */
   refusePost: ((message: OutboundText) => boolean) | undefined;
 
-  async postMessage(chat: ChatRef, message: OutboundText): Promise<SentRef> {
+  async postMessage(chat: ChatRef, message: OutboundText, observer?: PostObserver): Promise<SentRef> {
     if (this.refusePost?.(message)) throw new PlatformApiError("the platform refused the message (test)");
     const id = this.nextId();
-    this.posted.push({ kind: "message", chat, id, author: message.author.name, text: message.text, outbound: message });
+    const postKey = observer?.postKey;
+    this.posted.push({
+      kind: "message",
+      chat,
+      id,
+      author: message.author.name,
+      text: message.text,
+      outbound: message,
+      ...(postKey ? { postKey } : {}),
+    });
     return { ids: [id] };
   }
 

@@ -144,10 +144,10 @@ describe("Slack: looking for an earlier run's post", () => {
     posted: async () => {},
     postKey: { id: "turn-1#1", mayExist, since: new Date() },
   });
-  async function start() {
+  async function start(options: { stream?: "native" } = {}) {
     fake = await FakeSlack.start({ botToken, signingSecret, teamId });
     const { logger, lines } = capturingLogger();
-    adapter = new SlackAdapter({ botToken, signingSecret, apiUrl: fake.apiUrl, logger });
+    adapter = new SlackAdapter({ botToken, signingSecret, apiUrl: fake.apiUrl, logger, ...options });
     await adapter.start(new RecordingSink());
     return { fake, adapter, lines, chat: { platform: "slack" as const, workspace: teamId, channel } };
   }
@@ -173,6 +173,27 @@ describe("Slack: looking for an earlier run's post", () => {
     expect(sent.ids).toEqual([fake.botPosts(channel, root.ts).at(-1)?.ts]);
     expect(fake.botPosts(channel, root.ts)).toHaveLength(60);
     expect(fake.callsTo("conversations.replies").length).toBeGreaterThan(1);
+  });
+
+  it("a native stream's clean-up never removes a keyless message of the agent that is stored as another post's", async () => {
+    const { fake, adapter, chat } = await start({ stream: "native" });
+    const root = fake.messages.add({ channel, text: "a thread", user: ana });
+    const thread = { ...chat, thread: root.ts };
+    // The agent's previous answer, streamed natively without a key (as before keys existed).
+    const stream = await adapter.openStream(thread, bob);
+    stream.update("Earlier answer.");
+    const previous = await stream.finish("Earlier answer.");
+    const stored = new Set(previous.ids);
+    const key = { id: "turn-2#1", mayExist: true, since: new Date(Date.now() - 60_000) };
+    const isStored = async (ts: string) => stored.has(ts);
+    await adapter.postMessage(
+      thread,
+      { author: bob, text: "Next answer." },
+      { posted: async () => {}, postKey: { ...key, isStored } },
+    );
+    const shown = fake.botPosts(channel, root.ts).map((post) => post.text);
+    expect(shown.some((text) => text.includes("Earlier answer."))).toBe(true);
+    expect(fake.callsTo("chat.delete")).toHaveLength(0);
   });
 
   it("a look-up Slack refuses (missing scope) posts anyway, with a warn log line", async () => {

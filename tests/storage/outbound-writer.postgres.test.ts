@@ -1,6 +1,7 @@
 import pg from "pg";
 import { expect, it } from "vitest";
 import { openStore } from "../../src/storage/open-store.js";
+import { capturingLogger } from "../telegram/helpers.js";
 import { createPostgresDatabase, describePostgres, quietLogger } from "./test-databases.js";
 
 /** More than the store's shared pool holds (node-postgres' default, which Prisma's adapter keeps: 10). */
@@ -43,6 +44,29 @@ describePostgres("PostgreSQL: the write after a platform post", (serverUrl) => {
       expect((await opened.store.getOutbound("message", "m1"))?.platformMessageIds).toEqual(["41", "42"]);
     } finally {
       await blocker.end().catch(() => undefined);
+      await opened.close();
+      await database.drop();
+    }
+  }, 60_000);
+
+  it("a write PostgreSQL refuses is sent once more with a warn log line, then fails with its error", async () => {
+    const database = await createPostgresDatabase(serverUrl());
+    const { logger, lines } = capturingLogger();
+    const opened = await openStore({ databaseUrl: database.url, logger });
+    try {
+      await opened.store.ensureChat("telegram:1", "main", "telegram");
+      // PostgreSQL's text cannot hold a NUL character: both sends are refused.
+      const write = opened.store.recordOutbound({
+        chatKey: "telegram:1",
+        refKind: "message",
+        refId: "m1",
+        platformMessageIds: ["4\u00002"],
+      });
+      await expect(write).rejects.toThrow(/0x00/);
+      const warned = lines.filter((line) => line.msg === "recording a post's ids failed; sending the write once more");
+      expect(warned).toHaveLength(1);
+      expect(await opened.store.getOutbound("message", "m1")).toBeUndefined();
+    } finally {
       await opened.close();
       await database.drop();
     }

@@ -39,6 +39,7 @@ const recordStatement = `
 export class PostgresOutboundWriter implements OutboundWriter {
   private constructor(
     private readonly pool: pg.Pool,
+    private readonly logger: Logger,
     private readonly statements: StatementCount | undefined,
   ) {}
 
@@ -52,7 +53,7 @@ export class PostgresOutboundWriter implements OutboundWriter {
     );
     const client = await pool.connect();
     client.release();
-    return new PostgresOutboundWriter(pool, statements);
+    return new PostgresOutboundWriter(pool, logger, statements);
   }
 
   async record(records: readonly OutboundRecord[], now: Date): Promise<void> {
@@ -79,7 +80,8 @@ export class PostgresOutboundWriter implements OutboundWriter {
     };
     try {
       await this.send(query);
-    } catch {
+    } catch (error) {
+      this.logger.warn({ err: error }, "recording a post's ids failed; sending the write once more");
       await this.send(query);
     }
   }

@@ -59,6 +59,22 @@ describe("SqliteRawSql", () => {
     expect(later.map((row) => row.key)).toEqual(["c1", "c2"]);
   });
 
+  it("reads counts, sums, floats, nulls, empty aggregates and bound values as $queryRaw does", async () => {
+    const { db, raw, prisma } = await open();
+    await db.chat.create({ data: { key: "c1", world: "w", platform: "console" } });
+    await db.usageDay.create({
+      data: { world: "w", agent: "a", day: "2026-01-01", calls: 3, costUsd: 0.25, updatedAt: new Date() },
+    });
+    const statements = [
+      sql`SELECT COUNT(*) AS n, MAX("createdAt") AS newest FROM "Chat"`,
+      sql`SELECT MAX("createdAt") AS newest, SUM("agentTurnsSinceHuman") AS total FROM "Chat" WHERE 0`,
+      sql`SELECT "costUsd", "calls", SUM("costUsd") AS cost, SUM("calls") AS calls, "updatedAt" FROM "UsageDay" GROUP BY "world"`,
+      sql`SELECT 1 = 1 AS yes, NULL AS empty, 1.5 AS half, ${true} AS flag, ${"2020-01-01"} AS text, ${7} AS seven`,
+      sql`SELECT EXISTS (SELECT 1 FROM "Chat") AS present, COALESCE(MAX("calls"), 0) AS most FROM "UsageDay" WHERE 0`,
+    ];
+    for (const statement of statements) expect(await raw.rows(statement)).toEqual(await prisma.rows(statement));
+  });
+
   it("throws a unique violation that isUniqueViolation recognises", async () => {
     const { raw } = await open();
     const insert = () =>
