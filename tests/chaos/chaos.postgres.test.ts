@@ -44,7 +44,7 @@ describePostgres("chaos: two processes on one PostgreSQL, random SIGKILLs", (ser
       const report = await runChaos({
         ...short,
         chats: 4,
-        messagesPerChat: 15,
+        messagesPerChat: 12,
         platform: "slack",
         databaseUrl: database.url,
       });
