@@ -156,7 +156,7 @@ export async function runChaos(settings: ChaosSettings): Promise<ChaosReport> {
       await writeFile(
         path.join(settings.logDirectory, "harness.json"),
         JSON.stringify(
-          { timeOrigin: performance.timeOrigin, lives, ports: [...ports], posts, deliveries, report },
+          { timeOrigin: performance.timeOrigin, lives, ports: [...ports], posts, deliveries, slackCalls, report },
           null,
           1,
         ),
@@ -167,7 +167,13 @@ export async function runChaos(settings: ChaosSettings): Promise<ChaosReport> {
       await writeFile(
         path.join(settings.logDirectory, "harness.json"),
         JSON.stringify(
-          { timeOrigin: performance.timeOrigin, lives, ports: [...ports], deliveries: world.deliveries },
+          {
+            timeOrigin: performance.timeOrigin,
+            lives,
+            ports: [...ports],
+            deliveries: world.deliveries,
+            slackCalls: world.calls,
+          },
           null,
           1,
         ),
