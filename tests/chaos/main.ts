@@ -1,6 +1,6 @@
 /**
  * `npm run chaos [-- URL] [--platform telegram|slack] [--logs DIR]`: the long chaos run (three
- * processes, 300 messages, a SIGKILL every 1 to 3 seconds) on a fresh database of the
+ * processes, 300 messages, a SIGKILL every 0.5 to 1.5 seconds) on a fresh database of the
  * PostgreSQL server at URL (default $ROUNDTABLE_TEST_POSTGRES_URL), over Telegram long polling
  * (default) or Slack HTTP events. Prints the report; exits 1 when anything was lost, a tool ran
  * twice, a message was left half-written, a chat's order broke, or an answer showed twice other
@@ -52,7 +52,7 @@ async function main(): Promise<number> {
       chats: values.chats === undefined ? 20 : Number(values.chats),
       messagesPerChat: 15,
       toolEvery: 3,
-      killEveryMs: [1_000, 3_000],
+      killEveryMs: [500, 1_500],
       windowMs: 250,
       ...(values.logs === undefined ? {} : { logDirectory: values.logs }),
       ...(values["log-level"] === undefined ? {} : { logLevel: values["log-level"] }),
