@@ -1,4 +1,4 @@
-import { App, SocketModeReceiver } from "@slack/bolt";
+import { App } from "@slack/bolt";
 import { ConfigError, PlatformApiError } from "../../src/errors/roundtable-error.js";
 import type { Logger } from "../../src/log/logger.js";
 import type { ApprovalCard, ApprovalOutcome } from "../../src/world/approval-types.js";
@@ -33,14 +33,17 @@ import { SlackNativeStream } from "./native-stream.js";
 import { type SlackAdapterOptions, type SlackAgentIdentity, type SlackClock, systemClock } from "./options.js";
 import { namePrefix, renderApprovalCard, renderApprovalOutcome, renderText, slackMessageLimit } from "./render.js";
 import { postOnce, removeEarlierNativeStream } from "./post-once.js";
+import { SlackSocketReceiver } from "./socket-receiver.js";
 import { ThreadRoots } from "./thread-roots.js";
 import { stopBlocks } from "./stop-button.js";
 import { UserNames } from "./user-names.js";
 
 /**
  * Slack through Bolt. Socket Mode when an app token is set, else HTTP events and interactivity
- * at `/slack/events` on the service's port. Events are acknowledged at once and handled after
- * the ack; agents post under their own name and icon when the app may (`chat:write.customize`).
+ * at `/slack/events` on the service's port. An event is acknowledged (either way) only once the
+ * world has stored its message, at most 2.5 s after it came, so that a crash before then makes
+ * Slack deliver it again; agents post under their own name and icon when the app may
+ * (`chat:write.customize`).
  */
 export class SlackAdapter
   implements
@@ -57,7 +60,7 @@ export class SlackAdapter
   readonly capabilities: ChannelCapabilities;
   private readonly app: App;
   private readonly receiver: SlackHttpReceiver | undefined;
-  private readonly socket: SocketModeReceiver | undefined;
+  private readonly socket: SlackSocketReceiver | undefined;
   private readonly logger: Logger;
   private readonly clock: SlackClock;
   private readonly outbound: SlackOutbound;
@@ -94,7 +97,13 @@ export class SlackAdapter
     };
     const common = { token: options.botToken, logger, clientOptions, ignoreSelf: false, deferInitialization: true };
     if (options.appToken) {
-      this.socket = new SocketModeReceiver({ appToken: options.appToken, logger, installerOptions: { clientOptions } });
+      this.socket = new SlackSocketReceiver({
+        appToken: options.appToken,
+        logger: this.logger,
+        slackLogger: logger,
+        clientOptions,
+        track: (work) => this.track(work),
+      });
       this.socket.client.on("connected", () => {
         this.connected = true;
       });
@@ -379,7 +388,7 @@ export class SlackAdapter
   }
 
   private listen(): void {
-    // Resolves when the work is done: an event or a press is answered (over HTTP) only once the
+    // Resolves when the work is done: an event or a press is answered (either way) only once the
     // world has stored it, so that a crash before then makes Slack deliver it again.
     const handle = async (work: () => Promise<void>): Promise<void> => {
       const handler = this.handler;

@@ -261,6 +261,65 @@ describe("the Slack adapter", () => {
       await new Promise((resolve) => server.close(resolve));
     }
   });
+  it("over Socket Mode an event's envelope is acknowledged once the world has taken it, so that a crash before then makes Slack deliver it again", async () => {
+    const h = await socketAdapter();
+    let release: () => void = () => undefined;
+    h.sink.gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const delivering = h.fake.userMessage({ channel, user: ana, text: "slow world" });
+    for (let round = 0; round < 400 && h.sink.messages.length === 0; round += 1)
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    try {
+      expect(h.sink.messages).toHaveLength(1);
+      // The world has the message but has not stored it yet: no ack has gone out (Bolt's own
+      // receiver sent it before the world saw the message, so a crash here lost it).
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(h.fake.socket.acked).toEqual([]);
+    } finally {
+      release();
+    }
+    await delivering;
+    expect(h.fake.socket.acked).toHaveLength(1);
+    expect(h.sink.accepted.map((message) => message.text)).toEqual(["slow world"]);
+    // Slack sends it again (as after a crash): acknowledged, and the world dedupes it.
+    const [first] = h.sink.messages;
+    await h.fake.deliverEvent(
+      { type: "message", channel, user: ana, text: "slow world", ts: first?.platformMessageId, team: teamId },
+      { retryNum: 1 },
+    );
+    expect(h.fake.socket.acked).toHaveLength(2);
+    expect(h.sink.messages).toHaveLength(2);
+    expect(h.sink.accepted).toHaveLength(1);
+  });
+  it("over Socket Mode an envelope the world is too slow to take is acknowledged after 2.5 s anyway, with a log line", async () => {
+    const h = await socketAdapter();
+    let release: () => void = () => undefined;
+    h.sink.gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    try {
+      await h.fake.userMessage({ channel, user: ana, text: "very slow world" });
+      expect(h.sink.accepted).toHaveLength(0);
+      expect(
+        logsMatching(h.lines, /slack socket envelope not acknowledged in time; acknowledging it anyway/),
+      ).toHaveLength(1);
+    } finally {
+      release();
+    }
+    await h.adapter.idle();
+    expect(h.sink.accepted.map((message) => message.text)).toEqual(["very slow world"]);
+  });
+  it("over Socket Mode an envelope without a payload is left unacknowledged, with a log line", async () => {
+    const h = await socketAdapter();
+    await expect(h.fake.socket.send("interactive", undefined, { timeoutMs: 300 })).rejects.toThrow(/not acked/);
+    expect(
+      logsMatching(
+        h.lines,
+        /slack socket envelope without a payload or before Bolt is ready; left for Slack to send again/,
+      ),
+    ).toHaveLength(1);
+  });
   it("a streamed answer that outgrows one message goes on in new messages, each below the limit, nothing lost", async () => {
     const h = await socketAdapter();
     h.fake.messages.add({ channel, user: ana, text: "root", ts: thread.thread });
