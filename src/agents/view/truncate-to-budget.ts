@@ -9,6 +9,8 @@ interface Slot {
   source: number;
   /** A tool result (kept as a tool message or masked into text). */
   isResult: boolean;
+  /** `estimateMessageTokens(message)`, kept up to date when the message is shortened. */
+  tokens: number;
 }
 
 /** What is cut or kept together: a user message, or an assistant message with its results. */
@@ -39,16 +41,24 @@ export function truncateToBudget(
   availableTokens: number,
 ): { messages: ViewMessage[]; cuts: ViewCut[] } {
   const units = groupUnits(
-    messages.map((message, source) => ({ message, source, isResult: resultIndexes.has(source) })),
+    messages.map((message, source) => ({
+      message,
+      source,
+      isResult: resultIndexes.has(source),
+      tokens: estimateMessageTokens(message),
+    })),
   );
   const cuts: ViewCut[] = [];
   if (units.length === 0) return { messages: [], cuts };
   const lastUserUnit = units.findLastIndex((unit) => unit[0]?.message.role === "user" && !unit[0].isResult);
   const protectedFrom = Math.min(lastUserUnit === -1 ? units.length - 1 : lastUserUnit, units.length - 1);
-  let dropped: Slot[] = [];
+  const dropped: Slot[] = [];
   let kept = units;
+  // A running sum, not a sum taken again at every check: a view of hundreds of messages would
+  // otherwise cost a number of estimates that grows with the square of its length.
+  let keptTokens = sumTokens(units.flat());
   const total = () =>
-    kept.reduce((sum, unit) => sum + unit.reduce((inner, slot) => inner + estimateMessageTokens(slot.message), 0), 0) +
+    keptTokens +
     (dropped.length === 0 ? 0 : estimateMessageTokens({ role: "user", text: droppedNotice(dropped.length) }));
   const over = () => total() - availableTokens;
 
@@ -58,15 +68,11 @@ export function truncateToBudget(
     const textTokens = estimateTextTokens(slot.message.text);
     const target = Math.max(capTokens, textTokens - excess);
     if (textTokens <= target) return;
-    const before = estimateMessageTokens(slot.message);
+    const before = slot.tokens;
     slot.message = { ...slot.message, text: shortenMiddle(slot.message.text, target) };
-    cuts.push({
-      action: "shortened",
-      messages: [slot.source],
-      reason,
-      tokensBefore: before,
-      tokensAfter: estimateMessageTokens(slot.message),
-    });
+    slot.tokens = estimateMessageTokens(slot.message);
+    keptTokens += slot.tokens - before;
+    cuts.push({ action: "shortened", messages: [slot.source], reason, tokensBefore: before, tokensAfter: slot.tokens });
   };
 
   // 1. Over-long old tool results.
@@ -83,7 +89,9 @@ export function truncateToBudget(
   // 2. Whole old units, oldest first.
   let firstKept = 0;
   while (over() > 0 && firstKept < protectedFrom) {
-    dropped = [...dropped, ...(units[firstKept] ?? [])];
+    const unit = units[firstKept] ?? [];
+    dropped.push(...unit);
+    keptTokens -= sumTokens(unit);
     firstKept += 1;
     kept = units.slice(firstKept);
   }
@@ -95,7 +103,7 @@ export function truncateToBudget(
       action: "dropped",
       messages: dropped.map((slot) => slot.source),
       reason: "the oldest messages do not fit the context budget",
-      tokensBefore: dropped.reduce((sum, slot) => sum + estimateMessageTokens(slot.message), 0),
+      tokensBefore: sumTokens(dropped),
       tokensAfter: estimateMessageTokens({ role: "user", text: droppedNotice(dropped.length) }),
     });
   }
@@ -123,6 +131,10 @@ export function truncateToBudget(
     });
   }
   return { messages: result, cuts };
+}
+
+function sumTokens(slots: readonly Slot[]): number {
+  return slots.reduce((sum, slot) => sum + slot.tokens, 0);
 }
 
 function groupUnits(slots: Slot[]): Unit[] {
