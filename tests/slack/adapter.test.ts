@@ -292,6 +292,39 @@ describe("the Slack adapter", () => {
     expect(h.sink.messages).toHaveLength(2);
     expect(h.sink.accepted).toHaveLength(1);
   });
+  it("over Socket Mode a button press's envelope is acknowledged once the world has taken the click", async () => {
+    const h = await socketAdapter();
+    h.fake.messages.add({
+      channel,
+      user: h.fake.botUserId,
+      bot_id: h.fake.botId,
+      text: "card",
+      ts: "1800000000.000010",
+    });
+    let release: () => void = () => undefined;
+    h.sink.clickGate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const pressing = h.fake.press({
+      user: ana,
+      channel,
+      messageTs: "1800000000.000010",
+      actionId: "roundtable_approval_once",
+      value: "approval-1|once",
+    });
+    try {
+      for (let round = 0; round < 400 && h.sink.clicks.length === 0; round += 1)
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      expect(h.sink.clicks).toHaveLength(1);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(h.fake.socket.acked).toEqual([]);
+    } finally {
+      release();
+    }
+    const { status } = await pressing;
+    expect(status).toBe(200);
+    expect(h.fake.socket.acked).toHaveLength(1);
+  });
   it("over Socket Mode an envelope the world is too slow to take is acknowledged after 2.5 s anyway, with a log line", async () => {
     const h = await socketAdapter();
     let release: () => void = () => undefined;

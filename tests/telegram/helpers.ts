@@ -46,8 +46,12 @@ export class RecordingSink implements InboundSink {
     return { status: "accepted", messageId: key };
   }
 
+  /** While set, `click` waits for it (the world being slow to store a decision). */
+  clickGate: Promise<void> | undefined;
+
   async click(click: ApprovalClick): Promise<ClickResult> {
     this.clicks.push(click);
+    await this.clickGate;
     return this.clickResult(click);
   }
 
