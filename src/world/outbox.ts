@@ -73,6 +73,11 @@ export class Outbox {
     return storedIn(this.context.store, key);
   }
 
+  /** The key of post `id` in `chat`, whose events were stored at `since` or later. */
+  private postKey(chat: ChatRef, id: string, since: Date, mayExist: boolean): PostKey {
+    return { id, mayExist, since, isStored: this.storedIn(chatKey(chat)) };
+  }
+
   /** A draft that the delivery of message `messageId` should settle instead of posting anew. */
   attachStream(messageId: string, stream: MessageStream): void {
     this.streams.set(messageId, stream);
@@ -132,12 +137,8 @@ export class Outbox {
           const draft = attempt === 1 ? recorded("draft", message.id) : await store.getOutbound("draft", message.id);
           // A stream of it may have posted its first part while the model was still writing.
           const since = new Date(event.createdAt.getTime() - streamLookBackMs);
-          const postKey = {
-            id: message.id,
-            mayExist: rerun || attempt > 1 || (event.type === "message" && event.rerun === true),
-            since,
-            isStored: this.storedIn(chatKey(chat)),
-          };
+          const mayExist = rerun || attempt > 1 || (event.type === "message" && event.rerun === true);
+          const postKey = this.postKey(chat, message.id, since, mayExist);
           return this.showMessage(adapter, chat, message.id, outbound, draft, postKey);
         });
         if (!sent) break;
@@ -162,12 +163,7 @@ export class Outbox {
         let attempt = 0;
         const sent = await this.held(event, adapter, () => {
           attempt += 1;
-          const postKey = {
-            id: `card:${card.approvalId}`,
-            mayExist: rerun || attempt > 1,
-            since: event.createdAt,
-            isStored: this.storedIn(chatKey(chat)),
-          };
+          const postKey = this.postKey(chat, `card:${card.approvalId}`, event.createdAt, rerun || attempt > 1);
           return adapter.postApprovalCard(chat, card, { posted: recordCard, postKey });
         });
         if (!sent) break;
@@ -198,12 +194,7 @@ export class Outbox {
         await this.held(event, adapter, async () => {
           if (postedAnew) return;
           attempt += 1;
-          const postKey = {
-            id: `outcome:${outcome.approvalId}`,
-            mayExist: rerun || attempt > 1,
-            since: event.createdAt,
-            isStored: this.storedIn(chatKey(chat)),
-          };
+          const postKey = this.postKey(chat, `outcome:${outcome.approvalId}`, event.createdAt, rerun || attempt > 1);
           await adapter.updateApprovalCard(chat, { ids: card.platformMessageIds }, outcome, {
             posted: recordOutcomePost,
             postKey,
