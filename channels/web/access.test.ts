@@ -53,7 +53,11 @@ describe("decideAccess", () => {
     });
     // The same stored session under a changed token (a new credentials object) no longer holds.
     const rotated = new WebCredentials("shared-token", { ana: "ana-token-NEW" });
-    const afterRotation = { ...people, credentials: rotated, sessions: new WebSessions(memoryLoginSessions(), rotated) };
+    const afterRotation = {
+      ...people,
+      credentials: rotated,
+      sessions: new WebSessions(memoryLoginSessions(), rotated),
+    };
     expect((await decideAccess(withCookie, afterRotation)).outcome).toBe("login");
     now = new Date(now.getTime() + sessionLifetimeMs);
     expect(await decideAccess(withCookie, people)).toEqual({
@@ -62,9 +66,9 @@ describe("decideAccess", () => {
     });
     const other = await people.sessions.open({ kind: "shared" });
     await people.sessions.end(other);
-    expect((await decideAccess({ ...sameHostProxy, headers: { cookie: `roundtable_console=${other}` } }, people)).outcome).toBe(
-      "login",
-    );
+    expect(
+      (await decideAccess({ ...sameHostProxy, headers: { cookie: `roundtable_console=${other}` } }, people)).outcome,
+    ).toBe("login");
     // A guessed value or the token itself is no cookie.
     const guessed = { ...sameHostProxy, headers: { cookie: "roundtable_console=shared-token" } };
     expect((await decideAccess(guessed, people)).outcome).toBe("login");
@@ -140,9 +144,9 @@ describe("cookieIsSecure", () => {
   it("is Secure unless plain HTTP from a loopback address", () => {
     expect(cookieIsSecure({ remoteAddress: "127.0.0.1", headers: {}, encrypted: false })).toBe(false);
     expect(cookieIsSecure({ remoteAddress: "::1", headers: {}, encrypted: false })).toBe(false);
-    expect(cookieIsSecure({ remoteAddress: "127.0.0.1", headers: { "x-forwarded-proto": "https" }, encrypted: false })).toBe(
-      true,
-    );
+    expect(
+      cookieIsSecure({ remoteAddress: "127.0.0.1", headers: { "x-forwarded-proto": "https" }, encrypted: false }),
+    ).toBe(true);
     expect(cookieIsSecure({ remoteAddress: "192.0.2.7", headers: {}, encrypted: false })).toBe(true);
     expect(cookieIsSecure({ remoteAddress: "127.0.0.1", headers: {}, encrypted: true })).toBe(true);
   });

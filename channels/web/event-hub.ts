@@ -149,7 +149,8 @@ export class EventHub {
   }
 
   private keepAlive(): void {
-    for (const set of this.subscribers.values()) for (const subscriber of set) this.send(subscriber, ": keep-alive\n\n");
+    for (const set of this.subscribers.values())
+      for (const subscriber of set) this.send(subscriber, ": keep-alive\n\n");
   }
 
   private write(subscriber: Subscriber, event: WebEvent): void {
