@@ -184,8 +184,15 @@ function checkWorlds(config: Config): ConfigProblem[] {
  * with the shared token alone anyone holding it types any name, so such a list is refused.
  */
 function checkWebPeople(config: Config): ConfigProblem[] {
-  if (Object.keys(config.channels.web?.users ?? {}).length > 0) return [];
   const problems: ConfigProblem[] = [];
+  const users = Object.keys(config.channels.web?.users ?? {});
+  if (users.includes("operator")) {
+    problems.push({
+      path: ["channels", "web", "users", "operator"],
+      message: "`operator` is the name of the shared token's holders: pick another",
+    });
+  }
+  if (users.length > 0) return problems;
   config.worlds.forEach((world, worldIndex) => {
     for (const section of ["approvers", "members"] as const) {
       const names = (world[section].web ?? []).filter((name) => name !== "*");

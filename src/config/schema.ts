@@ -238,8 +238,7 @@ export const discordChannelSchema = z
 /** A person's name on the web console (as `approvers.web` and `members.web` list it). */
 const webPersonNameSchema = z
   .string()
-  .regex(/^[\p{L}\p{N}][\p{L}\p{N}._-]{0,39}$/u, "expected a name of 1–40 letters, digits, '.', '_' or '-'")
-  .refine((name) => name !== "operator", "`operator` is the name of the shared token's holders: pick another");
+  .regex(/^[\p{L}\p{N}][\p{L}\p{N}._-]{0,39}$/u, "expected a name of 1–40 letters, digits, '.', '_' or '-'");
 
 /**
  * `channels.web`: the web console's people. `users` gives each person a token of their own
