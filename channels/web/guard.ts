@@ -36,7 +36,11 @@ export function guardRoute(route: GuardedRoute, auth: WebAuth, logger: Logger): 
         return;
       }
       const remoteAddress = request.socket.remoteAddress;
-      const access = await decideAccess({ remoteAddress, headers: request.headers }, auth);
+      // Open routes (the login form, logout, static files) need no login: no session lookup for them.
+      const access: AccessDecision =
+        route.kind === "open"
+          ? { outcome: "login", reason: "open route" }
+          : await decideAccess({ remoteAddress, headers: request.headers }, auth);
       if (access.outcome === "throttled") {
         request.resume();
         logger.warn({ path: route.path, remoteAddress }, `web console refused: ${access.reason}`);
