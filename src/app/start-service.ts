@@ -49,6 +49,12 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
   const webToken = config.web.enabled
     ? await resolveWebConsoleToken(config.web.token, options.cwd ?? process.cwd())
     : undefined;
+  if (webToken?.source === "file" && opened.provider === "postgresql") {
+    logger.warn(
+      { tokenFrom: webToken.file },
+      "web console: WEB_CONSOLE_TOKEN is not set, so this process uses a token of its own directory; set WEB_CONSOLE_TOKEN to the same value for every process sharing this database, or logins made at one are refused by the others",
+    );
+  }
   const web = createWebConsole({
     config,
     token: webToken?.token ?? "",

@@ -5,6 +5,10 @@ const form = document.getElementById("login");
 if (match && form) {
   window.history.replaceState(null, "", window.location.pathname + window.location.search);
   const field = form.querySelector('input[name="token"]');
-  field.value = decodeURIComponent(match[1]);
+  try {
+    field.value = decodeURIComponent(match[1]);
+  } catch {
+    field.value = match[1];
+  }
   form.submit();
 }
