@@ -189,6 +189,43 @@ describe("the web console's logins (the real service in this process)", () => {
     expect(items(reader.events).findLast((item) => item.id === card?.id)?.card).toMatchObject({ decidedBy: "ana" });
   });
 
+  it("keys /stop rights on the login: another person typing the requester's name may not stop the turn", async () => {
+    web = await startWebService({
+      extraConfig: ["channels:", "  web: { users: { ana: ana-token-0001, bob: bob-token-0002 } }"],
+    });
+    web.fake.script({ type: "hang", text: ["Let me think ", "about that"] });
+    const ana = await web.login("ana-token-0001");
+    const bob = await web.login("bob-token-0002");
+    reader = new EventReader();
+    await reader.open(`${web.origin}/chat/events?world=team`, { cookie: ana });
+    await postJson(
+      web.origin,
+      "/chat/messages",
+      { world: "team", text: "think", clientId: "client-0501" },
+      { cookie: ana },
+    );
+    await waitUntil("the draft shows", () =>
+      items(reader?.events ?? []).some((item) => item.kind === "draft" && item.text === "Let me think about that"),
+    );
+    const byBob = await postJson(
+      web.origin,
+      "/chat/commands",
+      { world: "team", name: "ana", command: "stop", clientId: "client-0502" },
+      { cookie: bob },
+    );
+    expect(((await byBob.json()) as { status: string }).status).toBe("refused");
+    const byAna = await postJson(
+      web.origin,
+      "/chat/commands",
+      { world: "team", command: "stop", clientId: "client-0503" },
+      { cookie: ana },
+    );
+    expect(((await byAna.json()) as { status: string }).status).toBe("done");
+    await waitUntil("the answer is settled", () =>
+      items(reader?.events ?? []).some((item) => item.kind === "message" && item.text?.includes("stopped by ana")),
+    );
+  });
+
   it("sends next=/%09/evil.example/ to a page on this site", async () => {
     web = await startWebService();
     const form = await fetch(`${web.origin}/login?next=/%09/evil.example/`);
