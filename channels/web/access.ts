@@ -1,15 +1,18 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
+import type { WebCredentials, WebLogin } from "./credentials.js";
+import type { LoginAttempts } from "./login-attempts.js";
+import type { WebSessions } from "./sessions.js";
 
-/** The cookie the login form sets. Its value is derived from the token, never the token itself. */
+/** The cookie the login sets: a random session id kept server-side (see `sessions.ts`). */
 export const sessionCookieName = "roundtable_console";
 
 /** What a request to the web console is allowed to do. */
 export type AccessDecision =
-  | { outcome: "allowed"; by: "loopback" | "token" | "cookie" }
-  /** A token is configured and the request did not present it: show the login form. */
+  | { outcome: "allowed"; by: "token" | "cookie"; login: WebLogin }
+  /** The request did not prove a login: show the login form (pages) or answer 401. */
   | { outcome: "login"; reason: string }
-  | { outcome: "forbidden"; reason: string };
+  /** Too many failed logins from this address in the last minute. */
+  | { outcome: "throttled"; reason: string };
 
 /** The facts about a request that access depends on. */
 export interface AccessRequest {
@@ -17,8 +20,14 @@ export interface AccessRequest {
   headers: IncomingHttpHeaders;
 }
 
+/** What access is checked against: the tokens, the stored sessions and the failed-login counter. */
+export interface WebAuth {
+  credentials: WebCredentials;
+  sessions: WebSessions;
+  attempts: LoginAttempts;
+}
+
 const loopbackAddresses = new Set(["127.0.0.1", "::1", "::ffff:127.0.0.1"]);
-const loopbackHosts = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
 export function isLoopbackAddress(address: string | undefined): boolean {
   return address !== undefined && (loopbackAddresses.has(address) || /^(::ffff:)?127\./.test(address));
@@ -30,17 +39,6 @@ export function hostName(host: string | undefined): string {
   const trimmed = host.trim().toLowerCase();
   if (trimmed.startsWith("[")) return trimmed.slice(0, trimmed.indexOf("]") + 1);
   return trimmed.split(":")[0] ?? "";
-}
-
-/** The cookie value that proves a login: an HMAC of a fixed label under the token. */
-export function sessionCookieValue(token: string): string {
-  return createHmac("sha256", token).update("roundtable web console session").digest("base64url");
-}
-
-function sameSecret(presented: string, expected: string): boolean {
-  const a = Buffer.from(presented);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 /** The bearer token of an `Authorization` header, if any. */
@@ -58,49 +56,37 @@ export function cookieValue(headers: IncomingHttpHeaders, name: string): string 
   return undefined;
 }
 
+/** The client address failed logins are counted under (the TCP peer, never a header). */
+export function clientAddress(remoteAddress: string | undefined): string {
+  return remoteAddress?.replace(/^::ffff:(?=\d+\.)/, "") ?? "unknown";
+}
+
 /**
- * Who may see the web console. With `WEB_CONSOLE_TOKEN` set, every request must present it (a
- * bearer header or the login cookie), also from the loopback interface: behind a reverse proxy
- * on the same machine every request comes from 127.0.0.1. Without a token only the machine
- * itself is served: the peer must be a loopback address, the `Host` a loopback name (a page
- * from another site that rebinds its DNS name to 127.0.0.1 still sends its own name), and no
- * proxy header may say the request came from elsewhere.
+ * Who may use the web console. **Network position is never a credential**: every request must
+ * present a token (`Authorization: Bearer`, the shared `WEB_CONSOLE_TOKEN` or a person's token
+ * of `channels.web.users`) or the cookie of a stored login, from the loopback interface too (a
+ * reverse proxy on the same machine makes every request come from 127.0.0.1). A wrong bearer
+ * token counts as a failed login of the client's address.
  */
-export function decideAccess(request: AccessRequest, token: string | undefined): AccessDecision {
+export async function decideAccess(request: AccessRequest, auth: WebAuth): Promise<AccessDecision> {
   const { headers } = request;
-  if (token !== undefined && token !== "") {
-    const bearer = bearerToken(headers);
-    if (bearer !== undefined) {
-      return sameSecret(bearer, token)
-        ? { outcome: "allowed", by: "token" }
-        : { outcome: "login", reason: "the bearer token is wrong" };
+  const bearer = bearerToken(headers);
+  if (bearer !== undefined) {
+    const address = clientAddress(request.remoteAddress);
+    if (auth.attempts.blocked(address)) {
+      return { outcome: "throttled", reason: `too many failed logins from ${address}: wait a minute` };
     }
-    const cookie = cookieValue(headers, sessionCookieName);
-    if (cookie !== undefined && sameSecret(cookie, sessionCookieValue(token)))
-      return { outcome: "allowed", by: "cookie" };
-    return { outcome: "login", reason: cookie === undefined ? "not logged in" : "the login cookie is stale" };
+    const login = auth.credentials.match(bearer);
+    if (login) return { outcome: "allowed", by: "token", login };
+    auth.attempts.failed(address);
+    return { outcome: "login", reason: "the bearer token is wrong" };
   }
-  if (!isLoopbackAddress(request.remoteAddress)) {
-    const address = request.remoteAddress?.replace(/^::ffff:(?=\d+\.)/, "") ?? "an unknown address";
-    return {
-      outcome: "forbidden",
-      reason: `request from ${address}: without WEB_CONSOLE_TOKEN the web console answers only on 127.0.0.1 and ::1`,
-    };
-  }
-  if (headers["x-forwarded-for"] !== undefined || headers.forwarded !== undefined) {
-    return {
-      outcome: "forbidden",
-      reason: "request forwarded by a proxy: set WEB_CONSOLE_TOKEN to serve the web console beyond this machine",
-    };
-  }
-  const host = hostName(headers.host);
-  if (!loopbackHosts.has(host)) {
-    return {
-      outcome: "forbidden",
-      reason: `request for host "${host}": without WEB_CONSOLE_TOKEN the web console answers only to localhost, 127.0.0.1 and [::1]`,
-    };
-  }
-  return { outcome: "allowed", by: "loopback" };
+  const session = cookieValue(headers, sessionCookieName);
+  if (session === undefined || session === "") return { outcome: "login", reason: "not logged in" };
+  const login = await auth.sessions.resolve(session);
+  return login
+    ? { outcome: "allowed", by: "cookie", login }
+    : { outcome: "login", reason: "the login has ended or expired" };
 }
 
 /** Whether a state-changing request may proceed, and why not. */
@@ -129,4 +115,19 @@ export function checkCrossSite(headers: IncomingHttpHeaders, decision: AccessDec
   return originHost === (headers.host ?? "").toLowerCase()
     ? { ok: true }
     : { ok: false, reason: `Origin ${origin} is not this site` };
+}
+
+/**
+ * Whether the session cookie gets `Secure`: always, unless the request came over plain HTTP
+ * from a loopback address (a browser on this machine, or a proxy here that did not say it
+ * took the request over HTTPS).
+ */
+export function cookieIsSecure(request: {
+  remoteAddress: string | undefined;
+  headers: IncomingHttpHeaders;
+  encrypted: boolean;
+}): boolean {
+  if (request.encrypted) return true;
+  if (!isLoopbackAddress(request.remoteAddress)) return true;
+  return request.headers["x-forwarded-proto"] === "https";
 }

@@ -17,8 +17,13 @@ import { type ChatRef, chatKey } from "../../src/world/chat-ref.js";
 import type { InboundSink } from "../../src/world/inbound.js";
 import type { Author } from "../../src/world/message.js";
 import type { Logger } from "../../src/log/logger.js";
+import type { LoginSessionStore } from "../../src/world/login-session-store.js";
+import type { WebAuth } from "./access.js";
 import type { ChatPageWorld } from "./chat-page.js";
-import { EventHub } from "./event-hub.js";
+import { WebCredentials } from "./credentials.js";
+import { EventHub, type EventHubLimits } from "./event-hub.js";
+import { LoginAttempts } from "./login-attempts.js";
+import { memoryLoginSessions, WebSessions } from "./sessions.js";
 import type { OperatorSource } from "./operator-snapshot.js";
 import { type AgentIdentity, cardItem, decidedCard, toWebAuthor, toWebCard } from "./render.js";
 import type { WebCard, WebHistorySource, WebItem } from "./web-items.js";
@@ -29,8 +34,14 @@ export interface WebAdapterOptions {
   worlds: ChatPageWorld[];
   /** How agents appear (display name, avatar). */
   agents: AgentIdentity[];
-  /** `WEB_CONSOLE_TOKEN`: when set every request must carry it; when not, only loopback is served. */
-  token?: string;
+  /** The shared token (`WEB_CONSOLE_TOKEN`, or the generated one): every request needs a login. */
+  token: string;
+  /** `channels.web.users`: each person's own token; their name then comes from the login. */
+  users?: Readonly<Record<string, string>>;
+  /** Where logins are kept (the database: they survive restarts and are seen by every process). */
+  sessions?: LoginSessionStore;
+  /** Caps on the event streams (per chat, in all, unsent bytes per client). */
+  streams?: EventHubLimits;
   logger: Logger;
   /** The chat's stored history for a page that opens (empty without one). */
   history?: WebHistorySource;
@@ -62,6 +73,7 @@ export class WebAdapter
     chatsNameTheirWorld: true,
   };
   readonly hub: EventHub;
+  readonly auth: WebAuth;
   readonly agents: ReadonlyMap<string, AgentIdentity>;
   private sink: InboundSink | undefined;
   /** Cards shown since start, so an outcome can redraw the whole card. */
@@ -69,7 +81,13 @@ export class WebAdapter
   private lastReceivedAt: Date | undefined;
 
   constructor(readonly options: WebAdapterOptions) {
-    this.hub = new EventHub(options.logger);
+    this.hub = new EventHub(options.logger, options.streams);
+    const credentials = new WebCredentials(options.token, options.users);
+    this.auth = {
+      credentials,
+      sessions: new WebSessions(options.sessions ?? memoryLoginSessions(), credentials),
+      attempts: new LoginAttempts(),
+    };
     this.agents = new Map(options.agents.map((agent) => [agent.name, agent]));
   }
 
@@ -161,8 +179,8 @@ export class WebAdapter
   }
 
   /**
-   * Show `text` only on the pages opened under the name `userId` (the page's name is its
-   * person's id). With no such page open it throws, so the world tells the chat instead.
+   * Show `text` only on the pages opened under the name `userId` (a page's name is its login's
+   * person, or the label a shared-token holder typed). With no such page open it throws, so the world tells the chat instead.
    */
   async replyPrivately(chat: ChatRef, userId: string, text: string): Promise<void> {
     const reached = this.hub.publishTo(chatKey(chat), userId, {

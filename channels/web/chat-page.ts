@@ -5,8 +5,11 @@ export interface ChatPageWorld {
   agents: { name: string; displayName: string }[];
 }
 
-/** The chat page of one world: the timeline is filled by the script from the event stream. */
-export function renderChatPage(world: ChatPageWorld, worlds: readonly string[]): string {
+/**
+ * The chat page of one world: the timeline is filled by the script from the event stream.
+ * `fixedName` is the login's name (a person of `channels.web.users`): shown, never asked.
+ */
+export function renderChatPage(world: ChatPageWorld, worlds: readonly string[], fixedName?: string): string {
   const nav = worlds.map(
     (name) =>
       html`<a href="/chat?world=${encodeURIComponent(name)}"${name === world.name ? html` aria-current="page"` : ""}>${name}</a>`,
@@ -18,13 +21,18 @@ export function renderChatPage(world: ChatPageWorld, worlds: readonly string[]):
   <strong class="brand">Roundtable</strong>
   <nav class="worlds">${nav}</nav>
   <a class="operator-link" href="/operator">Operator view</a>
+  <form class="logout" method="post" action="/logout"><button type="submit">Log out</button></form>
 </header>
-<main class="chat" id="chat" data-world="${world.name}">
+<main class="chat" id="chat" data-world="${world.name}"${fixedName === undefined ? "" : html` data-person="${fixedName}"`}>
   <p class="hint">World <strong>${world.name}</strong>. Address agents with ${agents}at the start of a line; chat commands such as <code>/help</code> work here too.</p>
   <ol class="timeline" id="timeline" aria-live="polite"></ol>
   <p class="status" id="status" role="status">connecting…</p>
   <form class="composer" id="composer" autocomplete="off">
-    <label class="name">Your name <input id="name" name="name" maxlength="40" required></label>
+    ${
+      fixedName === undefined
+        ? html`<label class="name">Your name <input id="name" name="name" maxlength="40" required></label>`
+        : html`<label class="name">You are <input id="name" name="name" value="${fixedName}" readonly></label>`
+    }
     <textarea id="text" name="text" rows="2" placeholder="Message ${world.name} (Enter sends, Shift+Enter for a new line)" required></textarea>
     <button type="submit">Send</button>
   </form>

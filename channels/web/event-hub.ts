@@ -13,27 +13,69 @@ interface Subscriber {
 /** How often an idle stream gets a comment line, so proxies keep it open. */
 const keepAliveMs = 15_000;
 
+/** How many event streams may be open at once, per chat and in all. */
+export interface EventHubLimits {
+  /** Open streams of one chat (one world's page); default 100. */
+  maxStreamsPerChat?: number;
+  /** Open streams of the whole process; default 500. */
+  maxStreams?: number;
+  /** Bytes a stream may have waiting unsent before its client is dropped as not reading; default 1 MiB. */
+  maxBufferedBytes?: number;
+}
+
+const defaultLimits = { maxStreamsPerChat: 100, maxStreams: 500, maxBufferedBytes: 1024 * 1024 };
+
 /**
  * The open Server-Sent Events streams of the web chat pages, by chat key. A new page gets a
  * snapshot of the chat first; live events that arrive meanwhile wait behind it, so nothing is
- * lost between the two.
+ * lost between the two. Streams are capped per chat and in all (a page over the cap gets 503
+ * and its browser retries later), and a client that does not read is dropped once its
+ * unsent bytes pass a bound, so a slow or stalled reader cannot make the process buffer
+ * without end.
  */
 export class EventHub {
   private readonly subscribers = new Map<string, Set<Subscriber>>();
   private readonly timer: NodeJS.Timeout;
+  private readonly limits: Required<EventHubLimits>;
+  private total = 0;
 
-  constructor(private readonly logger: Logger) {
+  constructor(
+    private readonly logger: Logger,
+    limits: EventHubLimits = {},
+  ) {
+    this.limits = { ...defaultLimits, ...limits };
     this.timer = setInterval(() => this.keepAlive(), keepAliveMs);
     this.timer.unref();
   }
 
-  /** Open a stream for `chatKey` and send `snapshot()` first. */
+  /**
+   * Open a stream for `chatKey` and send `snapshot()` first; returns false (having answered
+   * 503) when the chat or the process has as many streams as it may.
+   */
   async open(
     chatKey: string,
     response: ServerResponse,
     snapshot: () => Promise<WebItem[]>,
     name?: string,
-  ): Promise<void> {
+  ): Promise<boolean> {
+    const inChat = this.count(chatKey);
+    if (inChat >= this.limits.maxStreamsPerChat || this.total >= this.limits.maxStreams) {
+      const which =
+        inChat >= this.limits.maxStreamsPerChat
+          ? `this chat has ${inChat} open event streams (at most ${this.limits.maxStreamsPerChat})`
+          : `${this.total} event streams are open (at most ${this.limits.maxStreams})`;
+      this.logger.warn({ chat: chatKey }, `web console: event stream refused: ${which}`);
+      const body = `too many open event streams: ${which}; try again later\n`;
+      response
+        .writeHead(503, {
+          "content-type": "text/plain; charset=utf-8",
+          "content-length": String(Buffer.byteLength(body)),
+          "retry-after": "10",
+          "cache-control": "no-store",
+        })
+        .end(body);
+      return false;
+    }
     response.writeHead(200, {
       "content-type": "text/event-stream; charset=utf-8",
       "cache-control": "no-store",
@@ -48,26 +90,28 @@ export class EventHub {
       this.subscribers.set(chatKey, set);
     }
     set.add(subscriber);
+    this.total += 1;
     response.on("close", () => {
-      set.delete(subscriber);
+      if (set.delete(subscriber)) this.total -= 1;
       if (set.size === 0 && this.subscribers.get(chatKey) === set) this.subscribers.delete(chatKey);
     });
     try {
-      write(response, { type: "snapshot", items: await snapshot() });
+      this.write(subscriber, { type: "snapshot", items: await snapshot() });
     } catch (error) {
       this.logger.error({ err: error, chat: chatKey }, "web console: could not read the chat's history");
       response.end();
-      return;
+      return true;
     }
-    for (const event of subscriber.buffered ?? []) write(response, event);
+    for (const event of subscriber.buffered ?? []) this.write(subscriber, event);
     subscriber.buffered = undefined;
+    return true;
   }
 
   /** Send an event to every page showing `chatKey`. */
   publish(chatKey: string, event: WebEvent): void {
     for (const subscriber of this.subscribers.get(chatKey) ?? []) {
       if (subscriber.buffered) subscriber.buffered.push(event);
-      else write(subscriber.response, event);
+      else this.write(subscriber, event);
     }
   }
 
@@ -78,7 +122,7 @@ export class EventHub {
       if (subscriber.name !== name) continue;
       count += 1;
       if (subscriber.buffered) subscriber.buffered.push(event);
-      else write(subscriber.response, event);
+      else this.write(subscriber, event);
     }
     return count;
   }
@@ -88,19 +132,43 @@ export class EventHub {
     return this.subscribers.get(chatKey)?.size ?? 0;
   }
 
+  /** How many streams are open in all. */
+  countAll(): number {
+    return this.total;
+  }
+
   /** End every stream (the service stops). */
   close(): void {
     clearInterval(this.timer);
-    for (const set of this.subscribers.values()) for (const subscriber of set) subscriber.response.end();
+    for (const set of this.subscribers.values()) {
+      for (const subscriber of set) subscriber.response.end();
+      set.clear();
+    }
     this.subscribers.clear();
+    this.total = 0;
   }
 
   private keepAlive(): void {
     for (const set of this.subscribers.values())
-      for (const subscriber of set) subscriber.response.write(": keep-alive\n\n");
+      for (const subscriber of set) this.send(subscriber, ": keep-alive\n\n");
   }
-}
 
-function write(response: ServerResponse, event: WebEvent): void {
-  if (!response.writableEnded) response.write(`data: ${JSON.stringify(event)}\n\n`);
+  private write(subscriber: Subscriber, event: WebEvent): void {
+    this.send(subscriber, `data: ${JSON.stringify(event)}\n\n`);
+  }
+
+  /** Write to a stream, or drop its client when what it has not read passes the bound. */
+  private send(subscriber: Subscriber, text: string): void {
+    const { response } = subscriber;
+    if (response.writableEnded || response.destroyed) return;
+    if (response.writableLength > this.limits.maxBufferedBytes) {
+      this.logger.warn(
+        { unsentBytes: response.writableLength, name: subscriber.name },
+        "web console: dropped an event stream whose client does not read",
+      );
+      response.destroy();
+      return;
+    }
+    response.write(text);
+  }
 }

@@ -1,16 +1,20 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "../../src/log/logger.js";
 import type { WebhookRoute } from "../../src/world/channel-adapter.js";
-import { type AccessDecision, checkCrossSite, decideAccess } from "./access.js";
+import { type AccessDecision, checkCrossSite, decideAccess, type WebAuth } from "./access.js";
 import { sendHtml, sendText } from "./http-io.js";
 import { renderLoginPage } from "./login-page.js";
+import { safeNext } from "./safe-next.js";
 
 /**
- * How a route is protected: `page` shows the login form when a token is needed, `api` answers
- * 401, `open` (the login form and the static files it needs) is served to anyone the console
- * answers at all. Every kind refuses other addresses when no token is set.
+ * How a route is protected: `page` shows the login form to a request without a login, `api`
+ * answers 401, `open` (the login form, logout and the static files they need) is served to
+ * anyone. Every POST also passes the cross-site check.
  */
 export type RouteKind = "page" | "api" | "open";
+
+/** A request that proved a login. */
+export type AllowedAccess = Extract<AccessDecision, { outcome: "allowed" }>;
 
 export interface GuardedRoute {
   path: string;
@@ -20,7 +24,7 @@ export interface GuardedRoute {
 }
 
 /** A route with access control and cross-site protection in front of it (see `access.ts`). */
-export function guardRoute(route: GuardedRoute, token: string | undefined, logger: Logger): WebhookRoute {
+export function guardRoute(route: GuardedRoute, auth: WebAuth, logger: Logger): WebhookRoute {
   return {
     path: route.path,
     async handle(request, response) {
@@ -32,19 +36,23 @@ export function guardRoute(route: GuardedRoute, token: string | undefined, logge
         return;
       }
       const remoteAddress = request.socket.remoteAddress;
-      const access = decideAccess({ remoteAddress, headers: request.headers }, token);
-      if (access.outcome === "forbidden") {
+      // Open routes (the login form, logout, static files) need no login: no session lookup for them.
+      const access: AccessDecision =
+        route.kind === "open"
+          ? { outcome: "login", reason: "open route" }
+          : await decideAccess({ remoteAddress, headers: request.headers }, auth);
+      if (access.outcome === "throttled") {
         request.resume();
         logger.warn({ path: route.path, remoteAddress }, `web console refused: ${access.reason}`);
-        sendText(response, 403, `forbidden: ${access.reason}`);
+        sendText(response, 429, `refused: ${access.reason}`);
         return;
       }
       if (access.outcome === "login" && route.kind !== "open") {
         request.resume();
         logger.info({ path: route.path, remoteAddress }, `web console: login required (${access.reason})`);
-        if (route.kind === "page" && method === "GET") sendHtml(response, 401, renderLoginPage(request.url ?? "/"));
-        else
-          sendText(response, 401, "login required: log in at /login or send Authorization: Bearer <WEB_CONSOLE_TOKEN>");
+        if (route.kind === "page" && method === "GET")
+          sendHtml(response, 401, renderLoginPage(safeNext(request.url ?? "/")));
+        else sendText(response, 401, "login required: log in at /login or send Authorization: Bearer <token>");
         return;
       }
       if (method === "POST") {

@@ -1,50 +1,86 @@
+import type { IncomingMessage } from "node:http";
 import type { Logger } from "../../src/log/logger.js";
-import { sessionCookieName, sessionCookieValue } from "./access.js";
+import { clientAddress, cookieIsSecure, cookieValue, sessionCookieName, type WebAuth } from "./access.js";
 import type { GuardedRoute } from "./guard.js";
 import { readBody, sendHtml } from "./http-io.js";
 import { renderLoginPage } from "./login-page.js";
+import { safeNext } from "./safe-next.js";
+import { sessionLifetimeMs } from "./sessions.js";
 
-/** Only a path on this site: never a redirect elsewhere. */
-function safeNext(next: string | null | undefined): string {
-  return next?.startsWith("/") && !next.startsWith("//") && !next.startsWith("/\\") ? next : "/";
+function cookieAttributes(request: IncomingMessage): string {
+  const secure = cookieIsSecure({
+    remoteAddress: request.socket.remoteAddress,
+    headers: request.headers,
+    encrypted: "encrypted" in request.socket && request.socket.encrypted === true,
+  });
+  return `Path=/; HttpOnly; SameSite=Strict${secure ? "; Secure" : ""}`;
 }
 
 /**
- * `/login`: the form, and its POST that checks the token and sets the session cookie
- * (HttpOnly, SameSite=Strict; Secure when the request came over HTTPS through a proxy).
+ * `/login`: the form, and its POST that checks the `token` field (the shared token or a
+ * person's), opens a stored session and sets its cookie. At most 10 failed logins a minute
+ * per client address; `next` is a path on this site or `/`.
  */
-export function loginRoute(token: string | undefined, logger: Logger): GuardedRoute {
+export function loginRoute(auth: WebAuth, logger: Logger): GuardedRoute {
   return {
     path: "/login",
     kind: "open",
     methods: ["GET", "POST"],
     async handle(request, response) {
       const url = new URL(request.url ?? "/login", "http://localhost");
-      if (token === undefined || token === "") {
-        // No token: the guard has already let only this machine in; there is nothing to log into.
-        response.writeHead(303, { location: safeNext(url.searchParams.get("next")) }).end();
-        return;
-      }
       if (request.method === "GET") {
         sendHtml(response, 200, renderLoginPage(safeNext(url.searchParams.get("next"))));
         return;
       }
+      const address = clientAddress(request.socket.remoteAddress);
       const form = new URLSearchParams(await readBody(request));
       const next = safeNext(form.get("next"));
-      if (form.get("token") !== token) {
-        logger.warn({ remoteAddress: request.socket.remoteAddress }, "web console: login with a wrong token");
+      if (auth.attempts.blocked(address)) {
+        logger.warn({ remoteAddress: address }, "web console: login refused, too many failed logins in a minute");
+        sendHtml(response, 429, renderLoginPage(next, "Too many failed logins from here: wait a minute."));
+        return;
+      }
+      const login = auth.credentials.match(form.get("token") ?? "");
+      if (!login) {
+        auth.attempts.failed(address);
+        logger.warn({ remoteAddress: address }, "web console: login with a wrong token");
         sendHtml(response, 401, renderLoginPage(next, "That token is not right."));
         return;
       }
-      const secure = request.headers["x-forwarded-proto"] === "https" ? "; Secure" : "";
+      const session = await auth.sessions.open(login);
       response
         .writeHead(303, {
           location: next,
-          "set-cookie": `${sessionCookieName}=${sessionCookieValue(token)}; Path=/; HttpOnly; SameSite=Strict; Max-Age=2592000${secure}`,
+          "set-cookie": `${sessionCookieName}=${session}; ${cookieAttributes(request)}; Max-Age=${sessionLifetimeMs / 1000}`,
           "cache-control": "no-store",
         })
         .end();
-      logger.info({ remoteAddress: request.socket.remoteAddress }, "web console: logged in");
+      logger.info(
+        { remoteAddress: address, person: login.kind === "person" ? login.name : "(shared token)" },
+        "web console: logged in",
+      );
+    },
+  };
+}
+
+/** `POST /logout`: ends the stored session (in every process) and clears the cookie. */
+export function logoutRoute(auth: WebAuth, logger: Logger): GuardedRoute {
+  return {
+    path: "/logout",
+    kind: "open",
+    methods: ["POST"],
+    async handle(request, response) {
+      request.resume();
+      const session = cookieValue(request.headers, sessionCookieName);
+      if (session !== undefined && session !== "") await auth.sessions.end(session);
+      response
+        .writeHead(303, {
+          location: "/login",
+          "set-cookie": `${sessionCookieName}=; ${cookieAttributes(request)}; Max-Age=0`,
+          "cache-control": "no-store",
+        })
+        .end();
+      logger.info({ remoteAddress: clientAddress(request.socket.remoteAddress) }, "web console: logged out");
     },
   };
 }

@@ -15,7 +15,8 @@ const worldName = z.string().min(1).max(64);
 export const sendBodySchema = z
   .object({
     world: worldName,
-    name: personName,
+    /** A label typed on the page (shared token only); a person's login names them instead. */
+    name: personName.optional(),
     text: z.string().max(maxMessageLength, `at most ${maxMessageLength} characters`),
     /** Made by the page for each message, so a resent request is stored once. */
     clientId: z.string().regex(/^[A-Za-z0-9_-]{8,64}$/, "8–64 letters, digits, '_' or '-'"),
@@ -25,7 +26,8 @@ export const sendBodySchema = z
 export const approveBodySchema = z
   .object({
     world: worldName,
-    name: personName,
+    /** A label typed on the page (shared token only); a person's login names them instead. */
+    name: personName.optional(),
     approvalId: z.string().min(1).max(128),
     choice: z.enum(["once", "session", "deny"]),
     reason: z.string().max(500).optional(),
@@ -36,7 +38,8 @@ export const approveBodySchema = z
 export const commandBodySchema = z
   .object({
     world: worldName,
-    name: personName,
+    /** A label typed on the page (shared token only); a person's login names them instead. */
+    name: personName.optional(),
     command: z.string().regex(/^[a-z]{1,32}$/, "a command name such as stop"),
     args: z.array(z.string().max(200)).max(10).default([]),
     clientId: z.string().regex(/^[A-Za-z0-9_-]{8,64}$/, "8–64 letters, digits, '_' or '-'"),
@@ -70,16 +73,17 @@ export function webChat(world: string): ChatRef {
   return { platform: "web", workspace: world, channel: "browser" };
 }
 
-/** The person at the page: the name they gave is their id (see the README on approvers). */
+/** The person at the page: their login's name, or the label a shared-token holder typed (see the README). */
 export function webSender(name: string): Sender {
   return { id: name, displayName: name, isBot: false };
 }
 
-export function toInboundMessage(body: SendBody, receivedAt: Date): InboundMessage {
+/** The message as the world takes it; `name` is who sent it (from the login, see `credentials.ts`). */
+export function toInboundMessage(body: SendBody, name: string, receivedAt: Date): InboundMessage {
   return {
     chat: webChat(body.world),
     platformMessageId: body.clientId,
-    sender: webSender(body.name),
+    sender: webSender(name),
     text: body.text,
     mentions: [],
     receivedAt,
@@ -87,23 +91,23 @@ export function toInboundMessage(body: SendBody, receivedAt: Date): InboundMessa
   };
 }
 
-export function toApprovalClick(body: ApproveBody): ApprovalClick {
+export function toApprovalClick(body: ApproveBody, name: string): ApprovalClick {
   return {
     chat: webChat(body.world),
     approvalId: body.approvalId,
     choice: body.choice,
-    user: webSender(body.name),
+    user: webSender(name),
     ...(body.reason === undefined || body.reason === "" ? {} : { reason: body.reason }),
     raw: body,
   };
 }
 
-export function toInboundCommand(body: CommandBody): InboundCommand {
+export function toInboundCommand(body: CommandBody, name: string): InboundCommand {
   return {
     chat: webChat(body.world),
     name: body.command,
     args: body.args,
-    sender: webSender(body.name),
+    sender: webSender(name),
     platformEventId: body.clientId,
     raw: body,
   };

@@ -6,9 +6,10 @@ import { chatKey } from "../../src/world/chat-ref.js";
 import type { InboundSink } from "../../src/world/inbound.js";
 import { type ChatPageWorld, renderChatPage } from "./chat-page.js";
 import type { EventHub } from "./event-hub.js";
+import type { AccessDecision, WebAuth } from "./access.js";
 import { guardRoute, type GuardedRoute } from "./guard.js";
 import { queryParameter, readBody, send, sendHtml, sendJson, sendText } from "./http-io.js";
-import { loginRoute } from "./login-route.js";
+import { loginRoute, logoutRoute } from "./login-route.js";
 import { renderOperatorPage } from "./operator-page.js";
 import type { OperatorSource } from "./operator-snapshot.js";
 import {
@@ -28,19 +29,19 @@ import type { z } from "zod";
 export interface WebConsole {
   readonly options: {
     worlds: ChatPageWorld[];
-    token?: string;
     logger: Logger;
     history?: WebHistorySource;
     operator?: OperatorSource;
   };
   readonly hub: EventHub;
+  readonly auth: WebAuth;
   inbound(): InboundSink | undefined;
   noteReceived(at: Date): void;
   publish(chat: ReturnType<typeof webChat>, item: WebItem): void;
 }
 
 const assetTypes = { js: "text/javascript; charset=utf-8", css: "text/css; charset=utf-8" } as const;
-const assets = (["console.js", "console.css", "operator.js"] as const).map((name) => ({
+const assets = (["console.js", "console.css", "operator.js", "login.js"] as const).map((name) => ({
   path: `/assets/${name}`,
   body: readFileSync(new URL(`./assets/${name}`, import.meta.url), "utf8"),
   type: assetTypes[name.endsWith(".css") ? "css" : "js"],
@@ -48,35 +49,56 @@ const assets = (["console.js", "console.css", "operator.js"] as const).map((name
 
 /** Every path of the web console, each behind the guard. */
 export function createWebRoutes(web: WebConsole): WebhookRoute[] {
-  const { logger, token, worlds } = web.options;
+  const { logger, worlds } = web.options;
+  const { credentials } = web.auth;
+
+  /**
+   * Who a request acts as: the person of its login; a shared-token holder's typed name is a
+   * label (or `operator` once `channels.web.users` names people). Never a name the page chose
+   * over a login.
+   */
+  const actingName = (access: AccessDecision, typed: string | undefined): string | undefined =>
+    access.outcome === "allowed" ? credentials.actingName(access.login, typed) : undefined;
   const worldNamed = (name: string | undefined) => worlds.find((world) => world.name === (name ?? worlds[0]?.name));
   const names = worlds.map((world) => world.name);
 
-  const chatPage = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+  const chatPage = async (
+    request: IncomingMessage,
+    response: ServerResponse,
+    access: AccessDecision,
+  ): Promise<void> => {
     const asked = queryParameter(request, "world");
     const world = worldNamed(asked);
     if (!world) {
       sendText(response, 404, `no world named "${asked ?? ""}" (worlds: ${names.join(", ") || "none"})`);
       return;
     }
-    sendHtml(response, 200, renderChatPage(world, names));
+    const fixedName = access.outcome === "allowed" ? credentials.fixedName(access.login) : undefined;
+    sendHtml(response, 200, renderChatPage(world, names, fixedName));
   };
 
   /**
    * A state-changing request: the body checked against its schema, the world and the running
    * channels looked up; each refusal answered with a clear status and a log line.
    */
-  const acceptPost = async <T extends { world: string }>(
+  const acceptPost = async <T extends { world: string; name?: string | undefined }>(
     request: IncomingMessage,
     response: ServerResponse,
+    access: AccessDecision,
     schema: z.ZodType<T>,
     what: string,
-    act: (body: T, sink: InboundSink) => Promise<void>,
+    act: (body: T, name: string, sink: InboundSink) => Promise<void>,
   ): Promise<void> => {
     const parsed = parseBody(schema, await readBody(request));
     if (!parsed.ok) {
       logger.warn({ problem: parsed.problem }, `web console: ${what} refused`);
       sendJson(response, 400, { error: parsed.problem });
+      return;
+    }
+    const name = actingName(access, parsed.value.name);
+    if (name === undefined) {
+      logger.warn(`web console: ${what} without a name refused`);
+      sendJson(response, 400, { error: "name: give the name to show (the shared token's holders label themselves)" });
       return;
     }
     if (!worldNamed(parsed.value.world)) {
@@ -89,7 +111,7 @@ export function createWebRoutes(web: WebConsole): WebhookRoute[] {
       sendJson(response, 503, { error: "the service is not running its channels yet" });
       return;
     }
-    await act(parsed.value, sink);
+    await act(parsed.value, name, sink);
   };
 
   const routes: GuardedRoute[] = [
@@ -99,7 +121,7 @@ export function createWebRoutes(web: WebConsole): WebhookRoute[] {
       path: "/chat/events",
       kind: "api",
       methods: ["GET"],
-      async handle(request, response) {
+      async handle(request, response, access) {
         const asked = queryParameter(request, "world");
         const world = worldNamed(asked);
         if (!world) {
@@ -107,21 +129,18 @@ export function createWebRoutes(web: WebConsole): WebhookRoute[] {
           return;
         }
         const key = chatKey(webChat(world.name));
-        const name = queryParameter(request, "name")?.trim();
-        await web.hub.open(
-          key,
-          response,
-          async () => (await web.options.history?.history(key)) ?? [],
-          name === undefined || name === "" ? undefined : name,
-        );
+        const typed = queryParameter(request, "name")?.trim();
+        // Private replies reach the pages opened under the acting name (the login's person).
+        const name = actingName(access, typed === "" ? undefined : typed);
+        await web.hub.open(key, response, async () => (await web.options.history?.history(key)) ?? [], name);
       },
     },
     {
       path: "/chat/messages",
       kind: "api",
       methods: ["POST"],
-      handle: (request, response) =>
-        acceptPost(request, response, sendBodySchema, "message", async (body, sink) => {
+      handle: (request, response, access) =>
+        acceptPost(request, response, access, sendBodySchema, "message", async (body, name, sink) => {
           if (body.text.trim() === "") {
             logger.warn("web console: empty message refused");
             sendJson(response, 400, { error: "text: the message is empty" });
@@ -129,12 +148,12 @@ export function createWebRoutes(web: WebConsole): WebhookRoute[] {
           }
           const receivedAt = new Date();
           web.noteReceived(receivedAt);
-          const result = await sink.message(toInboundMessage(body, receivedAt));
+          const result = await sink.message(toInboundMessage(body, name, receivedAt));
           if (result.status === "accepted") {
             web.publish(webChat(body.world), {
               kind: "message",
               id: result.messageId,
-              author: { kind: "human", name: body.name, displayName: body.name },
+              author: { kind: "human", name, displayName: name },
               text: body.text,
               at: receivedAt.toISOString(),
             });
@@ -146,18 +165,18 @@ export function createWebRoutes(web: WebConsole): WebhookRoute[] {
       path: "/chat/approvals",
       kind: "api",
       methods: ["POST"],
-      handle: (request, response) =>
-        acceptPost(request, response, approveBodySchema, "approval click", async (body, sink) => {
-          sendJson(response, 200, await sink.click(toApprovalClick(body)));
+      handle: (request, response, access) =>
+        acceptPost(request, response, access, approveBodySchema, "approval click", async (body, name, sink) => {
+          sendJson(response, 200, await sink.click(toApprovalClick(body, name)));
         }),
     },
     {
       path: "/chat/commands",
       kind: "api",
       methods: ["POST"],
-      handle: (request, response) =>
-        acceptPost(request, response, commandBodySchema, "command", async (body, sink) => {
-          sendJson(response, 200, await sink.command(toInboundCommand(body)));
+      handle: (request, response, access) =>
+        acceptPost(request, response, access, commandBodySchema, "command", async (body, name, sink) => {
+          sendJson(response, 200, await sink.command(toInboundCommand(body, name)));
         }),
     },
     {
@@ -175,7 +194,8 @@ export function createWebRoutes(web: WebConsole): WebhookRoute[] {
         else sendHtml(response, 200, renderOperatorPage(snapshot));
       },
     },
-    loginRoute(token, logger),
+    loginRoute(web.auth, logger),
+    logoutRoute(web.auth, logger),
     ...assets.map(
       (asset): GuardedRoute => ({
         path: asset.path,
@@ -187,5 +207,5 @@ export function createWebRoutes(web: WebConsole): WebhookRoute[] {
       }),
     ),
   ];
-  return routes.map((route) => guardRoute(route, token, logger));
+  return routes.map((route) => guardRoute(route, web.auth, logger));
 }

@@ -7,13 +7,18 @@ import { storeHistory } from "./web-history.js";
 
 export interface WebConsoleSetup {
   config: Config;
+  /** The shared token (configured or generated: see `web-console-token.ts`). */
+  token: string;
   store: Store;
   logger: Logger;
   /** Every channel of the process, for the operator view's health table. */
   channelStatus: () => { platform: string; connected: boolean }[];
 }
 
-/** The browser console (`channels/web`) over this process's store, or nothing when `web.enabled` is false. */
+/**
+ * The browser console (`channels/web`) over this process's store (logins are kept there too),
+ * or nothing when `web.enabled` is false.
+ */
 export function createWebConsole(setup: WebConsoleSetup): WebAdapter | undefined {
   const { config, store, logger } = setup;
   if (!config.web.enabled) return undefined;
@@ -31,7 +36,9 @@ export function createWebConsole(setup: WebConsoleSetup): WebAdapter | undefined
       })),
     })),
     agents,
-    ...(config.web.token === undefined ? {} : { token: config.web.token }),
+    token: setup.token,
+    users: config.channels.web?.users ?? {},
+    sessions: store,
     logger: logger.child({ platform: "web" }),
     history: storeHistory(store, new Map(agents.map((agent) => [agent.name, agent]))),
     operator: createOperatorSource({ config, store, channels: setup.channelStatus }),

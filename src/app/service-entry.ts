@@ -12,6 +12,8 @@ export interface StartServiceOptions {
   host?: string;
   /** Bearer token required on `/metrics` (`METRICS_TOKEN`), when set. */
   metricsToken?: string;
+  /** The working directory: the web console's generated token is kept in `./data` under it (default: the process's). */
+  cwd?: string;
   logger: Logger;
 }
 
@@ -20,6 +22,8 @@ export interface RunningService {
   stop(): Promise<void>;
   /** The HTTP port actually bound (useful when 0 was asked). */
   port: number;
+  /** The web console's login address (`…/login#token=…`), unless `web.enabled` is false. Print it; never log it. */
+  webLoginAddress?: string;
 }
 
 /** What `roundtable chat` runs: the console channel. Resolves with the exit code. */

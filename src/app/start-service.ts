@@ -10,6 +10,7 @@ import { createChannels } from "./create-channels.js";
 import { createWebConsole } from "./create-web-console.js";
 import { eventMetrics } from "./event-metrics.js";
 import { Roundtable } from "./roundtable.js";
+import { resolveWebConsoleToken, webLoginAddress, webLoginAddressRedacted } from "./web-console-token.js";
 import type { RunningService, StartServiceOptions } from "./service-entry.js";
 
 /**
@@ -45,8 +46,18 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       : "work queue: graphile-worker (PostgreSQL): other `roundtable start` processes may share this database",
   );
   const channels = await createChannels(config, logger, { singletonLock: opened.singletonLock });
+  const webToken = config.web.enabled
+    ? await resolveWebConsoleToken(config.web.token, options.cwd ?? process.cwd())
+    : undefined;
+  if (webToken?.source === "file" && opened.provider === "postgresql") {
+    logger.warn(
+      { tokenFrom: webToken.file },
+      "web console: WEB_CONSOLE_TOKEN is not set, so this process uses a token of its own directory; set WEB_CONSOLE_TOKEN to the same value for every process sharing this database, or logins made at one are refused by the others",
+    );
+  }
   const web = createWebConsole({
     config,
+    token: webToken?.token ?? "",
     store: opened.store,
     logger,
     // Called per request, after `roundtable` exists.
@@ -102,16 +113,27 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     { port: http.port, config: options.configSource, channels: channels.map((channel) => channel.platform) },
     "roundtable started",
   );
-  if (web) {
-    const url = `http://localhost:${http.port}/`;
+  let loginAddress: string | undefined;
+  if (web && webToken) {
+    const where = { ...(options.host === undefined ? {} : { host: options.host }), port: http.port };
+    loginAddress = webLoginAddress({ ...where, token: webToken.token });
+    // The token stays out of the log: the line names where it is instead.
+    const url = webLoginAddressRedacted(where);
+    const tokenFrom = webToken.file ?? "WEB_CONSOLE_TOKEN";
     logger.info(
-      { url, access: config.web.token === undefined ? "this machine only" : "WEB_CONSOLE_TOKEN required" },
-      `web console: open ${url}`,
+      {
+        url,
+        tokenFrom,
+        ...(webToken.created ? { generated: true } : {}),
+        people: Object.keys(config.channels.web?.users ?? {}).length,
+      },
+      `web console: open ${url} and log in with the token from ${tokenFrom} (\`roundtable web-login\` prints the address)`,
     );
   }
   let stopping: Promise<void> | undefined;
   return {
     port: http.port,
+    ...(loginAddress === undefined ? {} : { webLoginAddress: loginAddress }),
     stop() {
       stopping ??= (async () => {
         logger.info("stopping: no new work; letting running steps finish");

@@ -11,6 +11,7 @@ import { approvalsCommand } from "./approvals-command.js";
 import { migrateCommand } from "./migrate-command.js";
 import { startCommand } from "./start-command.js";
 import { usageCommand } from "./usage-command.js";
+import { webLoginCommand } from "./web-login-command.js";
 
 export const commands: readonly CliCommand[] = [
   startCommand,
@@ -19,6 +20,7 @@ export const commands: readonly CliCommand[] = [
   migrateCommand,
   usageCommand,
   approvalsCommand,
+  webLoginCommand,
 ];
 
 export function usage(): string {

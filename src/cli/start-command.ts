@@ -22,8 +22,10 @@ Options:
   -h, --help      Show this help
 
 Environment: DATABASE_URL (default file:./data/roundtable.db), PORT, HOST (listen address,
-default 0.0.0.0), METRICS_TOKEN (bearer token required on /metrics when set), LOG_LEVEL
-(default info), provider keys and platform tokens (see the README).
+default 0.0.0.0), METRICS_TOKEN (bearer token required on /metrics when set),
+WEB_CONSOLE_TOKEN (the web console's shared token; unset: generated once and kept in
+./data/web-console-token), LOG_LEVEL (default info), provider keys and platform tokens
+(see the README). The web console's login address is printed on stdout at start.
 On SIGINT/SIGTERM it stops taking work, lets running steps finish or park, and exits 0.`,
   options: { port: { type: "string" } },
   async run(values, context) {
@@ -50,8 +52,11 @@ On SIGINT/SIGTERM it stops taking work, lets running steps finish or park, and e
       port,
       host: context.env.HOST?.trim() || "0.0.0.0",
       ...(context.env.METRICS_TOKEN?.trim() ? { metricsToken: context.env.METRICS_TOKEN.trim() } : {}),
+      cwd: context.cwd,
       logger,
     });
+    // A plain line for the person who started it (the JSON log keeps the token out).
+    if (service.webLoginAddress !== undefined) context.stdout.write(`web console: open ${service.webLoginAddress}\n`);
     const signal = await stopped;
     logger.info({ signal }, "signal received: stopping");
     await service.stop();

@@ -61,6 +61,7 @@ function channelsWithEnv(channels: ChannelsConfig, env: Env): ChannelsConfig {
     apiUrl: "DISCORD_API_URL",
   });
   if (channels.discord || discord.token) result.discord = discord;
+  if (channels.web) result.web = channels.web;
   return result;
 }
 

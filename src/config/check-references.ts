@@ -26,6 +26,7 @@ export function checkReferences(config: Config, options: ReferenceCheckOptions =
     ...checkAgentTools(config),
     ...checkWorlds(config),
     ...checkChannels(config),
+    ...checkWebPeople(config),
   ];
 }
 
@@ -178,11 +179,38 @@ function checkWorlds(config: Config): ConfigProblem[] {
   return problems;
 }
 
+/**
+ * Names under `approvers.web` or `members.web` mean something only when logins name people:
+ * with the shared token alone anyone holding it types any name, so such a list is refused.
+ */
+function checkWebPeople(config: Config): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  const users = Object.keys(config.channels.web?.users ?? {});
+  if (users.includes("operator")) {
+    problems.push({
+      path: ["channels", "web", "users", "operator"],
+      message: "`operator` is the name of the shared token's holders: pick another",
+    });
+  }
+  if (users.length > 0) return problems;
+  config.worlds.forEach((world, worldIndex) => {
+    for (const section of ["approvers", "members"] as const) {
+      const names = (world[section].web ?? []).filter((name) => name !== "*");
+      if (names.length === 0) continue;
+      problems.push({
+        path: ["worlds", worldIndex, section, "web"],
+        message: `names ${names.join(", ")} mean nothing without channels.web.users: with only the shared WEB_CONSOLE_TOKEN anyone holding it can type any name. Give each person a token under channels.web.users (e.g. channels: { web: { users: { ana: \${ANA_WEB_TOKEN} } } }), or use "*"`,
+      });
+    }
+  });
+  return problems;
+}
+
 function checkChannels(config: Config): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
   const worldNames = config.worlds.map((world) => world.name);
   for (const [platform, channel] of Object.entries(config.channels)) {
-    if (!channel) continue;
+    if (!channel || !("chats" in channel)) continue;
     for (const [chat, world] of Object.entries(channel.chats)) {
       if (!worldNames.includes(world)) {
         problems.push({

@@ -109,8 +109,8 @@ function validateConfig(data: unknown, options: ValidateOptions): Omit<LoadedCon
  */
 function finishConfig(config: Config): Omit<LoadedConfig, "source" | "origin"> {
   const warnings: string[] = [];
-  const { telegram, slack, discord } = config.channels;
-  const channels: ChannelsConfig = {};
+  const { telegram, slack, discord, web } = config.channels;
+  const channels: ChannelsConfig = web === undefined ? {} : { web };
   const firstWorld = config.worlds[0]?.name;
   const routeAll = (chats: Record<string, string>): Record<string, string> =>
     Object.keys(chats).length === 0 && firstWorld !== undefined ? { "*": firstWorld } : chats;

@@ -235,11 +235,29 @@ export const discordChannelSchema = z
   })
   .strict();
 
+/** A person's name on the web console (as `approvers.web` and `members.web` list it). */
+const webPersonNameSchema = z
+  .string()
+  .regex(/^[\p{L}\p{N}][\p{L}\p{N}._-]{0,39}$/u, "expected a name of 1–40 letters, digits, '.', '_' or '-'");
+
+/**
+ * `channels.web`: the web console's people. `users` gives each person a token of their own
+ * (`{ ana: ${ANA_WEB_TOKEN} }`); their name then comes from the login, never from the page.
+ */
+export const webChannelSchema = z
+  .object({
+    users: z
+      .record(webPersonNameSchema, z.string().min(12, "a web user's token needs at least 12 characters"))
+      .default({}),
+  })
+  .strict();
+
 export const channelsConfigSchema = z
   .object({
     telegram: telegramChannelSchema.optional(),
     slack: slackChannelSchema.optional(),
     discord: discordChannelSchema.optional(),
+    web: webChannelSchema.optional(),
   })
   .strict();
 
@@ -247,7 +265,10 @@ export const channelsConfigSchema = z
 export const webConsoleSchema = z
   .object({
     enabled: booleanText(z.boolean()).default(true),
-    /** Required from every request when set; without it only 127.0.0.1 and ::1 are served. */
+    /**
+     * The shared token (`WEB_CONSOLE_TOKEN`); when unset, `start` generates one and keeps it in
+     * `./data/web-console-token`. Every request needs a login either way.
+     */
     token: optionalString,
   })
   .strict();
@@ -286,3 +307,4 @@ export type WebConsoleConfig = z.infer<typeof webConsoleSchema>;
 export type TelegramChannelConfig = z.infer<typeof telegramChannelSchema>;
 export type SlackChannelConfig = z.infer<typeof slackChannelSchema>;
 export type DiscordChannelConfig = z.infer<typeof discordChannelSchema>;
+export type WebChannelConfig = z.infer<typeof webChannelSchema>;

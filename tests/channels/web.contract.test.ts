@@ -38,6 +38,8 @@ async function startWeb(sink: ContractSink): Promise<ChannelFixture> {
     worlds: [{ name: "main", agents: [{ name: "alice", displayName: "Alice" }] }],
     agents: [{ name: "alice", displayName: "Alice" }],
     logger: capturedLogger().logger,
+    token: "contract-shared-token",
+    users: { ana: "ana-contract-token" },
   });
   const routes = adapter.webhookRoutes();
   const server: Server = createServer((request, response) => {
@@ -53,8 +55,16 @@ async function startWeb(sink: ContractSink): Promise<ChannelFixture> {
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   await adapter.start(sink);
   const chat = webChat("main");
+  // The page is ana's browser, logged in with her own token.
+  const login = await fetch(`${origin}/login`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded", "sec-fetch-site": "same-origin" },
+    body: "token=ana-contract-token",
+    redirect: "manual",
+  });
+  const cookie = (login.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
   const page = new EventReader();
-  await page.open(`${origin}/chat/events?world=main`);
+  await page.open(`${origin}/chat/events?world=main`, { cookie });
   let markers = 0;
 
   /** Everything published so far has reached the page: a marker sent after it has arrived. */
@@ -72,7 +82,7 @@ async function startWeb(sink: ContractSink): Promise<ChannelFixture> {
   const post = (path: string, body: unknown) =>
     fetch(`${origin}${path}`, {
       method: "POST",
-      headers: { "content-type": "application/json", "sec-fetch-site": "same-origin" },
+      headers: { "content-type": "application/json", "sec-fetch-site": "same-origin", cookie },
       body: JSON.stringify(body),
     });
   let sequence = 0;
@@ -106,7 +116,12 @@ async function startWeb(sink: ContractSink): Promise<ChannelFixture> {
       // The web has no signatures: what it refuses is a request another site's page makes.
       const response = await fetch(`${origin}/chat/messages`, {
         method: "POST",
-        headers: { "content-type": "application/json", "sec-fetch-site": "cross-site", origin: "http://evil.example" },
+        headers: {
+          "content-type": "application/json",
+          "sec-fetch-site": "cross-site",
+          origin: "http://evil.example",
+          cookie,
+        },
         body: JSON.stringify({ world: "main", name: "ana", text: "forged", clientId: "forged-0001" }),
       });
       return response.status;

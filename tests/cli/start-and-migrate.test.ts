@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -47,7 +47,7 @@ describe("roundtable migrate", () => {
 
 // Runs the lead's startService (src/app/start-service.ts) and the storage's migrateDatabase.
 describe("roundtable start", () => {
-  it("serves /healthz and exits 0 on SIGTERM", async () => {
+  it("serves /healthz, prints the web console's login address (the token kept in ./data), and exits 0 on SIGTERM", async () => {
     const child = spawnRoundtable(["start"], {
       cwd: directory,
       env: {
@@ -75,9 +75,19 @@ describe("roundtable start", () => {
     expect(await health.json()).toEqual({ status: "ok" });
     const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
     expect(ready.status).toBe(200);
+    // `roundtable web-login` beside it prints the same address (the token from ./data/web-console-token).
+    const token = (await readFile(path.join(directory, "data", "web-console-token"), "utf8")).trim();
+    const again = await runRoundtable(["web-login"], { cwd: directory, env: { PORT: String(port) } });
+    expect(again.code).toBe(0);
+    expect(again.stdout).toBe(`web console: open http://localhost:${port}/login#token=${token}\n`);
     child.kill("SIGTERM");
     const run = await finished;
     expect(run.code).toBe(0);
+    expect(run.stdout).toContain(`web console: open http://localhost:${port}/login#token=${token}\n`);
+    expect(run.stderr).not.toContain(token);
+    expect(run.stderr).toContain(
+      `"msg":"web console: open http://localhost:${port}/login and log in with the token from`,
+    );
     expect(run.stderr).toContain('"msg":"signal received: stopping"');
     // SQLite: the embedded queue, and the one-process-per-file rule said at start.
     expect(run.stderr).toContain("run one `roundtable start` per database file");

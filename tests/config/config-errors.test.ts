@@ -260,6 +260,17 @@ describe("a bad config file is refused with a message naming file, path and expe
     );
   });
 
+  it("names under approvers.web or members.web without channels.web.users (the shared token makes names labels)", async () => {
+    const yaml = `${twoAgents}worlds:\n  - { name: team, agents: [alice], approvers: { web: [ana, "*"] }, members: { web: ["*"] } }\n`;
+    expect(await errorFor(yaml)).toBe(
+      'roundtable.yaml: worlds[0].approvers.web: names ana mean nothing without channels.web.users: with only the shared WEB_CONSOLE_TOKEN anyone holding it can type any name. Give each person a token under channels.web.users (e.g. channels: { web: { users: { ana: ${ANA_WEB_TOKEN} } } }), or use "*"',
+    );
+    const withPeople = `${yaml}channels:\n  web: { users: { ana: ana-token-0001, operator: op-token-00001 } }\n`;
+    expect(await errorFor(withPeople)).toBe(
+      "roundtable.yaml: channels.web.users.operator: `operator` is the name of the shared token's holders: pick another",
+    );
+  });
+
   it("several problems at once, one line each", async () => {
     const message = await errorFor(
       `${twoAgents}worlds:\n  - { name: team, agents: [alice, carol], defaultAgent: dave }\n`,

@@ -2,6 +2,7 @@ import { openStore } from "../../src/storage/open-store.js";
 import { storeContract } from "./store-contract.js";
 import { storeAccountingContract } from "./store-contract-accounting.js";
 import { storeApprovalContract } from "./store-contract-approvals.js";
+import { storeLoginContract } from "./store-contract-logins.js";
 import { createPostgresDatabase, describePostgres, quietLogger } from "./test-databases.js";
 
 describePostgres("PostgreSQL store", (serverUrl) => {
@@ -19,4 +20,5 @@ describePostgres("PostgreSQL store", (serverUrl) => {
   storeContract("PostgreSQL", openPostgres);
   storeApprovalContract("PostgreSQL", openPostgres);
   storeAccountingContract("PostgreSQL", openPostgres);
+  storeLoginContract("PostgreSQL", openPostgres);
 });

@@ -2,6 +2,7 @@ import { openStore } from "../../src/storage/open-store.js";
 import { storeContract } from "./store-contract.js";
 import { storeAccountingContract } from "./store-contract-accounting.js";
 import { storeApprovalContract } from "./store-contract-approvals.js";
+import { storeLoginContract } from "./store-contract-logins.js";
 import { quietLogger, temporarySqlite } from "./test-databases.js";
 
 const openSqlite = async () => {
@@ -19,3 +20,4 @@ const openSqlite = async () => {
 storeContract("SQLite", openSqlite);
 storeApprovalContract("SQLite", openSqlite);
 storeAccountingContract("SQLite", openSqlite);
+storeLoginContract("SQLite", openSqlite);

@@ -36,6 +36,9 @@ let origin = "";
 let directory = "";
 let browser: Browser;
 let stderr = "";
+let stdout = "";
+/** The login address `roundtable start` prints on stdout (`…/login#token=…`). */
+let loginAddress = "";
 
 /** `npm start` as a user runs it: the real CLI in a child process, its model the OpenAI fake. */
 async function startRoundtable(): Promise<void> {
@@ -58,14 +61,18 @@ async function startRoundtable(): Promise<void> {
   child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
     stderr += chunk;
   });
+  child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
+    stdout += chunk;
+  });
   await waitUntil(
-    "the service listens",
-    () => /"msg":"HTTP server listening"/.test(stderr) || child.exitCode !== null,
+    "the service prints its login address",
+    () => /^web console: open \S+\n/m.test(stdout) || child.exitCode !== null,
     170_000,
   );
-  const port = /"port":(\d+)[^\n]*"msg":"HTTP server listening"/.exec(stderr)?.[1];
-  if (port === undefined) throw new Error(`the service did not start:\n${stderr}`);
-  origin = `http://127.0.0.1:${port}`;
+  const address = /^web console: open (\S+)\n/m.exec(stdout)?.[1];
+  if (address === undefined) throw new Error(`the service did not start:\n${stderr}`);
+  loginAddress = address;
+  origin = new URL(address).origin;
 }
 
 describe.skipIf(skip)("the web console in a real browser (headless Chromium, the real service process)", () => {
@@ -102,7 +109,13 @@ describe.skipIf(skip)("the web console in a real browser (headless Chromium, the
   it("sends a message, streams the answer, shows the approval in the operator view, and approves it", async () => {
     const context = await browser.newContext({ viewport: { width: 1100, height: 760 } });
     const page = await context.newPage();
+    // Without a login the network position (this very machine) gets only the login form.
     await page.goto(`${origin}/`);
+    await page.locator("form#login").waitFor();
+    // The printed address logs the browser in: the page reads the token from the fragment.
+    await page.goto(loginAddress);
+    await page.waitForURL(`${origin}/`);
+    expect(page.url()).not.toContain("token");
     await page.locator("#status.connected").waitFor();
     await page.fill("#name", "ana");
     await page.dispatchEvent("#name", "change");

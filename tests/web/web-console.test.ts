@@ -1,8 +1,7 @@
-import { get } from "node:http";
 import { networkInterfaces } from "node:os";
 import { afterEach, describe, expect, it } from "vitest";
 import { waitUntil } from "../tools/wait-until.js";
-import { EventReader, postJson, startWebService, type WebService } from "./web-service.js";
+import { EventReader, postJson, postLogin, startWebService, type WebService } from "./web-service.js";
 
 let web: WebService | undefined;
 let reader: EventReader | undefined;
@@ -50,8 +49,11 @@ describe("the web console's chat (the real service in this process, the OpenAI S
       },
       { type: "reply", text: ["It said hi."] },
     );
-    expect(logged(web, `web console: open http://localhost:${web.port}/`)).toBe(true);
-    const page = await fetch(`${web.origin}/`);
+    expect(logged(web, `web console: open http://localhost:${web.port}/login and log in with the token from`)).toBe(
+      true,
+    );
+    const cookie = await web.login();
+    const page = await fetch(`${web.origin}/`, { headers: { cookie } });
     expect(page.status).toBe(200);
     const html = await page.text();
     expect(html).toContain('data-world="team"');
@@ -60,17 +62,17 @@ describe("the web console's chat (the real service in this process, the OpenAI S
     expect((await fetch(`${web.origin}/assets/console.js`)).status).toBe(200);
 
     reader = new EventReader();
-    const stream = await reader.open(`${web.origin}/chat/events?world=team`);
+    const stream = await reader.open(`${web.origin}/chat/events?world=team`, { cookie });
     expect(stream.headers.get("content-type")).toContain("text/event-stream");
     await waitUntil("the snapshot arrives", () => reader?.events.length === 1);
     expect(reader.events[0]).toEqual({ type: "snapshot", items: [] });
 
-    const sent = await postJson(web.origin, "/chat/messages", {
-      world: "team",
-      name: "ana",
-      text: "hello",
-      clientId: "client-0001",
-    });
+    const sent = await postJson(
+      web.origin,
+      "/chat/messages",
+      { world: "team", name: "ana", text: "hello", clientId: "client-0001" },
+      { cookie },
+    );
     expect(sent.status).toBe(202);
     await waitUntil("alice's answer arrives", () =>
       items(reader?.events ?? []).some((item) => item.kind === "message" && item.text === "Hello from alice."),
@@ -81,45 +83,45 @@ describe("the web console's chat (the real service in this process, the OpenAI S
     expect(answer?.author?.name).toBe("alice");
 
     // The same message sent again (a retried request) is stored once.
-    const again = await postJson(web.origin, "/chat/messages", {
-      world: "team",
-      name: "ana",
-      text: "hello",
-      clientId: "client-0001",
-    });
+    const again = await postJson(
+      web.origin,
+      "/chat/messages",
+      { world: "team", name: "ana", text: "hello", clientId: "client-0001" },
+      { cookie },
+    );
     expect(await again.json()).toEqual({ status: "duplicate" });
 
-    await postJson(web.origin, "/chat/messages", {
-      world: "team",
-      name: "ana",
-      text: "run echo",
-      clientId: "client-0002",
-    });
+    await postJson(
+      web.origin,
+      "/chat/messages",
+      { world: "team", name: "ana", text: "run echo", clientId: "client-0002" },
+      { cookie },
+    );
     await waitUntil("the card arrives", () => items(reader?.events ?? []).some((item) => item.kind === "card"));
     const card = items(reader.events).find((item) => item.kind === "card");
     expect(card?.card).toMatchObject({ agent: "alice", tool: "shell_cmd", state: "pending", requestedFor: "ana" });
     expect(card?.card?.argumentsJson).toBe('{"command":"echo","args":["hi"]}');
 
-    const operator = await fetch(`${web.origin}/operator?format=json`);
+    const operator = await fetch(`${web.origin}/operator?format=json`, { headers: { cookie } });
     const snapshot = (await operator.json()) as { pendingApprovals: { approvalId: string; deciders: string }[] };
     expect(snapshot.pendingApprovals).toHaveLength(1);
     expect(snapshot.pendingApprovals[0]).toMatchObject({ approvalId: card?.id, deciders: "requester (ana)" });
 
     // Someone else may not decide (the default approvers are the requester).
-    const refused = await postJson(web.origin, "/chat/approvals", {
-      world: "team",
-      name: "bob",
-      approvalId: card?.id,
-      choice: "once",
-    });
+    const refused = await postJson(
+      web.origin,
+      "/chat/approvals",
+      { world: "team", name: "bob", approvalId: card?.id, choice: "once" },
+      { cookie },
+    );
     expect(((await refused.json()) as { status: string }).status).toBe("not-allowed");
 
-    const decided = await postJson(web.origin, "/chat/approvals", {
-      world: "team",
-      name: "ana",
-      approvalId: card?.id,
-      choice: "once",
-    });
+    const decided = await postJson(
+      web.origin,
+      "/chat/approvals",
+      { world: "team", name: "ana", approvalId: card?.id, choice: "once" },
+      { cookie },
+    );
     expect(((await decided.json()) as { status: string }).status).toBe("decided");
     await waitUntil("the final answer arrives", () =>
       items(reader?.events ?? []).some((item) => item.kind === "message" && item.text === "It said hi."),
@@ -129,7 +131,7 @@ describe("the web console's chat (the real service in this process, the OpenAI S
 
     // A page that opens now gets the whole conversation from the store, the card decided.
     const later = new EventReader();
-    await later.open(`${web.origin}/chat/events?world=team`);
+    await later.open(`${web.origin}/chat/events?world=team`, { cookie });
     await waitUntil("the second snapshot arrives", () => later.events.length === 1);
     await later.close();
     const history = (later.events[0] as Event).items ?? [];
@@ -142,7 +144,7 @@ describe("the web console's chat (the real service in this process, the OpenAI S
     ]);
     expect(history[3]?.card).toMatchObject({ state: "approved", decidedBy: "ana", tool: "shell_cmd" });
 
-    const after = (await (await fetch(`${web.origin}/operator?format=json`)).json()) as {
+    const after = (await (await fetch(`${web.origin}/operator?format=json`, { headers: { cookie } })).json()) as {
       usage: { world: string; agent?: string; tokens: number }[];
       approvalHistory: { state: string; resultKind?: string; decidedBy?: string }[];
     };
@@ -150,26 +152,46 @@ describe("the web console's chat (the real service in this process, the OpenAI S
     expect(after.approvalHistory).toEqual([
       expect.objectContaining({ state: "approved", decidedBy: "ana", resultKind: "ok" }),
     ]);
-    const html2 = await (await fetch(`${web.origin}/operator`)).text();
+    const html2 = await (await fetch(`${web.origin}/operator`, { headers: { cookie } })).text();
     expect(html2).toContain("Approval history");
     expect(html2).toContain("approved (once)");
   });
 
-  it("tells a person alone what is meant for them alone (a non-member), on the pages opened under their name", async () => {
-    web = await startWebService({ worldConfig: ", members: { web: [ana] }" });
+  it("tells a person alone what is meant for them alone (a non-member), on the pages of their login", async () => {
+    web = await startWebService({
+      worldConfig: ", members: { web: [ana] }",
+      extraConfig: [
+        "channels:",
+        "  web: { users: { ana: ana-token-0001, bob: bob-token-0002, carol: carol-token-0003 } }",
+      ],
+    });
+    const ana = await web.login("ana-token-0001");
+    const bob = await web.login("bob-token-0002");
+    const carol = await web.login("carol-token-0003");
     reader = new EventReader();
-    await reader.open(`${web.origin}/chat/events?world=team&name=ana`);
+    await reader.open(`${web.origin}/chat/events?world=team`, { cookie: ana });
+    // Bob's page asks for ana's private replies by name: the login decides whose they are.
     const bobs = new EventReader();
-    await bobs.open(`${web.origin}/chat/events?world=team&name=bob`);
+    await bobs.open(`${web.origin}/chat/events?world=team&name=ana`, { cookie: bob });
     await waitUntil("both snapshots arrive", () => reader?.events.length === 1 && bobs.events.length === 1);
-    await postJson(web.origin, "/chat/messages", { world: "team", name: "bob", text: "hi", clientId: "client-0101" });
+    await postJson(
+      web.origin,
+      "/chat/messages",
+      { world: "team", text: "hi", clientId: "client-0101" },
+      { cookie: bob },
+    );
     await waitUntil("bob is told", () =>
       items(bobs.events).some((item) => item.text?.startsWith("You are not a member")),
     );
     const told = items(bobs.events).find((item) => item.text?.startsWith("You are not a member"));
     expect(told).toMatchObject({ kind: "message", private: true, author: { name: "roundtable" } });
-    // Carol has no page open under her name: the world tells the chat instead.
-    await postJson(web.origin, "/chat/messages", { world: "team", name: "carol", text: "hi", clientId: "client-0102" });
+    // Carol has no page open under her login: the world tells the chat instead.
+    await postJson(
+      web.origin,
+      "/chat/messages",
+      { world: "team", text: "hi", clientId: "client-0102" },
+      { cookie: carol },
+    );
     await waitUntil("the chat is told", () =>
       items(reader?.events ?? []).some((item) => item.text?.startsWith("You are not a member")),
     );
@@ -181,51 +203,54 @@ describe("the web console's chat (the real service in this process, the OpenAI S
 
   it("the Stop button of an answer being written ends the turn, keeping what was written", async () => {
     web = await startWebService();
+    const cookie = await web.login();
     web.fake.script({ type: "hang", text: ["Let me think ", "about that"] });
     reader = new EventReader();
-    await reader.open(`${web.origin}/chat/events?world=team&name=ana`);
-    await postJson(web.origin, "/chat/messages", {
-      world: "team",
-      name: "ana",
-      text: "think hard",
-      clientId: "client-0201",
-    });
+    await reader.open(`${web.origin}/chat/events?world=team&name=ana`, { cookie });
+    await postJson(
+      web.origin,
+      "/chat/messages",
+      { world: "team", name: "ana", text: "think hard", clientId: "client-0201" },
+      { cookie },
+    );
     await waitUntil("the draft shows", () =>
       items(reader?.events ?? []).some((item) => item.kind === "draft" && item.text === "Let me think about that"),
     );
-    const stopped = await postJson(web.origin, "/chat/commands", {
-      world: "team",
-      name: "ana",
-      command: "stop",
-      clientId: "client-0202",
-    });
+    const stopped = await postJson(
+      web.origin,
+      "/chat/commands",
+      { world: "team", name: "ana", command: "stop", clientId: "client-0202" },
+      { cookie },
+    );
     expect(stopped.status).toBe(200);
     expect(((await stopped.json()) as { status: string }).status).toBe("done");
     await waitUntil("the answer is settled", () =>
       items(reader?.events ?? []).some((item) => item.kind === "message" && item.text?.includes("stopped by ana")),
     );
-    const bad = await postJson(web.origin, "/chat/commands", {
-      world: "team",
-      name: "ana",
-      command: "Stop!",
-      clientId: "x",
-    });
+    const bad = await postJson(
+      web.origin,
+      "/chat/commands",
+      { world: "team", name: "ana", command: "Stop!", clientId: "x" },
+      { cookie },
+    );
     expect(bad.status).toBe(400);
     expect(logged(web, "web console: command refused")).toBe(true);
   });
 
   it("answers bad input with a clear status, and logs it", async () => {
     web = await startWebService();
+    const cookie = await web.login();
+    const post = (path: string, body: unknown) => postJson(web?.origin ?? "", path, body, { cookie });
     const notJson = await fetch(`${web.origin}/chat/messages`, {
       method: "POST",
-      headers: { "content-type": "application/json", "sec-fetch-site": "same-origin" },
+      headers: { "content-type": "application/json", "sec-fetch-site": "same-origin", cookie },
       body: "{",
     });
     expect(notJson.status).toBe(400);
     expect(await notJson.json()).toEqual({ error: "the body is not JSON" });
     expect(logged(web, "web console: message refused")).toBe(true);
 
-    const badName = await postJson(web.origin, "/chat/messages", {
+    const badName = await post("/chat/messages", {
       world: "team",
       name: "<script>",
       text: "hi",
@@ -234,15 +259,13 @@ describe("the web console's chat (the real service in this process, the OpenAI S
     expect(badName.status).toBe(400);
     expect(((await badName.json()) as { error: string }).error).toMatch(/^name: a name of 1–40 letters/);
 
-    const empty = await postJson(web.origin, "/chat/messages", {
-      world: "team",
-      name: "ana",
-      text: "  ",
-      clientId: "client-0004",
-    });
+    const noName = await post("/chat/messages", { world: "team", text: "hi", clientId: "client-0008" });
+    expect(noName.status).toBe(400);
+
+    const empty = await post("/chat/messages", { world: "team", name: "ana", text: "  ", clientId: "client-0004" });
     expect(empty.status).toBe(400);
 
-    const unknownWorld = await postJson(web.origin, "/chat/messages", {
+    const unknownWorld = await post("/chat/messages", {
       world: "nowhere",
       name: "ana",
       text: "hi",
@@ -251,16 +274,11 @@ describe("the web console's chat (the real service in this process, the OpenAI S
     expect(unknownWorld.status).toBe(404);
     expect(await unknownWorld.json()).toEqual({ error: 'no world named "nowhere"' });
 
-    const badChoice = await postJson(web.origin, "/chat/approvals", {
-      world: "team",
-      name: "ana",
-      approvalId: "x",
-      choice: "always",
-    });
+    const badChoice = await post("/chat/approvals", { world: "team", name: "ana", approvalId: "x", choice: "always" });
     expect(badChoice.status).toBe(400);
     expect(logged(web, "web console: approval click refused")).toBe(true);
 
-    const unknownApproval = await postJson(web.origin, "/chat/approvals", {
+    const unknownApproval = await post("/chat/approvals", {
       world: "team",
       name: "ana",
       approvalId: "no-such-approval",
@@ -268,95 +286,68 @@ describe("the web console's chat (the real service in this process, the OpenAI S
     });
     expect(((await unknownApproval.json()) as { status: string }).status).toBe("unknown");
 
-    const page = await fetch(`${web.origin}/chat?world=nowhere`);
+    const page = await fetch(`${web.origin}/chat?world=nowhere`, { headers: { cookie } });
     expect(page.status).toBe(404);
     expect(await page.text()).toBe('no world named "nowhere" (worlds: team)\n');
 
-    const wrongMethod = await fetch(`${web.origin}/chat/messages`);
+    const wrongMethod = await fetch(`${web.origin}/chat/messages`, { headers: { cookie } });
     expect(wrongMethod.status).toBe(405);
   });
 
   it("refuses cross-site state changes, with a log line", async () => {
     web = await startWebService();
+    const cookie = await web.login();
     web.fake.script({ type: "reply", text: ["hi ana"] });
     const body = { world: "team", name: "ana", text: "hi", clientId: "client-0006" };
-    const crossSite = await postJson(web.origin, "/chat/messages", body, { "sec-fetch-site": "cross-site" });
+    const crossSite = await postJson(web.origin, "/chat/messages", body, { "sec-fetch-site": "cross-site", cookie });
     expect(crossSite.status).toBe(403);
     expect(await crossSite.text()).toBe("forbidden: cross-site request refused (Sec-Fetch-Site is cross-site)\n");
     const foreignOrigin = await fetch(`${web.origin}/chat/messages`, {
       method: "POST",
-      headers: { "content-type": "application/json", origin: "http://evil.example" },
+      headers: { "content-type": "application/json", origin: "http://evil.example", cookie },
       body: JSON.stringify(body),
     });
     expect(foreignOrigin.status).toBe(403);
-    const neither = await fetch(`${web.origin}/chat/messages`, { method: "POST", body: JSON.stringify(body) });
+    const neither = await fetch(`${web.origin}/chat/messages`, {
+      method: "POST",
+      headers: { cookie },
+      body: JSON.stringify(body),
+    });
     expect(neither.status).toBe(403);
     const sameOrigin = await fetch(`${web.origin}/chat/messages`, {
       method: "POST",
-      headers: { "content-type": "application/json", origin: web.origin },
+      headers: { "content-type": "application/json", origin: web.origin, cookie },
       body: JSON.stringify(body),
     });
     expect(sameOrigin.status).toBe(202);
     expect(logged(web, "web console refused a cross-site request")).toBe(true);
   });
 
-  it("without WEB_CONSOLE_TOKEN answers only the machine itself", async () => {
-    web = await startWebService();
-    // fetch() may not set Host; a page whose DNS name was rebound to 127.0.0.1 sends its own name.
-    const rebound = await new Promise<number | undefined>((resolve, reject) => {
-      get(`${web?.origin}/`, { headers: { host: "attacker.example" } }, (response) => {
-        response.resume();
-        resolve(response.statusCode);
-      }).on("error", reject);
-    });
-    expect(rebound).toBe(403);
-    const proxied = await fetch(`${web.origin}/`, { headers: { "x-forwarded-for": "203.0.113.9" } });
-    expect(proxied.status).toBe(403);
-    expect(await proxied.text()).toContain("set WEB_CONSOLE_TOKEN");
-    // Health stays open to probes from anywhere.
-    expect((await fetch(`${web.origin}/healthz`, { headers: { "x-forwarded-for": "203.0.113.9" } })).status).toBe(200);
-
-    const address = outsideAddress();
-    if (address === undefined) return; // no non-loopback interface here: access.test.ts covers the decision
-    const outside = await fetch(`http://${address}:${web.port}/operator`);
-    expect(outside.status).toBe(403);
-    expect(await outside.text()).toBe(
-      `forbidden: request from ${address}: without WEB_CONSOLE_TOKEN the web console answers only on 127.0.0.1 and ::1\n`,
-    );
-    expect(logged(web, `web console refused: request from ${address}`)).toBe(true);
-  });
-
   it("with WEB_CONSOLE_TOKEN asks everyone for it: login form, cookie, or bearer", async () => {
     web = await startWebService({ env: { WEB_CONSOLE_TOKEN: "s3cret-token" } });
     web.fake.script({ type: "reply", text: ["Say @alice and a question."] });
+    expect(web.service.webLoginAddress).toBe(`http://localhost:${web.port}/login#token=s3cret-token`);
+    expect(logged(web, "log in with the token from WEB_CONSOLE_TOKEN")).toBe(true);
     const address = outsideAddress() ?? "127.0.0.1";
     const origin = `http://${address}:${web.port}`;
     const anonymous = await fetch(`${origin}/operator`);
     expect(anonymous.status).toBe(401);
-    expect(await anonymous.text()).toContain('<form method="post" action="/login">');
+    expect(await anonymous.text()).toContain('<form method="post" action="/login" id="login">');
     const api = await fetch(`${origin}/chat/events?world=team`);
     expect(api.status).toBe(401);
 
-    const wrong = await fetch(`${origin}/login`, {
-      method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded", "sec-fetch-site": "same-origin" },
-      body: "token=nope&next=%2Foperator",
-      redirect: "manual",
-    });
+    const wrong = await postLogin(origin, { token: "nope", next: "/operator" });
     expect(wrong.status).toBe(401);
     expect(logged(web, "web console: login with a wrong token")).toBe(true);
 
-    const login = await fetch(`${origin}/login`, {
-      method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded", "sec-fetch-site": "same-origin" },
-      body: "token=s3cret-token&next=%2Foperator",
-      redirect: "manual",
-    });
+    const login = await postLogin(origin, { token: "s3cret-token", next: "/operator" });
     expect(login.status).toBe(303);
     expect(login.headers.get("location")).toBe("/operator");
     const cookie = login.headers.get("set-cookie") ?? "";
-    expect(cookie).toMatch(/^roundtable_console=[\w-]+; Path=\/; HttpOnly; SameSite=Strict/);
+    expect(cookie).toMatch(/^roundtable_console=[\w-]{43}; Path=\/; HttpOnly; SameSite=Strict/);
     expect(cookie).not.toContain("s3cret-token");
+    // Secure unless the login came over plain HTTP from a loopback address.
+    expect(cookie.includes("; Secure")).toBe(address !== "127.0.0.1");
     const withCookie = await fetch(`${origin}/operator`, { headers: { cookie: cookie.split(";")[0] ?? "" } });
     expect(withCookie.status).toBe(200);
 

@@ -16,6 +16,10 @@ export interface WebService {
   port: number;
   logs: LogLine[];
   directory: string;
+  /** The shared token (generated into `<directory>/data/web-console-token` unless WEB_CONSOLE_TOKEN was given). */
+  token: string;
+  /** Log in with a token through the form as a browser does; returns the `Cookie` header value. */
+  login(token?: string): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -52,15 +56,20 @@ export async function startWebService(
     configSource: configPath,
     databaseUrl,
     port: 0,
+    cwd: directory,
     logger,
   });
+  const origin = `http://127.0.0.1:${service.port}`;
+  const token = decodeURIComponent(/#token=(.+)$/.exec(service.webLoginAddress ?? "")?.[1] ?? "");
   const web: WebService = {
     service,
     fake,
     port: service.port,
-    origin: `http://127.0.0.1:${service.port}`,
+    origin,
     logs: lines,
     directory,
+    token,
+    login: (as = token) => logIn(origin, as),
     async close() {
       await service.stop();
       await fake.close();
@@ -68,6 +77,26 @@ export async function startWebService(
     },
   };
   return web;
+}
+
+/** The form's POST to `/login`, as a browser sends it. */
+export function postLogin(origin: string, form: Record<string, string>, headers: Record<string, string> = {}) {
+  return fetch(`${origin}/login`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded", "sec-fetch-site": "same-origin", ...headers },
+    body: new URLSearchParams(form).toString(),
+    redirect: "manual",
+  });
+}
+
+/** Log in with `token`; the session cookie as a `Cookie` header value. */
+export async function logIn(origin: string, token: string): Promise<string> {
+  const response = await postLogin(origin, { token });
+  const cookie = (response.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+  if (response.status !== 303 || !cookie.startsWith("roundtable_console=")) {
+    throw new Error(`login refused: ${response.status} ${await response.text()}`);
+  }
+  return cookie;
 }
 
 /** A same-origin JSON POST as the page makes it. */

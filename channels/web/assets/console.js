@@ -11,8 +11,18 @@ const form = document.getElementById("composer");
 const nameInput = document.getElementById("name");
 const textInput = document.getElementById("text");
 
-nameInput.value = localStorage.getItem("roundtable.name") || "guest";
-nameInput.addEventListener("change", () => localStorage.setItem("roundtable.name", nameInput.value.trim()));
+// A person's login fixes the name (the server takes it from the login, never from the page);
+// with the shared token the name typed here is a label.
+const person = chat.dataset.person;
+if (!person) {
+  nameInput.value = localStorage.getItem("roundtable.name") || "guest";
+  nameInput.addEventListener("change", () => localStorage.setItem("roundtable.name", nameInput.value.trim()));
+}
+
+/** What the page sends as its name: nothing when the login names the person. */
+function typedName() {
+  return person ? undefined : nameInput.value.trim();
+}
 
 const choiceLabels = { once: "Approve once", session: "Approve for this session", deny: "Deny" };
 const stateWords = {
@@ -182,7 +192,7 @@ async function post(path, body) {
 async function decide(approvalId, choice, buttons) {
   for (const button of buttons.querySelectorAll("button")) button.disabled = true;
   try {
-    const answer = await post("/chat/approvals", { world, name: nameInput.value.trim(), approvalId, choice });
+    const answer = await post("/chat/approvals", { world, name: typedName(), approvalId, choice });
     showNotice(answer.status === "decided" ? "" : answer.text);
     if (answer.status !== "decided") for (const button of buttons.querySelectorAll("button")) button.disabled = false;
   } catch (error) {
@@ -196,7 +206,7 @@ async function command(name, button) {
   try {
     const answer = await post("/chat/commands", {
       world,
-      name: nameInput.value.trim(),
+      name: typedName(),
       command: name,
       clientId: randomId(),
     });
@@ -211,9 +221,9 @@ form.addEventListener("submit", async (event) => {
   event.preventDefault();
   const text = textInput.value;
   if (!text.trim()) return;
-  localStorage.setItem("roundtable.name", nameInput.value.trim());
+  if (!person) localStorage.setItem("roundtable.name", nameInput.value.trim());
   try {
-    const answer = await post("/chat/messages", { world, name: nameInput.value.trim(), text, clientId: randomId() });
+    const answer = await post("/chat/messages", { world, name: typedName(), text, clientId: randomId() });
     textInput.value = "";
     // Commands and resets are answered in the chat itself; other refusals are shown here.
     const quiet = answer.status !== "ignored" || /^chat (command|reset)/.test(answer.reason || "");
@@ -235,8 +245,8 @@ textInput.addEventListener("keydown", (event) => {
 let events;
 function connect() {
   events?.close();
-  const name = encodeURIComponent(nameInput.value.trim());
-  events = new EventSource(`/chat/events?world=${encodeURIComponent(world)}&name=${name}`);
+  const name = person ? "" : `&name=${encodeURIComponent(nameInput.value.trim())}`;
+  events = new EventSource(`/chat/events?world=${encodeURIComponent(world)}${name}`);
   events.addEventListener("open", () => {
     statusLine.textContent = "connected";
     statusLine.className = "status connected";
@@ -247,7 +257,7 @@ function connect() {
   });
   events.addEventListener("message", onEvent);
 }
-nameInput.addEventListener("change", connect);
+if (!person) nameInput.addEventListener("change", connect);
 
 function onEvent(message) {
   const event = JSON.parse(message.data);

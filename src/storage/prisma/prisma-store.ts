@@ -19,10 +19,12 @@ import type {
   TurnState,
 } from "../records.js";
 import type { UsageDayRecord, UsageEntry } from "../../world/accounting-store.js";
+import type { LoginSessionRecord } from "../../world/login-session-store.js";
 import type { Store } from "../store.js";
 import { AccountingQueries } from "./accounting-queries.js";
 import { ApprovalQueries } from "./approval-queries.js";
 import { HotQueries } from "./hot-queries.js";
+import { LoginSessionQueries } from "./login-session-queries.js";
 import { RecentMessages } from "./recent-messages.js";
 import { StepQueries } from "./step-queries.js";
 import type { DatabaseClient } from "./database-client.js";
@@ -49,6 +51,7 @@ export class PrismaStore implements Store {
   private readonly accounting: AccountingQueries;
   private readonly approvals: ApprovalQueries;
   private readonly hot: HotQueries;
+  private readonly logins: LoginSessionQueries;
   /** The hot statements' way to the database (around Prisma's client on SQLite). */
   private readonly raw: RawSql;
   private readonly steps: StepQueries;
@@ -69,6 +72,7 @@ export class PrismaStore implements Store {
   ) {
     this.accounting = new AccountingQueries(db, clock);
     this.approvals = new ApprovalQueries(db, clock);
+    this.logins = new LoginSessionQueries(db);
     this.raw = rawSqlOf(db);
     this.outboundWriter = options.outboundWriter;
     this.hot = new HotQueries(this.raw, clock, options.outboundWriter);
@@ -94,6 +98,20 @@ export class PrismaStore implements Store {
 
   listApprovalsSince(since: Date, world?: string): Promise<ApprovalRecord[]> {
     return this.accounting.listApprovalsSince(since, world);
+  }
+
+  // web console logins
+
+  createLoginSession(session: LoginSessionRecord): Promise<void> {
+    return this.logins.createLoginSession(session);
+  }
+
+  findLoginSession(idHash: string, now: Date): Promise<LoginSessionRecord | undefined> {
+    return this.logins.findLoginSession(idHash, now);
+  }
+
+  deleteLoginSession(idHash: string): Promise<boolean> {
+    return this.logins.deleteLoginSession(idHash);
   }
 
   // chats
