@@ -39,7 +39,16 @@ export function botApiFetch(): NonNullable<ApiClientOptions["fetch"]> {
           }, reject);
         },
       );
-      request.on("error", reject);
+      // Like node-fetch (grammY's default), the failure names the request (the logger redacts the token).
+      request.on("error", (error: Error & { code?: string }) => {
+        if (error.name === "AbortError") return reject(error);
+        reject(
+          Object.assign(new Error(`request to ${url} failed, reason: ${error.message}`, { cause: error }), {
+            name: "FetchError",
+            ...(error.code === undefined ? {} : { code: error.code }),
+          }),
+        );
+      });
       const signal = init.signal;
       if (signal) {
         const abort = (): void => {
