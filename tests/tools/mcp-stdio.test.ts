@@ -279,7 +279,7 @@ describe("connectMcpServers", () => {
   it("a server that writes no error line: its first and last lines are shown", async () => {
     const { logger } = capturedLogger();
     const script = [
-      "for (let i = 1; i <= 20; i++) process.stderr.write(`starting step ${i}\\n`);",
+      "for (let i = 1; i <= 20; i++) process.stderr.write('starting step ' + i + '\\n');",
       "process.stderr.write('gave up\\n'); process.exit(3);",
     ].join(" ");
     const tools = toolsConfigSchema.parse({
