@@ -30,7 +30,16 @@ export interface ConsoleAdapterOptions {
    * before it caused (an `/approve` after the message that asks for it).
    */
   settle?: () => Promise<void>;
+  /** Printed first when interactive (who you are, which world, how to address agents). */
+  banner?: string;
 }
+
+/** Shown where the next line is typed (interactive only). */
+const prompt = "> ";
+/** Back to the start of the line and clear it: a printed message replaces the prompt. */
+const clearLine = "\r\u001b[2K";
+/** An address run at the start of a text (`@alice `, `@bob, @carol: `). */
+const leadingAddresses = /^(?:@[\p{L}\p{N}_-]+[,:]?\s*)+/u;
 
 /**
  * The terminal channel: stdin lines are messages from the local user (an approver), every
@@ -60,6 +69,10 @@ export class ConsoleAdapter implements ChannelAdapter, StreamingChannel, Private
   /** Lines written so far: a posted message's id is the number of the line it starts on. */
   private linesWritten = 0;
   private readonly session = randomBytes(4).toString("hex");
+  /** The prompt is on screen (nothing typed after it yet). */
+  private prompting = false;
+  /** Streams being printed: no prompt in the middle of an answer. */
+  private streaming = 0;
   private resolveFinished: () => void = () => {};
   /** Resolves once the input has ended and all its lines were handled. */
   readonly finished = new Promise<void>((resolve) => {
@@ -72,15 +85,22 @@ export class ConsoleAdapter implements ChannelAdapter, StreamingChannel, Private
 
   async start(sink: InboundSink): Promise<void> {
     this.connected = true;
+    if (this.options.interactive && this.options.banner !== undefined) this.print(this.options.banner);
+    this.showPrompt();
     const lines = createInterface({ input: this.options.input, crlfDelay: Number.POSITIVE_INFINITY, terminal: false });
     void (async () => {
       try {
         for await (const line of lines) {
+          // The terminal echoed the line and its newline: the prompt is used up.
+          this.prompting = false;
           if (!this.options.interactive) await this.options.settle?.();
           await this.handleLine(sink, line);
+          this.showPrompt();
         }
       } finally {
         this.connected = false;
+        if (this.prompting) this.options.output.write("\n");
+        this.prompting = false;
         this.resolveFinished();
       }
     })();
@@ -115,10 +135,17 @@ export class ConsoleAdapter implements ChannelAdapter, StreamingChannel, Private
     let printed = "";
     let started = false;
     let firstLine = "";
+    const end = (): void => {
+      if (!started) return;
+      started = false;
+      this.streaming -= 1;
+      this.showPrompt();
+    };
     return {
       update: (textSoFar: string) => {
         if (!interactive || !textSoFar.startsWith(printed)) return;
         if (!started) {
+          this.streaming += 1;
           firstLine = String(this.linesWritten + 1);
           this.write(`${author.displayName ?? author.name}: `);
           started = true;
@@ -128,15 +155,22 @@ export class ConsoleAdapter implements ChannelAdapter, StreamingChannel, Private
       },
       finish: async (finalText: string) => {
         if (!started) return { ids: [this.print(renderMessageLine({ author, text: finalText }))] };
-        if (finalText.startsWith(printed)) {
-          this.write(`${finalText.slice(printed.length)}\n`);
+        // The final text may differ from the streamed one only in its address (the auto-mention
+        // put in front of an answer to another agent, a self-mention taken out): the terminal
+        // already shows the words, so only what is new is written, never the answer twice.
+        const rest = remainderAfter(printed, finalText);
+        if (rest !== undefined) {
+          this.write(`${rest}\n`);
+          end();
           return { ids: [firstLine] };
         }
         this.write("\n");
+        end();
         return { ids: [this.print(renderMessageLine({ author, text: finalText }))] };
       },
       abort: async () => {
         if (started) this.write(" [cut]\n");
+        end();
       },
     };
   }
@@ -192,16 +226,41 @@ export class ConsoleAdapter implements ChannelAdapter, StreamingChannel, Private
   private print(line: string): string {
     const start = String(this.linesWritten + 1);
     this.write(`${line}\n`);
+    this.showPrompt();
     return start;
   }
 
   private write(text: string): void {
+    if (this.prompting) {
+      this.options.output.write(clearLine);
+      this.prompting = false;
+    }
     for (const character of text) if (character === "\n") this.linesWritten += 1;
     this.options.output.write(text);
+  }
+
+  /** In a terminal, show the prompt again when nothing is being printed and input goes on. */
+  private showPrompt(): void {
+    if (!this.options.interactive || this.prompting || this.streaming > 0 || !this.connected) return;
+    this.options.output.write(prompt);
+    this.prompting = true;
   }
 
   private nextId(): string {
     this.counter += 1;
     return String(this.counter);
   }
+}
+
+/**
+ * What to write after the streamed `printed` to show `final`: the rest when `final` goes on
+ * from it, also when the two differ only in the address run in front; undefined when the
+ * words differ (the final text is then printed whole).
+ */
+function remainderAfter(printed: string, final: string): string | undefined {
+  if (final.startsWith(printed)) return final.slice(printed.length);
+  const printedWords = printed.replace(leadingAddresses, "");
+  const finalWords = final.replace(leadingAddresses, "");
+  if (printedWords.trim() === "" || !finalWords.startsWith(printedWords)) return undefined;
+  return finalWords.slice(printedWords.length);
 }

@@ -4,13 +4,17 @@ export interface ScopeNeed {
   feature: string;
 }
 
-/** Every scope of the app manifest, with the feature it serves. */
+/** Every bot scope of the app manifest (`commands` aside: the slash command shows its own), with the feature it serves. */
 export const scopeNeeds: readonly ScopeNeed[] = [
   { scope: "chat:write", feature: "posting answers and approval cards" },
   // The history scopes also let a re-run after a crash find a post it made (conversations.history).
   { scope: "channels:history", feature: "reading messages in public channels; finding a post made before a crash" },
   { scope: "groups:history", feature: "reading messages in private channels; finding a post made before a crash" },
   { scope: "im:history", feature: "reading direct messages; finding a post made before a crash" },
+  {
+    scope: "mpim:history",
+    feature: "reading group direct messages; finding a post made before a crash",
+  },
   { scope: "app_mentions:read", feature: "answering @mentions of the app" },
   {
     scope: "chat:write.customize",

@@ -25,6 +25,7 @@ import type { SingletonLease, SingletonLock } from "../../src/world/singleton-lo
 import { AdminRoles } from "./admin-roles.js";
 import { encodeStopCallback } from "./callback-data.js";
 import { type BotHandle, TelegramOutbound, createApi, isPrivateChat, isRefusal, toPlatformError } from "./api.js";
+import { botApiFetch } from "./bot-api-fetch.js";
 import { EditThrottle } from "./edit-throttle.js";
 import { type MentionDirectory, emptyMentionDirectory } from "./mentions.js";
 import { telegramMessageLink } from "./message-link.js";
@@ -101,7 +102,9 @@ export class TelegramAdapter implements ChannelAdapter, StreamingChannel, Editin
       maxRetryAttempts: options.retry?.maxRetryAttempts ?? 5,
     });
     const apiRoot = options.apiRoot?.replace(/\/+$/, "") || undefined;
-    this.bot = new Bot(options.token, apiRoot === undefined ? {} : { client: { apiRoot } });
+    this.bot = new Bot(options.token, {
+      client: { fetch: botApiFetch(), ...(apiRoot === undefined ? {} : { apiRoot }) },
+    });
     this.bot.api.config.use(transformer);
     this.bot.use(async (context) => this.dispatch(context.update));
     this.main = { api: this.bot.api, key: "main" };

@@ -3,6 +3,7 @@ import type { InlineKeyboardMarkup, UserFromGetMe } from "grammy/types";
 import { NetworkError, PlatformApiError, RoundtableError } from "../../src/errors/roundtable-error.js";
 import type { Logger } from "../../src/log/logger.js";
 import type { ChatRef } from "../../src/world/chat-ref.js";
+import { botApiFetch } from "./bot-api-fetch.js";
 import type { RenderedPart } from "./render.js";
 
 /** One bot that can post: the main bot, or an agent's own bot. */
@@ -17,7 +18,7 @@ export interface BotHandle {
 
 /** A grammY client for `token` talking to `apiRoot`, with the shared transformers installed. */
 export function createApi(token: string, apiRoot: string | undefined, transformers: Transformer[]): Api {
-  const api = new Api(token, apiRoot === undefined ? {} : { apiRoot });
+  const api = new Api(token, { fetch: botApiFetch(), ...(apiRoot === undefined ? {} : { apiRoot }) });
   api.config.use(...transformers);
   return api;
 }
@@ -41,7 +42,12 @@ export function toPlatformError(error: unknown, what: string): RoundtableError {
   if (error instanceof RoundtableError) return error;
   if (error instanceof GrammyError) {
     const retryAfter = error.parameters.retry_after;
-    return new PlatformApiError(`telegram ${what} refused: ${error.error_code} ${error.description}`, {
+    // grammY makes one of any answer whose `ok` is not true; say what it was when not a refusal.
+    const said =
+      typeof error.error_code === "number" && typeof error.description === "string"
+        ? `${error.error_code} ${error.description}`
+        : `an answer not in the Bot API's shape (${error.message})`;
+    return new PlatformApiError(`telegram ${what} refused: ${said}`, {
       cause: error,
       userMessage: "Telegram refused the message.",
       ...(retryAfter === undefined ? {} : { retryAfterMs: retryAfter * 1000 }),

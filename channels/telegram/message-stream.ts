@@ -63,11 +63,14 @@ export class TelegramMessageStream implements MessageStream {
   async finish(finalText: string, mentions?: readonly OutboundMention[]): Promise<SentRef> {
     this.close();
     await this.pumping;
+    const text = this.setup.prepare?.(finalText, mentions) ?? finalText;
     if (!this.draftMode && this.sent.length > 0) {
+      // The chat already shows the final text (no buttons to take off either): nothing to wait for.
+      if (this.showsFinal(text)) return { ids: this.sent.map((part) => String(part.id)) };
       const wait = this.setup.throttle.waitMs(this.throttleKey, this.setup.intervalMs);
       if (wait > 0) await this.setup.clock.sleep(wait);
     }
-    await this.flush(this.setup.prepare?.(finalText, mentions) ?? finalText, true);
+    await this.flush(text, true);
     return { ids: this.sent.map((part) => String(part.id)) };
   }
 
@@ -156,6 +159,15 @@ export class TelegramMessageStream implements MessageStream {
         shown.live = live;
       }
     }
+  }
+
+  /** True when the sent parts are exactly the final rendering of `text`, none with live buttons. */
+  private showsFinal(text: string): boolean {
+    const parts = renderText(text, this.setup.authorName);
+    return (
+      parts.length === this.sent.length &&
+      parts.every((part, index) => this.sent[index]?.html === part.html && !this.sent[index]?.live)
+    );
   }
 
   /** Remember a sent part and tell the observer where the stream's text now is. */

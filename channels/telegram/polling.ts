@@ -10,6 +10,8 @@ export interface UpdatePollerSetup {
   timeoutSeconds: number;
   maxDeliveryAttempts: number;
   allowedUpdates: readonly ("message" | "callback_query")[];
+  /** Shortest time between the starts of two `getUpdates` calls that came back empty (default 1000). */
+  minPollGapMs?: number;
   /** Hands one update to the world; resolves once the world has it (stored or refused). */
   handle(update: Update): Promise<void>;
 }
@@ -17,12 +19,22 @@ export interface UpdatePollerSetup {
 /** Longest wait between two failed attempts (polling or delivery). */
 const maxBackoffMs = 30_000;
 
+/** Default shortest time between two empty polls (a server that answers a long poll at once). */
+const defaultMinPollGapMs = 1000;
+
 /**
  * Long polling with offsets confirmed only for handled updates. grammY's `bot.start()` confirms
  * an update when its handling begins, so an update in hand at shutdown would be lost; here the
  * offset moves past an update only after the world has it, and `stop()` waits for the update in
  * hand, then confirms. A crash before that means a second delivery, which the world's ingress
  * drops as a duplicate (same chat and message id).
+ *
+ * Connected (the channel's part of `/readyz`) from `start()`, which runs once `getMe` has
+ * succeeded: a long poll that waits for updates is polling, not a failure. A failed poll makes
+ * it not connected; the next attempt asks without waiting (`timeout: 0`), so that a server back
+ * again shows as connected at once, not after a whole long poll. A server that answers a long
+ * poll at once with nothing gets its next call no sooner than `minPollGapMs` after the last
+ * one began; a poll that brought updates is followed by the next one at once.
  */
 export class UpdatePoller {
   private offset: number | undefined;
@@ -41,6 +53,7 @@ export class UpdatePoller {
     if (this.running) return;
     this.running = true;
     this.abort = new AbortController();
+    this.connected = true;
     this.loop = this.run();
   }
 
@@ -61,14 +74,18 @@ export class UpdatePoller {
 
   private async run(): Promise<void> {
     const { api, logger, timeoutSeconds, allowedUpdates } = this.setup;
+    const minGapMs = this.setup.minPollGapMs ?? defaultMinPollGapMs;
     let failures = 0;
     while (this.running) {
       let updates: Update[];
+      // After a failure, ask without waiting: an answer shows at once that polling works again.
+      const timeout = failures > 0 ? 0 : timeoutSeconds;
+      const began = performance.now();
       try {
         updates = await api.getUpdates(
           {
             ...(this.offset === undefined ? {} : { offset: this.offset }),
-            timeout: timeoutSeconds,
+            timeout,
             allowed_updates: [...allowedUpdates],
           },
           // grammY types its signal with the abort-controller polyfill; Node's is the same at runtime.
@@ -92,6 +109,12 @@ export class UpdatePoller {
         if (!this.running) break; // left unconfirmed: delivered again after a restart
         if (!(await this.deliver(update))) break;
         this.offset = update.update_id + 1;
+      }
+      if (updates.length === 0 && timeout > 0) {
+        // The server did not wait for updates: keep a gap, not a thousand polls a second. The
+        // time the call took is the process's monotonic time; the wait goes through the clock.
+        const gapMs = minGapMs - (performance.now() - began);
+        if (gapMs > 0 && !(await this.pause(Math.ceil(gapMs)))) break;
       }
     }
   }

@@ -31,6 +31,7 @@ export async function runConsoleChat(options: ConsoleChatOptions): Promise<numbe
     input: options.input,
     output,
     interactive: options.interactive ?? false,
+    banner: chatBanner(world, user),
     settle: () => roundtable?.whenIdle() ?? Promise.resolve(),
   });
   const parts = await buildParts(config, logger);
@@ -44,4 +45,20 @@ export async function runConsoleChat(options: ConsoleChatOptions): Promise<numbe
     await opened.close();
   }
   return 0;
+}
+
+/** The first lines of an interactive chat: where you are, who is there, how to talk to them. */
+export function chatBanner(
+  world: { name: string; agents: readonly string[]; defaultAgent?: string | undefined },
+  user: string,
+): string {
+  const agents = world.agents.map((agent) => `@${agent}`).join(", ") || "none";
+  const unaddressed =
+    world.defaultAgent === undefined
+      ? "start a line with @name to talk to an agent"
+      : `a line with no @name goes to @${world.defaultAgent}`;
+  return (
+    `roundtable chat: world ${world.name} (agents: ${agents}), you are ${user}.\n` +
+    `Type a message and press Enter; ${unaddressed}. /help lists the commands, Ctrl-D leaves.`
+  );
 }

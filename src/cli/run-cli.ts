@@ -11,6 +11,7 @@ import { approvalsCommand } from "./approvals-command.js";
 import { migrateCommand } from "./migrate-command.js";
 import { startCommand } from "./start-command.js";
 import { usageCommand } from "./usage-command.js";
+import { UsageError } from "./usage-error.js";
 import { webLoginCommand } from "./web-login-command.js";
 
 export const commands: readonly CliCommand[] = [
@@ -69,6 +70,16 @@ export async function runCli(argv: readonly string[], context: CliContext): Prom
     return exitCodes.ok;
   }
 
+  const eaten = configEatenByNpm(context.env, argv, rest);
+  if (eaten !== undefined) {
+    context.stderr.write(
+      `roundtable: npm took --config as its own setting, so roundtable never saw it. ` +
+        `Put -- before roundtable's options: npm start -- --config ${eaten} ` +
+        `(or npm run roundtable -- ${command.name} --config ${eaten}).\n`,
+    );
+    return exitCodes.usage;
+  }
+
   let values: OptionValues;
   try {
     ({ values } = parseArgs({
@@ -89,8 +100,30 @@ export async function runCli(argv: readonly string[], context: CliContext): Prom
   try {
     return await command.run(values, { ...context, configPath });
   } catch (error) {
+    if (error instanceof UsageError) {
+      context.stderr.write(`roundtable ${command.name}: ${error.message}\n\n${command.help}\n`);
+      return exitCodes.usage;
+    }
     return reportFailure(context, command.name, error);
   }
+}
+
+/**
+ * `npm start --config x` (no `--`): npm keeps `--config` as its own setting and passes it down
+ * only as `npm_config_config` (npm 11: `true`, with `x` left as an argument to the script;
+ * older ones: `x`). Under an npm script, with no `--config` of ours, that is the file the person
+ * meant; its name is returned for the hint.
+ */
+function configEatenByNpm(
+  env: Record<string, string | undefined>,
+  argv: readonly string[],
+  rest: readonly string[],
+): string | undefined {
+  const eaten = env.npm_config_config;
+  if (eaten === undefined || eaten === "" || env.npm_lifecycle_event === undefined) return undefined;
+  if (argv.some((argument) => argument === "--config" || argument.startsWith("--config="))) return undefined;
+  if (eaten !== "true") return eaten;
+  return rest.find((argument) => !argument.startsWith("-")) ?? "FILE";
 }
 
 interface GlobalOptions {

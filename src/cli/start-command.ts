@@ -29,13 +29,14 @@ WEB_CONSOLE_TOKEN (the web console's shared token; unset: generated once and kep
 On SIGINT/SIGTERM it stops taking work, lets running steps finish or park, and exits 0.`,
   options: { port: { type: "string" } },
   async run(values, context) {
+    // Checked first: a bad --port is bad usage, told before anything else is loaded.
+    const port = parsePort(typeof values.port === "string" ? values.port : undefined, context.env);
     const loaded = await loadConfig({ configPath: context.configPath, env: context.env, cwd: context.cwd });
     const logger = createCliLogger(context, "info", configSecrets(loaded.config));
     for (const warning of loaded.warnings) logger.warn(warning);
     for (const warning of exposureWarnings(loaded.config)) {
       logger.warn({ world: warning.world, platform: warning.platform, tools: warning.tools }, warning.text);
     }
-    const port = parsePort(typeof values.port === "string" ? values.port : undefined, context.env);
     const databaseUrl = resolveDatabaseUrl(context.env);
     // Loaded on use, so `--help` and the other commands start fast and do not need them.
     const { migrateDatabase } = await import("../storage/migrate.js");

@@ -34,4 +34,10 @@ describe("protectEnvReferences", () => {
     expect(protectedText.originalOffset(bracket)).toBe(original.indexOf("]"));
     expect(protectedText.originalOffset(1)).toBe(1);
   });
+
+  it("reports ${NAME never closed, but not an escaped $${ or things that are not references", () => {
+    const original = "a: ${TOKEN\nb: $${LITERAL\nc: ${ A } ${1X}\nd: ${OK} ${LATE";
+    const protectedText = protectEnvReferences(original, {});
+    expect(protectedText.unterminated).toEqual([original.indexOf("${TOKEN"), original.indexOf("${LATE")]);
+  });
 });

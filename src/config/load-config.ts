@@ -138,11 +138,34 @@ function finishConfig(config: Config): Omit<LoadedConfig, "source" | "origin"> {
   return { config: { ...config, worlds, channels }, warnings, unconfiguredProviders };
 }
 
+/**
+ * Says which unset variables a problem comes from: those of the problem's own path, or of a
+ * path its message names (an agent's provider with no API key names `providers.<name>.apiKey`,
+ * which may be an unset `${OPENAI_KEY_TYPO}`).
+ */
 function withUnsetNote(problem: ConfigProblem, unset: Map<string, string[]> | undefined): ConfigProblem {
   const names = unset?.get(formatConfigPath(problem.path));
-  if (!names || names.length === 0) return problem;
-  const list = names.map((name) => `\${${name}}`).join(", ");
-  return { ...problem, message: `${problem.message} (${list} ${names.length > 1 ? "are" : "is"} not set)` };
+  if (names && names.length > 0) {
+    const list = names.map((name) => `\${${name}}`).join(", ");
+    return { ...problem, message: `${problem.message} (${list} ${names.length > 1 ? "are" : "is"} not set)` };
+  }
+  const named = [...(unset ?? [])].filter(([at]) => mentionsPath(problem.message, at));
+  if (named.length === 0) return problem;
+  const notes = named.map(([at, variables]) => {
+    const list = variables.map((name) => `\${${name}}`).join(", ");
+    return `${at} is ${list}, which ${variables.length > 1 ? "are" : "is"} not set`;
+  });
+  return { ...problem, message: `${problem.message} (${notes.join("; ")})` };
+}
+
+/** True when `message` names the config path `at` (not as the start of a longer path or word). */
+function mentionsPath(message: string, at: string): boolean {
+  if (at === "") return false;
+  for (let index = message.indexOf(at); index >= 0; index = message.indexOf(at, index + 1)) {
+    const after = message[index + at.length];
+    if (after === undefined || !/[A-Za-z0-9_.[]/.test(after)) return true;
+  }
+  return false;
 }
 
 function displayPath(file: string, cwd: string): string {

@@ -21,6 +21,14 @@ export function parseConfigText(
   env: Record<string, string | undefined>,
 ): ParsedConfigText {
   const protectedText = protectEnvReferences(text, env);
+  const [open] = protectedText.unterminated;
+  if (open !== undefined) {
+    const { line, col } = linePosition(text, open);
+    const name = /^\$\{([A-Za-z0-9_]*)/.exec(text.slice(open))?.[1] ?? "";
+    throw new ConfigError(
+      `${label}: line ${line}, column ${col}: \${${name} is not closed: write \${${name}} (or $\${ for a literal \${)\n${snippet(text, line, col)}`,
+    );
+  }
   // Integers are read exactly (BigInt), so a Discord id written without quotes keeps its digits.
   const document = parseDocument(protectedText.text, { prettyErrors: false, uniqueKeys: true, intAsBigInt: true });
   const [first, ...others] = document.errors;

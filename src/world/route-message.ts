@@ -11,9 +11,18 @@ import { worldAuthor } from "./message.js";
 import type { Outbox } from "./outbox.js";
 import { noticeOnce, periodBucket } from "./sender-notice.js";
 import { chainHumans, chainStarter } from "./turn-chain.js";
-import { parseAddresses, routeMessage, turnLimitNotice, unknownAgentNotice } from "./routing/index.js";
+import {
+  parseAddresses,
+  routeMessage,
+  turnLimitNotice,
+  unaddressedNotice,
+  unknownAgentNotice,
+} from "./routing/index.js";
 import { isUserRolesChannel, rolesLookup } from "./user-roles.js";
 import type { WorldContext } from "./world-context.js";
+
+/** How often a person who addresses no agent (in a world without a default agent) is told how to. */
+const unaddressedNoticeMs = 24 * 3_600_000;
 
 /** The id of the turn an agent takes in answer to a message: one per message and agent. */
 export function turnIdFor(messageId: string, agent: string): string {
@@ -72,6 +81,12 @@ export async function routeStoredMessage(context: WorldContext, outbox: Outbox, 
   });
   if (decision.kind === "none") {
     log.debug({ messageId, reason: decision.reason }, "no agent answers");
+    if (decision.reason === "not-addressed" && message.author.kind === "human") {
+      // Not silence: the person hears how to address the agents, once a day (privately where the channel can).
+      const day = periodBucket(message.createdAt, unaddressedNoticeMs);
+      const key = `unaddressed:${message.author.id}:${day}`;
+      await noticeOnce(context, outbox, chat, message.author.id, key, unaddressedNotice(world.agents));
+    }
     return started;
   }
   if (decision.unknown.length > 0 && message.author.kind === "human") {

@@ -213,6 +213,24 @@ describe("a bad config file is refused with a message naming file, path and expe
     );
   });
 
+  it("an unset variable as a provider's API key is named in the error about the missing key (#28)", async () => {
+    const yaml =
+      'providers:\n  openai: { apiKey: "${OPENAI_KEY_TYPO}" }\nagents:\n  - { name: alice, provider: openai, model: gpt-4o }\nworlds:\n  - { name: team, agents: [alice] }\n';
+    expect(await errorFor(yaml, {})).toBe(
+      'roundtable.yaml: agents[0].provider: provider "openai" has no API key (set providers.openai.apiKey or OPENAI_API_KEY) (providers.openai.apiKey is ${OPENAI_KEY_TYPO}, which is not set)',
+    );
+  });
+
+  it("an unterminated ${NAME is a config error with its line, not a literal value (#28)", async () => {
+    const yaml = `${twoAgents}worlds:\n  - { name: team, agents: [alice] }\nchannels:\n  telegram:\n    token: \${TELEGRAM_BOT_TOKEN\n`;
+    const message = await errorFor(yaml, { ...env, TELEGRAM_BOT_TOKEN: "1:abc" });
+    expect(message).toBe(
+      "roundtable.yaml: line 9, column 12: ${TELEGRAM_BOT_TOKEN is not closed: write ${TELEGRAM_BOT_TOKEN} (or $${ for a literal ${)\n" +
+        "  9 |     token: ${TELEGRAM_BOT_TOKEN\n" +
+        "    |            ^",
+    );
+  });
+
   it("a bad name", async () => {
     expect(await errorFor(`${twoAgents}worlds:\n  - { name: 9team, agents: [alice] }\n`)).toBe(
       `roundtable.yaml: worlds[0].name: expected a name of letters, digits, '-' and '_', starting with a letter, got "9team"`,

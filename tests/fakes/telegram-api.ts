@@ -46,6 +46,11 @@ export interface InjectedFailure {
   error_code: number;
   description: string;
   retry_after?: number;
+  /**
+   * Answer this instead of a Bot API refusal: what a proxy or an emulator written by others may
+   * send (`error_code` is then the HTTP status), e.g. a bare `502 Bad Gateway` page or `{"error": …}`.
+   */
+  raw?: { body: string; contentType?: string };
 }
 
 interface BotState {
@@ -84,6 +89,11 @@ export class FakeTelegramApi {
   recordCalls = true;
   /** Called with every call as it is answered (the bench times replies with it). */
   onCall: ((call: RecordedCall) => void) | undefined;
+  /**
+   * Set true to play a server that answers `getUpdates` at once even when asked to wait (as
+   * some emulators do): an empty list comes back without the long poll's wait.
+   */
+  answerPollsAtOnce = false;
   /** Called when a call arrives, before it is answered (a long poll is answered much later). */
   onArrival: ((method: string) => void) | undefined;
   /** Called with the caller's TCP port when a connection opens (its process is still there). */
@@ -314,7 +324,13 @@ export class FakeTelegramApi {
     else if (injected) {
       injected.times -= 1;
       if (injected.times <= 0) this.failures.splice(this.failures.indexOf(injected), 1);
-      const { error_code, description, retry_after } = injected.failure;
+      const { error_code, description, retry_after, raw } = injected.failure;
+      if (raw) {
+        if (this.recordCalls) this.calls.push({ token, method, params, ok: false, errorCode: error_code });
+        response.writeHead(error_code, { "content-type": raw.contentType ?? "text/html" });
+        response.end(raw.body);
+        return;
+      }
       return record(refuse(error_code, description, retry_after === undefined ? undefined : { retry_after }));
     }
     if (method === "getUpdates") return record(await this.getUpdates(bot, params, request));
@@ -331,7 +347,7 @@ export class FakeTelegramApi {
     if (offset > bot.confirmedOffset) bot.confirmedOffset = offset;
     bot.updates = bot.updates.filter((update) => (update.update_id as number) >= bot.confirmedOffset);
     const limit = typeof params.limit === "number" ? params.limit : 100;
-    const timeout = typeof params.timeout === "number" ? params.timeout : 0;
+    const timeout = this.answerPollsAtOnce ? 0 : typeof params.timeout === "number" ? params.timeout : 0;
     if (bot.updates.length === 0 && timeout > 0) {
       bot.activePoll?.();
       let conflict = false;

@@ -263,6 +263,35 @@ describe("connectMcpServers", () => {
     });
   });
 
+  it("a Node server whose file is missing: the error shows the line naming the file, whole, not the stack's tail (#28)", async () => {
+    const { logger } = capturedLogger();
+    const missing = path.join(notesDirectory, "mcp", "a-rather-long-directory-name-for-the-notes-server", "notes.js");
+    const tools = toolsConfigSchema.parse({
+      mcpServers: { notes: { command: process.execPath, args: [missing] } },
+    });
+    manager = await connectMcpServers(tools, logger, { retry: { initialDelayMs: 60_000 }, connectTimeoutMs: 20_000 });
+    const error = manager.statuses()[0]?.error ?? "";
+    expect(error).toContain(`Error: Cannot find module '${missing}'`);
+    expect(error).not.toMatch(/\bat \S+ \(node:internal/);
+    expect(error).not.toContain("Node.js v");
+  });
+
+  it("a server that writes no error line: its first and last lines are shown", async () => {
+    const { logger } = capturedLogger();
+    const script = [
+      "for (let i = 1; i <= 20; i++) process.stderr.write('starting step ' + i + '\\n');",
+      "process.stderr.write('gave up\\n'); process.exit(3);",
+    ].join(" ");
+    const tools = toolsConfigSchema.parse({
+      mcpServers: { chatty: { command: process.execPath, args: ["-e", script] } },
+    });
+    manager = await connectMcpServers(tools, logger, { retry: { initialDelayMs: 60_000 }, connectTimeoutMs: 20_000 });
+    const error = manager.statuses()[0]?.error ?? "";
+    expect(error).toContain(
+      "(stderr: starting step 1 | starting step 2 | starting step 19 | starting step 20 | gave up)",
+    );
+  });
+
   it("retries a failed server in the background, logging the failure once, until it starts", async () => {
     const { logger, lines } = capturedLogger();
     const { command, args } = notesServerCommand();

@@ -145,6 +145,8 @@ describe.skipIf(skip)("the web console in a real browser (headless Chromium, the
     const card = page.locator(".card.state-pending");
     await card.waitFor();
     expect(await card.locator(".card-title").textContent()).toBe("Alice (release) wants to run shell_cmd");
+    // The expiry in UTC, as the operator view writes times, not in the browser's 12-hour locale.
+    expect(await card.locator(".card-meta").textContent()).toMatch(/ · expires \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
     expect(await card.locator(".arguments").textContent()).toBe('{\n  "command": "ls",\n  "args": [\n    "-1"\n  ]\n}');
     expect(await card.locator("button").allTextContents()).toEqual([
       "Approve once",

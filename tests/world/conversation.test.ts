@@ -99,6 +99,28 @@ describe("a conversation between a person and two agents", () => {
     expect(harness.channel.messages().map((message) => message.text)).toEqual(["alice here", "bob here"]);
   });
 
+  it("without a default agent, a message that addresses nobody gets a short answer on how to address agents, once a day per person (#28)", async () => {
+    const alice = new ScriptedProvider(() => ({ text: "alice here" }));
+    harness = await createHarness({
+      agents: [
+        { name: "alice", provider: alice },
+        { name: "bob", provider: new ScriptedProvider(() => ({ text: "bob here" })) },
+      ],
+    });
+    await harness.say("hello there", { user: "Ana" });
+    await harness.idle();
+    await harness.say("anyone?", { user: "Ana" });
+    await harness.idle();
+    const notices = harness.channel.messages().map((message) => `${message.author}: ${message.text}`);
+    expect(notices).toEqual([
+      "roundtable: Nobody answers a message that addresses no agent here: start it with @alice or @bob (a reply to an agent's message goes to that agent).",
+    ]);
+    await harness.say("hi", { user: "Eve" });
+    await harness.idle();
+    expect(harness.channel.messages()).toHaveLength(2);
+    expect(alice.requests).toHaveLength(0);
+  });
+
   it("two agents addressed in one message answer in order of first mention", async () => {
     harness = await createHarness({
       agents: [

@@ -126,6 +126,12 @@ function prettyArguments(json) {
   }
 }
 
+/** `2026-11-26 15:49:15 UTC`: the time as the operator view and the logs write it, not the browser's locale. */
+function utcTime(iso) {
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? String(iso) : `${date.toISOString().replace("T", " ").slice(0, 19)} UTC`;
+}
+
 function renderCard(item) {
   const card = item.card;
   const node = element("li", `item card state-${card.state}`);
@@ -135,7 +141,7 @@ function renderCard(item) {
   const parts = [`approval ${card.shortId}`];
   if (card.reason) parts.push(card.reason);
   if (card.requestedFor) parts.push(`asked for ${card.requestedFor}`);
-  if (card.state === "pending") parts.push(`expires ${new Date(card.expiresAt).toLocaleString()}`);
+  if (card.state === "pending") parts.push(`expires ${utcTime(card.expiresAt)}`);
   meta.textContent = parts.join(" · ");
   node.append(meta);
   if (card.state === "pending") {

@@ -4,4 +4,4 @@ export { parseAddresses } from "./parse-addresses.js";
 export type { NoAnswerReason, RouteAuthor, RouteDecision, RouteInput } from "./route-message.js";
 export { routeMessage } from "./route-message.js";
 export { turnLimitNotice, turnLimitReached } from "./turn-limit.js";
-export { unknownAgentNotice } from "./unknown-agent-notice.js";
+export { unaddressedNotice, unknownAgentNotice } from "./unknown-agent-notice.js";

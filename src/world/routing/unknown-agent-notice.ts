@@ -31,3 +31,17 @@ function list(items: readonly string[], conjunction = "and"): string {
   if (items.length <= 1) return items.join("");
   return `${items.slice(0, -1).join(", ")} ${conjunction} ${items[items.length - 1]}`;
 }
+
+/**
+ * What the world answers a person whose message addresses nobody in a world without a default
+ * agent (nothing would answer it), e.g. "Nobody answers a message that addresses no agent here:
+ * start it with @alice or @bob (a reply to an agent's message goes to that agent)."
+ */
+export function unaddressedNotice(known: readonly string[]): string {
+  if (known.length === 0) return "This world has no agents, so nobody answers here.";
+  const names = list(
+    known.map((name) => `@${name}`),
+    "or",
+  );
+  return `Nobody answers a message that addresses no agent here: start it with ${names} (a reply to an agent's message goes to that agent).`;
+}

@@ -1,0 +1,90 @@
+import { PassThrough, Writable } from "node:stream";
+import { describe, expect, it, vi } from "vitest";
+import { ConsoleAdapter } from "../../channels/console/adapter.js";
+import { chatBanner } from "../../src/app/run-console-chat.js";
+import type { Author } from "../../src/world/message.js";
+import { ContractSink } from "./contract-sink.js";
+
+const bob: Author = { kind: "agent", id: "bob", name: "bob" };
+
+/** A console in a terminal (interactive), its output as one string. */
+async function terminal(banner?: string) {
+  const input = new PassThrough();
+  let written = "";
+  const output = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      written += chunk.toString();
+      callback();
+    },
+  });
+  const adapter = new ConsoleAdapter({
+    world: "team",
+    user: "ana",
+    input,
+    output,
+    interactive: true,
+    ...(banner === undefined ? {} : { banner }),
+  });
+  const sink = new ContractSink();
+  await adapter.start(sink);
+  /** Type a line: the terminal echoes it (and its newline) where the prompt is. */
+  const type = (line: string): void => {
+    output.write(`${line}\n`);
+    input.write(`${line}\n`);
+  };
+  return { adapter, input, sink, type, output: () => written };
+}
+
+/** What a terminal shows: a line clear (`\r` + erase line) wipes the prompt it follows. */
+function screen(raw: string): string {
+  return raw.replaceAll("> \r\u001b[2K", "");
+}
+
+describe("roundtable chat in a terminal (#28)", () => {
+  it("shows a banner (world, agents, how to address them) and a prompt, again after each line", async () => {
+    const banner = chatBanner({ name: "team", agents: ["alice", "bob"] }, "ana");
+    const console = await terminal(banner);
+    expect(console.output()).toBe(
+      "roundtable chat: world team (agents: @alice, @bob), you are ana.\n" +
+        "Type a message and press Enter; start a line with @name to talk to an agent. /help lists the commands, Ctrl-D leaves.\n" +
+        "> ",
+    );
+    console.type("@bob hello");
+    await vi.waitFor(() => expect(console.sink.messages).toHaveLength(1));
+    await vi.waitFor(() => expect(console.output().endsWith("> ")).toBe(true));
+    // An answer printed while the prompt waits replaces it, and the prompt comes back below.
+    await console.adapter.postMessage(console.adapter.chat, { author: bob, text: "Hi ana." });
+    expect(screen(console.output()).split("\n").slice(2)).toEqual(["> @bob hello", "bob: Hi ana.", "> "]);
+    console.input.end();
+    await console.adapter.finished;
+  });
+
+  it("a default agent is named in the banner", () => {
+    expect(chatBanner({ name: "team", agents: ["alice"], defaultAgent: "alice" }, "ana")).toContain(
+      "a line with no @name goes to @alice",
+    );
+  });
+
+  it("an agent-to-agent answer is printed once: the auto-mention put in front at the end is not a second copy", async () => {
+    const console = await terminal();
+    const stream = await console.adapter.openStream(console.adapter.chat, bob);
+    stream.update("I agree");
+    stream.update("I agree, ship it.");
+    await stream.finish("@alice I agree, ship it.");
+    const shown = screen(console.output());
+    expect(shown.match(/ship it/g)).toHaveLength(1);
+    expect(shown).toBe("bob: I agree, ship it.\n> ");
+    console.input.end();
+    await console.adapter.finished;
+  });
+
+  it("a final text whose words differ from the streamed ones is still printed whole", async () => {
+    const console = await terminal();
+    const stream = await console.adapter.openStream(console.adapter.chat, bob);
+    stream.update("Draft answer");
+    await stream.finish("Another answer entirely.");
+    expect(screen(console.output())).toBe("bob: Draft answer\nbob: Another answer entirely.\n> ");
+    console.input.end();
+    await console.adapter.finished;
+  });
+});
