@@ -59,6 +59,9 @@ describe("the bundle's check", () => {
     expect(run.stdout).toMatch(/^slack +ok +bot /m);
     expect(run.stdout).toMatch(/^discord +ok +bot Roundtable /m);
     expect(run.stdout).not.toContain("FAIL");
+    // Node's deprecation warnings about dependencies (punycode, url.parse) no longer print atop the table.
+    expect(run.stdout).toMatch(/^CHECK /);
+    expect(run.stderr).toBe("");
   });
 });
 
@@ -76,6 +79,8 @@ describe("the bundle's start", () => {
     child.kill("SIGTERM");
     const run = await finished;
     expect(run.code, run.stderr).toBe(0);
+    // Only JSON log lines: no raw process warnings among them.
+    for (const line of run.stderr.trim().split("\n")) expect(() => JSON.parse(line), line).not.toThrow();
   });
 });
 
