@@ -30,6 +30,8 @@ const holderSchema = z.object({
   command: z.string(),
   token: z.string(),
   since: z.string(),
+  /** Linux: boot id and the process's start time, so a pid reused after the holder died is not taken for it. */
+  incarnation: z.string().optional(),
 });
 
 type Holder = z.infer<typeof holderSchema>;
@@ -54,6 +56,8 @@ export function lockSqliteDatabase(options: LockOptions): SqliteProcessLock {
     token: randomUUID(),
     since: new Date().toISOString(),
   };
+  const incarnation = incarnationOf(process.pid);
+  if (incarnation !== undefined) holder.incarnation = incarnation;
   // A few rounds: the next one follows a takeover of a stale lock (or a holder that just left).
   for (let round = 0; round < 3; round++) {
     if (createExclusive(file, holder)) return heldLock(file, holder);
@@ -120,7 +124,26 @@ function staleness(holder: Holder | "unreadable"): string | undefined {
     return `taking over a database lock written on another host (${holder.host}), whose process cannot be checked from here`;
   }
   if (holder.pid === process.pid) return "taking over a stale database lock (an earlier process with this pid)";
-  return processAlive(holder.pid) ? undefined : "taking over a stale database lock (its process is gone)";
+  if (!processAlive(holder.pid)) return "taking over a stale database lock (its process is gone)";
+  const now = incarnationOf(holder.pid);
+  if (holder.incarnation !== undefined && now !== undefined && now !== holder.incarnation) {
+    return "taking over a stale database lock (its process is gone; another process has its pid now)";
+  }
+  return undefined;
+}
+
+/** Linux: `<boot id>:<start time in ticks since boot>` of a process; undefined elsewhere. */
+function incarnationOf(pid: number): string | undefined {
+  try {
+    const bootId = readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim();
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // Fields after the command name (which may hold spaces) start at its closing parenthesis.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const startTime = fields[19];
+    return startTime === undefined ? undefined : `${bootId}:${startTime}`;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Replaces a stale lock file, unless someone else is replacing it or it changed meanwhile. */
@@ -149,9 +172,15 @@ function takeOver(file: string, seen: Holder | "unreadable", log: () => void): v
 function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+  // Linux: a killed process its parent has not reaped yet (a zombie) still answers signal 0.
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+  } catch {
+    return true;
   }
 }
 

@@ -39,6 +39,16 @@ async function startService() {
   return { child, finished, port };
 }
 
+async function startAndStop() {
+  const service = await startService();
+  const health = await fetch(`http://127.0.0.1:${service.port}/healthz`);
+  expect(health.status).toBe(200);
+  service.child.kill("SIGTERM");
+  const run = await service.finished;
+  expect(run.code).toBe(0);
+  return run;
+}
+
 const refusal = (command: string, pid: number) =>
   `roundtable ${command}: ${databaseFile} is in use by \`roundtable start\` (pid ${pid}); SQLite allows one Roundtable process per database file: talk to the running service in its web console, or give this command its own DATABASE_URL (DATABASE_URL=file:./data/other.db), or use PostgreSQL\n`;
 
@@ -89,14 +99,27 @@ describe("one process per SQLite file", () => {
         since: "2026-01-01T00:00:00.000Z",
       }),
     );
-    const service = await startService();
-    const health = await fetch(`http://127.0.0.1:${service.port}/healthz`);
-    expect(health.status).toBe(200);
-    service.child.kill("SIGTERM");
-    const run = await service.finished;
-    expect(run.code).toBe(0);
+    const run = await startAndStop();
     const takeovers = run.stderr.split("\n").filter((line) => line.includes("taking over a stale database lock"));
     expect(takeovers).toHaveLength(1);
     expect(JSON.parse(takeovers[0] ?? "{}")).toMatchObject({ pid: gone.pid, command: "roundtable chat" });
+  });
+
+  it("a lock whose pid now belongs to another process (started later) is stale too", async () => {
+    await mkdir(path.dirname(databaseFile), { recursive: true });
+    // This test's own process is alive, but it is not the process that wrote the lock.
+    await writeFile(
+      `${databaseFile}.lock`,
+      JSON.stringify({
+        pid: process.pid,
+        host: hostname(),
+        command: "roundtable start",
+        token: "old",
+        since: "2026-01-01T00:00:00.000Z",
+        incarnation: "another-boot:1",
+      }),
+    );
+    const run = await startAndStop();
+    expect(run.stderr).toContain("another process has its pid now");
   });
 });
