@@ -1,15 +1,16 @@
 # syntax=docker/dockerfile:1
+# Kept simple on purpose: .ci/run replays the build stage without Docker
+# (scripts/replay-dockerfile.mjs: each COPY into an empty directory, each RUN there, then the
+# final stage's CMD and HEALTHCHECK), so a change here is checked in CI.
 
-# Build: install dependencies (their install scripts fetch the `node` package's binary and
-# generate the Prisma clients), compile to dist/, then drop the dev tools.
+# Build: the sources first, then `npm install`, whose postinstall generates the Prisma clients
+# and builds dist/ (scripts/build.mjs); then the dev tools are dropped.
 FROM node:24-slim AS build
 WORKDIR /app
 ENV NPM_CONFIG_UPDATE_NOTIFIER=false NPM_CONFIG_FUND=false NPM_CONFIG_AUDIT=false
-COPY package.json package-lock.json prisma.config.ts ./
-COPY prisma ./prisma
-RUN npm install --no-audit --no-fund
 COPY . .
-RUN npm run generate && npm run build && npm prune --omit=dev
+RUN npm install --no-audit --no-fund
+RUN npm prune --omit=dev
 
 # Run: the same files, owned by root and read-only to the service, which runs as `node`.
 FROM node:24-slim
@@ -19,7 +20,9 @@ ENV NODE_ENV=production PORT=8080 NPM_CONFIG_UPDATE_NOTIFIER=false
 # loop and save a few MiB (README, "Performance").
 ENV MALLOC_ARENA_MAX=2
 COPY --from=build /app /app
-RUN mkdir -p /app/data /app/worlds && chown node:node /app/data /app/worlds
+# data/ (the SQLite default) and config/ (an optional roundtable.yaml, docker-compose.yml) are
+# the only places the service reads or writes besides its own files.
+RUN mkdir -p /app/data /app/worlds /app/config && chown node:node /app/data /app/worlds
 USER node
 EXPOSE 8080
 VOLUME ["/app/data"]

@@ -6,7 +6,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
-    globalSetup: ["tests/global-setup.ts"],
+    globalSetup: ["tests/global-setup.ts", "tests/build-bundle.ts"],
     // In CI a JSON report is written too, for .ci/run's closing "N passed, N failed" line.
     reporters: process.env.CI ? ["default", ["json", { outputFile: "data/test-report.json" }]] : ["default"],
   },

@@ -3,7 +3,7 @@
 // and the Docker image run. Node then resolves, reads and links tens of modules at start instead
 // of about a thousand (README, "Performance"). Dynamic imports stay separate chunks, loaded only
 // when used (channel adapters and their SDKs, model SDKs, the OpenTelemetry SDK, one database's client).
-import { cpSync, rmSync } from "node:fs";
+import { cpSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 
@@ -73,6 +73,26 @@ export async function bundle(root) {
     },
     plugins: [generatedClients(outputDirectory)],
   });
+  refuseDefaultOnlyChunks(outputDirectory);
   // The web console reads its assets next to its code (new URL("./assets/…", import.meta.url)).
   cpSync(path.join(root, "channels", "web", "assets"), path.join(outputDirectory, "assets"), { recursive: true });
+}
+
+/**
+ * A dynamic `import("pkg")` of a bundled CommonJS package becomes a chunk that exports only
+ * `default`, so `const { Name } = await import("pkg")` gets undefined ("Api is not a
+ * constructor" from grammY). Import such a package statically in a small file of ours and load
+ * that file lazily instead (src/cli/check/telegram-identity.ts), or list the package as external.
+ */
+function refuseDefaultOnlyChunks(outputDirectory) {
+  const offenders = readdirSync(outputDirectory).filter(
+    (name) =>
+      name.endsWith(".js") &&
+      /(?:^|;)export default require_\w+\(\);?$/m.test(readFileSync(path.join(outputDirectory, name), "utf8")),
+  );
+  if (offenders.length > 0) {
+    throw new Error(
+      `bundle: ${offenders.join(", ")} re-export${offenders.length === 1 ? "s" : ""} a CommonJS package as \`default\` only (a dynamic import of it loses its named exports); import it statically in a file that is loaded lazily, or make it external`,
+    );
+  }
 }

@@ -153,7 +153,9 @@ async function runWatchedStep(runtime: AgentRuntime, turnId: string, step: numbe
       await endWithLimit(runtime, scope, "deadline", "reached the turn's time limit");
       return;
     }
-    log.error({ err: error, code: error instanceof ProviderError ? error.code : undefined }, "provider call failed");
+    // A provider's refusal (no key, rate limit, …) is an expected condition: one line, no stack.
+    if (error instanceof ProviderError) log.error({ code: error.code, cause: error.message }, "provider call failed");
+    else log.error({ err: error }, "provider call failed");
     await failTurn(runtime, scope, runtime.describeProviderError(error));
     return;
   } finally {

@@ -35,16 +35,32 @@ export async function runConsoleChat(options: ConsoleChatOptions): Promise<numbe
     settle: () => roundtable?.whenIdle() ?? Promise.resolve(),
   });
   const parts = await buildParts(config, logger);
-  roundtable = new Roundtable({ ...parts, config, store: opened.store, queue, logger, channels: [adapter] });
+  roundtable = new Roundtable({
+    ...parts,
+    config,
+    store: opened.store,
+    queue,
+    logger,
+    channels: [adapter],
+    stopGraceMs: chatStopGraceMs,
+  });
+  const running = roundtable;
+  let interrupted = false;
   try {
-    await roundtable.start();
-    await adapter.finished;
-    await roundtable.whenIdle();
+    await running.start();
+    const conversation = adapter.finished.then(() => running.whenIdle());
+    const stop = (options.stopRequested ?? new Promise<never>(() => undefined)).then(() => {
+      interrupted = true;
+    });
+    await Promise.race([conversation, stop]);
   } finally {
-    await roundtable.stop();
+    // On Ctrl-C too: a tool still running is ended (its process group), never left behind.
+    await running.stop();
     await opened.close();
+    // Interrupted with the terminal (or pipe) still open: stop reading it, so the process can end.
+    if (interrupted) options.input.pause();
   }
-  return 0;
+  return interrupted ? 130 : 0;
 }
 
 /** The first lines of an interactive chat: where you are, who is there, how to talk to them. */
@@ -62,3 +78,9 @@ export function chatBanner(
     `Type a message and press Enter; ${unaddressed}. /help lists the commands, Ctrl-D leaves.`
   );
 }
+
+/**
+ * How long running steps may finish after Ctrl-C before they are cut (and their tools ended):
+ * short, since someone at the terminal asked to stop; a cut step runs again next time.
+ */
+const chatStopGraceMs = 2000;

@@ -36,5 +36,10 @@ export interface ConsoleChatOptions {
   output: NodeJS.WritableStream;
   /** A terminal: stream answers as they come. Otherwise whole lines, each input line after the last settled. */
   interactive?: boolean;
+  /**
+   * Resolves when the user asks to stop (Ctrl-C): the chat then stops as `start` does on
+   * SIGTERM (running steps get a short grace, then their tools are ended) and resolves with 130.
+   */
+  stopRequested?: Promise<unknown>;
   logger: Logger;
 }

@@ -2,6 +2,7 @@ import { configSecrets } from "../config/config-secrets.js";
 import { loadConfig, resolveDatabaseUrl } from "../config/load-config.js";
 import type { CliCommand } from "./cli-command.js";
 import { createChatLogger } from "./chat-logger.js";
+import { waitForStopSignal } from "./wait-for-stop-signal.js";
 
 export const chatCommand: CliCommand = {
   name: "chat",
@@ -30,15 +31,32 @@ The terminal shows the conversation: logs go to ./data/roundtable-chat.log at LO
     for (const warning of loaded.warnings) context.stderr.write(`roundtable: warning: ${warning}\n`);
     const { logger } = createChatLogger(context, configSecrets(loaded.config));
     const { runConsoleChat } = await import("../app/run-console-chat.js");
-    return runConsoleChat({
-      config: loaded.config,
-      databaseUrl: resolveDatabaseUrl(context.env),
-      ...(typeof values.world === "string" ? { world: values.world } : {}),
-      ...(typeof values.as === "string" ? { as: values.as } : {}),
-      input: context.stdin,
-      output: context.stdout,
-      interactive: context.stdin.isTTY === true && context.stdout.isTTY === true,
-      logger,
-    });
+    const { lockSqliteDatabase } = await import("../storage/sqlite-process-lock.js");
+    const databaseUrl = resolveDatabaseUrl(context.env);
+    // SQLite: one process per file; beside a running `start` this refuses with what to do instead.
+    const lock = lockSqliteDatabase({ databaseUrl, command: "roundtable chat", logger });
+    try {
+      // Ctrl-C stops the chat as SIGTERM stops `start`: running tools are ended, not orphaned.
+      const stopRequested = waitForStopSignal((signal) => {
+        logger.warn({ signal }, "second signal while stopping: exiting now");
+        process.exit(130);
+      }).then((signal) => {
+        logger.info({ signal }, "signal received: stopping");
+        context.stderr.write("roundtable: stopping (running tools are ended; press Ctrl-C again to quit at once)\n");
+      });
+      return await runConsoleChat({
+        config: loaded.config,
+        databaseUrl,
+        ...(typeof values.world === "string" ? { world: values.world } : {}),
+        ...(typeof values.as === "string" ? { as: values.as } : {}),
+        input: context.stdin,
+        output: context.stdout,
+        interactive: context.stdin.isTTY === true && context.stdout.isTTY === true,
+        stopRequested,
+        logger,
+      });
+    } finally {
+      lock.release();
+    }
   },
 };

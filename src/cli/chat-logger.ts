@@ -5,6 +5,7 @@ import { ConfigError } from "../errors/roundtable-error.js";
 import { createLogger, type Logger } from "../log/logger.js";
 import { environmentSecrets } from "../log/redact-secrets.js";
 import type { CliContext } from "./cli-context.js";
+import { routeProcessWarnings } from "./process-warnings.js";
 
 const levels = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 
@@ -38,18 +39,20 @@ export function createChatLogger(
     destination: pino.multistream(streams),
     secrets: [...environmentSecrets(context.env), ...secrets],
   });
+  routeProcessWarnings(logger);
   return { logger, file: chatLogFile };
 }
 
 /** `roundtable: error: <message>: <cause> (details in data/roundtable-chat.log)` from a JSON log line. */
 export function oneLine(jsonLine: string): string {
-  let entry: { msg?: unknown; err?: { message?: unknown } };
+  let entry: { msg?: unknown; cause?: unknown; err?: { message?: unknown } };
   try {
     entry = JSON.parse(jsonLine) as typeof entry;
   } catch {
     return `roundtable: ${jsonLine.trim()}\n`;
   }
   const message = typeof entry.msg === "string" ? entry.msg : "error";
-  const cause = typeof entry.err?.message === "string" ? `: ${entry.err.message.split("\n")[0]}` : "";
+  const detail = typeof entry.err?.message === "string" ? entry.err.message : entry.cause;
+  const cause = typeof detail === "string" ? `: ${detail.split("\n")[0]}` : "";
   return `roundtable: error: ${message}${cause} (details in ${chatLogFile})\n`;
 }

@@ -2,6 +2,7 @@ import { ConfigError } from "../errors/roundtable-error.js";
 import { createLogger, type Logger } from "../log/logger.js";
 import { environmentSecrets } from "../log/redact-secrets.js";
 import type { CliContext } from "./cli-context.js";
+import { routeProcessWarnings } from "./process-warnings.js";
 
 const levels = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 
@@ -14,9 +15,11 @@ export function createCliLogger(context: CliContext, defaultLevel: string, secre
   if (!levels.includes(level)) {
     throw new ConfigError(`LOG_LEVEL: expected one of ${levels.join(", ")}, got ${JSON.stringify(level)}`);
   }
-  return createLogger({
+  const logger = createLogger({
     level,
     pretty: context.stderr.isTTY === true,
     secrets: [...environmentSecrets(context.env), ...secrets],
   });
+  routeProcessWarnings(logger);
+  return logger;
 }

@@ -6,6 +6,8 @@ import { enableCompileCache } from "node:module";
 // off), so the second and later starts compile less. It covers only modules loaded after this
 // call, hence the dynamic imports below. A cache that cannot be written is skipped, not an error.
 enableCompileCache();
+const { takeOverProcessWarnings } = await import("./process-warnings.js");
+takeOverProcessWarnings();
 const { processContext } = await import("./cli-context.js");
 const { runCli } = await import("./run-cli.js");
 

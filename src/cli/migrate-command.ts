@@ -21,7 +21,15 @@ Environment: DATABASE_URL (default file:./data/roundtable.db; postgresql://… f
     const databaseUrl = resolveDatabaseUrl(context.env);
     const { migrateDatabase } = await import("../storage/migrate.js");
     const { redactDatabaseUrl } = await import("../storage/prisma/database-target.js");
-    const { applied } = await migrateDatabase({ databaseUrl, logger });
+    const { lockSqliteDatabase } = await import("../storage/sqlite-process-lock.js");
+    // Never under a running `start` or `chat` on the same SQLite file (they migrate at start).
+    const lock = lockSqliteDatabase({ databaseUrl, command: "roundtable migrate", logger });
+    let applied: string[];
+    try {
+      ({ applied } = await migrateDatabase({ databaseUrl, logger }));
+    } finally {
+      lock.release();
+    }
     const where = redactDatabaseUrl(databaseUrl);
     if (applied.length === 0) {
       context.stdout.write(`${where}: up to date, nothing to apply\n`);

@@ -41,26 +41,33 @@ On SIGINT/SIGTERM it stops taking work, lets running steps finish or park, and e
     // Loaded on use, so `--help` and the other commands start fast and do not need them.
     const { migrateDatabase } = await import("../storage/migrate.js");
     const { startService } = await import("../app/start-service.js");
-    const stopped = waitForStopSignal((signal) => {
-      logger.warn({ signal }, "second signal while stopping: exiting now");
-      process.exit(130);
-    });
-    await migrateDatabase({ databaseUrl, logger });
-    const service = await startService({
-      config: loaded.config,
-      configSource: loaded.source,
-      databaseUrl,
-      port,
-      host: context.env.HOST?.trim() || "0.0.0.0",
-      ...(context.env.METRICS_TOKEN?.trim() ? { metricsToken: context.env.METRICS_TOKEN.trim() } : {}),
-      cwd: context.cwd,
-      logger,
-    });
-    // A plain line for the person who started it (the JSON log keeps the token out).
-    if (service.webLoginAddress !== undefined) context.stdout.write(`web console: open ${service.webLoginAddress}\n`);
-    const signal = await stopped;
-    logger.info({ signal }, "signal received: stopping");
-    await service.stop();
-    return exitCodes.ok;
+    const { lockSqliteDatabase } = await import("../storage/sqlite-process-lock.js");
+    // SQLite: this process alone works on the file until it exits (a second one is refused).
+    const lock = lockSqliteDatabase({ databaseUrl, command: "roundtable start", logger });
+    try {
+      const stopped = waitForStopSignal((signal) => {
+        logger.warn({ signal }, "second signal while stopping: exiting now");
+        process.exit(130);
+      });
+      await migrateDatabase({ databaseUrl, logger });
+      const service = await startService({
+        config: loaded.config,
+        configSource: loaded.source,
+        databaseUrl,
+        port,
+        host: context.env.HOST?.trim() || "0.0.0.0",
+        ...(context.env.METRICS_TOKEN?.trim() ? { metricsToken: context.env.METRICS_TOKEN.trim() } : {}),
+        cwd: context.cwd,
+        logger,
+      });
+      // A plain line for the person who started it (the JSON log keeps the token out).
+      if (service.webLoginAddress !== undefined) context.stdout.write(`web console: open ${service.webLoginAddress}\n`);
+      const signal = await stopped;
+      logger.info({ signal }, "signal received: stopping");
+      await service.stop();
+      return exitCodes.ok;
+    } finally {
+      lock.release();
+    }
   },
 };

@@ -7,6 +7,7 @@ export type ErrorCode =
   | "config.not-found"
   | "storage.failed"
   | "storage.conflict"
+  | "storage.database-in-use"
   | "platform.refused"
   | "platform.network"
   | "platform.unsigned"

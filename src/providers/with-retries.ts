@@ -74,10 +74,17 @@ export function withRetries(provider: ModelProvider, options: RetryOptions): Mod
           const error = providerErrorFromFailure(provider.name, caught, signal);
           const delay = yielded || signal?.aborted ? undefined : retryDelay(error, retry, options);
           if (delay === undefined) {
+            // The caller logs the failure it acts on (one line); this adds the attempts for debugging.
             if (error.code !== "provider.aborted") {
-              logger.warn(
-                { code: error.code, err: error, attempts: retry + 1, streamed: yielded, model: request.model },
-                "provider call failed",
+              logger.debug(
+                {
+                  code: error.code,
+                  cause: error.message,
+                  attempts: retry + 1,
+                  streamed: yielded,
+                  model: request.model,
+                },
+                "provider call gave up",
               );
             }
             throw error;

@@ -29,8 +29,12 @@ describe("roundtable chat keeps the terminal for the conversation", () => {
     const entries = readFileSync(logFile, "utf8")
       .trim()
       .split("\n")
-      .map((line) => JSON.parse(line) as { msg: string; err?: { stack?: string } });
-    const failure = entries.find((entry) => entry.msg === "provider call failed");
-    expect(failure?.err?.stack).toContain("ProviderError");
+      .map((line) => JSON.parse(line) as { msg: string; level: number; code?: string; err?: { stack?: string } });
+    // A missing key is an expected condition: one line with its code and cause, no stack, no warning beside it.
+    const failures = entries.filter((entry) => entry.msg === "provider call failed");
+    expect(failures).toHaveLength(1);
+    expect(failures[0]?.code).toBe("provider.auth");
+    expect(failures[0]?.err).toBeUndefined();
+    expect(entries.filter((entry) => entry.level >= 40)).toHaveLength(1);
   });
 });

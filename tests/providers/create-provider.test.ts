@@ -139,18 +139,20 @@ describe("createProvider", () => {
     expect((error as ProviderError).userMessage).toMatch(/ANTHROPIC_API_KEY/);
   });
 
-  it("logs the cause of a failure once, without the key", async () => {
+  it("logs the cause of a failure once at debug (the turn logs what it does about it), without the key or a stack", async () => {
     fake = await startOpenAIFake({ apiKey: "secret-key-123", steps: [{ type: "error", kind: "context-too-long" }] });
     const lines: string[] = [];
-    const logger = pino({ level: "info" }, { write: (line: string) => void lines.push(line) });
+    const logger = pino({ level: "debug" }, { write: (line: string) => void lines.push(line) });
     const provider = createProvider("openai", config({ apiKey: "secret-key-123", baseUrl: fake.baseUrl }), logger, {
       env: {},
     });
     await failure(provider, simpleRequest("gpt-4.1"));
     const failures = lines
       .map((line) => JSON.parse(line) as Record<string, unknown>)
-      .filter((line) => line.msg === "provider call failed");
+      .filter((line) => line.msg === "provider call gave up");
     expect(failures).toHaveLength(1);
+    expect(failures[0]?.level).toBe(20);
+    expect(JSON.stringify(failures[0])).not.toContain("stack");
     expect(failures[0]?.code).toBe("provider.context-too-long");
     expect(JSON.stringify(failures[0])).toMatch(/maximum context length/);
     expect(lines.join("\n")).not.toContain("secret-key-123");

@@ -50,12 +50,10 @@ export function platformChecks(config: Config): PlatformCheck[] {
   return checks;
 }
 
-/** Telegram `getMe` through grammY's `Api` (honours `apiRoot`). */
+/** Telegram `getMe` (telegram-identity.ts says why grammY is not imported here). */
 async function checkTelegram(token: string, apiRoot: string | undefined): Promise<string> {
-  const { Api } = await import("grammy");
-  const api = new Api(token, { timeoutSeconds: timeoutMs / 1000, ...(apiRoot === undefined ? {} : { apiRoot }) });
-  const me = await api.getMe();
-  return `bot @${me.username}`;
+  const { telegramIdentity } = await import("./telegram-identity.js");
+  return telegramIdentity(token, apiRoot, timeoutMs);
 }
 
 /** Slack `auth.test` through the Web API client bundled with Bolt (honours `slackApiUrl`). */
