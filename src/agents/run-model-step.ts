@@ -92,7 +92,8 @@ async function runWatchedStep(runtime: AgentRuntime, turnId: string, step: numbe
 
   const tools = runtime.tools.definitionsFor(agent.tools);
   // Read once: the view places the turn after it, the final text may address its author back.
-  const view = await buildRequestView(store, turn.chatKey, agent, tools, turn, { trigger });
+  const room = { world: scope.world, agents: runtime.agents };
+  const view = await buildRequestView(store, turn.chatKey, agent, tools, turn, room, { trigger });
   const limits = runtime.modelLimits(agent);
   const fitted = runtime.fitView(view, {
     provider: agent.provider,
