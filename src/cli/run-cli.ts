@@ -5,6 +5,7 @@ import { packageRoot } from "../config/package-root.js";
 import { errorMessage, RoundtableError } from "../errors/roundtable-error.js";
 import { chatCommand } from "./chat-command.js";
 import { checkCommand } from "./check-command.js";
+import { demoCommand } from "./demo-command.js";
 import type { CliCommand, OptionValues } from "./cli-command.js";
 import { type CliContext, exitCodes } from "./cli-context.js";
 import { approvalsCommand } from "./approvals-command.js";
@@ -14,6 +15,7 @@ import { usageCommand } from "./usage-command.js";
 
 export const commands: readonly CliCommand[] = [
   startCommand,
+  demoCommand,
   chatCommand,
   checkCommand,
   migrateCommand,
