@@ -7,6 +7,7 @@ import { closeTurn } from "../world/close-turn.js";
 import { jobKey } from "../world/jobs.js";
 import { withIdentity } from "../world/outbound-for.js";
 import { stopOf } from "../world/turn-interrupts.js";
+import { showWorking } from "../world/working-status.js";
 import { addressBack, parseAddresses } from "../world/routing/index.js";
 import { type AgentRuntime, loadTurnScope, type TurnScope } from "./agent-runtime.js";
 import { buildRequestView } from "./build-request-view.js";
@@ -127,9 +128,13 @@ async function runWatchedStep(runtime: AgentRuntime, turnId: string, step: numbe
   const signal = linked.signal;
   let response: LLMResponse | undefined;
   let streamed = "";
+  // Nothing shows in the chat until the first token: the status fills that gap (and the whole
+  // call where the answer is posted whole).
+  const working = showWorking(runtime.world, chat, agent.name, { kind: "thinking" });
   try {
     for await (const part of entry.provider.stream(fitted.request, signal)) {
       if (part.type === "text-delta") {
+        if (stream) working.stop();
         streamed += part.text;
         stream?.update(streamed);
         runtime.outbox.emitStream({
@@ -158,6 +163,7 @@ async function runWatchedStep(runtime: AgentRuntime, turnId: string, step: numbe
     await failTurn(runtime, scope, runtime.describeProviderError(error));
     return;
   } finally {
+    working.stop();
     linked.release();
     deadline.release();
   }
