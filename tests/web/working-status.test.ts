@@ -36,7 +36,9 @@ describe("the web console's status line while an agent works", () => {
     await waitUntil("the snapshot arrives", () => reader?.events.length === 1);
     await postJson(web.origin, "/chat/messages", { world: "team", name: "ana", text: "hi", clientId: "client-0001" });
     await waitUntil("alice's answer arrives", () =>
-      (reader?.events as Event[]).some((event) => event.item?.kind === "message" && event.item.text === "It said hi."),
+      ((reader?.events ?? []) as Event[]).some(
+        (event) => event.item?.kind === "message" && event.item.text === "It said hi.",
+      ),
     );
     const events = reader.events as Event[];
     const working = events.flatMap((event) => (event.type === "working" ? [event] : []));
