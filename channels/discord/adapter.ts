@@ -13,6 +13,7 @@ import type {
   SentRef,
   StreamingChannel,
   StreamObserver,
+  WorkingStatusChannel,
 } from "../../src/world/channel-adapter.js";
 import { partOnce } from "../../src/world/channel-adapter.js";
 import type { ChatRef } from "../../src/world/chat-ref.js";
@@ -25,7 +26,7 @@ import type { UserRolesChannel } from "../../src/world/user-roles.js";
 import { type DiscordApi, discordCodeOf, discordErrorCodes, toPlatformError } from "./api.js";
 import { ChatLocator, targetChannelOf } from "./chat-locator.js";
 import { ClickAnswerer } from "./click-answerer.js";
-import { type AgentBot, apiFor, type BotUser, identifyAgentBot, identifyBot } from "./agent-bots.js";
+import { type AgentBot, apiFor, type BotUser, identifyAgentBot, identifyBot, typingApi } from "./agent-bots.js";
 import { handleInteraction } from "./handle-interaction.js";
 import { handleMessage } from "./handle-message.js";
 import { type MentionDirectory, emptyMentionDirectory } from "./mentions.js";
@@ -47,7 +48,14 @@ import { WebhookDirectory } from "./webhooks.js";
  * 3 seconds.
  */
 export class DiscordAdapter
-  implements ChannelAdapter, StreamingChannel, EditingChannel, UserRolesChannel, PrivateReplyChannel, MessageLinks
+  implements
+    ChannelAdapter,
+    StreamingChannel,
+    EditingChannel,
+    UserRolesChannel,
+    PrivateReplyChannel,
+    MessageLinks,
+    WorkingStatusChannel
 {
   readonly id = "discord";
   readonly platform = "discord" as const;
@@ -64,6 +72,7 @@ export class DiscordAdapter
     identifiesClickers: true,
     chatsNameTheirWorld: false,
   };
+  readonly workingRenewMs: number;
   private readonly logger: Logger;
   private readonly clock: DiscordClock;
   private readonly api: DiscordApi;
@@ -88,6 +97,7 @@ export class DiscordAdapter
   constructor(private readonly options: DiscordAdapterOptions) {
     this.logger = options.logger.child({ platform: "discord" });
     this.clock = options.clock ?? systemClock;
+    this.workingRenewMs = options.typingRenewMs ?? 8000;
     this.api = apiFor(options.token, options.apiUrl);
     this.agents = new Map((options.agents ?? []).map((agent) => [agent.name.toLowerCase(), agent]));
     for (const agent of options.agents ?? []) {
@@ -357,6 +367,12 @@ export class DiscordAdapter
   private renderMentions(text: string, mentions: readonly OutboundMention[] | undefined): RenderedMentions {
     return renderMentions(text, mentions, (agent) => this.agentBots.get(agent.toLowerCase())?.userId);
   }
+
+  /** Typing as the agent's own bot where it posts as one, else the bot; Discord ends it on a post or after ~10 s. */
+  async showWorking(chat: ChatRef, author: Author): Promise<void> {
+    await typingApi(this.agentBots, chat, author, this.api).typing(targetChannelOf(chat));
+  }
+  async clearWorking(): Promise<void> {}
 
   /** How `author` posts in `chat`: its own bot, the channel webhook under its name, or the bot with its name in bold. */
   private async posterFor(chat: ChatRef, author: Author): Promise<Poster> {

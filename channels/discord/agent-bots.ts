@@ -16,6 +16,18 @@ export interface AgentBot {
   userId?: string;
 }
 
+/** Who shows typing for `author` in `chat`: the agent's own bot where it posts as one (in a guild), else `main`. */
+export function typingApi(
+  agentBots: ReadonlyMap<string, AgentBot>,
+  chat: { workspace?: string },
+  author: { kind: string; name: string },
+  main: DiscordApi,
+): DiscordApi {
+  const own =
+    author.kind === "agent" && chat.workspace !== undefined ? agentBots.get(author.name.toLowerCase()) : undefined;
+  return own?.userId ? own.api : main;
+}
+
 /** The REST client for one bot token, pointed at `apiUrl` when given (tests' fake Discord). */
 export function apiFor(token: string, apiUrl: string | undefined): DiscordApi {
   return new DiscordApi(new REST({ version: "10", ...(apiUrl === undefined ? {} : { api: apiUrl }) }).setToken(token));

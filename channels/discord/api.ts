@@ -160,6 +160,11 @@ export class DiscordApi {
     );
   }
 
+  /** Trigger Typing Indicator: shown about ten seconds, or until this bot posts in the channel. */
+  async typing(channelId: string): Promise<void> {
+    await this.call("trigger typing", () => this.rest.post(Routes.channelTyping(channelId)));
+  }
+
   async delete(channelId: string, messageId: string): Promise<void> {
     await this.call("delete message", () => this.rest.delete(Routes.channelMessage(channelId, messageId)));
   }

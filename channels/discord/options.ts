@@ -28,6 +28,8 @@ export interface DiscordAdapterOptions {
   logger: Logger;
   /** At most one edit of a streamed message per this many ms (default 1000). */
   editIntervalMs?: number;
+  /** How often typing is triggered again while an agent works (default 8 s; Discord shows it ~10 s). */
+  typingRenewMs?: number;
   /** The name of the channel webhooks the app creates and finds again (default `Roundtable`). */
   webhookName?: string;
   /** How long ClientReady may take before start fails (default 30 s). */

@@ -17,7 +17,10 @@ import type {
   StreamObserver,
   WebhookChannel,
   WebhookRoute,
+  WorkingActivity,
+  WorkingStatusChannel,
 } from "../../src/world/channel-adapter.js";
+import { workingText } from "../../src/world/channel-adapter.js";
 import { type ChatRef, chatKey } from "../../src/world/chat-ref.js";
 import type { InboundSink } from "../../src/world/inbound.js";
 import type { Author } from "../../src/world/message.js";
@@ -53,7 +56,8 @@ export class SlackAdapter
     PrivateReplyChannel,
     CardAttachmentChannel,
     UserRolesChannel,
-    WebhookChannel
+    WebhookChannel,
+    WorkingStatusChannel
 {
   readonly id = "slack";
   readonly platform = "slack" as const;
@@ -246,6 +250,20 @@ export class SlackAdapter
     }
   }
 
+  /** Slack keeps an assistant thread's status until it is cleared or the app replies. */
+  readonly workingRenewMs = undefined;
+
+  /** "alice is thinking…" in an assistant thread (a thread in the app's DM); other chats show nothing. */
+  async showWorking(chat: ChatRef, author: Author, activity: WorkingActivity): Promise<void> {
+    const thread = assistantThread(chat);
+    if (thread) await this.outbound.setStatus(thread, workingText(author.displayName ?? author.name, activity));
+  }
+
+  async clearWorking(chat: ChatRef): Promise<void> {
+    const thread = assistantThread(chat);
+    if (thread) await this.outbound.setStatus(thread, "");
+  }
+
   async replyPrivately(chat: ChatRef, userId: string, text: string): Promise<void> {
     await this.outbound.postEphemeral(chat, userId, renderText(text)[0] ?? text);
   }
@@ -428,4 +446,9 @@ export class SlackAdapter
     this.inflight.add(tracked);
     void tracked.finally(() => this.inflight.delete(tracked));
   }
+}
+
+/** The chat as an assistant thread, where Slack shows a status: a thread of a DM with the app. */
+function assistantThread(chat: ChatRef): (ChatRef & { thread: string }) | undefined {
+  return chat.thread !== undefined && chat.channel.startsWith("D") ? { ...chat, thread: chat.thread } : undefined;
 }

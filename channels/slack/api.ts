@@ -168,6 +168,15 @@ export class SlackOutbound {
     }
   }
 
+  /** An assistant thread's status line ("alice is thinking…"); "" clears it (so does the app's next reply). */
+  async setStatus(chat: ChatRef & { thread: string }, status: string): Promise<void> {
+    try {
+      await this.client.assistant.threads.setStatus({ channel_id: chat.channel, thread_ts: chat.thread, status });
+    } catch (error) {
+      throw toPlatformError(error, "assistant.threads.setStatus");
+    }
+  }
+
   async delete(chat: ChatRef, ts: string): Promise<void> {
     try {
       await this.client.chat.delete({ channel: chat.channel, ts });

@@ -15,6 +15,7 @@ import type {
   StreamObserver,
   WebhookChannel,
   WebhookRoute,
+  WorkingStatusChannel,
 } from "../../src/world/channel-adapter.js";
 import type { ChatRef } from "../../src/world/chat-ref.js";
 import { chatCommands } from "../../src/world/commands/chat-commands.js";
@@ -57,7 +58,9 @@ function stopKeyboard(agent: string): InlineKeyboardMarkup {
  * Telegram through grammY. Long polling by default, a webhook on the service's port when
  * `webhookUrl` is set. Only the main bot's updates are read; agent bots only send.
  */
-export class TelegramAdapter implements ChannelAdapter, StreamingChannel, EditingChannel, WebhookChannel, MessageLinks {
+export class TelegramAdapter
+  implements ChannelAdapter, StreamingChannel, EditingChannel, WebhookChannel, MessageLinks, WorkingStatusChannel
+{
   readonly id = "telegram";
   readonly platform = "telegram" as const;
   readonly capabilities: ChannelCapabilities = {
@@ -352,9 +355,7 @@ export class TelegramAdapter implements ChannelAdapter, StreamingChannel, Editin
       bot,
       chat,
       ...(name === undefined ? {} : { authorName: name }),
-      intervalMs: isPrivate
-        ? (this.options.throttle?.privateIntervalMs ?? 1000)
-        : (this.options.throttle?.groupIntervalMs ?? 3000),
+      intervalMs: this.editIntervalMs(chat),
       draftId: useDrafts ? randomInt(1, 2 ** 31 - 1) : 0,
       onDraftsUnsupported: () => this.draftsUnsupported.add(bot.key),
       prepare: (text, mentions) => this.markdownOf({ author, text, ...(mentions === undefined ? {} : { mentions }) }),
@@ -362,6 +363,29 @@ export class TelegramAdapter implements ChannelAdapter, StreamingChannel, Editin
       ...(author.kind === "agent" && bot === this.main ? { liveKeyboard: stopKeyboard(author.name) } : {}),
       ...(observer === undefined ? {} : { observer }),
     });
+  }
+
+  get workingRenewMs(): number {
+    return this.options.typingRenewMs ?? 4000;
+  }
+
+  /**
+   * `typing` through the bot that posts for the agent (its own bot in groups). Sent only when
+   * the chat's edit budget has room, and not counted in it: a status never holds back a post.
+   */
+  async showWorking(chat: ChatRef, author: Author): Promise<void> {
+    const { bot } = this.identityFor(chat, author);
+    if (this.throttle.waitMs(`${bot.key}:${chat.channel}`, this.editIntervalMs(chat)) > 0) return;
+    await this.outbound.typing(bot, chat);
+  }
+
+  /** Telegram ends `typing` by itself (at the bot's next message or after five seconds). */
+  async clearWorking(): Promise<void> {}
+
+  private editIntervalMs(chat: ChatRef): number {
+    return isPrivateChat(chat)
+      ? (this.options.throttle?.privateIntervalMs ?? 1000)
+      : (this.options.throttle?.groupIntervalMs ?? 3000);
   }
 
   /**

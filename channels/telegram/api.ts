@@ -167,6 +167,15 @@ export class TelegramOutbound {
     }
   }
 
+  /** `sendChatAction` `typing`: shown until the bot's next message or for about five seconds. */
+  async typing(bot: BotHandle, chat: ChatRef): Promise<void> {
+    try {
+      await bot.api.sendChatAction(chatIdOf(chat), "typing", threadOf(chat));
+    } catch (error) {
+      throw toPlatformError(error, "sendChatAction");
+    }
+  }
+
   async delete(bot: BotHandle, chat: ChatRef, messageId: number): Promise<void> {
     try {
       await bot.api.deleteMessage(chatIdOf(chat), messageId);

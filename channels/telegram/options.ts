@@ -48,6 +48,8 @@ export interface TelegramAdapterOptions {
   logger: Logger;
   throttle?: TelegramThrottleOptions;
   retry?: TelegramRetryOptions;
+  /** How often `typing` is sent again while an agent works (default 4 s; Telegram shows it ~5 s). */
+  typingRenewMs?: number;
   /** Use `sendMessageDraft` in private chats when the server offers it (default true). */
   drafts?: boolean;
   /**

@@ -12,7 +12,10 @@ import type {
   StreamingChannel,
   WebhookChannel,
   WebhookRoute,
+  WorkingActivity,
+  WorkingStatusChannel,
 } from "../../src/world/channel-adapter.js";
+import { workingText } from "../../src/world/channel-adapter.js";
 import { type ChatRef, chatKey } from "../../src/world/chat-ref.js";
 import type { InboundSink } from "../../src/world/inbound.js";
 import type { Author } from "../../src/world/message.js";
@@ -56,7 +59,7 @@ export interface WebAdapterOptions {
  * approval cards with the three choices, and the operator view, all on the service's own port.
  */
 export class WebAdapter
-  implements ChannelAdapter, StreamingChannel, EditingChannel, PrivateReplyChannel, WebhookChannel
+  implements ChannelAdapter, StreamingChannel, EditingChannel, PrivateReplyChannel, WebhookChannel, WorkingStatusChannel
 {
   readonly id = "web";
   readonly platform = "web" as const;
@@ -216,6 +219,19 @@ export class WebAdapter
 
   webhookRoutes(): WebhookRoute[] {
     return createWebRoutes(this);
+  }
+
+  /** The page's status line stays until cleared. */
+  readonly workingRenewMs = undefined;
+
+  /** "alice is thinking…" on the chat's pages, under the timeline. */
+  async showWorking(chat: ChatRef, author: Author, activity: WorkingActivity): Promise<void> {
+    const text = workingText(author.displayName ?? author.name, activity);
+    this.hub.publish(chatKey(chat), { type: "working", agent: author.name, text });
+  }
+
+  async clearWorking(chat: ChatRef, author: Author): Promise<void> {
+    this.hub.publish(chatKey(chat), { type: "working", agent: author.name, text: "" });
   }
 
   /** Show an item on every page of the chat. */

@@ -45,7 +45,9 @@ export type WebItem =
 export type WebEvent =
   | { type: "snapshot"; items: WebItem[] }
   | { type: "item"; item: WebItem }
-  | { type: "removed"; id: string };
+  | { type: "removed"; id: string }
+  /** An agent's status line while it works ("alice is thinking…"); "" clears it. */
+  | { type: "working"; agent: string; text: string };
 
 /**
  * Where the chat page's history comes from (the store, wired by the app): the chat's stored

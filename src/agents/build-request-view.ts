@@ -1,8 +1,17 @@
 import type { AgentConfig } from "../config/schema.js";
 import type { ModelRequest, ToolDefinition, ViewMessage } from "../providers/model-provider.js";
 import type { MessageRecord, ToolCallRecord, ToolResultRecord } from "../world/records.js";
+import { parseChatKey } from "../world/chat-ref.js";
 import type { Store } from "../world/store.js";
+import type { WorldSettings } from "../world/world-settings.js";
 import { orderConversation } from "./view/order-conversation.js";
+import { worldBriefing } from "./view/world-briefing.js";
+
+/** The room a view is built in: its world and the configured agents (for the briefing). */
+export interface ViewRoom {
+  world: Pick<WorldSettings, "name" | "agents">;
+  agents: ReadonlyMap<string, Pick<AgentConfig, "description">>;
+}
 
 /** How many stored messages a view starts from, before budget truncation. */
 export const viewWindow = 400;
@@ -14,14 +23,16 @@ const maxStepsInView = 50;
  * chat's messages from people and other agents as `user` text led by the sender's name, the
  * agent's own messages as `assistant` with its own tool calls, each followed by its result.
  * Other agents' tool calls and the world's notices are not shown. The order is the
- * conversation's ({@link orderConversation}), not the storage order.
+ * conversation's ({@link orderConversation}), not the storage order. The system prompt is the
+ * agent's own, followed by the world briefing ({@link worldBriefing}) when the room is given.
  */
 export async function buildRequestView(
   store: Store,
   chatKey: string,
   agent: AgentConfig,
   tools: ToolDefinition[],
-  turn: { id: string; triggerMessageId: string },
+  turn: { id: string; triggerMessageId: string; chatKey: string },
+  room: ViewRoom | undefined,
   /** The turn's trigger when the caller has read it already (undefined: it is gone). */
   loaded?: { trigger: MessageRecord | undefined },
 ): Promise<ModelRequest> {
@@ -58,12 +69,34 @@ export async function buildRequestView(
   for (const message of messages) view.push(...toView(message, agent.name, callsByMessage, results));
   return {
     model: agent.model,
-    system: agent.systemPrompt,
+    system: room === undefined ? agent.systemPrompt : withBriefing(agent, room, turn.chatKey, messages),
     messages: view,
     tools,
     ...(agent.temperature === undefined ? {} : { temperature: agent.temperature }),
     ...(agent.maxOutputTokens === undefined ? {} : { maxOutputTokens: agent.maxOutputTokens }),
   };
+}
+
+/** The agent's own prompt, then the briefing on the room (people: who posted in the window). */
+function withBriefing(agent: AgentConfig, room: ViewRoom, chatKey: string, messages: MessageRecord[]): string {
+  const people = [
+    ...new Set(
+      messages
+        .filter((message) => message.author.kind === "human" || message.author.kind === "bot")
+        .map((message) => message.author.name),
+    ),
+  ];
+  const briefing = worldBriefing({
+    self: agent.name,
+    world: room.world.name,
+    agents: room.world.agents.map((name) => {
+      const description = room.agents.get(name)?.description;
+      return description === undefined ? { name } : { name, description };
+    }),
+    people,
+    platform: parseChatKey(chatKey).platform,
+  });
+  return agent.systemPrompt.trim() === "" ? briefing : `${agent.systemPrompt}\n\n${briefing}`;
 }
 
 function toView(

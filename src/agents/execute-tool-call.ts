@@ -1,5 +1,7 @@
 import { ToolError, errorMessage } from "../errors/roundtable-error.js";
+import { parseChatKey } from "../world/chat-ref.js";
 import { recordToolResult } from "../world/record-tool-result.js";
+import { showWorking, type WorkingStatus } from "../world/working-status.js";
 import { finishStoppedTurn } from "../world/stop-turn.js";
 import { stopOf } from "../world/turn-interrupts.js";
 import { type AgentRuntime, loadTurnScope } from "./agent-runtime.js";
@@ -51,11 +53,13 @@ export async function executeToolCall(runtime: AgentRuntime, toolCallId: string)
   const linked = linkedSignal([runtime.stopSignal, watch.signal]);
   let kind: "ok" | "error" | "timeout" | "failed";
   let text: string;
+  let working: WorkingStatus | undefined;
   try {
     // Stopped since the turn was read: the stop closes this call; it never runs.
     if ((await store.getTurn(call.turnId))?.stoppedBy) return;
     await store.setToolCallState(call.id, "running");
     log.info("tool running");
+    working = showWorking(runtime.world, parseChatKey(call.chatKey), call.agent, { kind: "tool", tool: call.name });
     const outcome = await runtime.tools.call(call.name, checked.args, {
       workdir: await resolveWorkdir(scope.world),
       signal: linked.signal,
@@ -68,6 +72,7 @@ export async function executeToolCall(runtime: AgentRuntime, toolCallId: string)
     kind = "failed";
     text = errorMessage(error);
   } finally {
+    working?.stop();
     linked.release();
     watch.release();
   }

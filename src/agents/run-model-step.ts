@@ -7,6 +7,7 @@ import { closeTurn } from "../world/close-turn.js";
 import { jobKey } from "../world/jobs.js";
 import { withIdentity } from "../world/outbound-for.js";
 import { stopOf } from "../world/turn-interrupts.js";
+import { showWorking } from "../world/working-status.js";
 import { addressBack, parseAddresses } from "../world/routing/index.js";
 import { type AgentRuntime, loadTurnScope, type TurnScope } from "./agent-runtime.js";
 import { buildRequestView } from "./build-request-view.js";
@@ -92,7 +93,8 @@ async function runWatchedStep(runtime: AgentRuntime, turnId: string, step: numbe
 
   const tools = runtime.tools.definitionsFor(agent.tools);
   // Read once: the view places the turn after it, the final text may address its author back.
-  const view = await buildRequestView(store, turn.chatKey, agent, tools, turn, { trigger });
+  const room = { world: scope.world, agents: runtime.agents };
+  const view = await buildRequestView(store, turn.chatKey, agent, tools, turn, room, { trigger });
   const limits = runtime.modelLimits(agent);
   const fitted = runtime.fitView(view, {
     provider: agent.provider,
@@ -126,9 +128,13 @@ async function runWatchedStep(runtime: AgentRuntime, turnId: string, step: numbe
   const signal = linked.signal;
   let response: LLMResponse | undefined;
   let streamed = "";
+  // Nothing shows in the chat until the first token: the status fills that gap (and the whole
+  // call where the answer is posted whole).
+  const working = showWorking(runtime.world, chat, agent.name, { kind: "thinking" });
   try {
     for await (const part of entry.provider.stream(fitted.request, signal)) {
       if (part.type === "text-delta") {
+        if (stream) working.stop();
         streamed += part.text;
         stream?.update(streamed);
         runtime.outbox.emitStream({
@@ -159,6 +165,7 @@ async function runWatchedStep(runtime: AgentRuntime, turnId: string, step: numbe
     await failTurn(runtime, scope, runtime.describeProviderError(error));
     return;
   } finally {
+    working.stop();
     linked.release();
     deadline.release();
   }

@@ -5,6 +5,7 @@ import { packageRoot } from "../config/package-root.js";
 import { errorMessage, RoundtableError } from "../errors/roundtable-error.js";
 import { chatCommand } from "./chat-command.js";
 import { checkCommand } from "./check-command.js";
+import { demoCommand } from "./demo-command.js";
 import type { CliCommand, OptionValues } from "./cli-command.js";
 import { type CliContext, exitCodes } from "./cli-context.js";
 import { approvalsCommand } from "./approvals-command.js";
@@ -16,6 +17,7 @@ import { webLoginCommand } from "./web-login-command.js";
 
 export const commands: readonly CliCommand[] = [
   startCommand,
+  demoCommand,
   chatCommand,
   checkCommand,
   migrateCommand,

@@ -83,7 +83,7 @@ function checkProviders(config: Config, options: ReferenceCheckOptions): ConfigP
     } else if (provider.type === undefined) {
       problems.push({
         path: ["providers", name, "type"],
-        message: `missing (expected "openai", "anthropic" or "google" for a provider not named after its type)`,
+        message: `missing (expected "openai", "anthropic", "google" or "scripted" for a provider not named after its type)`,
       });
     }
   }

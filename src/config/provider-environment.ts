@@ -20,10 +20,12 @@ export const providerEnvironments: Readonly<Record<ProviderType, ProviderEnviron
     baseUrlVariables: ["GEMINI_BASE_URL", "GOOGLE_GEMINI_BASE_URL"],
     defaultModel: "gemini-2.5-flash",
   },
+  // Built in: nothing to read from the environment, and never picked for the default agent.
+  scripted: { apiKeyVariables: [], baseUrlVariables: [], defaultModel: "scripted" },
 };
 
 /** The provider names that need no `providers` entry: each implies its own type. */
-export const builtInProviderNames: readonly ProviderType[] = ["openai", "anthropic", "google"];
+export const builtInProviderNames: readonly ProviderType[] = ["openai", "anthropic", "google", "scripted"];
 
 export function isBuiltInProviderName(name: string): name is ProviderType {
   return (builtInProviderNames as readonly string[]).includes(name);
@@ -46,6 +48,7 @@ export function firstSetVariable(
  * than api.openai.com (Ollama, vLLM, llama.cpp) often takes none.
  */
 export function requiresApiKey(type: ProviderType, provider: Pick<ProviderConfig, "baseUrl">): boolean {
+  if (type === "scripted") return false;
   if (type !== "openai" || provider.baseUrl === undefined) return true;
   try {
     return new URL(provider.baseUrl).hostname === "api.openai.com";

@@ -39,10 +39,11 @@ const optionalString = z
   .optional()
   .transform((value) => (value === "" ? undefined : value));
 
-export const providerTypeSchema = z.enum(["openai", "anthropic", "google"]);
+/** `scripted`: the built-in canned model (no network, no key), for demos and trying a setup. */
+export const providerTypeSchema = z.enum(["openai", "anthropic", "google", "scripted"]);
 export type ProviderType = z.infer<typeof providerTypeSchema>;
 
-/** `providers.<name>`: the keys openai, anthropic and google imply their type. */
+/** `providers.<name>`: the keys openai, anthropic, google and scripted imply their type. */
 export const providerConfigSchema = z
   .object({
     type: providerTypeSchema.optional(),

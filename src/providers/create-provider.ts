@@ -22,18 +22,18 @@ export interface CreateProviderOptions {
   random?: () => number;
 }
 
-const providerTypes: readonly ProviderType[] = ["openai", "anthropic", "google"];
+const providerTypes: readonly ProviderType[] = ["openai", "anthropic", "google", "scripted"];
 
 /**
  * The wire protocol of `providers.<name>`: its `type`, else the key name itself when that is
- * `openai`, `anthropic` or `google`.
+ * `openai`, `anthropic`, `google` or `scripted`.
  */
 export function resolveProviderType(name: string, config: Pick<ProviderConfig, "type">): ProviderType {
   if (config.type) return config.type;
   const byName = providerTypes.find((type) => type === name);
   if (byName) return byName;
   throw new ConfigError(
-    `providers.${name}: cannot tell which API it speaks; set type: openai (also for Ollama, vLLM, OpenRouter, LiteLLM), anthropic or google`,
+    `providers.${name}: cannot tell which API it speaks; set type: openai (also for Ollama, vLLM, OpenRouter, LiteLLM), anthropic, google or scripted`,
   );
 }
 
@@ -81,6 +81,9 @@ export function resolveEndpoint(name: string, config: ProviderConfig, env: Provi
           config.baseUrl ?? pick("GEMINI_BASE_URL", "GOOGLE_GEMINI_BASE_URL") ?? officialGeminiBaseUrl,
         ),
       };
+    case "scripted":
+      // Built in: no key, no network; `baseUrl` means nothing to it.
+      return { type, apiKey: undefined, baseUrl: "builtin:scripted" };
   }
 }
 
@@ -160,6 +163,10 @@ async function loadProvider(
     case "google": {
       const { GoogleProvider } = await import("./google/google-provider.js");
       return new GoogleProvider(common);
+    }
+    case "scripted": {
+      const { ScriptedModelProvider } = await import("./scripted/scripted-model-provider.js");
+      return new ScriptedModelProvider({ name: common.name });
     }
   }
 }

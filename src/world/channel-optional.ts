@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { SentRef } from "./outbound-text.js";
 import type { ChatRef } from "./chat-ref.js";
+import type { Author } from "./message.js";
 
 /** Capability: show text to one person only (Slack ephemeral, Discord ephemeral reply or DM). */
 export interface PrivateReplyChannel {
@@ -63,4 +64,31 @@ export function isAgentIdentityChannel<Adapter extends object>(
   adapter: Adapter,
 ): adapter is Adapter & AgentIdentityChannel {
   return typeof (adapter as Partial<AgentIdentityChannel>).agent === "string";
+}
+
+/** What an agent is busy with, for a status line ("alice is thinking…", "alice is running shell_cmd…"). */
+export type WorkingActivity = { kind: "thinking" } | { kind: "tool"; tool: string };
+
+/**
+ * Capability: show that an agent is working in a chat (Telegram and Discord typing, Slack's
+ * assistant thread status, the web page's status line). The world owns the lifecycle
+ * (`src/world/working-status.ts`): it calls `showWorking` when work starts, again every
+ * `workingRenewMs` while it lasts, and `clearWorking` when it is over. Both are best effort:
+ * the world logs a failure at debug and never waits for them before going on.
+ */
+export interface WorkingStatusChannel {
+  /** How long one `showWorking` stays visible on the platform; undefined: until cleared. */
+  readonly workingRenewMs: number | undefined;
+  showWorking(chat: ChatRef, author: Author, activity: WorkingActivity): Promise<void>;
+  /** Ends what `showWorking` shows, where the platform does not end it by itself. */
+  clearWorking(chat: ChatRef, author: Author): Promise<void>;
+}
+
+export function canShowWorking<Adapter extends object>(adapter: Adapter): adapter is Adapter & WorkingStatusChannel {
+  return typeof (adapter as Partial<WorkingStatusChannel>).showWorking === "function";
+}
+
+/** "alice is thinking…", "alice is running shell_cmd…": the same words on every platform. */
+export function workingText(agent: string, activity: WorkingActivity): string {
+  return activity.kind === "thinking" ? `${agent} is thinking…` : `${agent} is running ${activity.tool}…`;
 }

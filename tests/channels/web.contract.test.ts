@@ -133,7 +133,7 @@ async function startWeb(sink: ContractSink): Promise<ChannelFixture> {
         else if (event.type === "removed") {
           const index = timeline.findIndex((item) => item.id === event.id);
           if (index >= 0) timeline.splice(index, 1);
-        } else {
+        } else if (event.type === "item") {
           const index = timeline.findIndex((item) => item.id === event.item.id);
           if (index >= 0) timeline[index] = event.item;
           else timeline.push(event.item);

@@ -99,14 +99,14 @@ describe("a bad config file is refused with a message naming file, path and expe
   it("unknown provider", async () => {
     const yaml = `providers:\n  local: { type: openai, baseUrl: "http://127.0.0.1:11434/v1" }\nagents:\n  - { name: alice, provider: lokal, model: llama3 }\nworlds:\n  - { name: team, agents: [alice] }\n`;
     expect(await errorFor(yaml)).toBe(
-      'roundtable.yaml: agents[0].provider: unknown provider "lokal" (providers: local; openai, anthropic, google need no entry)',
+      'roundtable.yaml: agents[0].provider: unknown provider "lokal" (providers: local; openai, anthropic, google, scripted need no entry)',
     );
   });
 
   it("a provider not named after a type must say its type", async () => {
     const yaml = `providers:\n  local: { baseUrl: "http://127.0.0.1:11434/v1" }\nagents:\n  - { name: alice, provider: local, model: llama3 }\nworlds:\n  - { name: team, agents: [alice] }\n`;
     expect(await errorFor(yaml)).toBe(
-      'roundtable.yaml: providers.local.type: missing (expected "openai", "anthropic" or "google" for a provider not named after its type)',
+      'roundtable.yaml: providers.local.type: missing (expected "openai", "anthropic", "google" or "scripted" for a provider not named after its type)',
     );
   });
 

@@ -235,6 +235,17 @@ export const routes: Route[] = [
     handle: (request, [, channelId], context) => listMessages(request, channelId ?? "", context),
   },
   {
+    // Trigger Typing Indicator: the bot shows as typing for about ten seconds (or until it posts).
+    method: "POST",
+    pattern: /^\/channels\/(\d+)\/typing$/,
+    auth: true,
+    handle: (request, [, channelId], context) => {
+      if (!context.bot(request.token ?? "")) return error(401, 0, "401: Unauthorized");
+      if (!context.state.channels.get(channelId ?? "")) return unknownChannel;
+      return noContent;
+    },
+  },
+  {
     method: "POST",
     pattern: /^\/channels\/(\d+)\/messages$/,
     auth: true,

@@ -48,6 +48,14 @@ export function handleWebApi(
       });
     case "chat.postMessage":
       return postMessage(fake, params);
+    case "assistant.threads.setStatus": {
+      // Recorded in `calls`; Slack takes it only in an assistant thread (the app's DM, in a thread).
+      const channel = text(params, "channel_id");
+      if (!channel || !text(params, "thread_ts") || typeof params.status !== "string")
+        return refuse("invalid_arguments");
+      if (!channel.startsWith("D")) return refuse("invalid_thread");
+      return ok();
+    }
     case "chat.update":
       return updateMessage(fake, params);
     case "chat.delete": {

@@ -444,6 +444,14 @@ export class FakeTelegramApi {
         const status = this.memberStatus.get(`${params.chat_id}:${params.user_id}`) ?? "member";
         return ok({ status, user: { id: params.user_id, is_bot: false, first_name: "?" } });
       }
+      case "sendChatAction": {
+        // Recorded in `calls` like every call; a status shows nothing lasting in the chat.
+        if (!this.chats.get(Number(params.chat_id))) return refuse(400, "Bad Request: chat not found");
+        const actions = ["typing", "upload_photo", "record_video", "upload_video", "upload_document", "find_location"];
+        if (!actions.includes(String(params.action)))
+          return refuse(400, "Bad Request: wrong parameter action in request");
+        return ok(true);
+      }
       case "sendMessageDraft": {
         if (!this.draftsSupported) return refuse(404, "Not Found");
         const chat = this.chats.get(Number(params.chat_id));

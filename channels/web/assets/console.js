@@ -6,6 +6,7 @@ const chat = document.getElementById("chat");
 const world = chat.dataset.world;
 const timeline = document.getElementById("timeline");
 const statusLine = document.getElementById("status");
+const workingLine = document.getElementById("working");
 const notice = document.getElementById("notice");
 const form = document.getElementById("composer");
 const nameInput = document.getElementById("name");
@@ -274,7 +275,18 @@ function onEvent(message) {
     upsert(event.item);
   } else if (event.type === "removed") {
     timeline.querySelector(`[data-id="${CSS.escape(event.id)}"]`)?.remove();
+  } else if (event.type === "working") {
+    showWorking(event.agent, event.text);
   }
+}
+
+// What each agent is doing right now ("alice is thinking…"), one line for all of them.
+const working = new Map();
+function showWorking(agent, text) {
+  if (text) working.set(agent, text);
+  else working.delete(agent);
+  workingLine.textContent = [...working.values()].join(" · ");
+  workingLine.hidden = working.size === 0;
 }
 
 connect();

@@ -2,7 +2,7 @@ import type { ModelToolCall, Origin, ViewMessage } from "../../providers/model-p
 import { estimateMessageTokens } from "./estimate-tokens.js";
 import type { ViewCut, ViewTarget } from "./view-cut.js";
 
-const knownTypes = new Set(["openai", "anthropic", "google"]);
+const knownTypes = new Set(["openai", "anthropic", "google", "scripted"]);
 
 /** The wire protocol a message's origin was made under, if it can be told. */
 function originType(origin: Origin, target: ViewTarget): string | undefined {

@@ -28,20 +28,21 @@ const timeoutMs = 15_000;
 /** Asks the provider's identity endpoint (list models) with the official SDK, so a bad key or URL shows here. */
 export async function checkProvider(used: UsedProvider, keyRequired: boolean): Promise<CheckOutcome> {
   const { provider } = used;
+  if (used.type === "scripted") return "built-in scripted model: no key, no network";
   if (provider.apiKey === undefined && keyRequired) {
     throw new Error(`no API key: set providers.${used.name}.apiKey or ${apiKeyVariablesText(used.type)}`);
   }
-  const models = await listModels(used.type, provider);
+  const models = await listModels(used, provider);
   const missing = used.models.filter((model) => !models.includes(model));
   const where = provider.baseUrl ?? "default endpoint";
   const note = missing.length > 0 ? `; not in the list (check the name): ${missing.join(", ")}` : "";
   return `key accepted by ${where}; ${models.length} models${note}`;
 }
 
-async function listModels(type: ProviderType, provider: ProviderConfig): Promise<string[]> {
+async function listModels(used: UsedProvider, provider: ProviderConfig): Promise<string[]> {
   // A keyless OpenAI-compatible server still needs some string for the SDK's header.
   const apiKey = provider.apiKey ?? "unused";
-  switch (type) {
+  switch (used.type) {
     case "openai": {
       const { default: OpenAI } = await import("openai");
       const client = new OpenAI({ apiKey, baseURL: provider.baseUrl ?? null, maxRetries: 0, timeout: timeoutMs });
@@ -63,5 +64,8 @@ async function listModels(type: ProviderType, provider: ProviderConfig): Promise
       const pager = await client.models.list();
       return pager.page.map((model) => (model.name ?? "").replace(/^models\//, ""));
     }
+    case "scripted":
+      // Built in: it answers to any model name and needs no network.
+      return [...used.models];
   }
 }
