@@ -50,9 +50,12 @@ Environment: PORT, HOST (listen address, default 127.0.0.1), LOG_LEVEL (default 
         databaseUrl: layout.databaseUrl,
         port,
         host: context.env.HOST?.trim() || "127.0.0.1",
+        // The web console's token is generated into the demo's own directory, gone with it.
+        cwd: directory,
         logger,
       });
-      context.stdout.write(demoBanner(service.port, layout.configPath, layout.scratch));
+      const address = service.webLoginAddress ?? `http://localhost:${service.port}/`;
+      context.stdout.write(demoBanner(address, layout.configPath, layout.scratch));
       await stopped;
       context.stdout.write("roundtable demo: stopping\n");
       await service.stop();
@@ -64,10 +67,10 @@ Environment: PORT, HOST (listen address, default 127.0.0.1), LOG_LEVEL (default 
 };
 
 /** What the demo prints once it is up: where to open the web console, and what to try there. */
-export function demoBanner(port: number, configPath: string, scratch: string): string {
+export function demoBanner(address: string, configPath: string, scratch: string): string {
   return [
     "",
-    `web console: open http://localhost:${port}/`,
+    `web console: open ${address}`,
     "",
     "Roundtable demo: world `demo` with @alice (shell_cmd in a scratch folder) and @bob, on the",
     "built-in scripted model (no key, no network). Try:",

@@ -21,7 +21,10 @@ afterEach(async () => {
 /** The chat as the page's first Server-Sent Event (the snapshot) shows it. */
 async function snapshot(origin: string): Promise<WebItem[]> {
   const controller = new AbortController();
-  const response = await fetch(`${origin}/chat/events?world=demo&name=ana`, { signal: controller.signal });
+  const response = await fetch(`${origin}/chat/events?world=demo&name=ana`, {
+    signal: controller.signal,
+    headers: { authorization: `Bearer ${token}` },
+  });
   const reader = response.body?.getReader();
   if (!reader) throw new Error("no event stream");
   const decoder = new TextDecoder();
@@ -50,10 +53,13 @@ async function until<T>(what: string, read: () => Promise<T | undefined>): Promi
   throw new Error(`gave up waiting for ${what}`);
 }
 
+/** The web console's token, from the login address the demo printed. */
+let token = "";
+
 function post(origin: string, pathname: string, body: unknown) {
   return fetch(`${origin}${pathname}`, {
     method: "POST",
-    headers: { "content-type": "application/json", "sec-fetch-site": "same-origin" },
+    headers: { "content-type": "application/json", "sec-fetch-site": "same-origin", authorization: `Bearer ${token}` },
     body: JSON.stringify(body),
   });
 }
@@ -79,8 +85,11 @@ describe("roundtable demo", () => {
       });
       child.on("exit", () => reject(new Error(`demo exited early: ${buffered}`)));
     });
-    const port = Number(/web console: open http:\/\/localhost:(\d+)\//.exec(banner)?.[1]);
+    const login = /web console: open http:\/\/localhost:(\d+)\/login#token=(\S+)$/m.exec(banner);
+    const port = Number(login?.[1]);
     expect(port).toBeGreaterThan(0);
+    token = decodeURIComponent(login?.[2] ?? "");
+    expect(token.length).toBeGreaterThan(20);
     const scratch = /Scratch folder: (.+)$/m.exec(banner)?.[1] ?? "";
     expect(existsSync(path.join(scratch, "notes.txt"))).toBe(true);
     const origin = `http://127.0.0.1:${port}`;
