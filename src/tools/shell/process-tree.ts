@@ -51,6 +51,8 @@ export class ProcessTree {
       if (found.length === 0) break;
       for (const pid of found) sendSignal(pid, "SIGKILL");
     }
+    // The group is empty now: its number may be given to an unrelated process from here on.
+    this.group = undefined;
     liveTrees.delete(this);
   }
 
