@@ -1,4 +1,6 @@
+import { PassThrough } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
+import { runCli } from "../../src/cli/run-cli.js";
 import { providerConfigSchema } from "../../src/config/schema.js";
 import { silentLogger } from "../../src/log/logger.js";
 import { createProvider } from "../../src/providers/create-provider.js";
@@ -102,6 +104,24 @@ describe("every model request sent is charged", () => {
     expect(fake.requests).toHaveLength(1);
     expect(await usageTotals(h)).toEqual(charged);
     expect(notices(h).at(-1)).toMatch(/^This world cannot make the next model call within its daily budget/);
+
+    // roundtable usage marks the call as estimated.
+    const stdout = new PassThrough();
+    let printed = "";
+    stdout.on("data", (chunk: Buffer) => {
+      printed += chunk.toString();
+    });
+    const code = await runCli(["usage"], {
+      env: { DATABASE_URL: h.databaseUrl, LOG_LEVEL: "silent" },
+      cwd: process.cwd(),
+      stdin: new PassThrough(),
+      stdout,
+      stderr: new PassThrough(),
+    });
+    expect(code).toBe(0);
+    expect(printed).toMatch(/CALLS\s+ESTIMATED CALLS\s+INPUT TOKENS\s+OUTPUT TOKENS\s+COST USD/);
+    expect(printed).toMatch(/main\s+alice\s+1\s+1\s+\d+\s+\d+\s+\$0\.0000\n/);
+    expect(printed).toContain("1 of the calls had no usage reported by the provider (stopped, timed out or failed)");
   });
 
   it("a failed call and a timed-out call are charged; a call the provider reports is charged its report", async () => {
