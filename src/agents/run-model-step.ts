@@ -1,5 +1,5 @@
 import { ProviderError } from "../errors/roundtable-error.js";
-import type { LLMResponse } from "../providers/model-provider.js";
+import type { LLMResponse, Usage } from "../providers/model-provider.js";
 import type { MessageRecord, ToolCallRecord } from "../world/records.js";
 import { isStreamingChannel, type MessageStream, type StreamObserver } from "../world/channel-adapter.js";
 import { parseChatKey } from "../world/chat-ref.js";
@@ -15,9 +15,8 @@ import { dispatchToolCalls } from "./dispatch-tool-calls.js";
 import { endWithLimit, failTurn } from "./end-turn.js";
 import { finishStoppedAnswer, skipOpenCalls } from "./finish-stopped-answer.js";
 import { linkedSignal } from "./linked-signal.js";
-import { costOf, priceOf } from "./model-price.js";
-import { budgetNotice, dayBudgetExceeded } from "../world/limits/day-budget.js";
-import { utcDay } from "../world/limits/utc-day.js";
+import { reserveModelCall, settleModelCall } from "./charge-model-call.js";
+import { budgetNotice } from "../world/limits/day-budget.js";
 
 /** The id of the message a step produces: one per turn and step, so a retry cannot add a second. */
 export function stepMessageId(turnId: string, step: number): string {
@@ -80,15 +79,6 @@ async function runWatchedStep(runtime: AgentRuntime, turnId: string, step: numbe
     log.error({ provider: agent.provider }, "agent's provider is not configured");
     return;
   }
-  const budget = await dayBudgetExceeded(store, scope.world, clock());
-  if (budget) {
-    log.warn(
-      { limit: budget.limit, used: budget.used, allowed: budget.allowed },
-      "daily budget reached; no model call",
-    );
-    await endWithLimit(runtime, scope, "budget", budgetNotice(budget, clock()));
-    return;
-  }
   await store.updateTurn(turn.id, { state: "running", step });
 
   const tools = runtime.tools.definitionsFor(agent.tools);
@@ -105,6 +95,16 @@ async function runWatchedStep(runtime: AgentRuntime, turnId: string, step: numbe
     providerTypes: Object.fromEntries([...runtime.providers].map(([name, provider]) => [name, provider.type])),
   });
   if (fitted.cuts.length > 0) log.info({ cuts: fitted.cuts }, "request view cut to fit the model's budget");
+  // Charged before it is sent (the estimate), settled once it is over, however it ends.
+  const charged = await reserveModelCall(runtime, scope, fitted.request);
+  if (!("estimate" in charged)) {
+    log.warn(
+      { limit: charged.limit, used: charged.used, allowed: charged.allowed, needed: charged.needed },
+      "daily budget reached; no model call",
+    );
+    await endWithLimit(runtime, scope, "budget", budgetNotice(charged, clock()));
+    return;
+  }
 
   const chat = parseChatKey(turn.chatKey);
   const messageId = stepMessageId(turn.id, step);
@@ -127,6 +127,7 @@ async function runWatchedStep(runtime: AgentRuntime, turnId: string, step: numbe
   const linked = linkedSignal([deadline.signal, runtime.stopSignal, stopped]);
   const signal = linked.signal;
   let response: LLMResponse | undefined;
+  let reported: Usage | undefined;
   let streamed = "";
   // Nothing shows in the chat until the first token: the status fills that gap (and the whole
   // call where the answer is posted whole).
@@ -145,12 +146,18 @@ async function runWatchedStep(runtime: AgentRuntime, turnId: string, step: numbe
           phase: "delta",
           text: part.text,
         });
+      } else if (part.type === "usage") {
+        reported = part.usage;
       } else if (part.type === "finish") {
         response = part.response;
       }
     }
     if (!response) throw new ProviderError("provider.malformed", "the provider stream ended without a response");
   } catch (error) {
+    // The request was sent: it stays charged (the provider's usage if it said, else the estimate).
+    await settleModelCall(runtime, scope, charged, { usage: reported, streamed }).catch((settleError: unknown) =>
+      log.error({ err: settleError }, "could not settle a model call's usage; its estimate stays charged"),
+    );
     const stop = stopOf(stopped);
     if (stop) return finishStoppedAnswer(runtime, scope, step, streamed, stream, stop);
     await runtime.outbox.discardDraft(chat, messageId, stream);
@@ -170,7 +177,11 @@ async function runWatchedStep(runtime: AgentRuntime, turnId: string, step: numbe
     deadline.release();
   }
   runtime.outbox.emitStream({ type: "stream", chat, streamId: turn.id, agent: agent.name, phase: "end", text: "" });
-  await recordUsage(runtime, scope, response);
+  // Before the answer is stored: a call made again after a crash here was paid for twice, and counts twice.
+  await settleModelCall(runtime, scope, charged, {
+    usage: response.usage,
+    streamed: response.text + response.toolCalls.map((call) => call.name + call.argumentsJson).join(""),
+  });
   const stop = stopOf(stopped);
   if (stop) return finishStoppedAnswer(runtime, scope, step, response.text, stream, stop);
 
@@ -278,23 +289,6 @@ async function settleStoredStep(
     return;
   }
   await dispatchToolCalls(runtime, scope, step);
-}
-
-/**
- * Count the call's tokens and cost for the world, agent and UTC day, before its answer is
- * stored: a call made again after a crash here was paid for twice, and counts twice.
- */
-async function recordUsage(runtime: AgentRuntime, scope: TurnScope, response: LLMResponse): Promise<void> {
-  const { usage } = response;
-  await runtime.world.store.addUsage({
-    world: scope.world.name,
-    agent: scope.agent.name,
-    day: utcDay(runtime.world.clock()),
-    inputTokens: usage.inputTokens,
-    outputTokens: usage.outputTokens,
-    cachedInputTokens: usage.cachedInputTokens,
-    costUsd: costOf(usage, priceOf(scope.agent)),
-  });
 }
 
 /** An answer to another agent goes back to it (auto-mention); an empty answer says so. */

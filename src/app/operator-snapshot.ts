@@ -5,7 +5,9 @@ import type {
   OperatorSnapshot,
   OperatorSource,
 } from "../../channels/web/operator-snapshot.js";
+import { configSecrets } from "../config/config-secrets.js";
 import type { Config } from "../config/schema.js";
+import { secretRedactor } from "../log/redact-secrets.js";
 import type { ApprovalRecord } from "../storage/records.js";
 import type { Store } from "../storage/store.js";
 import { chatKey, parseChatKey } from "../world/chat-ref.js";
@@ -18,6 +20,8 @@ export interface OperatorSourceSetup {
   /** Every channel adapter of the process and whether it is connected now. */
   channels: () => { platform: string; connected: boolean }[];
   clock?: () => Date;
+  /** Takes secrets out of what the view shows (default: the logs' redactor with the config's secrets). */
+  redact?: (text: string) => string;
 }
 
 /** How far back the view looks: the newest events of every chat. */
@@ -43,8 +47,35 @@ export function describeDeciders(config: Config, approval: ApprovalRecord): stri
     .join(", ");
 }
 
-/** The operator view's data, read from the config, the store and the channels on each request. */
+/**
+ * The operator view's data, read from the config, the store and the channels on each request,
+ * with tool arguments, messages and errors through the same redactor as the logs (the
+ * configured secrets and key shapes), for the page and `?format=json` alike.
+ */
 export function createOperatorSource(setup: OperatorSourceSetup): OperatorSource {
+  const source = readOperatorSource(setup);
+  const redact = setup.redact ?? secretRedactor(configSecrets(setup.config));
+  return { snapshot: async () => redactSnapshot(await source.snapshot(), redact) };
+}
+
+function redactSnapshot(snapshot: OperatorSnapshot, redact: (text: string) => string): OperatorSnapshot {
+  const approval = (entry: OperatorApproval): OperatorApproval => ({
+    ...entry,
+    argumentsJson: redact(entry.argumentsJson),
+  });
+  return {
+    ...snapshot,
+    chats: snapshot.chats.map((chat) => ({
+      ...chat,
+      lastMessages: chat.lastMessages.map((message) => ({ ...message, text: redact(message.text) })),
+    })),
+    pendingApprovals: snapshot.pendingApprovals.map(approval),
+    approvalHistory: snapshot.approvalHistory.map(approval),
+    errors: snapshot.errors.map((error) => ({ ...error, text: redact(error.text) })),
+  };
+}
+
+function readOperatorSource(setup: OperatorSourceSetup): OperatorSource {
   const { config, store } = setup;
   return {
     async snapshot(): Promise<OperatorSnapshot> {

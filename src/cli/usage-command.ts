@@ -12,7 +12,10 @@ export const usageCommand: CliCommand = {
 
 Prints the model usage stored per world, agent and UTC day (what worlds[].limits.tokensPerDay
 and costPerDay are checked against): model calls, input and output tokens, and the cost in USD
-from agents[].price (or the known price list), with a total.
+from agents[].price (or the known price list), with a total. Every model request sent is
+counted, also one that was stopped, timed out or failed: where the provider reported no usage
+its tokens are estimated (the request's estimated input plus the streamed text), and
+ESTIMATED CALLS says how many of a row's calls are.
 
 Options:
   --world NAME    Only this world
@@ -46,28 +49,43 @@ Environment: DATABASE_URL (default file:./data/roundtable.db).`,
     const total = rows.reduce(
       (sum, row) => ({
         calls: sum.calls + row.calls,
+        estimated: sum.estimated + row.estimatedCalls,
         input: sum.input + row.inputTokens,
         output: sum.output + row.outputTokens,
         cost: sum.cost + row.costUsd,
       }),
-      { calls: 0, input: 0, output: 0, cost: 0 },
+      { calls: 0, estimated: 0, input: 0, output: 0, cost: 0 },
     );
     const table = formatTable(
-      ["DAY", "WORLD", "AGENT", "CALLS", "INPUT", "OUTPUT", "COST"],
+      ["DAY", "WORLD", "AGENT", "CALLS", "ESTIMATED CALLS", "INPUT TOKENS", "OUTPUT TOKENS", "COST USD"],
       [
         ...rows.map((row) => [
           row.day,
           row.world,
           row.agent,
           String(row.calls),
+          String(row.estimatedCalls),
           String(row.inputTokens),
           String(row.outputTokens),
           dollars(row.costUsd),
         ]),
-        ["total", "", "", String(total.calls), String(total.input), String(total.output), dollars(total.cost)],
+        [
+          "total",
+          "",
+          "",
+          String(total.calls),
+          String(total.estimated),
+          String(total.input),
+          String(total.output),
+          dollars(total.cost),
+        ],
       ],
     );
-    context.stdout.write(`Model usage${scope}:\n${table}\n`);
+    const note =
+      total.estimated === 0
+        ? ""
+        : `${total.estimated} of the calls had no usage reported by the provider (stopped, timed out or failed): their tokens and cost are estimated.\n`;
+    context.stdout.write(`Model usage${scope}:\n${table}\n${note}`);
     return exitCodes.ok;
   },
 };

@@ -1,10 +1,11 @@
-import { environmentSecrets } from "../log/redact-secrets.js";
+import { argumentSecrets, environmentSecrets } from "../log/redact-secrets.js";
 import type { Config } from "./schema.js";
 
 /**
  * Every secret value the config holds (provider keys, platform and agents' bot tokens, signing
- * and webhook secrets, MCP server headers and environment): the log redacts them wherever they
- * appear, also inside error messages and URLs.
+ * and webhook secrets, the web console's token, MCP server headers, environment and secret
+ * options in their `args`): the log, `roundtable approvals` and the operator view redact them
+ * wherever they appear, also inside error messages and URLs.
  */
 export function configSecrets(config: Config): string[] {
   const values: (string | undefined)[] = [];
@@ -16,6 +17,7 @@ export function configSecrets(config: Config): string[] {
   for (const server of Object.values(config.tools.mcpServers)) {
     if ("headers" in server) values.push(...Object.values(server.headers));
     if ("env" in server) values.push(...environmentSecrets(server.env));
+    if ("args" in server) values.push(...argumentSecrets(server.args));
   }
   return values.filter((value): value is string => value !== undefined && value.length >= 8);
 }

@@ -22,6 +22,10 @@ export const redactedPaths = [
   "*.headers.authorization",
   "password",
   "*.password",
+  // A failed spawn's error carries the whole command line (an MCP server's `args` may hold keys).
+  "spawnargs",
+  "*.spawnargs",
+  "*.cause.spawnargs",
 ];
 
 export interface LoggerOptions {

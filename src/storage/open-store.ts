@@ -72,6 +72,7 @@ export async function openStore(options: OpenStoreOptions): Promise<OpenedStore>
   }
   const store = new PrismaStore(db, options.clock, {
     recentMessages: target.provider === "sqlite",
+    dialect: target.provider,
     ...(outboundWriter === undefined ? {} : { outboundWriter }),
   });
   try {

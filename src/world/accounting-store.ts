@@ -13,10 +13,28 @@ export interface UsageEntry {
   costUsd: number;
 }
 
+/**
+ * A change to a world's, agent's and day's usage: tokens and cost to add (negative to correct
+ * an estimate once the provider's own figures are known) and how many calls, and of them
+ * estimated calls, to add.
+ */
+export interface UsageChange extends UsageEntry {
+  calls: number;
+  estimatedCalls: number;
+}
+
 /** A stored day of one agent's usage in one world. */
 export interface UsageDayRecord extends UsageEntry {
   /** Model calls counted. */
   calls: number;
+  /** Of them, calls whose usage the provider did not report (stopped, timed out, failed): estimated. */
+  estimatedCalls: number;
+}
+
+/** A world's limits for one UTC day; tokens are input plus output tokens. */
+export interface DayCaps {
+  tokens?: number;
+  costUsd?: number;
 }
 
 /**
@@ -24,8 +42,14 @@ export interface UsageDayRecord extends UsageEntry {
  * count of a person's recent messages, and approvals over a time range. Part of the `Store`.
  */
 export interface AccountingStore {
-  /** Add one model call's usage (atomic increment; the day's row is created when missing). */
-  addUsage(entry: UsageEntry): Promise<void>;
+  /** Add to a day's usage (atomic increment; the day's row is created when missing). */
+  addUsage(change: UsageChange): Promise<void>;
+  /**
+   * Add `change` only if the world's day (all its agents), with it, stays within `caps`; false
+   * when it would not. One atomic step, also between processes: concurrent calls cannot all
+   * pass a check that only one of them fits.
+   */
+  reserveUsage(change: UsageChange, caps: DayCaps): Promise<boolean>;
   /** Stored days, oldest first; `fromDay` (`YYYY-MM-DD`) and `world` narrow them. */
   listUsage(filter: { world?: string; fromDay?: string }): Promise<UsageDayRecord[]>;
   /**

@@ -2,7 +2,10 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { secretRedactor } from "../../src/log/redact-secrets.js";
+import { configSecrets } from "../../src/config/config-secrets.js";
+import { configSchema } from "../../src/config/schema.js";
+import { createLogger } from "../../src/log/logger.js";
+import { environmentSecrets, secretRedactor } from "../../src/log/redact-secrets.js";
 import { FakeTelegramApi } from "../fakes/telegram-api.js";
 import { collect, spawnRoundtable } from "./run-roundtable.js";
 
@@ -121,5 +124,52 @@ describe("secrets in logs", () => {
     expect(redacted).not.toContain("xoxb-1234567890");
     expect(redacted).toContain("https://api.telegram.org/bot[redacted]/getMe");
     expect(redacted).toContain("postgresql://roundtable:[redacted]@db:5432/roundtable");
+  });
+
+  it("closes the redactor's gaps: web.token from the file, MCP args in a failed spawn, OTLP headers, key shapes", () => {
+    const config = configSchema.parse({
+      agents: [{ name: "alice", provider: "openai", model: "gpt-4.1" }],
+      worlds: [{ name: "team", agents: ["alice"] }],
+      web: { token: "web-token-from-the-config-file" },
+      tools: {
+        mcpServers: { vault: { command: "vault-mcp", args: ["--api-key", "mcp-argument-secret", "--verbose"] } },
+      },
+    });
+    const env = {
+      OTEL_EXPORTER_OTLP_HEADERS: "x-honeycomb-team=otel-header-secret,authorization=Basic%20b3RlbDpzZWNyZXQ=",
+    };
+    const lines: string[] = [];
+    const logger = createLogger({
+      level: "info",
+      secrets: [...configSecrets(config), ...environmentSecrets(env)],
+      destination: { write: (line: string) => lines.push(line) },
+    });
+    const spawnError = Object.assign(new Error("spawn vault-mcp ENOENT"), {
+      code: "ENOENT",
+      spawnargs: ["--api-key", "an-unconfigured-argument-secret"],
+    });
+    logger.error({ err: spawnError }, "MCP server vault failed to start");
+    logger.info(
+      { token: "web-token-from-the-config-file", headers: env.OTEL_EXPORTER_OTLP_HEADERS },
+      "web-token-from-the-config-file mcp-argument-secret otel-header-secret Basic b3RlbDpzZWNyZXQ=",
+    );
+    logger.info(
+      "keys: sk-ant-api03-abcdefghijklmnop ghp_abcdefghijklmnopqrstuvwxyz0123 AIzaSyA1234567890abcdefghijklmnopqrstu",
+    );
+    const log = lines.join("");
+    for (const secret of [
+      "web-token-from-the-config-file",
+      "mcp-argument-secret",
+      "an-unconfigured-argument-secret",
+      "otel-header-secret",
+      "b3RlbDpzZWNyZXQ=",
+      "sk-ant-api03-abcdefghijklmnop",
+      "ghp_abcdefghijklmnopqrstuvwxyz0123",
+      "AIzaSyA1234567890abcdefghijklmnopqrstu",
+    ]) {
+      expect(log).not.toContain(secret);
+    }
+    expect(log).toContain("MCP server vault failed to start");
+    expect(log).toContain("keys: [redacted] [redacted] [redacted]");
   });
 });

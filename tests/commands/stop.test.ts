@@ -95,6 +95,51 @@ describe("/stop", () => {
     expect(worldTexts(h)).toEqual(["Stopped alice (by ana)."]);
   });
 
+  it("ends a running tool's whole process tree: a setsid'd sleep and a daemon's double fork are gone too", async () => {
+    const workdir = mkdtempSync(path.join(tmpdir(), "rt-stop-"));
+    // shell_cmd runs no shell: the command is sh, the script its argument.
+    const script =
+      "setsid sleep 300 & echo $! > setsid.pid\nsetsid sh -c '(sleep 300 & echo $! > daemon.pid) &' &\nsleep 300";
+    const alice = new ScriptedProvider((request) =>
+      request.messages.at(-1)?.role === "tool"
+        ? { text: "after the tool" }
+        : { text: "", toolCalls: [{ name: "shell_cmd", args: { command: "sh", args: ["-c", script] } }] },
+    );
+    h = await createHarness({
+      agents: [{ name: "alice", provider: alice, tools: ["shell_cmd"] }],
+      world: { defaultAgent: "alice", workdir },
+      tools: { approval: { shell_cmd: "never" } },
+    });
+    await h.say("start a daemon");
+    const pids: number[] = [];
+    await waitUntil("both escaped sleeps are running", () => {
+      pids.length = 0;
+      for (const file of ["setsid.pid", "daemon.pid"]) {
+        try {
+          pids.push(Number(readFileSync(path.join(workdir, file), "utf8").trim()));
+        } catch {
+          return false;
+        }
+      }
+      return pids.every((pid) => pid > 0 && isAlive(pid));
+    });
+    try {
+      await h.say("/stop");
+      await waitUntil("the escaped sleeps are gone", () => pids.every((pid) => !isAlive(pid)), 5_000);
+      await h.idle();
+      const [call] = await h.store.listToolCalls({ chatKey: chat });
+      expect((await h.store.getToolResult(call?.id ?? ""))?.content).toBe("interrupted: stopped by ana");
+    } finally {
+      for (const pid of pids) {
+        try {
+          process.kill(pid, "SIGKILL");
+        } catch {
+          // gone
+        }
+      }
+    }
+  });
+
   it("closes a parked turn's approval card as skipped, saying who stopped it", async () => {
     const alice = new ScriptedProvider([{ text: "", toolCalls: [{ name: "shell_cmd", args: { command: "ls" } }] }]);
     h = await createHarness({ agents: [{ name: "alice", provider: alice, tools: ["shell_cmd"] }] });

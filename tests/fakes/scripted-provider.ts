@@ -7,6 +7,8 @@ export interface ScriptedStep {
   toolCalls?: { name: string; args: unknown; id?: string; rawArguments?: string }[];
   /** Throw this instead of answering. */
   error?: ProviderError;
+  /** The usage reported (default 10 input and 5 output tokens). */
+  usage?: { inputTokens: number; outputTokens: number };
   /** Wait for this promise before answering (to hold a turn mid-call). */
   hold?: Promise<void>;
 }
@@ -53,7 +55,7 @@ export class ScriptedProvider implements ModelProvider {
       argumentsJson: call.rawArguments ?? JSON.stringify(call.args),
     }));
     for (const call of toolCalls) yield { type: "tool-call", call };
-    const usage = { inputTokens: 10, outputTokens: 5, cachedInputTokens: 0 };
+    const usage = { inputTokens: 10, outputTokens: 5, ...step.usage, cachedInputTokens: 0 };
     yield { type: "usage", usage };
     const response: LLMResponse = {
       text,

@@ -46,8 +46,9 @@ describe("the web console's chat (the real service in this process, the OpenAI S
       {
         type: "reply",
         toolCalls: [{ id: "call_1", name: "shell_cmd", argumentChunks: ['{"command":"echo","args":["hi"]}'] }],
+        usage: { inputTokens: 20, outputTokens: 5 },
       },
-      { type: "reply", text: ["It said hi."] },
+      { type: "reply", text: ["It said hi."], usage: { inputTokens: 30, outputTokens: 4 } },
     );
     expect(logged(web, `web console: open http://localhost:${web.port}/login and log in with the token from`)).toBe(
       true,
@@ -148,7 +149,7 @@ describe("the web console's chat (the real service in this process, the OpenAI S
       usage: { world: string; agent?: string; tokens: number }[];
       approvalHistory: { state: string; resultKind?: string; decidedBy?: string }[];
     };
-    expect(after.usage.find((row) => row.agent === undefined)).toMatchObject({ world: "team", tokens: 15 });
+    expect(after.usage.find((row) => row.agent === undefined)).toMatchObject({ world: "team", tokens: 74 });
     expect(after.approvalHistory).toEqual([
       expect.objectContaining({ state: "approved", decidedBy: "ana", resultKind: "ok" }),
     ]);

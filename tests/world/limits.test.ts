@@ -60,13 +60,14 @@ describe("limits and spending", () => {
 
   it("a world past costPerDay answers with the notice until the next UTC day; usage is stored and printed", async () => {
     let now = Date.parse("2026-11-24T22:30:00Z");
-    const alice = new ScriptedProvider(() => ({ text: "answer" }));
+    const alice = new ScriptedProvider(() => ({ text: "answer", usage: { inputTokens: 10, outputTokens: 15 } }));
     harness = await createHarness({
       agents: [{ name: "alice", provider: alice }],
       platform: "telegram",
       world: { defaultAgent: "alice", limits: { messagesPerMinute: 20, costPerDay: 1 } },
-      // 10 input and 5 output tokens a call: $1.50 at these prices.
-      agentConfig: { alice: { price: { input: 100_000, output: 100_000 } } },
+      // 10 input and 15 output tokens a call: $1.51 at these prices (the estimated input of the
+      // first call, a few hundred tokens at most, fits the day's $1).
+      agentConfig: { alice: { price: { input: 1_000, output: 100_000 } } },
       worldClock: () => new Date(now),
     });
     await harness.say("first", { user: "ana" });
@@ -79,7 +80,7 @@ describe("limits and spending", () => {
     expect(alice.requests).toHaveLength(1);
     expect(texts(harness)).toEqual([
       "answer",
-      "This world reached its daily budget (costPerDay: $1.00 a day, $1.50 used); the agents answer again after 00:00 UTC (in 90 minutes).",
+      "This world reached its daily budget (costPerDay: $1.00 a day, $1.51 used); the agents answer again after 00:00 UTC (in 90 minutes).",
     ]);
 
     now = Date.parse("2026-11-25T00:00:05Z");
@@ -92,11 +93,12 @@ describe("limits and spending", () => {
         day: "2026-11-24",
         agent: "alice",
         calls: 1,
+        estimatedCalls: 0,
         inputTokens: 10,
-        outputTokens: 5,
-        costUsd: 1.5,
+        outputTokens: 15,
+        costUsd: expect.closeTo(1.51, 9),
       }),
-      expect.objectContaining({ day: "2026-11-25", agent: "alice", calls: 1, costUsd: 1.5 }),
+      expect.objectContaining({ day: "2026-11-25", agent: "alice", calls: 1, costUsd: expect.closeTo(1.51, 9) }),
     ]);
     const databaseUrl = harness.databaseUrl;
     await harness.close();
@@ -104,8 +106,12 @@ describe("limits and spending", () => {
 
     const printed = await cli(["usage", "--days", "3650"], databaseUrl);
     expect(printed.code).toBe(0);
-    expect(printed.stdout).toContain("2026-11-24  main   alice  1      10     5       $1.5000");
-    expect(printed.stdout).toMatch(/total\s+2\s+20\s+10\s+\$3\.0000/);
+    expect(printed.stdout).toMatch(
+      /DAY\s+WORLD\s+AGENT\s+CALLS\s+ESTIMATED CALLS\s+INPUT TOKENS\s+OUTPUT TOKENS\s+COST USD\n/,
+    );
+    expect(printed.stdout).toMatch(/2026-11-24\s+main\s+alice\s+1\s+0\s+10\s+15\s+\$1\.5100\n/);
+    expect(printed.stdout).toMatch(/total\s+2\s+0\s+20\s+30\s+\$3\.0200/);
+    expect(printed.stdout).not.toContain("estimated");
     expect((await cli(["usage", "--world", "other", "--days", "3650"], databaseUrl)).stdout).toMatch(
       /^No model usage recorded in world other since/,
     );
@@ -118,12 +124,16 @@ describe("limits and spending", () => {
     const alice = new ScriptedProvider((request) =>
       request.messages.at(-1)?.role === "tool"
         ? { text: "done" }
-        : { text: "", toolCalls: [{ name: "shell_cmd", args: { command: "echo", args: ["hi"] } }] },
+        : {
+            text: "",
+            toolCalls: [{ name: "shell_cmd", args: { command: "echo", args: ["hi"] } }],
+            usage: { inputTokens: 10, outputTokens: 5_000 },
+          },
     );
     harness = await createHarness({
       agents: [{ name: "alice", provider: alice, tools: ["shell_cmd"] }],
       platform: "telegram",
-      world: { defaultAgent: "alice", limits: { messagesPerMinute: 20, tokensPerDay: 15 } },
+      world: { defaultAgent: "alice", limits: { messagesPerMinute: 20, tokensPerDay: 5_000 } },
     });
     await harness.say("run it", { user: "ana" });
     await harness.idle();
@@ -132,7 +142,7 @@ describe("limits and spending", () => {
     await harness.idle();
     expect(alice.requests).toHaveLength(1);
     expect(texts(harness).at(-1)).toMatch(
-      /^This world reached its daily budget \(tokensPerDay: 15 tokens a day, 15 used\)/,
+      /^This world reached its daily budget \(tokensPerDay: 5000 tokens a day, 5010 used\)/,
     );
     const databaseUrl = harness.databaseUrl;
     await harness.close();

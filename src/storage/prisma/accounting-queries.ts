@@ -1,8 +1,9 @@
-import type { AccountingStore, UsageDayRecord, UsageEntry } from "../../world/accounting-store.js";
+import type { AccountingStore, DayCaps, UsageChange, UsageDayRecord } from "../../world/accounting-store.js";
 import type { ApprovalRecord } from "../records.js";
 import type { DatabaseClient } from "./database-client.js";
 import { rawSqlOf } from "./prisma-raw-sql.js";
-import { type RawSql, sql } from "./raw-sql.js";
+import { advisoryKey } from "./postgres-singleton-lock.js";
+import { concatStatements, type RawSql, type SqlStatement, sql } from "./raw-sql.js";
 import { toApprovalRecord } from "./record-mappers.js";
 
 /** The {@link AccountingStore} over Prisma (SQLite and PostgreSQL alike). */
@@ -12,25 +13,62 @@ export class AccountingQueries implements AccountingStore {
   constructor(
     private readonly db: DatabaseClient,
     private readonly clock: () => Date,
+    private readonly dialect: "sqlite" | "postgresql" = "sqlite",
   ) {
     this.raw = rawSqlOf(db);
   }
 
   /** One statement: the day's row is created or added to (two processes at once cannot both create it). */
-  async addUsage(entry: UsageEntry): Promise<void> {
-    const now = this.clock();
-    await this.raw.execute(sql`
-      INSERT INTO "UsageDay" ("world", "agent", "day", "calls", "inputTokens", "outputTokens", "cachedInputTokens",
-        "costUsd", "updatedAt")
-      VALUES (${entry.world}, ${entry.agent}, ${entry.day}, 1, ${entry.inputTokens}, ${entry.outputTokens},
-        ${entry.cachedInputTokens}, ${entry.costUsd}, ${now})
+  async addUsage(change: UsageChange): Promise<void> {
+    await this.raw.execute(this.upsertUsage(change));
+  }
+
+  /**
+   * The day's row is added to only when the world's day, with the change, stays within the
+   * caps: one statement whose condition reads the world's rows of the day. On SQLite one writer
+   * at a time makes it atomic; on PostgreSQL a transaction-scoped advisory lock on the world's
+   * day comes first, so a concurrent reservation reads this one's row (READ COMMITTED takes a
+   * snapshot per statement).
+   */
+  async reserveUsage(change: UsageChange, caps: DayCaps): Promise<boolean> {
+    const noCap = Number.MAX_SAFE_INTEGER;
+    const tokenCap = caps.tokens ?? noCap;
+    const costCap = caps.costUsd ?? noCap;
+    const tokens = change.inputTokens + change.outputTokens;
+    const guarded = this.upsertUsage(
+      change,
+      sql`WHERE (SELECT COALESCE(SUM("inputTokens" + "outputTokens"), 0) FROM "UsageDay"
+          WHERE "world" = ${change.world} AND "day" = ${change.day}) + CAST(${tokens} AS BIGINT) <= CAST(${tokenCap} AS BIGINT)
+        AND (SELECT COALESCE(SUM("costUsd"), 0) FROM "UsageDay"
+          WHERE "world" = ${change.world} AND "day" = ${change.day}) + CAST(${change.costUsd} AS DOUBLE PRECISION)
+          <= CAST(${costCap} AS DOUBLE PRECISION)`,
+    );
+    const returning = concatStatements([guarded, sql` RETURNING "calls"`]);
+    if (this.dialect === "sqlite") return (await this.raw.rows(returning)).length > 0;
+    const lock = sql`SELECT 1 AS locked FROM (SELECT pg_advisory_xact_lock(CAST(${advisoryKey(`usage:${change.world}:${change.day}`)} AS BIGINT))) AS held`;
+    const [, added] = await this.raw.batch([lock, returning]);
+    return (added?.length ?? 0) > 0;
+  }
+
+  /** Insert-or-add of a change; `condition` (a `WHERE …`) makes it conditional. */
+  private upsertUsage(change: UsageChange, condition: SqlStatement = sql`WHERE 1 = 1`): SqlStatement {
+    const head = sql`
+      INSERT INTO "UsageDay" ("world", "agent", "day", "calls", "estimatedCalls", "inputTokens", "outputTokens",
+        "cachedInputTokens", "costUsd", "updatedAt")
+      SELECT CAST(${change.world} AS TEXT), CAST(${change.agent} AS TEXT), CAST(${change.day} AS TEXT),
+        CAST(${change.calls} AS INTEGER), CAST(${change.estimatedCalls} AS INTEGER), CAST(${change.inputTokens} AS INTEGER),
+        CAST(${change.outputTokens} AS INTEGER), CAST(${change.cachedInputTokens} AS INTEGER),
+        CAST(${change.costUsd} AS DOUBLE PRECISION), ${this.clock()} `;
+    const tail = sql`
       ON CONFLICT ("world", "agent", "day") DO UPDATE SET
-        "calls" = "UsageDay"."calls" + 1,
+        "calls" = "UsageDay"."calls" + excluded."calls",
+        "estimatedCalls" = "UsageDay"."estimatedCalls" + excluded."estimatedCalls",
         "inputTokens" = "UsageDay"."inputTokens" + excluded."inputTokens",
         "outputTokens" = "UsageDay"."outputTokens" + excluded."outputTokens",
         "cachedInputTokens" = "UsageDay"."cachedInputTokens" + excluded."cachedInputTokens",
         "costUsd" = "UsageDay"."costUsd" + excluded."costUsd",
-        "updatedAt" = excluded."updatedAt"`);
+        "updatedAt" = excluded."updatedAt"`;
+    return concatStatements([head, condition, tail]);
   }
 
   async countPersonMessages(platform: string, authorId: string, after: Date, until: Date): Promise<number> {
@@ -56,6 +94,7 @@ export class AccountingQueries implements AccountingStore {
       agent: row.agent,
       day: row.day,
       calls: row.calls,
+      estimatedCalls: row.estimatedCalls,
       inputTokens: row.inputTokens,
       outputTokens: row.outputTokens,
       cachedInputTokens: row.cachedInputTokens,

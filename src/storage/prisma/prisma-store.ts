@@ -18,7 +18,7 @@ import type {
   TurnRecord,
   TurnState,
 } from "../records.js";
-import type { UsageDayRecord, UsageEntry } from "../../world/accounting-store.js";
+import type { DayCaps, UsageChange, UsageDayRecord } from "../../world/accounting-store.js";
 import type { LoginSessionRecord } from "../../world/login-session-store.js";
 import type { Store } from "../store.js";
 import { AccountingQueries } from "./accounting-queries.js";
@@ -66,11 +66,13 @@ export class PrismaStore implements Store {
     options: {
       /** Keep chats' newest messages in memory (SQLite only: see {@link RecentMessages}). */
       recentMessages?: boolean;
+      /** The database (default sqlite): how usage reservations are made atomic. */
+      dialect?: "sqlite" | "postgresql";
       /** PostgreSQL: where the platform ids of a post are written (closed with the store). */
       outboundWriter?: OutboundWriter;
     } = {},
   ) {
-    this.accounting = new AccountingQueries(db, clock);
+    this.accounting = new AccountingQueries(db, clock, options.dialect);
     this.approvals = new ApprovalQueries(db, clock);
     this.logins = new LoginSessionQueries(db);
     this.raw = rawSqlOf(db);
@@ -84,8 +86,12 @@ export class PrismaStore implements Store {
 
   // usage, message rate and the approvals audit
 
-  addUsage(entry: UsageEntry): Promise<void> {
-    return this.accounting.addUsage(entry);
+  addUsage(change: UsageChange): Promise<void> {
+    return this.accounting.addUsage(change);
+  }
+
+  reserveUsage(change: UsageChange, caps: DayCaps): Promise<boolean> {
+    return this.accounting.reserveUsage(change, caps);
   }
 
   listUsage(filter: { world?: string; fromDay?: string }): Promise<UsageDayRecord[]> {

@@ -13,6 +13,20 @@ export function sql(strings: TemplateStringsArray, ...values: unknown[]): SqlSta
   return { strings, values };
 }
 
+/** Statements written one after the other, as one statement (their values kept in order). */
+export function concatStatements(parts: readonly SqlStatement[]): SqlStatement {
+  const strings: string[] = [];
+  const values: unknown[] = [];
+  for (const part of parts) {
+    part.strings.forEach((text, index) => {
+      if (index === 0 && strings.length > 0) strings[strings.length - 1] += text;
+      else strings.push(text);
+    });
+    values.push(...part.values);
+  }
+  return { strings: Object.assign(strings, { raw: [...strings] }) as unknown as TemplateStringsArray, values };
+}
+
 /**
  * Where the statements every message runs go (`HotQueries`, `StepQueries`, the Job table). Rows
  * come back keyed by column and typed as Prisma's `$queryRaw` types them (dates as `Date`), so

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { CappedOutput } from "./capped-output.js";
 import type { ProcessOutput } from "./format-shell-result.js";
+import { ProcessTree } from "./process-tree.js";
 
 export interface RunProcessOptions {
   command: string;
@@ -26,17 +27,19 @@ export type ProcessStart = { started: true; run: ProcessRun } | { started: false
 
 /**
  * Run one program without a shell, in its own process group, stdin closed. The timeout and the
- * abort signal end the whole group (SIGTERM, then SIGKILL after a grace); when the program
- * exits, whatever it left running in its group is ended too, so no call leaves processes behind.
+ * abort signal end its whole {@link ProcessTree} (SIGTERM, then SIGKILL after a grace); when the
+ * program exits, whatever it left running is ended too (also what called `setsid`, forked twice
+ * or changed its group), so no call leaves processes behind.
  * Never rejects: a program that cannot start is `{ started: false, error }`.
  */
 export function runProcess(options: RunProcessOptions): Promise<ProcessStart> {
   return new Promise((resolve) => {
     let child: ChildProcess;
+    const tree = new ProcessTree();
     try {
       child = spawn(options.command, [...options.args], {
         cwd: options.cwd,
-        env: options.env,
+        env: tree.environment(options.env),
         shell: false,
         detached: true,
         stdio: ["ignore", "pipe", "pipe"],
@@ -46,6 +49,7 @@ export function runProcess(options: RunProcessOptions): Promise<ProcessStart> {
       resolve({ started: false, error: error as NodeJS.ErrnoException });
       return;
     }
+    if (child.pid !== undefined) tree.started(child.pid);
     const stdout = new CappedOutput(options.maxOutputBytes);
     const stderr = new CappedOutput(options.maxOutputBytes);
     child.stdout?.on("data", (chunk: Buffer) => stdout.append(chunk));
@@ -55,24 +59,17 @@ export function runProcess(options: RunProcessOptions): Promise<ProcessStart> {
     const timers: NodeJS.Timeout[] = [];
     const later = (delayMs: number, action: () => void) => timers.push(setTimeout(action, delayMs));
 
-    const killGroup = (signal: NodeJS.Signals) => {
-      if (child.pid === undefined) return;
-      try {
-        process.kill(-child.pid, signal);
-      } catch {
-        // The group is already gone.
-      }
-    };
     const stop = (why: Exclude<ProcessEnding, "exited">) => {
       if (ending !== "exited" || settled) return;
       ending = why;
-      killGroup("SIGTERM");
-      later(options.killGraceMs, () => killGroup("SIGKILL"));
+      tree.signal("SIGTERM");
+      later(options.killGraceMs, () => tree.end());
     };
     const onAbort = () => stop("aborted");
     const finish = (result: ProcessStart) => {
       if (settled) return;
       settled = true;
+      tree.end();
       for (const timer of timers) clearTimeout(timer);
       options.signal.removeEventListener("abort", onAbort);
       resolve(result);
@@ -82,7 +79,7 @@ export function runProcess(options: RunProcessOptions): Promise<ProcessStart> {
       if (child.pid === undefined) finish({ started: false, error });
     });
     child.once("exit", () => {
-      killGroup("SIGKILL");
+      tree.end();
       // A process that escaped the group may still hold the pipes: stop waiting for them.
       later(options.killGraceMs, () => {
         child.stdout?.destroy();

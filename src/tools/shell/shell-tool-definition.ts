@@ -18,7 +18,9 @@ export function shellToolDefinition(maxTimeoutSeconds: number): ToolDefinition {
       "(looked up on PATH) or a path; `args` are passed to it exactly as given: no globbing, pipes, " +
       "redirection, variables or quoting (to use those, run a shell yourself, e.g. command `sh` with " +
       'args ["-c", "…"]). stdin is empty. Returns the exit code, stdout and stderr; long output is cut ' +
-      "in the middle. Processes the program leaves running are ended when it exits.",
+      "in the middle. When the program exits, times out or is stopped, the processes it started are " +
+      "ended too, also ones that detached (setsid, a double fork, a new process group): they are found " +
+      "by their process group, their parent and a marker in the environment they inherited.",
     inputSchema: {
       type: "object",
       properties: {

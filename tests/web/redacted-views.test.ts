@@ -1,0 +1,110 @@
+import { PassThrough } from "node:stream";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { runCli } from "../../src/cli/run-cli.js";
+import { waitUntil } from "../tools/wait-until.js";
+import { EventReader, postJson, startWebService, type WebService } from "./web-service.js";
+
+let web: WebService | undefined;
+let reader: EventReader | undefined;
+afterEach(async () => {
+  await reader?.close();
+  reader = undefined;
+  await web?.close();
+  web = undefined;
+});
+
+/** A secret of the config (an MCP server's `--api-key` option), and secrets only their shape gives away. */
+const configured = "configured-secret-value-123";
+const shaped = [
+  "sk-proj-abcdefghijklmnopqrstuv",
+  "ghp_abcdefghijklmnopqrstuvwxyz0123",
+  "xoxb-1234567890-abcdefghij",
+  "AIzaSyA1234567890abcdefghijklmnopqrstu",
+  "abcdefghijklmnop1234", // after `Bearer `
+];
+const argumentsJson = JSON.stringify({
+  command: "curl",
+  args: ["-H", `Authorization: Bearer ${shaped[4]}`, "--data", `${configured} ${shaped.slice(0, 4).join(" ")}`],
+});
+
+async function cli(args: string[], env: Record<string, string>) {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = "";
+  let err = "";
+  stdout.on("data", (chunk: Buffer) => {
+    out += chunk.toString();
+  });
+  stderr.on("data", (chunk: Buffer) => {
+    err += chunk.toString();
+  });
+  const code = await runCli(args, {
+    env: { LOG_LEVEL: "silent", ...env },
+    cwd: process.cwd(),
+    stdin: new PassThrough(),
+    stdout,
+    stderr,
+  });
+  return { code, stdout: out, stderr: err };
+}
+
+function expectRedacted(text: string): void {
+  expect(text).not.toContain(configured);
+  for (const secret of shaped) expect(text).not.toContain(secret);
+  expect(text).toContain("[redacted]");
+}
+
+describe("tool arguments with secrets in the operator view and the approvals export", () => {
+  it("are redacted as in the logs; roundtable approvals --json --raw prints the stored bytes", async () => {
+    web = await startWebService({
+      extraConfig: [
+        "tools:",
+        `  mcpServers: { vault: { command: /nonexistent/vault-mcp, args: [--api-key, ${configured}] } }`,
+      ],
+    });
+    web.fake.script({
+      type: "reply",
+      toolCalls: [{ id: "call_1", name: "shell_cmd", argumentChunks: [argumentsJson] }],
+    });
+    reader = new EventReader();
+    await reader.open(`${web.origin}/chat/events?world=team`);
+    await postJson(web.origin, "/chat/messages", {
+      world: "team",
+      name: "ana",
+      text: "fetch it",
+      clientId: "client-0001",
+    });
+    await waitUntil("the approval is asked for", async () => {
+      const snapshot = (await (await fetch(`${web?.origin}/operator?format=json`)).json()) as {
+        pendingApprovals: unknown[];
+      };
+      return snapshot.pendingApprovals.length === 1;
+    });
+
+    // The MCP server's failed spawn was logged without its command line.
+    expect(web.logs.some((line) => line.msg.includes("MCP server vault failed to start"))).toBe(true);
+    expect(JSON.stringify(web.logs)).not.toContain(configured);
+
+    const json = await (await fetch(`${web.origin}/operator?format=json`)).text();
+    expectRedacted(json);
+    const page = await (await fetch(`${web.origin}/operator`)).text();
+    expectRedacted(page);
+    expect(page).toContain("curl");
+
+    const env = {
+      DATABASE_URL: `file:${path.join(web.directory, "roundtable.db")}`,
+      OPENAI_BASE_URL: web.fake.baseUrl,
+    };
+    const config = path.join(web.directory, "roundtable.yaml");
+    const lines = await cli(["approvals", "--config", config], env);
+    expect(lines.code).toBe(0);
+    expect(lines.stdout).toContain("shell_cmd");
+    expectRedacted(lines.stdout);
+    const exported = await cli(["approvals", "--json", "--config", config], env);
+    expectRedacted(exported.stdout);
+    expect(JSON.parse(exported.stdout)).toHaveLength(1);
+    const raw = await cli(["approvals", "--json", "--raw", "--config", config], env);
+    expect((JSON.parse(raw.stdout) as { argumentsJson: string }[])[0]?.argumentsJson).toBe(argumentsJson);
+  });
+});
