@@ -67,16 +67,17 @@ describe("tool arguments with secrets in the operator view and the approvals exp
       type: "reply",
       toolCalls: [{ id: "call_1", name: "shell_cmd", argumentChunks: [argumentsJson] }],
     });
+    const auth = { authorization: `Bearer ${web.token}` };
     reader = new EventReader();
-    await reader.open(`${web.origin}/chat/events?world=team`);
-    await postJson(web.origin, "/chat/messages", {
-      world: "team",
-      name: "ana",
-      text: "fetch it",
-      clientId: "client-0001",
-    });
+    await reader.open(`${web.origin}/chat/events?world=team`, auth);
+    await postJson(
+      web.origin,
+      "/chat/messages",
+      { world: "team", name: "ana", text: "fetch it", clientId: "client-0001" },
+      auth,
+    );
     await waitUntil("the approval is asked for", async () => {
-      const snapshot = (await (await fetch(`${web?.origin}/operator?format=json`)).json()) as {
+      const snapshot = (await (await fetch(`${web?.origin}/operator?format=json`, { headers: auth })).json()) as {
         pendingApprovals: unknown[];
       };
       return snapshot.pendingApprovals.length === 1;
@@ -86,9 +87,9 @@ describe("tool arguments with secrets in the operator view and the approvals exp
     expect(web.logs.some((line) => line.msg.includes("MCP server vault failed to start"))).toBe(true);
     expect(JSON.stringify(web.logs)).not.toContain(configured);
 
-    const json = await (await fetch(`${web.origin}/operator?format=json`)).text();
+    const json = await (await fetch(`${web.origin}/operator?format=json`, { headers: auth })).text();
     expectRedacted(json);
-    const page = await (await fetch(`${web.origin}/operator`)).text();
+    const page = await (await fetch(`${web.origin}/operator`, { headers: auth })).text();
     expectRedacted(page);
     expect(page).toContain("curl");
 

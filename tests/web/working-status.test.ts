@@ -29,12 +29,18 @@ describe("the web console's status line while an agent works", () => {
       },
       { type: "reply", text: ["It ", "said ", "hi."] },
     );
-    const page = await (await fetch(`${web.origin}/`)).text();
+    const auth = { authorization: `Bearer ${web.token}` };
+    const page = await (await fetch(`${web.origin}/`, { headers: auth })).text();
     expect(page).toContain('<p class="working" id="working" aria-live="polite" hidden></p>');
     reader = new EventReader();
-    await reader.open(`${web.origin}/chat/events?world=team`);
+    await reader.open(`${web.origin}/chat/events?world=team`, auth);
     await waitUntil("the snapshot arrives", () => reader?.events.length === 1);
-    await postJson(web.origin, "/chat/messages", { world: "team", name: "ana", text: "hi", clientId: "client-0001" });
+    await postJson(
+      web.origin,
+      "/chat/messages",
+      { world: "team", name: "ana", text: "hi", clientId: "client-0001" },
+      auth,
+    );
     await waitUntil("alice's answer arrives", () =>
       ((reader?.events ?? []) as Event[]).some(
         (event) => event.item?.kind === "message" && event.item.text === "It said hi.",
