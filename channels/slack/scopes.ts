@@ -23,6 +23,7 @@ export const scopeNeeds: readonly ScopeNeed[] = [
   { scope: "files:write", feature: "attaching long tool arguments to approval cards" },
   { scope: "usergroups:read", feature: "approvers named as role:<user group handle>" },
   { scope: "users:read", feature: "showing people's names instead of user ids" },
+  { scope: "assistant:write", feature: 'showing "alice is thinking…" while an agent works in an assistant thread' },
 ];
 
 /** The scopes the app lacks, each with the feature that does not work without it. */

@@ -69,6 +69,7 @@ export const defaultScopes = [
   "files:write",
   "usergroups:read",
   "users:read",
+  "assistant:write",
   "commands",
 ];
 
