@@ -32,7 +32,7 @@ import { type MentionDirectory, emptyMentionDirectory } from "./mentions.js";
 import { hasMessageContentIntent, messageContentAdvice } from "./message-content-intent.js";
 import { DiscordMessageStream } from "./message-stream.js";
 import { type DiscordAdapterOptions, type DiscordAgentIdentity, type DiscordClock, systemClock } from "./options.js";
-import type { OwnIdentities } from "./parse.js";
+import { type OwnIdentities, roleEntriesOf } from "./parse.js";
 import { BotPoster, type Poster, WebhookPoster } from "./poster.js";
 import { renderApprovalCard, renderApprovalOutcome, renderText, stopButtonComponents } from "./render.js";
 import { type RenderedMentions, renderMentions } from "./render-mentions.js";
@@ -425,10 +425,7 @@ export class DiscordAdapter
     const guildId = chat.workspace;
     if (guildId === undefined) return [];
     const member = await this.api.guildMember(guildId, userId);
-    const names = member.roles.flatMap((id) => {
-      const name = this.directory.roleName(guildId, id);
-      return name === undefined ? [id] : [name, id];
-    });
+    const names = roleEntriesOf(guildId, member.roles, this.directory);
     const owner = this.client?.guilds.cache.get(guildId)?.ownerId === userId;
     if (owner || member.roles.some((id) => this.directory.roleIsAdministrator(guildId, id))) names.push("admin");
     return names;

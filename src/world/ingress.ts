@@ -196,12 +196,11 @@ export class Ingress implements InboundSink {
   private async isMember(inbound: InboundMessage): Promise<boolean> {
     const world = this.context.worlds.worldFor(inbound.chat);
     if (!world) return false;
-    const adapter = this.context.channels.main(inbound.chat.platform);
     return mayTalk(
       world,
       accessChannelFor(this.context.channels, inbound.chat.platform),
       inbound.sender,
-      rolesLookup(adapter, inbound.chat, inbound.sender),
+      rolesLookup(this.context, inbound.chat, inbound.sender),
     );
   }
 

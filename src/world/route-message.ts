@@ -126,9 +126,10 @@ async function storedSenderMayTalk(context: WorldContext, world: WorldSettings, 
   const adapter = context.channels.main(chat.platform);
   const names = membersFor(world, chat.platform);
   const namesRoles = names.some((entry) => entry === "admins" || entry.startsWith("role:"));
-  if (namesRoles && !(adapter && isUserRolesChannel(adapter))) return true;
+  // Outside chats bound by id roles count for nobody, so there is nothing ingress knew better.
+  if (namesRoles && context.worlds.bindsById(chat) && !(adapter && isUserRolesChannel(adapter))) return true;
   const sender = { id: message.author.id, displayName: message.author.name, isBot: false };
-  return mayTalk(world, accessChannelFor(context.channels, chat.platform), sender, rolesLookup(adapter, chat, sender));
+  return mayTalk(world, accessChannelFor(context.channels, chat.platform), sender, rolesLookup(context, chat, sender));
 }
 
 /**

@@ -81,4 +81,32 @@ describe("the exposure warning of roundtable check", () => {
     expect(run.stdout).not.toMatch(/on slack/);
     expect(run.stdout).toMatch(/^access team\s+warn\s+.* on discord /m);
   });
+
+  it("admins or role: where a catch-all reaches the world: a warn row saying they match nobody there", async () => {
+    const example = (await readmeExample()).replace(
+      /^ {4}approvers: .*\n/m,
+      '    approvers: { telegram: ["admins", "111"], slack: ["U0123"], discord: ["role:Ops"] }\n    members: { telegram: ["role:dev", "111"] }\n',
+    );
+    const run = await check(example);
+    expect(run.code).toBe(0);
+    // Telegram binds "*": both lists are named; Discord and Slack bind by id only: no row.
+    expect(run.stdout).toMatch(
+      /^access team\s+warn\s+world team: worlds\[\]\.approvers\.telegram lists admins, which match nobody in telegram chats reached through "\*" .*; bind the owner's chats by id in channels\.telegram\.chats$/m,
+    );
+    expect(run.stdout).toMatch(
+      /^access team\s+warn\s+world team: worlds\[\]\.members\.telegram lists role:dev, which/m,
+    );
+    expect(run.stdout).not.toMatch(/on discord|discord chats|on slack|slack chats/);
+  });
+
+  it("approvers `*` where a catch-all reaches the world: a warn row even with members listed", async () => {
+    const example = (await readmeExample()).replace(
+      /^ {4}approvers: .*\n/m,
+      '    approvers: { telegram: ["*"], slack: ["U0123"], discord: ["123"] }\n    members: { telegram: ["111"] }\n',
+    );
+    const run = await check(example);
+    expect(run.stdout).toMatch(
+      /^access team\s+warn\s+world team: worlds\[\]\.approvers\.telegram has "\*": anyone in a telegram chat reached through "\*" may approve/m,
+    );
+  });
 });

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { ScriptedProvider } from "../fakes/scripted-provider.js";
 import type { StoredMessage } from "../fakes/telegram-api.js";
-import { ana, eve } from "./helpers.js";
+import { chatKey } from "../../src/world/chat-ref.js";
+import { ana, eve, groupId } from "./helpers.js";
 import { boss, groupKey, type WorldTelegram, worldOnTelegram } from "./world-telegram.js";
 
 let t: WorldTelegram | undefined;
@@ -61,6 +62,51 @@ describe("access on Telegram through the world engine", () => {
     expect(alice.requests).toHaveLength(1);
   });
 
+  it("a stranger's own group reached through the catch-all: as its creator they are no admin of ours; `@alice run id` approved by themselves runs nothing", async () => {
+    const alice = new ScriptedProvider((request) => {
+      const last = request.messages.at(-1);
+      if (last?.role === "tool") return { text: `tool said: ${last.text.replace(/\s+/g, " ").trim()}` };
+      return { text: "", toolCalls: [{ name: "shell_cmd", args: { command: "id" } }] };
+    });
+    t = await worldOnTelegram({
+      agents: [{ name: "alice", provider: alice, tools: ["shell_cmd"] }],
+      world: { approvers: { telegram: ["admins"] }, members: { telegram: ["*"] } },
+      chats: { [String(groupId)]: "main", "*": "main" },
+    });
+    const theirs = -100999;
+    t.fake.addChat({ id: theirs, type: "supergroup", title: "Eve's group" });
+    t.fake.setMemberStatus(theirs, eve.id, "creator");
+    await t.say(eve, "@alice run id", { chatId: theirs });
+    const theirKey = chatKey({ platform: "telegram", channel: String(theirs) });
+    const [approval] = await t.world.store.listApprovals({ chatKey: theirKey });
+    const posted = await t.world.store.getOutbound("approval", approval?.id ?? "");
+    const card = t.fake
+      .messagesIn(theirs)
+      .find((message) => String(message.message_id) === posted?.platformMessageIds[0]);
+    const pressed = await t.press(eve, card?.message_id ?? 0, button(card, /Approve once/), theirs);
+    expect(t.fake.callbackAnswers.get(pressed)).toEqual({
+      text: "You are not allowed to decide this approval: only this world's approvers may.",
+      show_alert: true,
+    });
+    expect((await t.world.store.getApproval(approval?.id ?? ""))?.state).toBe("pending");
+    expect(alice.requests).toHaveLength(1);
+    expect(
+      t.fake
+        .messagesIn(theirs)
+        .map((message) => message.text)
+        .join("\n"),
+    ).not.toContain("uid=");
+
+    // In the group the owner bound by id, its administrator decides as before.
+    t.fake.setMemberStatus(groupId, boss.id, "administrator");
+    await t.say(ana, "@alice run id");
+    const ours = (await cards(t))[0];
+    await t.press(boss, ours?.message_id ?? 0, button(ours, /Approve once/));
+    await t.world.waitFor(() => alice.requests.length === 3);
+    await t.world.idle();
+    expect(t.botTexts().at(-1)).toContain("uid=");
+  });
+
   it("a non-member's message starts no turn; they get one short reply an hour", async () => {
     const alice = echoer();
     t = await worldOnTelegram({
@@ -82,6 +128,7 @@ describe("access on Telegram through the world engine", () => {
     t = await worldOnTelegram({
       agents: [{ name: "alice", provider: alice }],
       world: { members: { telegram: ["admins"] }, defaultAgent: "alice" },
+      chats: { [String(groupId)]: "main" },
     });
     t.fake.setMemberStatus(-1001234, boss.id, "administrator");
     await t.say(eve, "hello");
