@@ -15,7 +15,7 @@ const stateWords: Record<ApprovalOutcome["state"], string> = {
   approved: "approved",
   denied: "denied",
   expired: "expired (no decision in time)",
-  skipped: "skipped (superseded)",
+  skipped: "skipped (a newer message replaced it)",
 };
 
 /** e.g. `approval 7f3a: approved once by ana` */

@@ -51,6 +51,7 @@ export function decidedCard(outcome: ApprovalOutcome, before: WebCard | undefine
     state: outcome.state,
     ...(outcome.choice === undefined ? {} : { choice: outcome.choice }),
     ...(outcome.decidedBy === undefined ? {} : { decidedBy: outcome.decidedBy.name }),
+    ...(outcome.note === undefined ? {} : { note: outcome.note }),
   };
 }
 

@@ -25,6 +25,8 @@ export interface WebCard {
   state: "pending" | "approved" | "denied" | "expired" | "skipped";
   choice?: ApprovalChoice;
   decidedBy?: string;
+  /** Why it was closed without a decision (`Ana wrote to alice again`, `stopped by Ana`). */
+  note?: string;
 }
 
 /** One thing on the chat page, in the order it happened. `id` is stable: a later item with the same id replaces it. */

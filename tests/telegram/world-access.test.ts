@@ -107,6 +107,36 @@ describe("access on Telegram through the world engine", () => {
     expect(t.botTexts().at(-1)).toContain("uid=");
   });
 
+  it("a new message to a parked agent supersedes only the writer's own parked turn: the card says who wrote to whom; another person's stays parked", async () => {
+    const alice = new ScriptedProvider((request) => {
+      const last = request.messages.at(-1);
+      if (last?.role === "user" && last.text.includes("never mind")) return { text: "Understood." };
+      const word = /echo (\w+)/.exec(last?.role === "user" ? last.text : "")?.[1] ?? "x";
+      return { text: "", toolCalls: [{ name: "shell_cmd", args: { command: "echo", args: [word] } }] };
+    });
+    t = await worldOnTelegram({ agents: [{ name: "alice", provider: alice, tools: ["shell_cmd"] }] });
+    await t.say(ana, "@alice echo anas");
+    await t.say(eve, "@alice echo eves");
+    const approvals = await t.world.store.listApprovals({ chatKey: groupKey });
+    expect(approvals.map((approval) => approval.state)).toEqual(["pending", "pending"]);
+    const [anas, eves] = await cards(t);
+
+    // Eve wrote to alice after Ana: Ana's card still has its buttons (Eve may not decide it).
+    expect(button(anas, /Approve once/)).not.toBe("");
+
+    await t.say(ana, "@alice never mind");
+    const after = await t.world.store.listApprovals({ chatKey: groupKey });
+    const byRequester = new Map(after.map((approval) => [approval.requestedFor, approval.state]));
+    expect(byRequester.get(String(ana.id))).toBe("skipped");
+    expect(byRequester.get(String(eve.id))).toBe("pending");
+    const anasCard = t.fake.messagesIn(groupId).find((message) => message.message_id === anas?.message_id);
+    expect(anasCard?.text.split("\n")[0]).toBe("⏭ Skipped: Ana wrote to alice again");
+    const evesCard = t.fake.messagesIn(groupId).find((message) => message.message_id === eves?.message_id);
+    expect(evesCard?.text).toContain("eves");
+    expect(button(evesCard, /Approve once/)).not.toBe("");
+    expect(t.botTexts().at(-1)).toBe("alice: Understood.");
+  });
+
   it("a non-member's message starts no turn; they get one short reply an hour", async () => {
     const alice = echoer();
     t = await worldOnTelegram({

@@ -116,6 +116,7 @@ describe("approvals in the tool loop", () => {
       agents: [{ name: "alice", provider: echoOnce(), tools: ["shell_cmd"] }],
       platform: "telegram",
       world: { approvers: { telegram: ["boss", "role:ops"] } },
+      channelsConfig: { telegram: { chats: { "chat-1": "main" } } },
     });
     await harness.say("@alice run", { user: "ana" });
     await harness.idle();

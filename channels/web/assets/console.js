@@ -140,7 +140,8 @@ function renderCard(item) {
   } else {
     let outcome = stateWords[card.state] || card.state;
     if (card.state === "approved") outcome += card.choice === "session" ? " for this session" : " once";
-    if (card.decidedBy) outcome += ` by ${card.decidedBy}`;
+    if (card.state === "skipped" && card.note) outcome += `: ${card.note}`;
+    else if (card.decidedBy) outcome += ` by ${card.decidedBy}`;
     node.append(element("div", "outcome", outcome));
   }
   return node;
