@@ -17,8 +17,10 @@ export interface WebCard {
   /** The agent's `displayName`, when it has one. */
   agentDisplayName?: string;
   tool: string;
-  /** The whole arguments JSON: an approver sees every byte. */
+  /** The whole arguments JSON: an approver sees every byte (invisible characters as `\u` escapes). */
   argumentsJson: string;
+  /** Set when the arguments hold invisible characters: the line saying so. */
+  invisibleNotice?: string;
   reason: string;
   requestedFor: string;
   expiresAt: string;

@@ -137,6 +137,19 @@ describe("access on Telegram through the world engine", () => {
     expect(t.botTexts().at(-1)).toBe("alice: Understood.");
   });
 
+  it("invisible characters in the arguments show on the card as escapes, with a line saying so", async () => {
+    const alice = new ScriptedProvider(() => ({
+      text: "",
+      toolCalls: [{ name: "shell_cmd", args: { command: "echo", args: ["/tmp/\u202Ehs.gnp\u200B"] } }],
+    }));
+    t = await worldOnTelegram({ agents: [{ name: "alice", provider: alice, tools: ["shell_cmd"] }] });
+    await t.say(ana, "@alice echo it");
+    const [card] = await cards(t);
+    expect(card?.text).toContain("/tmp/\\u202ehs.gnp\\u200b");
+    expect(card?.text).not.toMatch(/[\u202E\u200B]/);
+    expect(card?.text).toContain("The arguments contain invisible characters");
+  });
+
   it("a non-member's message starts no turn; they get one short reply an hour", async () => {
     const alice = echoer();
     t = await worldOnTelegram({

@@ -121,6 +121,7 @@ function renderCard(item) {
   const node = element("li", `item card state-${card.state}`);
   node.append(element("div", "card-title", `${card.agentDisplayName || card.agent} wants to run ${card.tool}`));
   node.append(element("pre", "arguments", prettyArguments(card.argumentsJson)));
+  if (card.invisibleNotice) node.append(element("div", "card-warning", card.invisibleNotice));
   const meta = element("div", "card-meta");
   const parts = [`approval ${card.shortId}`];
   if (card.reason) parts.push(card.reason);
