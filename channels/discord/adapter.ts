@@ -362,20 +362,21 @@ export class DiscordAdapter
   private async posterFor(chat: ChatRef, author: Author): Promise<Poster> {
     const channelId = targetChannelOf(chat);
     if (author.kind === "system") return new BotPoster(this.api, channelId, undefined, this.logger);
+    const previews = this.options.linkPreviews?.(chat) ?? false;
     const identity = this.agents.get(author.name.toLowerCase());
     const displayName = author.displayName ?? identity?.displayName ?? author.name;
     const avatarUrl = author.avatarUrl ?? identity?.avatarUrl;
     const inGuild = chat.workspace !== undefined;
     if (author.kind === "agent" && inGuild) {
       const own = this.agentBots.get(author.name.toLowerCase());
-      if (own?.userId) return new BotPoster(own.api, channelId, undefined, this.logger);
+      if (own?.userId) return new BotPoster(own.api, channelId, undefined, this.logger, previews);
       const webhook = await this.webhooks.get(chat.channel);
       if (webhook) {
         const identity = { username: displayName, ...(avatarUrl === undefined ? {} : { avatarUrl }) };
-        return new WebhookPoster(this.api, webhook, chat.thread, identity, this.logger);
+        return new WebhookPoster(this.api, webhook, chat.thread, identity, this.logger, previews);
       }
     }
-    return new BotPoster(this.api, channelId, displayName, this.logger);
+    return new BotPoster(this.api, channelId, displayName, this.logger, previews);
   }
 
   private buildDirectory(me: { id: string; username: string; global_name?: string | null }): MentionDirectory {
