@@ -111,3 +111,20 @@ function boundOn(config: Config, platform: ReachablePlatform, world: string): bo
   if (Object.keys(chats).length === 0) return config.worlds.length === 1 || config.worlds[0]?.name === world;
   return Object.values(chats).includes(world);
 }
+
+/**
+ * When `METRICS_TOKEN` is unset and `HOST` (default `0.0.0.0`) is not a loopback address,
+ * `/metrics` answers anyone who reaches the port: counts of messages, turns, tool calls and
+ * approvals per world, agent and platform. Undefined when it is protected or local only.
+ */
+export function metricsExposureWarning(env: Readonly<Record<string, string | undefined>>): string | undefined {
+  if (env.METRICS_TOKEN?.trim()) return undefined;
+  const host = env.HOST?.trim() || "0.0.0.0";
+  if (isLoopback(host)) return undefined;
+  return `/metrics is public: HOST is ${host} and METRICS_TOKEN is not set, so anyone who reaches the port reads the service's counters; set METRICS_TOKEN (or HOST=127.0.0.1)`;
+}
+
+function isLoopback(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, "").toLowerCase();
+  return bare === "localhost" || bare === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare);
+}

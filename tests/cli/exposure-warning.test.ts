@@ -22,7 +22,10 @@ async function readmeExample(): Promise<string> {
   return block;
 }
 
-async function check(yaml: string): Promise<{ code: number; stdout: string }> {
+async function check(
+  yaml: string,
+  extraEnv: Record<string, string> = { METRICS_TOKEN: "metrics-test" },
+): Promise<{ code: number; stdout: string }> {
   await writeFile(path.join(directory, "roundtable.yaml"), yaml);
   const stdout = new PassThrough();
   let out = "";
@@ -39,6 +42,7 @@ async function check(yaml: string): Promise<{ code: number; stdout: string }> {
       DISCORD_BOT_TOKEN: "discord-test",
       SEARCH_TOKEN: "search-test",
       LOG_LEVEL: "silent",
+      ...extraEnv,
     },
     cwd: directory,
     stdin: new PassThrough(),
@@ -108,5 +112,18 @@ describe("the exposure warning of roundtable check", () => {
     expect(run.stdout).toMatch(
       /^access team\s+warn\s+world team: worlds\[\]\.approvers\.telegram has "\*": anyone in a telegram chat reached through "\*" may approve/m,
     );
+  });
+
+  it("/metrics without METRICS_TOKEN on a non-loopback HOST: a warn row saying it is public; loopback or a token: none", async () => {
+    const example = await readmeExample();
+    const open = await check(example, {});
+    expect(open.code).toBe(0);
+    expect(open.stdout).toMatch(
+      /^metrics\s+warn\s+\/metrics is public: HOST is 0\.0\.0\.0 and METRICS_TOKEN is not set/m,
+    );
+    expect((await check(example, { HOST: "10.0.0.5" })).stdout).toMatch(/^metrics\s+warn\s+.*HOST is 10\.0\.0\.5/m);
+    expect((await check(example, { HOST: "127.0.0.1" })).stdout).not.toMatch(/^metrics/m);
+    expect((await check(example, { HOST: "::1" })).stdout).not.toMatch(/^metrics/m);
+    expect((await check(example, { METRICS_TOKEN: "t" })).stdout).not.toMatch(/^metrics/m);
   });
 });
