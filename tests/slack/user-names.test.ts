@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { UserNames, userNameLookupsPerMessage } from "../../channels/slack/user-names.js";
 import { FakeSlack } from "../fakes/slack-api.js";
 import { ScriptedProvider } from "../fakes/scripted-provider.js";
-import { ana, botToken, type WorldSlack, worldOnSlack } from "./world-slack.js";
+import { ana, botToken, signingSecret, type WorldSlack, worldOnSlack } from "./world-slack.js";
 
 let t: WorldSlack | undefined;
 let fake: FakeSlack | undefined;
@@ -44,6 +44,7 @@ describe("Slack user names", () => {
   it("keeps at most its cache size of names, dropping the least recently used", async () => {
     fake = await FakeSlack.start({
       botToken,
+      signingSecret,
       teamId: "T0FAKE",
       users: [{ id: "U1ANA", name: "ana", displayName: "Ana" }],
     });
