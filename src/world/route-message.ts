@@ -145,6 +145,8 @@ async function pastLimits(context: WorldContext, outbox: Outbox, world: WorldSet
     const rate = await messageRateExceeded(context.store, world, chat.platform, message.author.id, message.createdAt);
     if (rate) {
       log.warn({ user: message.author.id, limit: rate.limit }, "message rate limit reached; no turn");
+      // A flood is kept as text only: its platform payloads are not stored.
+      await context.store.omitMessageRaw(message.id, "rate-limited");
       const minute = periodBucket(message.createdAt, 60_000);
       const text = rateNotice(message.author.name, rate);
       await noticeOnce(context, outbox, chat, message.author.id, `rate:${message.author.id}:${minute}`, text);

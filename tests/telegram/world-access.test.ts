@@ -1,3 +1,4 @@
+import { DatabaseSync } from "node:sqlite";
 import { afterEach, describe, expect, it } from "vitest";
 import { ScriptedProvider } from "../fakes/scripted-provider.js";
 import type { StoredMessage } from "../fakes/telegram-api.js";
@@ -148,6 +149,30 @@ describe("access on Telegram through the world engine", () => {
     expect(card?.text).toContain("/tmp/\\u202ehs.gnp\\u200b");
     expect(card?.text).not.toMatch(/[\u202E\u200B]/);
     expect(card?.text).toContain("The arguments contain invisible characters");
+  });
+
+  it("messages of non-members and of people past their rate are stored without their raw payload", async () => {
+    const alice = new ScriptedProvider(() => ({ text: "yes?" }));
+    t = await worldOnTelegram({
+      agents: [{ name: "alice", provider: alice }],
+      world: { defaultAgent: "alice", members: { telegram: [String(ana.id)] }, limits: { messagesPerMinute: 2 } },
+    });
+    await t.say(eve, "let me in");
+    for (const text of ["one", "two", "three"]) await t.say(ana, text);
+    expect(alice.requests).toHaveLength(2);
+    const database = new DatabaseSync(t.world.databaseUrl.replace(/^file:/, ""), { readOnly: true });
+    try {
+      const rows = database
+        .prepare(`SELECT "text", "raw" FROM "Message" WHERE "authorKind" = 'human' ORDER BY "seq"`)
+        .all() as { text: string; raw: string | null }[];
+      const raw = new Map(rows.map((row) => [row.text, row.raw === null ? null : (JSON.parse(row.raw) as unknown)]));
+      expect(raw.get("let me in")).toEqual({ omitted: "non-member" });
+      expect(raw.get("three")).toEqual({ omitted: "rate-limited" });
+      expect(raw.get("one")).toMatchObject({ message: { text: "one" } });
+      expect(raw.get("two")).toMatchObject({ message: { text: "two" } });
+    } finally {
+      database.close();
+    }
   });
 
   it("a non-member's message starts no turn; they get one short reply an hour", async () => {
