@@ -78,10 +78,10 @@ function namesRole(entry: string): boolean {
   return entry === "admins" || entry.startsWith("role:");
 }
 
-/** Whether chats nobody bound by id reach the world on the platform (`"*"`, or no bindings and one world). */
+/** Whether chats nobody bound by id reach the world on the platform (`"*"`, or no bindings: then the first world). */
 function catchAllReaches(config: Config, platform: ReachablePlatform, world: string): boolean {
   const chats = config.channels[platform]?.chats ?? {};
-  if (Object.keys(chats).length === 0) return config.worlds.length === 1;
+  if (Object.keys(chats).length === 0) return config.worlds[0]?.name === world;
   return chats["*"] === world;
 }
 
