@@ -33,9 +33,9 @@ On SIGINT/SIGTERM it stops taking work, lets running steps finish or park, and e
     for (const warning of exposureWarnings(loaded.config)) {
       logger.warn({ world: warning.world, platform: warning.platform, tools: warning.tools }, warning.text);
     }
+    const port = parsePort(typeof values.port === "string" ? values.port : undefined, context.env);
     const metricsWarning = metricsExposureWarning(context.env);
     if (metricsWarning !== undefined) logger.warn(metricsWarning);
-    const port = parsePort(typeof values.port === "string" ? values.port : undefined, context.env);
     const databaseUrl = resolveDatabaseUrl(context.env);
     // Loaded on use, so `--help` and the other commands start fast and do not need them.
     const { migrateDatabase } = await import("../storage/migrate.js");
