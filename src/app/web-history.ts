@@ -1,3 +1,4 @@
+import { hasInvisibleCharacters, invisibleCharactersNotice, revealInvisible } from "../world/invisible-characters.js";
 import type { AgentIdentity } from "../../channels/web/render.js";
 import { toWebAuthor } from "../../channels/web/render.js";
 import type { WebHistorySource, WebItem } from "../../channels/web/web-items.js";
@@ -48,7 +49,10 @@ export function storeHistory(store: Store, agents: ReadonlyMap<string, AgentIden
               agent: approval.agent,
               ...agentDisplayName(agents, approval.agent),
               tool: call?.name ?? "unknown tool",
-              argumentsJson: call?.argumentsJson ?? "",
+              argumentsJson: revealInvisible(call?.argumentsJson ?? ""),
+              ...(hasInvisibleCharacters(call?.argumentsJson ?? "")
+                ? { invisibleNotice: invisibleCharactersNotice }
+                : {}),
               reason: approval.reason,
               requestedFor: approval.requestedFor,
               expiresAt: approval.expiresAt.toISOString(),
