@@ -36,6 +36,9 @@ export function storeHistory(store: Store, agents: ReadonlyMap<string, AgentIden
       });
       for (const approval of approvals) {
         const call = await store.getToolCall(approval.toolCallId);
+        // A skipped card says why (`Ana wrote to alice again`, `chat reset by Ana`): its last change's note.
+        const note =
+          approval.state === "skipped" ? (await store.listApprovalChanges(approval.id)).at(-1)?.note : undefined;
         timed.push({
           at: approval.createdAt.getTime(),
           order: Number.MAX_SAFE_INTEGER,
@@ -59,6 +62,7 @@ export function storeHistory(store: Store, agents: ReadonlyMap<string, AgentIden
               state: approval.state,
               ...(approval.choice === undefined ? {} : { choice: approval.choice }),
               ...(approval.decidedByName === undefined ? {} : { decidedBy: approval.decidedByName }),
+              ...(note === undefined ? {} : { note }),
             },
           },
         });
