@@ -1,5 +1,10 @@
 import type { ApprovalCard, ApprovalOutcome } from "../../src/world/approval-types.js";
 import type { OutboundText } from "../../src/world/channel-adapter.js";
+import {
+  hasInvisibleCharacters,
+  invisibleCharactersNotice,
+  revealInvisible,
+} from "../../src/world/invisible-characters.js";
 
 /** `<sender>: <text>` */
 export function renderMessageLine(message: OutboundText): string {
@@ -8,14 +13,15 @@ export function renderMessageLine(message: OutboundText): string {
 
 /** One line, e.g. `approval 7f3a: alice wants to run shell_cmd {"command":"ls"} — /approve once|session|deny 7f3a` */
 export function renderApprovalLine(card: ApprovalCard): string {
-  return `approval ${card.shortId}: ${card.agent} wants to run ${card.tool} ${card.argumentsJson} — /approve ${card.choices.join("|")} ${card.shortId}`;
+  const line = `approval ${card.shortId}: ${card.agent} wants to run ${card.tool} ${revealInvisible(card.argumentsJson)} — /approve ${card.choices.join("|")} ${card.shortId}`;
+  return hasInvisibleCharacters(card.argumentsJson) ? `${line}\n${invisibleCharactersNotice}` : line;
 }
 
 const stateWords: Record<ApprovalOutcome["state"], string> = {
   approved: "approved",
   denied: "denied",
   expired: "expired (no decision in time)",
-  skipped: "skipped (superseded)",
+  skipped: "skipped (a newer message replaced it)",
 };
 
 /** e.g. `approval 7f3a: approved once by ana` */

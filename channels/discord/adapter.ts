@@ -33,7 +33,7 @@ import { type MentionDirectory, emptyMentionDirectory } from "./mentions.js";
 import { hasMessageContentIntent, messageContentAdvice } from "./message-content-intent.js";
 import { DiscordMessageStream } from "./message-stream.js";
 import { type DiscordAdapterOptions, type DiscordAgentIdentity, type DiscordClock, systemClock } from "./options.js";
-import type { OwnIdentities } from "./parse.js";
+import { type OwnIdentities, roleEntriesOf } from "./parse.js";
 import { BotPoster, type Poster, WebhookPoster } from "./poster.js";
 import { renderApprovalCard, renderApprovalOutcome, renderText, stopButtonComponents } from "./render.js";
 import { type RenderedMentions, renderMentions } from "./render-mentions.js";
@@ -378,20 +378,21 @@ export class DiscordAdapter
   private async posterFor(chat: ChatRef, author: Author): Promise<Poster> {
     const channelId = targetChannelOf(chat);
     if (author.kind === "system") return new BotPoster(this.api, channelId, undefined, this.logger);
+    const previews = this.options.linkPreviews?.(chat) ?? false;
     const identity = this.agents.get(author.name.toLowerCase());
     const displayName = author.displayName ?? identity?.displayName ?? author.name;
     const avatarUrl = author.avatarUrl ?? identity?.avatarUrl;
     const inGuild = chat.workspace !== undefined;
     if (author.kind === "agent" && inGuild) {
       const own = this.agentBots.get(author.name.toLowerCase());
-      if (own?.userId) return new BotPoster(own.api, channelId, undefined, this.logger);
+      if (own?.userId) return new BotPoster(own.api, channelId, undefined, this.logger, previews);
       const webhook = await this.webhooks.get(chat.channel);
       if (webhook) {
         const identity = { username: displayName, ...(avatarUrl === undefined ? {} : { avatarUrl }) };
-        return new WebhookPoster(this.api, webhook, chat.thread, identity, this.logger);
+        return new WebhookPoster(this.api, webhook, chat.thread, identity, this.logger, previews);
       }
     }
-    return new BotPoster(this.api, channelId, displayName, this.logger);
+    return new BotPoster(this.api, channelId, displayName, this.logger, previews);
   }
 
   private buildDirectory(me: { id: string; username: string; global_name?: string | null }): MentionDirectory {
@@ -441,10 +442,7 @@ export class DiscordAdapter
     const guildId = chat.workspace;
     if (guildId === undefined) return [];
     const member = await this.api.guildMember(guildId, userId);
-    const names = member.roles.flatMap((id) => {
-      const name = this.directory.roleName(guildId, id);
-      return name === undefined ? [id] : [name, id];
-    });
+    const names = roleEntriesOf(guildId, member.roles, this.directory);
     const owner = this.client?.guilds.cache.get(guildId)?.ownerId === userId;
     if (owner || member.roles.some((id) => this.directory.roleIsAdministrator(guildId, id))) names.push("admin");
     return names;

@@ -89,7 +89,12 @@ interface Body {
    * same channel, within a few minutes) with the message the first one created.
    */
   nonce?: string;
+  /** Let Discord show previews (embeds) of the links in it; off by default (`SUPPRESS_EMBEDS`). */
+  linkPreviews?: boolean;
 }
+
+/** Discord's message flag SUPPRESS_EMBEDS: no link previews on the message. */
+export const suppressEmbeds = 1 << 2;
 
 function messageBody(body: Body): Record<string, unknown> {
   return {
@@ -103,6 +108,8 @@ function messageBody(body: Body): Record<string, unknown> {
       ? { attachments: body.files.map((file, id) => ({ id, filename: file.name })) }
       : {}),
     ...(body.nonce === undefined ? {} : { nonce: body.nonce, enforce_nonce: true }),
+    // A preview is a fetch of the link by Discord: a prompt-injected answer could leak through it.
+    ...(body.linkPreviews === true ? {} : { flags: suppressEmbeds }),
   };
 }
 

@@ -1,6 +1,7 @@
 import { type ChannelClock, systemClock } from "../../src/world/channel-clock.js";
 import type { Logger } from "../../src/log/logger.js";
 import type { SingletonLock } from "../../src/world/singleton-lock.js";
+import type { ChatRef } from "../../src/world/chat-ref.js";
 
 /** Time as the adapter sees it (tests inject their own). */
 export type DiscordClock = ChannelClock;
@@ -40,6 +41,8 @@ export interface DiscordAdapterOptions {
    * the holder of this lock connects; the others post (REST) and wait to take over.
    */
   gatewayLock?: SingletonLock;
+  /** Whether posts in a chat may show link previews (its world's `linkPreviews`; default never). */
+  linkPreviews?: (chat: ChatRef) => boolean;
 }
 
 export { systemClock };

@@ -55,16 +55,32 @@ function displayNameOf(user: DiscordUser, nick: string | null | undefined): stri
   return nick ?? user.global_name ?? user.username;
 }
 
+/**
+ * What a member's roles match in `role:` entries: each role's id, its name qualified by its
+ * guild (`<guild id>/<name>`) and its bare name. A bare name that looks qualified is left out,
+ * so that a role named `<some guild id>/Ops` cannot pass for that guild's Ops. (The world
+ * counts roles only in chats bound by id, so a bare name matches only in such a chat's guild.)
+ */
+export function roleEntriesOf(
+  guildId: string | undefined,
+  roleIds: readonly string[],
+  directory: Pick<MentionDirectory, "roleName">,
+): string[] {
+  return roleIds.flatMap((id) => {
+    const name = directory.roleName(guildId, id);
+    if (name === undefined) return [id];
+    const qualified = guildId === undefined ? [] : [`${guildId}/${name}`];
+    return /^\d+\//.test(name) ? [...qualified, id] : [name, ...qualified, id];
+  });
+}
+
 function rolesOf(
   guildId: string | undefined,
   roleIds: readonly string[],
   permissions: string | undefined,
   directory: MentionDirectory,
 ): string[] {
-  const names = roleIds.flatMap((id) => {
-    const name = directory.roleName(guildId, id);
-    return name === undefined ? [id] : [name, id];
-  });
+  const names = roleEntriesOf(guildId, roleIds, directory);
   const administratorByPermissions =
     permissions !== undefined && /^\d+$/.test(permissions) && (BigInt(permissions) & administrator) !== 0n;
   if (administratorByPermissions || roleIds.some((id) => directory.roleIsAdministrator(guildId, id))) {

@@ -11,6 +11,8 @@ export interface PostBody {
   files?: RenderedFile[];
   replyTo?: string;
   allowedUserIds?: string[];
+  /** Let Discord show link previews (the chat's world has `linkPreviews: true`). */
+  linkPreviews?: boolean;
 }
 
 /**
@@ -35,9 +37,11 @@ export class BotPoster implements Poster {
     private readonly channelId: string,
     readonly prefixName: string | undefined,
     private readonly logger: Logger,
+    private readonly linkPreviews = false,
   ) {}
 
-  async send(body: PostBody, once?: PartOnce): Promise<string> {
+  async send(part: PostBody, once?: PartOnce): Promise<string> {
+    const body = this.linkPreviews ? { ...part, linkPreviews: true } : part;
     if (!once) return this.api.send(this.channelId, body);
     if (once.mayExist) {
       // The nonce covers a few minutes; a run taken back later finds its post by reading.
@@ -49,7 +53,7 @@ export class BotPoster implements Poster {
   }
 
   edit(messageId: string, body: PostBody): Promise<void> {
-    return this.api.edit(this.channelId, messageId, body);
+    return this.api.edit(this.channelId, messageId, this.linkPreviews ? { ...body, linkPreviews: true } : body);
   }
 
   /**
@@ -96,6 +100,7 @@ export class WebhookPoster implements Poster {
     private readonly threadId: string | undefined,
     private readonly identity: { username: string; avatarUrl?: string },
     private readonly logger: Logger,
+    private readonly linkPreviews = false,
   ) {}
 
   async send(body: PostBody, once?: PartOnce): Promise<string> {
@@ -108,11 +113,20 @@ export class WebhookPoster implements Poster {
       const found = await findEarlierPost(this.api, channelId, fromHook, body.content, once, this.logger, "unstored");
       if (found) return reuse(this, found, body);
     }
-    return this.api.executeWebhook(this.webhook, this.threadId, { ...body, ...this.identity });
+    return this.api.executeWebhook(this.webhook, this.threadId, {
+      ...body,
+      ...this.identity,
+      ...(this.linkPreviews ? { linkPreviews: true } : {}),
+    });
   }
 
   edit(messageId: string, body: PostBody): Promise<void> {
-    return this.api.editWebhookMessage(this.webhook, this.threadId, messageId, body);
+    return this.api.editWebhookMessage(
+      this.webhook,
+      this.threadId,
+      messageId,
+      this.linkPreviews ? { ...body, linkPreviews: true } : body,
+    );
   }
 
   delete(messageId: string): Promise<void> {

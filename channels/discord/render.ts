@@ -1,6 +1,11 @@
 import { assertNever } from "../../src/errors/assert-never.js";
 import type { ApprovalCard, ApprovalOutcome } from "../../src/world/approval-types.js";
 import type { ApprovalChoice } from "../../src/world/inbound.js";
+import {
+  hasInvisibleCharacters,
+  invisibleCharactersNotice,
+  revealInvisible,
+} from "../../src/world/invisible-characters.js";
 import { encodeApprovalCustomId, encodeStopCustomId } from "./custom-id.js";
 import { discordMessageLimit, splitMessage } from "./split-message.js";
 
@@ -58,9 +63,9 @@ function clockTime(at: Date): string {
 
 function prettyArguments(card: { argumentsJson: string }): string {
   try {
-    return JSON.stringify(JSON.parse(card.argumentsJson), null, 2);
+    return revealInvisible(JSON.stringify(JSON.parse(card.argumentsJson), null, 2));
   } catch {
-    return card.argumentsJson;
+    return revealInvisible(card.argumentsJson);
   }
 }
 
@@ -97,6 +102,7 @@ const reasonLimit = 400;
 
 function cardContent(card: ApprovalCard, pretty: string, inline: boolean): string {
   const lines = [`🔐 **${card.agent}** wants to run \`${card.tool}\``];
+  if (hasInvisibleCharacters(card.argumentsJson)) lines.push(`**${invisibleCharactersNotice}**`);
   if (inline) {
     lines.push(codeBlock(pretty));
   } else {
@@ -132,8 +138,8 @@ function outcomeLine(outcome: ApprovalOutcome): string {
 export function renderApprovalOutcome(outcome: ApprovalOutcome): { content: string; components: unknown[] } {
   const preview =
     outcome.argumentsPreview.length > inlineArgumentsLimit
-      ? `${outcome.argumentsPreview.slice(0, 600)}\n…`
-      : outcome.argumentsPreview;
+      ? `${revealInvisible(outcome.argumentsPreview.slice(0, 600))}\n…`
+      : revealInvisible(outcome.argumentsPreview);
   return {
     content: [
       `**${outcomeLine(outcome)}**`,

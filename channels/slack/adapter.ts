@@ -124,7 +124,7 @@ export class SlackAdapter
       });
       this.app = new App({ ...common, receiver: this.receiver });
     }
-    this.outbound = new SlackOutbound(this.app.client);
+    this.outbound = new SlackOutbound(this.app.client, options.linkPreviews);
     this.names = new UserNames(this.app.client, this.logger, () => this.clock.now());
     this.groups = new ApproverGroups(this.app.client, options.approverGroups ?? [], this.logger, () =>
       this.clock.now(),

@@ -72,7 +72,11 @@ function place(chat: ChatRef): { channel: string; thread_ts?: string } {
 export class SlackOutbound {
   private botId: Promise<string> | undefined;
 
-  constructor(private readonly client: WebClient) {}
+  constructor(
+    private readonly client: WebClient,
+    /** Whether a chat's posts may unfurl links (its world's `linkPreviews`). */
+    private readonly linkPreviews: (chat: ChatRef) => boolean = () => false,
+  ) {}
 
   /**
    * Post a message. `key` (the post's key, the same on every run of its step) goes with it as
@@ -93,8 +97,9 @@ export class SlackOutbound {
         ...(key === undefined ? {} : { metadata: { event_type: postEventType, event_payload: { key } } }),
         ...(identity.username === undefined ? {} : { username: identity.username }),
         ...(identity.iconUrl === undefined ? {} : { icon_url: identity.iconUrl }),
-        unfurl_links: false,
-        unfurl_media: false,
+        // An unfurl is a fetch of the link by Slack: a prompt-injected answer could leak through it.
+        unfurl_links: this.linkPreviews(chat),
+        unfurl_media: this.linkPreviews(chat),
       });
       if (typeof result.ts !== "string") throw new PlatformApiError("slack chat.postMessage returned no ts");
       return result.ts;

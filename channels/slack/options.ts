@@ -1,4 +1,5 @@
 import { type ChannelClock, systemClock } from "../../src/world/channel-clock.js";
+import type { ChatRef } from "../../src/world/chat-ref.js";
 import type { Logger } from "../../src/log/logger.js";
 import type { ReplyIn } from "./parse.js";
 
@@ -33,6 +34,8 @@ export interface SlackAdapterOptions {
   agents?: SlackAgentIdentity[];
   /** User group handles approvers name as `role:<handle>`. */
   approverGroups?: string[];
+  /** Whether posts in a chat may unfurl links (its world's `linkPreviews`; default never). */
+  linkPreviews?: (chat: ChatRef) => boolean;
   logger: Logger;
   /** Minimum time between two changes of one streamed message (default 1000 ms). */
   updateIntervalMs?: number;

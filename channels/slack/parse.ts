@@ -61,8 +61,9 @@ export function userIdsToName(body: unknown): string[] {
   if (!envelope.success) return [];
   const event = slackMessageEventSchema.safeParse(envelope.data.event);
   if (!event.success) return [];
-  const ids = [...(event.data.text ?? "").matchAll(/<@([UW][A-Z0-9]+)/g)].map((match) => match[1] as string);
-  if (event.data.user) ids.push(event.data.user);
+  // The sender first: a per-message cap on look-ups (UserNames) must not leave them unnamed.
+  const ids = event.data.user ? [event.data.user] : [];
+  for (const match of (event.data.text ?? "").matchAll(/<@([UW][A-Z0-9]+)/g)) ids.push(match[1] as string);
   return [...new Set(ids)];
 }
 

@@ -2,6 +2,11 @@ import { assertNever } from "../../src/errors/assert-never.js";
 import type { ApprovalCard, ApprovalOutcome } from "../../src/world/approval-types.js";
 import { type OutboundMention, splitByMentions } from "../../src/world/channel-adapter.js";
 import type { ApprovalChoice } from "../../src/world/inbound.js";
+import {
+  hasInvisibleCharacters,
+  invisibleCharactersNotice,
+  revealInvisible,
+} from "../../src/world/invisible-characters.js";
 import { approvalActionId, encodeApprovalValue } from "./action-value.js";
 import { escapeMrkdwn, markdownToMrkdwn } from "./mrkdwn.js";
 import { splitMrkdwn } from "./split-mrkdwn.js";
@@ -122,6 +127,7 @@ export function renderApprovalCard(card: ApprovalCard): RenderedCard {
     `expires ${clockTime(card.expiresAt)}`,
   ];
   const blocks: Block[] = [section(headline), ...args.blocks];
+  if (hasInvisibleCharacters(card.argumentsJson)) blocks.push(context(`*${escapeMrkdwn(invisibleCharactersNotice)}*`));
   if (card.reason.trim() !== "") blocks.push(context(`_${escapeMrkdwn(card.reason)}_`));
   blocks.push(context(details.join(" · ")));
   blocks.push({
@@ -165,11 +171,12 @@ function button(card: ApprovalCard, choice: ApprovalChoice): Block {
   };
 }
 
+/** The arguments pretty-printed, invisible characters shown as escapes (valid JSON for the same value). */
 function prettyJson(json: string): string {
   try {
-    return `${JSON.stringify(JSON.parse(json), null, 2)}\n`;
+    return revealInvisible(`${JSON.stringify(JSON.parse(json), null, 2)}\n`);
   } catch {
-    return json;
+    return revealInvisible(json);
   }
 }
 
@@ -205,9 +212,11 @@ export function renderApprovalOutcome(outcome: ApprovalOutcome): { text: string;
       ),
       section(
         codeBlock(
-          outcome.argumentsPreview.length <= argumentsPreviewLimit
-            ? outcome.argumentsPreview
-            : `${outcome.argumentsPreview.slice(0, argumentsPreviewLimit)}…`,
+          revealInvisible(
+            outcome.argumentsPreview.length <= argumentsPreviewLimit
+              ? outcome.argumentsPreview
+              : `${outcome.argumentsPreview.slice(0, argumentsPreviewLimit)}…`,
+          ),
         ),
       ),
     ],

@@ -4,9 +4,16 @@ import type { Logger } from "../../src/log/logger.js";
 /** How long a looked-up name is kept. */
 const nameTtlMs = 60 * 60 * 1000;
 
+/** Most names kept (least recently used go first): a flood of strangers' ids cannot grow it. */
+export const userNameCacheSize = 1_000;
+
+/** Most `users.info` look-ups one message may cause; later unknown ids keep their raw id. */
+export const userNameLookupsPerMessage = 10;
+
 /**
- * People's display names by user id (`users.info`, cached an hour). A failed look-up (no
- * `users:read`, unknown user) leaves the id as the name and is not retried for a while.
+ * People's display names by user id (`users.info`, cached an hour, at most
+ * {@link userNameCacheSize} of them). A failed look-up (no `users:read`, unknown user) leaves
+ * the id as the name and is not retried for a while.
  */
 export class UserNames {
   private readonly names = new Map<string, { name: string; at: number }>();
@@ -15,13 +22,31 @@ export class UserNames {
     private readonly client: webApi.WebClient,
     private readonly logger: Logger,
     private readonly now: () => number = Date.now,
+    private readonly limits = { cacheSize: userNameCacheSize, lookupsPerMessage: userNameLookupsPerMessage },
   ) {}
 
-  /** Names of `ids`, looked up where not known. */
+  /**
+   * Names of `ids` (one message's sender first, then the people it mentions): known ones from
+   * the cache, at most `lookupsPerMessage` looked up; the rest are left out, so they show as
+   * their mention's label or raw id. A message with 500 mentions costs at most that many calls.
+   */
   async namesOf(ids: readonly string[]): Promise<Map<string, string>> {
     const found = new Map<string, string>();
+    const unknown: string[] = [];
+    for (const id of new Set(ids)) {
+      const cached = this.cached(id);
+      if (cached !== undefined) found.set(id, cached);
+      else unknown.push(id);
+    }
+    const looked = unknown.slice(0, this.limits.lookupsPerMessage);
+    if (unknown.length > looked.length) {
+      this.logger.debug(
+        { skipped: unknown.length - looked.length },
+        "slack user names: per-message look-up cap reached",
+      );
+    }
     await Promise.all(
-      ids.map(async (id) => {
+      looked.map(async (id) => {
         found.set(id, await this.nameOf(id));
       }),
     );
@@ -29,8 +54,8 @@ export class UserNames {
   }
 
   async nameOf(id: string): Promise<string> {
-    const cached = this.names.get(id);
-    if (cached && this.now() - cached.at < nameTtlMs) return cached.name;
+    const cached = this.cached(id);
+    if (cached !== undefined) return cached;
     let name = id;
     try {
       const result = await this.client.users.info({ user: id });
@@ -39,7 +64,35 @@ export class UserNames {
     } catch (error) {
       this.logger.debug({ err: error, user: id }, "slack user name unknown; the id stands in");
     }
-    this.names.set(id, { name, at: this.now() });
+    this.remember(id, name);
     return name;
+  }
+
+  /** How many names are kept now. */
+  get size(): number {
+    return this.names.size;
+  }
+
+  private cached(id: string): string | undefined {
+    const entry = this.names.get(id);
+    if (!entry) return undefined;
+    if (this.now() - entry.at >= nameTtlMs) {
+      this.names.delete(id);
+      return undefined;
+    }
+    // Most recently used last: the Map's order is the eviction order.
+    this.names.delete(id);
+    this.names.set(id, entry);
+    return entry.name;
+  }
+
+  private remember(id: string, name: string): void {
+    this.names.delete(id);
+    this.names.set(id, { name, at: this.now() });
+    while (this.names.size > this.limits.cacheSize) {
+      const oldest = this.names.keys().next();
+      if (oldest.done) break;
+      this.names.delete(oldest.value);
+    }
   }
 }

@@ -118,7 +118,7 @@ export class TelegramAdapter
         agent,
       });
     }
-    this.outbound = new TelegramOutbound(this.logger);
+    this.outbound = new TelegramOutbound(this.logger, options.linkPreviews);
     this.throttle = new EditThrottle(this.clock);
     this.webhookSecret = webhookSecretFor(options.token, options.webhookSecret);
     this.adminRoles = new AdminRoles(this.bot.api, this.clock, this.logger);

@@ -71,7 +71,16 @@ const badEntities = /can't parse entities|can't find end of|unsupported start ta
  * never produce) is sent again as plain text, so that a message is never lost to formatting.
  */
 export class TelegramOutbound {
-  constructor(private readonly logger: Logger) {}
+  constructor(
+    private readonly logger: Logger,
+    /** Whether a chat's posts may show link previews (its world's `linkPreviews`). */
+    private readonly linkPreviews: (chat: ChatRef) => boolean = () => false,
+  ) {}
+
+  /** No link previews unless the chat's world allows them: a preview is a fetch by Telegram. */
+  private previewOptions(chat: ChatRef): { link_preview_options?: { is_disabled: true } } {
+    return this.linkPreviews(chat) ? {} : { link_preview_options: { is_disabled: true } };
+  }
 
   async send(
     bot: BotHandle,
@@ -81,6 +90,7 @@ export class TelegramOutbound {
   ): Promise<number> {
     const base = {
       ...threadOf(chat),
+      ...this.previewOptions(chat),
       ...(extra.replyTo === undefined
         ? {}
         : { reply_parameters: { message_id: Number(extra.replyTo), allow_sending_without_reply: true } }),
@@ -141,6 +151,7 @@ export class TelegramOutbound {
       await bot.api.editMessageText(chatIdOf(chat), messageId, part.html, {
         parse_mode: "HTML",
         reply_markup: keyboard,
+        ...this.previewOptions(chat),
       });
     } catch (error) {
       if (isRefusal(error, notModified)) return;
@@ -150,7 +161,10 @@ export class TelegramOutbound {
         "telegram refused our HTML; editing to plain text",
       );
       try {
-        await bot.api.editMessageText(chatIdOf(chat), messageId, part.plain, { reply_markup: keyboard });
+        await bot.api.editMessageText(chatIdOf(chat), messageId, part.plain, {
+          reply_markup: keyboard,
+          ...this.previewOptions(chat),
+        });
       } catch (plainError) {
         if (!isRefusal(plainError, notModified)) throw toPlatformError(plainError, "editMessageText");
       }

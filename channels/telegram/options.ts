@@ -1,4 +1,5 @@
 import { type ChannelClock, systemClock } from "../../src/world/channel-clock.js";
+import type { ChatRef } from "../../src/world/chat-ref.js";
 import type { Logger } from "../../src/log/logger.js";
 import type { SingletonLock } from "../../src/world/singleton-lock.js";
 
@@ -57,6 +58,8 @@ export interface TelegramAdapterOptions {
    * holds this lock (`telegram:<bot id>`); the others wait and take over when it dies.
    */
   pollingLock?: SingletonLock;
+  /** Whether posts in a chat may show link previews (its world's `linkPreviews`; default never). */
+  linkPreviews?: (chat: ChatRef) => boolean;
   /** Long-poll timeout in seconds for `getUpdates` (default 30). */
   pollingTimeoutSeconds?: number;
   /** Attempts to hand one update to the world before it is logged and skipped (default 5). */

@@ -2,6 +2,11 @@ import type { InlineKeyboardButton, InlineKeyboardMarkup } from "grammy/types";
 import { assertNever } from "../../src/errors/assert-never.js";
 import type { ApprovalCard, ApprovalOutcome } from "../../src/world/approval-types.js";
 import type { ApprovalChoice } from "../../src/world/inbound.js";
+import {
+  hasInvisibleCharacters,
+  invisibleCharactersNotice,
+  revealInvisible,
+} from "../../src/world/invisible-characters.js";
 import { encodeApprovalCallback } from "./callback-data.js";
 import { escapeHtml, markdownToTelegramHtml } from "./markdown-html.js";
 import { splitMarkdown } from "./split-markdown.js";
@@ -52,15 +57,15 @@ function preview(text: string): string {
 }
 
 function argumentsBlock(argumentsPreview: string): string {
-  return `<pre><code class="language-json">${escapeHtml(preview(argumentsPreview))}</code></pre>`;
+  return `<pre><code class="language-json">${escapeHtml(preview(revealInvisible(argumentsPreview)))}</code></pre>`;
 }
 
 /** The arguments pretty-printed whole (the text the approver must be able to read in full). */
 function wholeArguments(argumentsJson: string): string {
   try {
-    return JSON.stringify(JSON.parse(argumentsJson), null, 2) ?? argumentsJson;
+    return revealInvisible(JSON.stringify(JSON.parse(argumentsJson), null, 2) ?? argumentsJson);
   } catch {
-    return argumentsJson;
+    return revealInvisible(argumentsJson);
   }
 }
 
@@ -78,8 +83,10 @@ export function cardArgumentsFile(card: ApprovalCard): { name: string; content: 
 /** The arguments on a card: whole when they fit, else their start and a line saying all are attached. */
 function cardArgumentsLines(card: ApprovalCard): string[] {
   const file = cardArgumentsFile(card);
-  if (!file) return [argumentsBlock(card.argumentsPreview)];
+  const notice = hasInvisibleCharacters(card.argumentsJson) ? [`<b>${escapeHtml(invisibleCharactersNotice)}</b>`] : [];
+  if (!file) return [argumentsBlock(card.argumentsPreview), ...notice];
   return [
+    ...notice,
     `<pre><code class="language-json">${escapeHtml(file.content.slice(0, previewLimit))}</code></pre>`,
     `📎 <b>The arguments are ${file.content.length} characters long</b>: the card shows the first ${previewLimit}; all of them are in <code>${escapeHtml(file.name)}</code>, attached below.`,
   ];

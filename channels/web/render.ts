@@ -1,6 +1,11 @@
 import type { ApprovalCard, ApprovalOutcome } from "../../src/world/approval-types.js";
 import type { Author } from "../../src/world/message.js";
 import type { WebAuthor, WebCard, WebItem } from "./web-items.js";
+import {
+  hasInvisibleCharacters,
+  invisibleCharactersNotice,
+  revealInvisible,
+} from "../../src/world/invisible-characters.js";
 
 /** How an agent appears on the page (`agents[].displayName`, `agents[].avatarUrl`). */
 export interface AgentIdentity {
@@ -25,7 +30,8 @@ export function toWebCard(card: ApprovalCard, agents: ReadonlyMap<string, AgentI
     agent: card.agent,
     ...(displayName === undefined || displayName === card.agent ? {} : { agentDisplayName: displayName }),
     tool: card.tool,
-    argumentsJson: card.argumentsJson,
+    argumentsJson: revealInvisible(card.argumentsJson),
+    ...(hasInvisibleCharacters(card.argumentsJson) ? { invisibleNotice: invisibleCharactersNotice } : {}),
     reason: card.reason,
     requestedFor: card.requestedFor,
     expiresAt: card.expiresAt.toISOString(),
@@ -40,7 +46,7 @@ export function decidedCard(outcome: ApprovalOutcome, before: WebCard | undefine
     shortId: outcome.shortId,
     agent: outcome.agent,
     tool: outcome.tool,
-    argumentsJson: outcome.argumentsPreview,
+    argumentsJson: revealInvisible(outcome.argumentsPreview),
     reason: "",
     requestedFor: "",
     expiresAt: outcome.at.toISOString(),
@@ -51,6 +57,7 @@ export function decidedCard(outcome: ApprovalOutcome, before: WebCard | undefine
     state: outcome.state,
     ...(outcome.choice === undefined ? {} : { choice: outcome.choice }),
     ...(outcome.decidedBy === undefined ? {} : { decidedBy: outcome.decidedBy.name }),
+    ...(outcome.note === undefined ? {} : { note: outcome.note }),
   };
 }
 

@@ -17,14 +17,18 @@ export interface WebCard {
   /** The agent's `displayName`, when it has one. */
   agentDisplayName?: string;
   tool: string;
-  /** The whole arguments JSON: an approver sees every byte. */
+  /** The whole arguments JSON: an approver sees every byte (invisible characters as `\u` escapes). */
   argumentsJson: string;
+  /** Set when the arguments hold invisible characters: the line saying so. */
+  invisibleNotice?: string;
   reason: string;
   requestedFor: string;
   expiresAt: string;
   state: "pending" | "approved" | "denied" | "expired" | "skipped";
   choice?: ApprovalChoice;
   decidedBy?: string;
+  /** Why it was closed without a decision (`Ana wrote to alice again`, `stopped by Ana`). */
+  note?: string;
 }
 
 /** One thing on the chat page, in the order it happened. `id` is stable: a later item with the same id replaces it. */

@@ -2,7 +2,9 @@ import type { SlackAdapter } from "../../channels/slack/adapter.js";
 import type { Config } from "../config/schema.js";
 import type { Logger } from "../log/logger.js";
 import type { ChannelAdapter } from "../world/channel-adapter.js";
+import type { ChatRef } from "../world/chat-ref.js";
 import type { SingletonLock } from "../world/singleton-lock.js";
+import { linkPreviewsFrom } from "./world-settings-from-config.js";
 
 /**
  * The platform adapters the config enables (a channel is on when its token is set). Each
@@ -18,6 +20,7 @@ export async function createChannels(
   } = {},
 ): Promise<ChannelAdapter[]> {
   const channels: ChannelAdapter[] = [];
+  const linkPreviews = linkPreviewsFrom(config);
   const telegram = config.channels.telegram;
   if (telegram?.token) {
     const { TelegramAdapter } = await import("../../channels/telegram/adapter.js");
@@ -32,12 +35,13 @@ export async function createChannels(
         ),
         agentNames: config.agents.map((agent) => agent.name),
         ...(options.singletonLock === undefined ? {} : { pollingLock: options.singletonLock }),
+        linkPreviews,
         logger,
       }),
     );
   }
   const slack = config.channels.slack;
-  if (slack?.botToken) channels.push(await createSlackAdapter(config, slack.botToken, logger));
+  if (slack?.botToken) channels.push(await createSlackAdapter(config, slack.botToken, logger, linkPreviews));
   const discord = config.channels.discord;
   if (discord?.token) {
     const { DiscordAdapter } = await import("../../channels/discord/adapter.js");
@@ -52,6 +56,7 @@ export async function createChannels(
           ...(agent.discord ? { token: agent.discord.token } : {}),
         })),
         ...(options.singletonLock === undefined ? {} : { gatewayLock: options.singletonLock }),
+        linkPreviews,
         logger,
       }),
     );
@@ -60,7 +65,12 @@ export async function createChannels(
 }
 
 /** Slack: Socket Mode with an app token, else HTTP events at `/slack/events`. */
-async function createSlackAdapter(config: Config, botToken: string, logger: Logger): Promise<SlackAdapter> {
+async function createSlackAdapter(
+  config: Config,
+  botToken: string,
+  logger: Logger,
+  linkPreviews: (chat: ChatRef) => boolean,
+): Promise<SlackAdapter> {
   const { SlackAdapter } = await import("../../channels/slack/adapter.js");
   const slack = config.channels.slack;
   const approverGroups = new Set(
@@ -84,6 +94,7 @@ async function createSlackAdapter(config: Config, botToken: string, logger: Logg
       ...(agent.avatarUrl === undefined ? {} : { avatarUrl: agent.avatarUrl }),
     })),
     approverGroups: [...approverGroups],
+    linkPreviews,
     logger,
   });
 }

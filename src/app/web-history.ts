@@ -1,3 +1,4 @@
+import { hasInvisibleCharacters, invisibleCharactersNotice, revealInvisible } from "../world/invisible-characters.js";
 import type { AgentIdentity } from "../../channels/web/render.js";
 import { toWebAuthor } from "../../channels/web/render.js";
 import type { WebHistorySource, WebItem } from "../../channels/web/web-items.js";
@@ -35,6 +36,9 @@ export function storeHistory(store: Store, agents: ReadonlyMap<string, AgentIden
       });
       for (const approval of approvals) {
         const call = await store.getToolCall(approval.toolCallId);
+        // A skipped card says why (`Ana wrote to alice again`, `chat reset by Ana`): its last change's note.
+        const note =
+          approval.state === "skipped" ? (await store.listApprovalChanges(approval.id)).at(-1)?.note : undefined;
         timed.push({
           at: approval.createdAt.getTime(),
           order: Number.MAX_SAFE_INTEGER,
@@ -48,13 +52,17 @@ export function storeHistory(store: Store, agents: ReadonlyMap<string, AgentIden
               agent: approval.agent,
               ...agentDisplayName(agents, approval.agent),
               tool: call?.name ?? "unknown tool",
-              argumentsJson: call?.argumentsJson ?? "",
+              argumentsJson: revealInvisible(call?.argumentsJson ?? ""),
+              ...(hasInvisibleCharacters(call?.argumentsJson ?? "")
+                ? { invisibleNotice: invisibleCharactersNotice }
+                : {}),
               reason: approval.reason,
               requestedFor: approval.requestedFor,
               expiresAt: approval.expiresAt.toISOString(),
               state: approval.state,
               ...(approval.choice === undefined ? {} : { choice: approval.choice }),
               ...(approval.decidedByName === undefined ? {} : { decidedBy: approval.decidedByName }),
+              ...(note === undefined ? {} : { note }),
             },
           },
         });

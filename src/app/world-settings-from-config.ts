@@ -1,4 +1,6 @@
-import type { AgentConfig, ChannelsConfig, WorldConfig } from "../config/schema.js";
+import type { AgentConfig, ChannelsConfig, Config, WorldConfig } from "../config/schema.js";
+import type { ChatRef } from "../world/chat-ref.js";
+import { createWorldDirectory } from "../world/world-directory.js";
 import type { AgentSettings, ChatBindings, WorldSettings } from "../world/world-settings.js";
 
 /** The world's view of a configured world. */
@@ -42,4 +44,23 @@ export function chatBindingsFrom(channels: ChannelsConfig): ChatBindings {
     if (chats !== undefined) bindings[platform] = chats;
   }
   return bindings;
+}
+
+/**
+ * Whether the platform may fetch previews of links in posts to a chat: only where the chat's
+ * world sets `linkPreviews: true`. Off by default, since a preview fetch of a link an agent was
+ * tricked into writing sends data out without anyone clicking.
+ */
+export function linkPreviewsFrom(config: Config): (chat: ChatRef) => boolean {
+  const allowing = new Set(config.worlds.filter((world) => world.linkPreviews).map((world) => world.name));
+  if (allowing.size === 0) return () => false;
+  const directory = createWorldDirectory(
+    config.worlds.map(worldSettingsFrom),
+    chatBindingsFrom(config.channels),
+    new Set(["console", "web"]),
+  );
+  return (chat) => {
+    const world = directory.worldFor(chat);
+    return world !== undefined && allowing.has(world.name);
+  };
 }

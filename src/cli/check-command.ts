@@ -1,5 +1,5 @@
 import { loadConfig, resolveDatabaseUrl } from "../config/load-config.js";
-import { exposureWarnings } from "../config/exposure-warnings.js";
+import { exposureWarnings, metricsExposureWarning } from "../config/exposure-warnings.js";
 import { requiresApiKey } from "../config/provider-environment.js";
 import { checkDatabase } from "./check/check-database.js";
 import { checkMcpServers } from "./check/check-mcp-servers.js";
@@ -54,6 +54,9 @@ Options:
       ...loaded.warnings.map((warning): CheckRow => ({ name: "config", status: "ok", detail: `note: ${warning}` })),
       ...exposureWarnings(config).map(
         (warning): CheckRow => ({ name: `access ${warning.world}`, status: "warn", detail: warning.text }),
+      ),
+      ...[metricsExposureWarning(context.env)].flatMap((text): CheckRow[] =>
+        text === undefined ? [] : [{ name: "metrics", status: "warn", detail: text }],
       ),
       ...(await Promise.all(checks)),
       ...(await mcpRows),

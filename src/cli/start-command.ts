@@ -1,5 +1,5 @@
 import { configSecrets } from "../config/config-secrets.js";
-import { exposureWarnings } from "../config/exposure-warnings.js";
+import { exposureWarnings, metricsExposureWarning } from "../config/exposure-warnings.js";
 import { loadConfig, resolveDatabaseUrl } from "../config/load-config.js";
 import type { CliCommand } from "./cli-command.js";
 import { exitCodes } from "./cli-context.js";
@@ -37,6 +37,8 @@ On SIGINT/SIGTERM it stops taking work, lets running steps finish or park, and e
     for (const warning of exposureWarnings(loaded.config)) {
       logger.warn({ world: warning.world, platform: warning.platform, tools: warning.tools }, warning.text);
     }
+    const metricsWarning = metricsExposureWarning(context.env);
+    if (metricsWarning !== undefined) logger.warn(metricsWarning);
     const databaseUrl = resolveDatabaseUrl(context.env);
     // Loaded on use, so `--help` and the other commands start fast and do not need them.
     const { migrateDatabase } = await import("../storage/migrate.js");

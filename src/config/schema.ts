@@ -138,6 +138,8 @@ export const worldConfigSchema = z
     approvalTimeout: durationSchema.default(1_800_000),
     /** Let other bots' messages start turns. */
     allowBots: booleanText(z.boolean()).default(false),
+    /** Let platforms fetch previews of links in the agents' posts (off: a fetch can leak what an answer holds). */
+    linkPreviews: booleanText(z.boolean()).default(false),
   })
   .strict();
 

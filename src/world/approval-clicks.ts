@@ -47,7 +47,7 @@ export async function handleApprovalClick(context: WorldContext, click: Approval
     );
     return { status: "unknown", text: "This approval does not exist (or is not from this chat)." };
   }
-  const roles = rolesLookup(context.channels.main(click.chat.platform), click.chat, click.user);
+  const roles = rolesLookup(context, click.chat, click.user);
   const channel = accessChannelFor(context.channels, click.chat.platform);
   if (!(await mayDecide(world, channel, click.user, approval.requestedFor, roles))) {
     log.warn({ approvalId: approval.id }, "click by someone not allowed to decide refused");

@@ -1,4 +1,4 @@
-import type { MessageRecord } from "./records.js";
+import { type MessageRecord, omittedRaw } from "./records.js";
 import { accessChannelFor } from "./access-channel.js";
 import { handleApprovalClick } from "./approval-clicks.js";
 import { CommandIngress } from "./commands/command-ingress.js";
@@ -111,6 +111,8 @@ export class Ingress implements InboundSink {
       await storeThreadRoot(this.context, inbound.chat, inbound.threadRoot);
     }
     const human = !inbound.sender.isBot;
+    // A non-member's message starts nothing: it is kept without the platform's payload.
+    const member = human ? await this.isMember(inbound) : true;
     let message: MessageRecord;
     try {
       message = await store.addMessage({
@@ -125,7 +127,7 @@ export class Ingress implements InboundSink {
         text: inbound.text,
         platformMessageId: inbound.platformMessageId,
         ...(inbound.replyTo === undefined ? {} : { replyToId: inbound.replyTo }),
-        raw: inbound.raw,
+        raw: member ? inbound.raw : omittedRaw("non-member"),
         createdAt: inbound.receivedAt,
       });
     } catch (error) {
@@ -135,11 +137,16 @@ export class Ingress implements InboundSink {
     }
     if (human) await store.setAgentTurns(key, 0);
     await this.outbox.publish(key, { type: "message", chat: inbound.chat, message });
-    return this.afterStored(inbound, world, id);
+    return this.afterStored(inbound, world, id, member);
   }
 
   /** What a stored inbound message leads to: nothing (bots, non-members), a reset, a notice or its routing. */
-  private async afterStored(inbound: InboundMessage, world: WorldSettings, id: string): Promise<IngressResult> {
+  private async afterStored(
+    inbound: InboundMessage,
+    world: WorldSettings,
+    id: string,
+    member?: boolean,
+  ): Promise<IngressResult> {
     const { logger, queue } = this.context;
     const key = chatKey(inbound.chat);
     const log = logger.child({ platform: inbound.chat.platform, chat: key });
@@ -148,7 +155,7 @@ export class Ingress implements InboundSink {
       log.debug({ messageId: inbound.platformMessageId }, "bot message stored, not routed");
       return { status: "ignored", reason: "messages from bots do not start turns" };
     }
-    if (human && !(await this.isMember(inbound))) {
+    if (human && !(member ?? (await this.isMember(inbound)))) {
       log.info({ user: inbound.sender.id }, "message from a non-member stored, not routed");
       const hour = periodBucket(inbound.receivedAt, 3_600_000);
       await noticeOnce(
@@ -196,12 +203,11 @@ export class Ingress implements InboundSink {
   private async isMember(inbound: InboundMessage): Promise<boolean> {
     const world = this.context.worlds.worldFor(inbound.chat);
     if (!world) return false;
-    const adapter = this.context.channels.main(inbound.chat.platform);
     return mayTalk(
       world,
       accessChannelFor(this.context.channels, inbound.chat.platform),
       inbound.sender,
-      rolesLookup(adapter, inbound.chat, inbound.sender),
+      rolesLookup(this.context, inbound.chat, inbound.sender),
     );
   }
 

@@ -172,3 +172,11 @@ export interface OutboundRecord {
   refId: string;
   platformMessageIds: string[];
 }
+
+/**
+ * What is stored instead of a platform payload that is not kept (a non-member's message, one
+ * past its sender's rate): the reason, nothing of what they sent but the text.
+ */
+export function omittedRaw(reason: string): { omitted: string } {
+  return { omitted: reason };
+}

@@ -7,6 +7,7 @@ import { jobKey } from "./jobs.js";
 import { budgetNotice, dayBudgetExceeded } from "./limits/day-budget.js";
 import { messageRateExceeded, rateNotice } from "./limits/message-rate.js";
 import { mayTalk, membersFor } from "./membership.js";
+import { mayDecide } from "./approval-rights.js";
 import { worldAuthor } from "./message.js";
 import type { Outbox } from "./outbox.js";
 import { noticeOnce, periodBucket } from "./sender-notice.js";
@@ -113,7 +114,7 @@ export async function routeStoredMessage(context: WorldContext, outbox: Outbox, 
         return started;
       }
     } else if (message.author.kind === "human") {
-      await supersedeOpenTurns(context, outbox, message.chatKey, agent);
+      await supersedeOpenTurns(context, outbox, world, message, agent);
     }
     const deadlineMs = agents.get(agent)?.limits.deadline ?? 300_000;
     await store.createTurn({
@@ -141,9 +142,10 @@ async function storedSenderMayTalk(context: WorldContext, world: WorldSettings, 
   const adapter = context.channels.main(chat.platform);
   const names = membersFor(world, chat.platform);
   const namesRoles = names.some((entry) => entry === "admins" || entry.startsWith("role:"));
-  if (namesRoles && !(adapter && isUserRolesChannel(adapter))) return true;
+  // Outside chats bound by id roles count for nobody, so there is nothing ingress knew better.
+  if (namesRoles && context.worlds.bindsById(chat) && !(adapter && isUserRolesChannel(adapter))) return true;
   const sender = { id: message.author.id, displayName: message.author.name, isBot: false };
-  return mayTalk(world, accessChannelFor(context.channels, chat.platform), sender, rolesLookup(adapter, chat, sender));
+  return mayTalk(world, accessChannelFor(context.channels, chat.platform), sender, rolesLookup(context, chat, sender));
 }
 
 /**
@@ -158,6 +160,8 @@ async function pastLimits(context: WorldContext, outbox: Outbox, world: WorldSet
     const rate = await messageRateExceeded(context.store, world, chat.platform, message.author.id, message.createdAt);
     if (rate) {
       log.warn({ user: message.author.id, limit: rate.limit }, "message rate limit reached; no turn");
+      // A flood is kept as text only: its platform payloads are not stored.
+      await context.store.omitMessageRaw(message.id, "rate-limited");
       const minute = periodBucket(message.createdAt, 60_000);
       const text = rateNotice(message.author.name, rate);
       await noticeOnce(context, outbox, chat, message.author.id, `rate:${message.author.id}:${minute}`, text);
@@ -175,15 +179,47 @@ async function pastLimits(context: WorldContext, outbox: Outbox, world: WorldSet
   return true;
 }
 
-/** A new human message to an agent supersedes that agent's turns parked on approvals in the chat. */
-async function supersedeOpenTurns(context: WorldContext, outbox: Outbox, chatKey: string, agent: string) {
-  const open = await context.store.listTurns({ chatKey, agent, states: ["parked"] });
+/**
+ * A new human message to an agent supersedes that agent's turns parked on approvals in the chat
+ * that the same person started, or whose every pending approval they may decide (tool loop
+ * point 8): `/stop` and `/reset` refuse to close other people's, and so does a plain message.
+ * Other people's parked turns stay parked. Each card says who wrote to whom.
+ */
+async function supersedeOpenTurns(
+  context: WorldContext,
+  outbox: Outbox,
+  world: WorldSettings,
+  message: MessageRecord,
+  agent: string,
+) {
+  const { store } = context;
+  const open = await store.listTurns({ chatKey: message.chatKey, agent, states: ["parked"] });
+  if (open.length === 0) return;
+  const chat = parseChatKey(message.chatKey);
+  const sender = { id: message.author.id, displayName: message.author.name, isBot: false };
+  const roles = rolesLookup(context, chat, sender);
+  const channel = accessChannelFor(context.channels, chat.platform);
   for (const turn of open) {
+    if (turn.startedById !== sender.id) {
+      const pending = await store.listApprovals({ turnId: turn.id, states: ["pending"] });
+      let mayCloseAll = pending.length > 0;
+      for (const approval of pending) {
+        if (!mayCloseAll) break;
+        mayCloseAll = await mayDecide(world, channel, sender, approval.requestedFor, roles);
+      }
+      if (!mayCloseAll) continue;
+    }
     await closeTurn(context, outbox, turn.id, "superseded", {
       kind: "skipped",
-      detail: "superseded by a newer message to this agent",
+      detail: supersededNote(message.author.name, agent),
+      by: { id: sender.id, name: message.author.name },
     });
   }
+}
+
+/** Why a superseded card was skipped: `Ana wrote to alice again`. */
+export function supersededNote(person: string, agent: string): string {
+  return `${person} wrote to ${agent} again`;
 }
 
 /**

@@ -50,6 +50,11 @@ export interface Store extends AccountingStore, LoginSessionStore {
 
   // messages
   addMessage(message: NewMessage): Promise<MessageRecord>;
+  /**
+   * Replace a stored message's platform payload with a marker (`{ omitted: reason }`): a
+   * message that starts no turn (its sender is past their rate) keeps no more than its text.
+   */
+  omitMessageRaw(id: string, reason: string): Promise<void>;
   getMessage(id: string): Promise<MessageRecord | undefined>;
   /** Up to two messages by id at once (one statement); ids with no message are left out. */
   getMessages(ids: readonly string[]): Promise<MessageRecord[]>;

@@ -1,4 +1,5 @@
 import type { ChannelAdapter } from "./channel-adapter.js";
+import type { WorldContext } from "./world-context.js";
 import type { ChatRef } from "./chat-ref.js";
 import type { RolesLookup } from "./access-list.js";
 import type { Sender } from "./inbound.js";
@@ -17,12 +18,22 @@ export function isUserRolesChannel(adapter: ChannelAdapter): adapter is ChannelA
 
 /**
  * The roles of a sender: those the channel handed in with the sender, else asked of the
- * channel (once, and only when a list names a role). A failed lookup grants no role.
+ * channel (once, and only when a list names a role). A failed lookup grants no role. In a chat
+ * the owner did not bind by its id (it reaches the world through `*` or the default catch-all)
+ * nobody has a role: a stranger who creates a group or a server is its admin and names roles
+ * as they please.
  */
-export function rolesLookup(adapter: ChannelAdapter | undefined, chat: ChatRef, user: Sender): RolesLookup {
+export function rolesLookup(
+  context: Pick<WorldContext, "channels" | "worlds">,
+  chat: ChatRef,
+  user: Sender,
+): RolesLookup {
+  const adapter = context.channels.main(chat.platform);
+  const boundById = context.worlds.bindsById(chat);
   let roles: Promise<readonly string[]> | undefined;
   return () => {
     roles ??= (async () => {
+      if (!boundById) return [];
       if (user.roles !== undefined) return user.roles;
       if (!adapter || !isUserRolesChannel(adapter)) return [];
       try {

@@ -10,6 +10,13 @@ export interface WorldDirectory {
   /** The world a chat is bound to (its platform's chat bindings, `*` allowed), if any. */
   worldFor(chat: ChatRef): WorldSettings | undefined;
   get(name: string): WorldSettings | undefined;
+  /**
+   * Whether the owner bound this chat to its world by its own id (not through `*` or the
+   * default catch-all). Only there do `admins` and `role:` count: whoever creates a group or
+   * a server is its admin and can name a role anything (docs/architecture.md, "Who may act").
+   * Chats that name their world (console, web) are the operator's own and count as bound.
+   */
+  bindsById(chat: ChatRef): boolean;
 }
 
 /**

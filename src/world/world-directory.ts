@@ -25,5 +25,9 @@ export function createWorldDirectory(
       // A single world with no explicit bindings takes every chat: what a first-time user expects.
       return Object.keys(chats).length === 0 && worlds.length === 1 ? worlds[0] : undefined;
     },
+    bindsById(chat: ChatRef) {
+      if (worldNamingPlatforms.has(chat.platform)) return true;
+      return chat.channel !== "*" && Object.hasOwn(bindings[chat.platform] ?? {}, chat.channel);
+    },
   };
 }

@@ -22,7 +22,10 @@ async function readmeExample(): Promise<string> {
   return block;
 }
 
-async function check(yaml: string): Promise<{ code: number; stdout: string }> {
+async function check(
+  yaml: string,
+  extraEnv: Record<string, string> = { METRICS_TOKEN: "metrics-test" },
+): Promise<{ code: number; stdout: string }> {
   await writeFile(path.join(directory, "roundtable.yaml"), yaml);
   const stdout = new PassThrough();
   let out = "";
@@ -39,6 +42,7 @@ async function check(yaml: string): Promise<{ code: number; stdout: string }> {
       DISCORD_BOT_TOKEN: "discord-test",
       SEARCH_TOKEN: "search-test",
       LOG_LEVEL: "silent",
+      ...extraEnv,
     },
     cwd: directory,
     stdin: new PassThrough(),
@@ -80,5 +84,46 @@ describe("the exposure warning of roundtable check", () => {
     expect(run.stdout).toMatch(/^access team\s+warn\s+.* on telegram /m);
     expect(run.stdout).not.toMatch(/on slack/);
     expect(run.stdout).toMatch(/^access team\s+warn\s+.* on discord /m);
+  });
+
+  it("admins or role: where a catch-all reaches the world: a warn row saying they match nobody there", async () => {
+    const example = (await readmeExample()).replace(
+      /^ {4}approvers: .*\n/m,
+      '    approvers: { telegram: ["admins", "111"], slack: ["U0123"], discord: ["role:Ops"] }\n    members: { telegram: ["role:dev", "111"] }\n',
+    );
+    const run = await check(example);
+    expect(run.code).toBe(0);
+    // Telegram binds "*": both lists are named; Discord and Slack bind by id only: no row.
+    expect(run.stdout).toMatch(
+      /^access team\s+warn\s+world team: worlds\[\]\.approvers\.telegram lists admins, which match nobody in telegram chats reached through "\*" .*; bind the owner's chats by id in channels\.telegram\.chats$/m,
+    );
+    expect(run.stdout).toMatch(
+      /^access team\s+warn\s+world team: worlds\[\]\.members\.telegram lists role:dev, which/m,
+    );
+    expect(run.stdout).not.toMatch(/on discord|discord chats|on slack|slack chats/);
+  });
+
+  it("approvers `*` where a catch-all reaches the world: a warn row even with members listed", async () => {
+    const example = (await readmeExample()).replace(
+      /^ {4}approvers: .*\n/m,
+      '    approvers: { telegram: ["*"], slack: ["U0123"], discord: ["123"] }\n    members: { telegram: ["111"] }\n',
+    );
+    const run = await check(example);
+    expect(run.stdout).toMatch(
+      /^access team\s+warn\s+world team: worlds\[\]\.approvers\.telegram has "\*": anyone in a telegram chat reached through "\*" may approve/m,
+    );
+  });
+
+  it("/metrics without METRICS_TOKEN on a non-loopback HOST: a warn row saying it is public; loopback or a token: none", async () => {
+    const example = await readmeExample();
+    const open = await check(example, {});
+    expect(open.code).toBe(0);
+    expect(open.stdout).toMatch(
+      /^metrics\s+warn\s+\/metrics is public: HOST is 0\.0\.0\.0 and METRICS_TOKEN is not set/m,
+    );
+    expect((await check(example, { HOST: "10.0.0.5" })).stdout).toMatch(/^metrics\s+warn\s+.*HOST is 10\.0\.0\.5/m);
+    expect((await check(example, { HOST: "127.0.0.1" })).stdout).not.toMatch(/^metrics/m);
+    expect((await check(example, { HOST: "::1" })).stdout).not.toMatch(/^metrics/m);
+    expect((await check(example, { METRICS_TOKEN: "t" })).stdout).not.toMatch(/^metrics/m);
   });
 });

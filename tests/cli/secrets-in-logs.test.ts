@@ -61,6 +61,8 @@ describe("secrets in logs", () => {
     expect(log).toContain("telegram polling failed");
     // start warns that anyone reaching the bot may approve their own calls.
     expect(log).toContain("world team: anyone who can reach the bot on telegram may talk to its agents and approve");
+    // No HOST, no METRICS_TOKEN: start says /metrics is public.
+    expect(log).toContain("/metrics is public: HOST is 0.0.0.0 and METRICS_TOKEN is not set");
     expect(log).toContain("/bot[redacted]/getUpdates");
     expect(log).not.toContain(botToken);
     expect(log).not.toContain(botToken.split(":")[1]);
@@ -105,6 +107,7 @@ describe("secrets in logs", () => {
     const result = await run;
     expect(result.code).toBe(0);
     expect(result.stderr).not.toContain("metrics-token-for-the-test");
+    expect(result.stderr).not.toContain("/metrics is public");
   });
 
   it("the redactor takes out known values and secret-shaped text", () => {

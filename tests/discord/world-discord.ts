@@ -14,6 +14,10 @@ export interface WorldDiscordOptions extends Omit<HarnessOptions, "channels" | "
   adapter?: Partial<DiscordAdapterOptions>;
   /** A fake Discord to reuse (a restart): it is left running on close. */
   discord?: DiscordWorld;
+  /** `channels.discord.chats` (default `{ "*": "main" }`), given the fake's channels. */
+  chats?: (discord: DiscordWorld) => Record<string, string>;
+  /** Prepare the fake before the adapter connects (e.g. a stranger's own server). */
+  beforeStart?: (discord: DiscordWorld) => void;
 }
 
 /**
@@ -50,6 +54,7 @@ export interface WorldDiscord extends DiscordWorld {
 export async function worldOnDiscord(options: WorldDiscordOptions): Promise<WorldDiscord> {
   const discord = options.discord ?? (await discordWorld(options.extraBots ?? []));
   const ownsFake = options.discord === undefined;
+  options.beforeStart?.(discord);
   const { logger, lines } = capturingLogger();
   const adapter = new DiscordAdapter({
     token: mainToken,
@@ -64,6 +69,8 @@ export async function worldOnDiscord(options: WorldDiscordOptions): Promise<Worl
     identities: _identities,
     adapter: _adapter,
     discord: _discord,
+    chats: _chats,
+    beforeStart: _beforeStart,
     ...harnessOptions
   } = options;
   let world: Harness;
@@ -71,7 +78,7 @@ export async function worldOnDiscord(options: WorldDiscordOptions): Promise<Worl
     world = await createHarness({
       ...harnessOptions,
       channels: [adapter],
-      channelsConfig: { discord: { chats: { "*": "main" } } },
+      channelsConfig: { discord: { chats: options.chats?.(discord) ?? { "*": "main" } } },
     });
   } catch (error) {
     if (ownsFake) await discord.fake.close();

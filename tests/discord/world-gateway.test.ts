@@ -77,6 +77,7 @@ describe("the Discord gateway connection", () => {
         keepDatabase: true,
         agents: [{ name: "alice", provider: before, tools: ["shell_cmd"] }],
         world: { approvers: { discord: ["role:Ops"] } },
+        chats: (fake) => ({ [fake.general.id]: "main" }),
       });
       await first.say(discord.ana, "@alice run echo");
       const card = first.posts().find((post) => post.components.length > 0) as StoredDiscordMessage;
@@ -91,6 +92,7 @@ describe("the Discord gateway connection", () => {
           keepDatabase: true,
           agents: [{ name: "alice", provider: after, tools: ["shell_cmd"] }],
           world: { approvers: { discord: ["role:Ops"] } },
+          chats: (fake) => ({ [fake.general.id]: "main" }),
         }),
       );
       const customId = (

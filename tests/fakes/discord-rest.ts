@@ -86,6 +86,8 @@ function editMessage(message: StoredDiscordMessage, request: RestRequest, contex
   }
   if (Array.isArray(request.body.components)) message.components = request.body.components as Json[];
   if (Array.isArray(request.body.embeds)) message.embeds = request.body.embeds as Json[];
+  // Discord lets an edit set SUPPRESS_EMBEDS (the flags are recorded as sent).
+  if (typeof request.body.flags === "number") message.flags = request.body.flags;
   if (request.files.length > 0) {
     message.attachments = request.files.map((file) => ({
       id: snowflake(),

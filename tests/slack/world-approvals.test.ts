@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { ScriptedProvider } from "../fakes/scripted-provider.js";
 import type { SlackStoredMessage } from "../fakes/slack-api.js";
-import { ana, eve, modes, olga, threadKey, type WorldSlack, worldOnSlack } from "./world-slack.js";
+import { ana, channel, eve, modes, olga, threadKey, type WorldSlack, worldOnSlack } from "./world-slack.js";
 
 let t: WorldSlack | undefined;
 afterEach(async () => {
@@ -26,12 +26,33 @@ function actionsOf(card: SlackStoredMessage) {
 }
 
 describe.each(modes)("an approval in a Slack thread through the world engine (%s)", (mode) => {
+  it("in a channel reached only through the catch-all a user group counts for nobody: the group's member is refused, nothing runs", async () => {
+    const alice = echoOnce();
+    t = await worldOnSlack({
+      mode,
+      agents: [{ name: "alice", provider: alice, tools: ["shell_cmd"] }],
+      world: { defaultAgent: "alice", approvers: { slack: ["role:ops"] } },
+      chats: { "*": "main" },
+    });
+    const root = await t.say(ana, "run id");
+    const [card] = t.cards(root.ts);
+    if (!card) throw new Error("no card");
+    await t.press(olga, card, /Approve once/);
+    expect(t.fake.ephemerals.map((each) => [each.user, each.text])).toEqual([
+      [olga, expect.stringMatching(/^You are not allowed to decide/)],
+    ]);
+    const [approval] = await t.world.store.listApprovals({ chatKey: threadKey(root.ts) });
+    expect(approval?.state).toBe("pending");
+    expect(alice.requests).toHaveLength(1);
+  });
+
   it("card with three buttons; a stranger's click gets an ephemeral refusal and changes nothing; an approver's click updates the card, runs the tool, posts the answer", async () => {
     const alice = echoOnce();
     t = await worldOnSlack({
       mode,
       agents: [{ name: "alice", provider: alice, tools: ["shell_cmd"] }],
       world: { defaultAgent: "alice", approvers: { slack: ["U9BOSS", "role:ops"] } },
+      chats: { [channel]: "main" },
     });
     const root = await t.say(ana, "run echo");
     const [card] = t.cards(root.ts);

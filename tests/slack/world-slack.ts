@@ -26,6 +26,8 @@ export interface WorldSlackOptions extends Omit<HarnessOptions, "channels" | "ch
   fake?: Partial<FakeSlackSetup>;
   /** An existing fake (restart tests keep the workspace). */
   reuseFake?: FakeSlack;
+  /** `channels.slack.chats` (default `{ "*": "main" }`). */
+  chats?: Record<string, string>;
 }
 
 /** A Slack thread chat: the thread that a top-level message starts. */
@@ -110,11 +112,18 @@ export async function worldOnSlack(options: WorldSlackOptions): Promise<WorldSla
       options.mode === "http"
         ? { kind: "http", url: `http://127.0.0.1:${http.port}/slack/events` }
         : { kind: "socket" };
-    const { mode: _mode, adapter: _adapter, fake: _fake, reuseFake: _reuse, ...harnessOptions } = options;
+    const {
+      mode: _mode,
+      adapter: _adapter,
+      fake: _fake,
+      reuseFake: _reuse,
+      chats: _chats,
+      ...harnessOptions
+    } = options;
     world = await createHarness({
       ...harnessOptions,
       channels: [adapter],
-      channelsConfig: { slack: { chats: { "*": "main" } } },
+      channelsConfig: { slack: { chats: options.chats ?? { "*": "main" } } },
     });
   } catch (error) {
     await http?.close();

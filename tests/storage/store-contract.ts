@@ -132,6 +132,13 @@ export function storeContract(name: string, open: () => Promise<StoreFixture>): 
         expect(await store.getMessage(stored.id)).toEqual(stored);
       });
 
+      it("replaces a message's platform payload with a marker, keeping the message; an unknown id is no error", async () => {
+        const stored = await store.addMessage(message(chatKey(), { raw: { update_id: 7, secret: "payload" } }));
+        await store.omitMessageRaw(stored.id, "rate-limited");
+        expect(await store.getMessage(stored.id)).toEqual(stored);
+        await expect(store.omitMessageRaw(unique("missing"), "rate-limited")).resolves.toBeUndefined();
+      });
+
       it("omits optional fields that were not given", async () => {
         const stored = await store.addMessage(message(chatKey()));
         expect(Object.keys(stored).sort()).toEqual(["author", "chatKey", "createdAt", "id", "seq", "text"]);

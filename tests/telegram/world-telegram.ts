@@ -20,6 +20,8 @@ export interface WorldTelegramOptions extends Omit<HarnessOptions, "channels" | 
   clock?: TelegramClock;
   /** Prepare the fake before the adapter starts (e.g. make a start-up call fail). */
   beforeStart?: (fake: FakeTelegramApi) => void;
+  /** `channels.telegram.chats` (default `{ "*": "main" }`). */
+  chats?: Record<string, string>;
 }
 
 /**
@@ -33,11 +35,15 @@ export interface WorldTelegram {
   world: Harness;
   lines: Record<string, unknown>[];
   /** A person writes in the group; resolves when the world has taken it and gone idle. */
-  say(from: FakeUser, text: string, options?: { entities?: FakeEntity[]; replyTo?: number }): Promise<Update>;
+  say(
+    from: FakeUser,
+    text: string,
+    options?: { entities?: FakeEntity[]; replyTo?: number; chatId?: number },
+  ): Promise<Update>;
   /** Wait until the adapter has handled `update` (its offset is confirmed), then until the world is idle. */
   settle(update: Update): Promise<void>;
   /** A person presses a button of a message in the group; resolves once the press is answered and the world is idle. */
-  press(from: FakeUser, messageId: number, data: string): Promise<string>;
+  press(from: FakeUser, messageId: number, data: string, chatId?: number): Promise<string>;
   /** The messages bots posted in the group, in order, as a Telegram client shows them. */
   botMessages(): StoredMessage[];
   /** Bot messages in the group as `text` lines. */
@@ -70,13 +76,20 @@ export async function worldOnTelegram(options: WorldTelegramOptions): Promise<Wo
     clock: options.clock ?? new InstantClock(),
     ...options.adapter,
   });
-  const { extraBots: _bots, adapter: _adapter, clock: _clock, beforeStart: _before, ...harnessOptions } = options;
+  const {
+    extraBots: _bots,
+    adapter: _adapter,
+    clock: _clock,
+    beforeStart: _before,
+    chats: _chats,
+    ...harnessOptions
+  } = options;
   let world: Harness;
   try {
     world = await createHarness({
       ...harnessOptions,
       channels: [adapter],
-      channelsConfig: { telegram: { chats: { "*": "main" } } },
+      channelsConfig: { telegram: { chats: options.chats ?? { "*": "main" } } },
     });
   } catch (error) {
     await fake.close();
@@ -100,7 +113,7 @@ export async function worldOnTelegram(options: WorldTelegramOptions): Promise<Wo
     settle,
     async say(from, text, sayOptions = {}) {
       const { update } = fake.userMessage(mainToken, {
-        chatId: groupId,
+        chatId: sayOptions.chatId ?? groupId,
         from,
         text,
         entities: sayOptions.entities ?? leadingMention(text),
@@ -109,8 +122,8 @@ export async function worldOnTelegram(options: WorldTelegramOptions): Promise<Wo
       await settle(update);
       return update;
     },
-    async press(from, messageId, data) {
-      const queryId = fake.pressButton(mainToken, { chatId: groupId, messageId, from, data });
+    async press(from, messageId, data, chatId = groupId) {
+      const queryId = fake.pressButton(mainToken, { chatId, messageId, from, data });
       await world.waitFor(() => fake.callbackAnswers.has(queryId));
       await world.idle();
       return queryId;

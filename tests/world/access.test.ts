@@ -45,6 +45,7 @@ describe("who may approve", () => {
       agents: [{ name: "alice", provider: whoami(), tools: ["shell_cmd"] }],
       platform: "telegram",
       world: { approvers: { discord: ["role:Ops"], telegram: ["requester", "role:ops"] } },
+      channelsConfig: { telegram: { chats: { "chat-1": "main" } } },
     });
     await harness.say("@alice go", { user: "ana" });
     await harness.idle();
@@ -52,6 +53,34 @@ describe("who may approve", () => {
     const id = card?.card.approvalId ?? "";
     expect((await harness.click(id, "once", { user: "bob" })).status).toBe("not-allowed");
     expect((await harness.click(id, "deny", { user: "carl", roles: ["OPS"] })).status).toBe("decided");
+  });
+
+  it("roles and admins count for nobody in a chat reached only through the catch-all; ids still do", async () => {
+    harness = await createHarness({
+      agents: [{ name: "alice", provider: whoami(), tools: ["shell_cmd"] }],
+      platform: "telegram",
+      world: { approvers: { telegram: ["admins", "role:ops", "111"] }, members: { telegram: ["admins", "111"] } },
+      channelsConfig: { telegram: { chats: { "chat-1": "main", "*": "main" } } },
+    });
+    // The stranger's own group: they are its admin and hold a role named ops, and talk to no avail.
+    await harness.say("@alice go", { user: "666", channel: "their-group", roles: ["admin", "ops"] });
+    await harness.idle();
+    expect(harness.channel.cards()).toHaveLength(0);
+    // A listed id talks there; the stranger, admin of that group, still cannot decide.
+    await harness.say("@alice go", { user: "111", channel: "their-group" });
+    await harness.idle();
+    const [card] = harness.channel.cards();
+    const id = card?.card.approvalId ?? "";
+    const stranger = await harness.click(id, "once", { user: "666", roles: ["admin", "ops"], channel: "their-group" });
+    expect(stranger.status).toBe("not-allowed");
+    expect(await harness.store.getApproval(id)).toMatchObject({ state: "pending" });
+    // In the chat bound by id the same roles count.
+    await harness.say("@alice go", { user: "777", channel: "chat-1", roles: ["admin"] });
+    await harness.idle();
+    const bound = harness.channel.cards().at(-1)?.card.approvalId ?? "";
+    expect(bound).not.toBe(id);
+    const admin = await harness.click(bound, "once", { user: "888", roles: ["ops"], channel: "chat-1" });
+    expect(admin.status).toBe("decided");
   });
 
   it("the default is the requester alone: another person is refused with the reason", async () => {

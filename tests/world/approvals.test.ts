@@ -1,3 +1,5 @@
+import { storeHistory } from "../../src/app/web-history.js";
+import { chatKey } from "../../src/world/chat-ref.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { ScriptedProvider } from "../fakes/scripted-provider.js";
 import { createHarness, type Harness } from "./harness.js";
@@ -116,6 +118,7 @@ describe("approvals in the tool loop", () => {
       agents: [{ name: "alice", provider: echoOnce(), tools: ["shell_cmd"] }],
       platform: "telegram",
       world: { approvers: { telegram: ["boss", "role:ops"] } },
+      channelsConfig: { telegram: { chats: { "chat-1": "main" } } },
     });
     await harness.say("@alice run", { user: "ana" });
     await harness.idle();
@@ -226,6 +229,12 @@ describe("approvals in the tool loop", () => {
     // The superseded call is in the history with its synthetic result.
     const view = alice.requests[1]?.messages ?? [];
     expect(view.some((message) => message.role === "tool" && message.text.startsWith("skipped:"))).toBe(true);
+    // The card says why, on every channel: the outcome's note, and the web history read back from the store.
+    expect(harness.channel.updates()[0]?.outcome.note).toBe("ana wrote to alice again");
+    const history = await storeHistory(harness.store, new Map()).history(chatKey(harness.chat()));
+    expect(history.find((item) => item.kind === "card")).toMatchObject({
+      card: { state: "skipped", note: "ana wrote to alice again" },
+    });
   });
 
   it("arguments that are not valid JSON or miss required fields get an immediate invalid result, no card", async () => {

@@ -55,6 +55,8 @@ export interface SayOptions {
   replyTo?: string;
   /** The sender's platform handle. */
   handle?: string;
+  /** Roles the platform reports with the sender. */
+  roles?: string[];
 }
 
 export interface ClickOptions {
@@ -187,6 +189,7 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
           displayName: user,
           isBot: sayOptions.bot ?? false,
           ...(sayOptions.handle === undefined ? {} : { handle: sayOptions.handle }),
+          ...(sayOptions.roles === undefined ? {} : { roles: sayOptions.roles }),
         },
         text,
         mentions: [],

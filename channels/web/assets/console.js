@@ -138,6 +138,7 @@ function renderCard(item) {
   const node = element("li", `item card state-${card.state}`);
   node.append(element("div", "card-title", `${card.agentDisplayName || card.agent} wants to run ${card.tool}`));
   node.append(element("pre", "arguments", prettyArguments(card.argumentsJson)));
+  if (card.invisibleNotice) node.append(element("div", "card-warning", card.invisibleNotice));
   const meta = element("div", "card-meta");
   const parts = [`approval ${card.shortId}`];
   if (card.reason) parts.push(card.reason);
@@ -157,7 +158,8 @@ function renderCard(item) {
   } else {
     let outcome = stateWords[card.state] || card.state;
     if (card.state === "approved") outcome += card.choice === "session" ? " for this session" : " once";
-    if (card.decidedBy) outcome += ` by ${card.decidedBy}`;
+    if (card.state === "skipped" && card.note) outcome += `: ${card.note}`;
+    else if (card.decidedBy) outcome += ` by ${card.decidedBy}`;
     node.append(element("div", "outcome", outcome));
   }
   return node;

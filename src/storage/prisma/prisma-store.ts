@@ -29,6 +29,8 @@ import { RecentMessages } from "./recent-messages.js";
 import { StepQueries } from "./step-queries.js";
 import type { DatabaseClient } from "./database-client.js";
 import { conflictOr, isUniqueViolation } from "./prisma-errors.js";
+import { omittedRaw } from "../../world/records.js";
+import { encodeOptional } from "./json-text.js";
 import type { OutboundWriter } from "./postgres-outbound-writer.js";
 import { rawSqlOf } from "./prisma-raw-sql.js";
 import { type RawSql, sql } from "./raw-sql.js";
@@ -199,6 +201,10 @@ export class PrismaStore implements Store {
     } catch (error) {
       throw conflictOr(error, `message ${message.id} already exists`);
     }
+  }
+
+  async omitMessageRaw(id: string, reason: string): Promise<void> {
+    await this.db.message.updateMany({ where: { id }, data: { raw: encodeOptional(omittedRaw(reason)) } });
   }
 
   getMessage(id: string): Promise<MessageRecord | undefined> {

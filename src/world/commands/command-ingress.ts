@@ -197,12 +197,11 @@ export class CommandIngress {
 
   private isMember(world: WorldSettings, input: Pick<InboundMessage, "chat" | "sender">): Promise<boolean> {
     const { chat, sender } = input;
-    const adapter = this.context.channels.main(chat.platform);
     return mayTalk(
       world,
       accessChannelFor(this.context.channels, chat.platform),
       sender,
-      rolesLookup(adapter, chat, sender),
+      rolesLookup(this.context, chat, sender),
     );
   }
 }

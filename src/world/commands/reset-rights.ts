@@ -12,14 +12,14 @@ import type { WorldSettings } from "../world-settings.js";
  * pending, any member may (only session approvals end; they are asked again when needed).
  */
 export async function mayReset(
-  context: Pick<WorldContext, "store" | "channels">,
+  context: Pick<WorldContext, "store" | "channels" | "worlds">,
   world: WorldSettings,
   chat: ChatRef,
   chatKey: string,
   sender: Sender,
 ): Promise<boolean> {
   const pending = await context.store.listApprovals({ chatKey, states: ["pending"] });
-  const roles = rolesLookup(context.channels.main(chat.platform), chat, sender);
+  const roles = rolesLookup(context, chat, sender);
   const channel = accessChannelFor(context.channels, chat.platform);
   for (const approval of pending) {
     if (!(await mayDecide(world, channel, sender, approval.requestedFor, roles))) return false;

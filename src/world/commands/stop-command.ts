@@ -31,7 +31,7 @@ export async function stopCommand(
   const targeted = named.length === 0 ? open : open.filter((turn) => named.includes(turn.agent.toLowerCase()));
   if (targeted.length === 0) return { status: "done", text: "Nothing to stop: no agent is working in this chat." };
 
-  const roles = rolesLookup(context.channels.main(chat.platform), chat, sender);
+  const roles = rolesLookup(context, chat, sender);
   const allowed: TurnRecord[] = [];
   const channel = accessChannelFor(context.channels, chat.platform);
   for (const turn of targeted) {

@@ -1,0 +1,67 @@
+import { webApi } from "@slack/bolt";
+import pino from "pino";
+import { afterEach, describe, expect, it } from "vitest";
+import { UserNames, userNameLookupsPerMessage } from "../../channels/slack/user-names.js";
+import { FakeSlack } from "../fakes/slack-api.js";
+import { ScriptedProvider } from "../fakes/scripted-provider.js";
+import { ana, botToken, signingSecret, type WorldSlack, worldOnSlack } from "./world-slack.js";
+
+let t: WorldSlack | undefined;
+let fake: FakeSlack | undefined;
+afterEach(async () => {
+  await t?.close();
+  t = undefined;
+  await fake?.close();
+  fake = undefined;
+});
+
+const strangers = (count: number, from = 0) =>
+  Array.from({ length: count }, (_, index) => `U9${String(from + index).padStart(6, "0")}`);
+
+describe("Slack user names", () => {
+  it("a message mentioning 200 unknown people costs at most the per-message cap of users.info calls; the rest keep their raw id", async () => {
+    const alice = new ScriptedProvider(() => ({ text: "ok" }));
+    t = await worldOnSlack({
+      mode: "http",
+      agents: [{ name: "alice", provider: alice }],
+      world: { defaultAgent: "alice" },
+    });
+    const before = t.fake.callsTo("users.info").length;
+    const ids = strangers(200);
+    await t.say(ana, `hi ${ids.map((id) => `<@${id}>`).join(" ")}`);
+    // Ana's message: her name and the first mentions (the bot's own echoed post is a message of its own).
+    const calls = t.fake
+      .callsTo("users.info")
+      .slice(before)
+      .filter((call) => call.params.user === ana || ids.includes(String(call.params.user)));
+    expect(calls.length).toBe(userNameLookupsPerMessage);
+    // Ana (the sender) is named; the text the agent saw keeps the ids of those not looked up.
+    const seen = alice.requests[0]?.messages.at(-1);
+    expect(seen?.role === "user" ? seen.text : "").toMatch(/^Ana: hi /);
+    expect(seen?.role === "user" ? seen.text : "").toContain(`@${ids[199]}`);
+  });
+
+  it("keeps at most its cache size of names, dropping the least recently used", async () => {
+    fake = await FakeSlack.start({
+      botToken,
+      signingSecret,
+      teamId: "T0FAKE",
+      users: [{ id: "U1ANA", name: "ana", displayName: "Ana" }],
+    });
+    const client = new webApi.WebClient(botToken, { slackApiUrl: fake.apiUrl, retryConfig: { retries: 0 } });
+    const names = new UserNames(client, pino({ level: "silent" }), Date.now, { cacheSize: 5, lookupsPerMessage: 3 });
+    expect(await names.nameOf("U1ANA")).toBe("Ana");
+    for (const id of strangers(10)) await names.nameOf(id);
+    expect(names.size).toBe(5);
+    const calls = fake.callsTo("users.info").length;
+    // Ana was pushed out: asked again. The newest stranger is still known: no call.
+    await names.nameOf(strangers(1, 9)[0] ?? "");
+    expect(fake.callsTo("users.info").length).toBe(calls);
+    expect(await names.nameOf("U1ANA")).toBe("Ana");
+    expect(fake.callsTo("users.info").length).toBe(calls + 1);
+    // A batch looks up at most its cap.
+    const batch = await names.namesOf(strangers(20, 100));
+    expect(batch.size).toBe(3);
+    expect(fake.callsTo("users.info").length).toBe(calls + 4);
+  });
+});
