@@ -4,7 +4,7 @@ import { ScriptedProvider } from "../fakes/scripted-provider.js";
 import { systemClock } from "../../channels/telegram/options.js";
 import { ana, groupId, mainToken } from "../telegram/helpers.js";
 import { leadingMention, type WorldTelegram, worldOnTelegram } from "../telegram/world-telegram.js";
-import { createHarness, type Harness, temporaryDatabaseUrl } from "./harness.js";
+import { createHarness, temporaryDatabaseUrl } from "./harness.js";
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
