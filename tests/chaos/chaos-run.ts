@@ -218,7 +218,7 @@ export async function runChaos(settings: ChaosSettings): Promise<ChaosReport> {
       // A call cut by a kill before its tool began is closed as `interrupted`, never run again.
       report.toolsInterrupted = notRun.filter((exchange) => interrupted.has(exchange.token)).map((e) => e.token);
       report.toolsLost = notRun.filter((exchange) => !interrupted.has(exchange.token)).map((e) => e.token);
-      const waits = waitsAfterRestart(exchanges, lives);
+      const waits = waitsAfterRestart(exchanges, lives, world.firstCallAt);
       report.maxWaitAfterRestartMs = Math.round(Math.max(0, ...waits.map((wait) => wait.ms)));
       report.slowAfterRestart = waits.filter((wait) => wait.ms > 10_000).map((wait) => wait.token);
     }
@@ -234,6 +234,7 @@ export async function runChaos(settings: ChaosSettings): Promise<ChaosReport> {
             ports: [...ports],
             posts,
             exchanges,
+            firstCallAt: world instanceof TelegramChaosWorld ? [...world.firstCallAt] : [],
             deliveries,
             slackCalls,
             report,
@@ -397,22 +398,30 @@ async function interruptedTools(databaseUrl: string): Promise<Set<string>> {
 
 /**
  * For each message that was waiting when a process was killed, how long it waited for its
- * answer after the last restarted process was ready (or after it was sent, if later).
+ * answer after that process's successor was up (its first Bot API call or `/readyz`, whichever
+ * came first), or after it was sent if later. A message answered before the successor was up
+ * (by another process) waited for no restart.
  */
-function waitsAfterRestart(exchanges: Exchange[], lives: Life[]): { token: string; ms: number }[] {
+function waitsAfterRestart(
+  exchanges: Exchange[],
+  lives: Life[],
+  firstCallAt: ReadonlyMap<number, number>,
+): { token: string; ms: number }[] {
+  const upAt = (life: Life) =>
+    Math.min(life.readyAt ?? Number.POSITIVE_INFINITY, firstCallAt.get(life.pid) ?? Number.POSITIVE_INFINITY);
   const waits: { token: string; ms: number }[] = [];
   for (const exchange of exchanges) {
     const answeredAt = exchange.answeredAt;
     if (answeredAt === undefined) continue; // lost: counted as such
-    const cut = lives.some(
+    const cut = lives.filter(
       (life) => life.killedAt !== undefined && life.killedAt > exchange.sentAt && life.killedAt < answeredAt,
     );
-    if (!cut) continue;
-    // From the last moment a process became ready before the answer (or the message, if later).
-    const ready = Math.max(
-      ...lives.map((life) => (life.readyAt !== undefined && life.readyAt <= answeredAt ? life.readyAt : 0)),
-    );
-    waits.push({ token: exchange.token, ms: answeredAt - Math.max(ready, exchange.sentAt) });
+    const last = cut.at(-1);
+    if (last?.killedAt === undefined) continue;
+    const killedAt = last.killedAt;
+    const successor = lives.find((life) => life.slot === last.slot && life.startedAt > killedAt);
+    if (successor === undefined || upAt(successor) > answeredAt) continue;
+    waits.push({ token: exchange.token, ms: answeredAt - Math.max(upAt(successor), exchange.sentAt) });
   }
   return waits;
 }

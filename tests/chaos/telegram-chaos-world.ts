@@ -44,6 +44,8 @@ export class TelegramChaosWorld {
   readonly posts: Post[] = [];
   /** How many times the probe tool started, by message token. */
   readonly toolRuns = new Map<string, number>();
+  /** When each process (by pid) first called the Bot API: it is up, whether or not `/readyz` says so yet. */
+  readonly firstCallAt = new Map<number, number>();
   /** Which process each connection to the fake comes from (see process-of-port.ts). */
   private readonly ownerOfPort = new Map<number, number>();
   private readonly exchanges = new Map<string, Exchange>();
@@ -191,6 +193,8 @@ export class TelegramChaosWorld {
   }
 
   private onTelegramCall(call: RecordedCall): void {
+    const caller = call.remotePort === undefined ? undefined : this.ownerOfPort.get(call.remotePort);
+    if (caller !== undefined && !this.firstCallAt.has(caller)) this.firstCallAt.set(caller, performance.now());
     if (!call.ok || (call.method !== "sendMessage" && call.method !== "editMessageText")) return;
     const text = String(call.params.text ?? "");
     const chatId = Number(call.params.chat_id);
@@ -201,7 +205,7 @@ export class TelegramChaosWorld {
         chatId,
         messageId,
         text,
-        pid: call.remotePort === undefined ? undefined : this.ownerOfPort.get(call.remotePort),
+        pid: caller,
       });
     }
     const once = callbackOnce(call.params.reply_markup);
