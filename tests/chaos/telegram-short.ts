@@ -5,14 +5,14 @@ import type { ChaosReport, ChaosSettings } from "./chaos-run.js";
  * The suite's short Telegram chaos (the long one is `npm run chaos`): four group chats, bursts
  * of 1 to 3 messages back to back to alice or bob (one burst in three ends with a tool request,
  * approved at once), a model that answers the earliest question its request shows open, and a
- * SIGKILL 1.5 to 3 s after every process is ready, three times.
+ * SIGKILL 1 to 2 s after every process is ready, three times.
  */
 export const telegramShort: Omit<ChaosSettings, "databaseUrl" | "processes"> = {
   chats: 4,
   messagesPerChat: 0,
   untilKills: 3,
   toolEvery: 3,
-  killEveryMs: [1_500, 3_000],
+  killEveryMs: [1_000, 2_000],
   pauseFromReady: true,
   windowMs: 250,
   log: (line) => process.stderr.write(`chaos: ${line}\n`),
