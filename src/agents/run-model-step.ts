@@ -4,7 +4,7 @@ import type { MessageRecord, ToolCallRecord } from "../world/records.js";
 import { isStreamingChannel, type MessageStream, type StreamObserver } from "../world/channel-adapter.js";
 import { parseChatKey } from "../world/chat-ref.js";
 import { closeTurn } from "../world/close-turn.js";
-import { jobKey } from "../world/jobs.js";
+import { chatJob } from "../world/jobs.js";
 import { withIdentity } from "../world/outbound-for.js";
 import { stopOf } from "../world/turn-interrupts.js";
 import { showWorking } from "../world/working-status.js";
@@ -264,7 +264,7 @@ async function settleStoredStep(
     // nobody routes to no one, so its route step (a job and its reads) is not queued at all.
     if (parseAddresses(message.text).length === 0) return;
     const route = { kind: "route", messageId: message.id } as const;
-    await runtime.world.queue.add({ queue: turn.chatKey, key: jobKey(route), payload: route });
+    await runtime.world.queue.add(chatJob(turn.chatKey, route));
     return;
   }
   if ((await store.getTurn(turn.id))?.stoppedBy) {

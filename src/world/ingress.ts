@@ -18,7 +18,7 @@ import type {
   IngressResult,
 } from "./inbound.js";
 import { inboundMessageId } from "./inbound-message-id.js";
-import { jobKey } from "./jobs.js";
+import { chatJob } from "./jobs.js";
 import { mayTalk, notMemberText } from "./membership.js";
 import type { Outbox } from "./outbox.js";
 import { noticeOnce, periodBucket } from "./sender-notice.js";
@@ -101,7 +101,7 @@ export class Ingress implements InboundSink {
       // Routing is idempotent: queue it again in case the first delivery died before queueing
       // (only for a message that is routed at all).
       if (notRoutedReason(inbound.sender.isBot, inbound.text, world.allowBots) === undefined) {
-        await queue.add({ queue: key, key: jobKey(routePayload), payload: routePayload });
+        await queue.add(chatJob(key, routePayload));
       }
       return { status: "duplicate" };
     };
@@ -196,7 +196,7 @@ export class Ingress implements InboundSink {
       return { status: "ignored", reason: "message too long" };
     }
     const routePayload = { kind: "route", messageId: id } as const;
-    await queue.add({ queue: key, key: jobKey(routePayload), payload: routePayload });
+    await queue.add(chatJob(key, routePayload));
     return { status: "accepted", messageId: id };
   }
 

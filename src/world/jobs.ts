@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { QueueJob } from "./work-queue.js";
 
 /**
  * Every kind of stored step, one union tagged by `kind`. A job's key makes it idempotent:
@@ -37,4 +38,27 @@ export function jobKey(payload: JobPayload): string {
     case "deliver":
       return `deliver:${payload.seq}`;
   }
+}
+
+/**
+ * A job's priority in its chat's queue: routing a message (which starts new turns) waits
+ * behind every step already due in the chat (the turns under way, their tool runs, decided
+ * approvals, deliveries). So a message's turn never starts while an earlier turn that is not
+ * parked has a step to run, whichever order the queue was filled in (a route re-run after a
+ * crash, the start-up sweep, several processes), and an answer waiting for its delivery is
+ * shown before a later turn streams (docs/architecture.md, "Per-chat order").
+ */
+export function jobPriority(payload: JobPayload): number {
+  return payload.kind === "route" ? 1 : 0;
+}
+
+/** The stored job of `payload` in chat `chatKey`'s queue: its key and its priority. */
+export function chatJob(chatKey: string, payload: JobPayload, runAt?: Date): QueueJob {
+  return {
+    queue: chatKey,
+    key: jobKey(payload),
+    payload,
+    ...(runAt === undefined ? {} : { runAt }),
+    priority: jobPriority(payload),
+  };
 }

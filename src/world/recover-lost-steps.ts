@@ -1,6 +1,6 @@
 import { chatKey } from "./chat-ref.js";
 import { notRoutedReason } from "./ingress.js";
-import { jobKey } from "./jobs.js";
+import { chatJob, jobKey } from "./jobs.js";
 import { shouldDeliver } from "./outbox.js";
 import type { WorldContext } from "./world-context.js";
 
@@ -29,7 +29,7 @@ export async function recoverLostSteps(context: WorldContext, window = 200): Pro
     if ((author.kind !== "human" && author.kind !== "bot") || !world) continue;
     if (notRoutedReason(author.kind === "bot", event.message.text, world.allowBots) !== undefined) continue;
     const payload = { kind: "route", messageId: event.message.id } as const;
-    if (await queue.add({ queue: key, key: jobKey(payload), payload })) queued++;
+    if (await queue.add(chatJob(key, payload))) queued++;
   }
   if (queued > 0) logger.warn({ queued }, "queued steps that a crash had lost");
   return queued;

@@ -3,7 +3,6 @@ import type { MessageRecord } from "./records.js";
 import { accessChannelFor } from "./access-channel.js";
 import { parseChatKey } from "./chat-ref.js";
 import { closeTurn } from "./close-turn.js";
-import { jobKey } from "./jobs.js";
 import { budgetNotice, dayBudgetExceeded } from "./limits/day-budget.js";
 import { messageRateExceeded, rateNotice } from "./limits/message-rate.js";
 import { mayTalk, membersFor } from "./membership.js";
@@ -38,13 +37,13 @@ export function triggerOfTurn(turnId: string): string {
 
 /**
  * The `route` step: decide who answers a stored message and start their turns. Returns the
- * turns it started, whose first steps the caller runs in the same job (no queued step: the
- * job is not done until they ran, and a re-run after a crash queues the first step of every
- * unfinished turn it finds). Idempotent: turn ids and notice ids derive from the message id,
- * so a second run starts nothing new.
+ * turns whose first steps the caller runs in the same job (no queued step: the job is not done
+ * until they ran): those it started, and on a re-run after a crash every unfinished one it
+ * finds. Idempotent: turn ids and notice ids derive from the message id, so a second run starts
+ * nothing new.
  */
 export async function routeStoredMessage(context: WorldContext, outbox: Outbox, messageId: string): Promise<string[]> {
-  const { store, logger, worlds, queue, clock, agents } = context;
+  const { store, logger, worlds, clock, agents } = context;
   const started: string[] = [];
   const message = await store.getMessage(messageId);
   if (!message) {
@@ -97,11 +96,13 @@ export async function routeStoredMessage(context: WorldContext, outbox: Outbox, 
   const startedById = await chainStarter(context, message);
   for (const agent of decision.agents) {
     const turnId = turnIdFor(message.id, agent);
-    const payload = { kind: "turn-step", turnId, step: 1 } as const;
     const existing = await store.getTurn(turnId);
     if (existing) {
-      // Routed before a restart: make sure the turn's first step is queued (deduped by key).
-      if (existing.state !== "ended") await queue.add({ queue: message.chatKey, key: jobKey(payload), payload });
+      // Routed by a run of this job that did not finish (a crash): its first step runs here
+      // again, in the job's place in the chat's order, as it did then (a step run again
+      // finishes what is left and repeats nothing). Queued instead, it would run after the
+      // chat's later messages had started their turns.
+      if (existing.state !== "ended") started.push(turnId);
       continue;
     }
     if (message.author.kind === "agent" || message.author.kind === "bot") {

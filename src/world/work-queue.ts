@@ -1,9 +1,9 @@
 /**
  * Stored work. A job is `{ queue: chat key, key: step id, payload }`. Jobs of one queue run
- * one at a time in the order they were added (among those whose `runAt` has come); different
- * queues run concurrently. Delivery is at least once, so every handler is idempotent by key.
- * The embedded implementation is a table; graphile-worker (named queues, job keys) fits the
- * same port.
+ * one at a time: among those whose `runAt` has come, the lowest `priority` first, then in the
+ * order they were added; different queues run concurrently. Delivery is at least once, so
+ * every handler is idempotent by key. The embedded implementation is a table; graphile-worker
+ * (named queues, job keys, priorities) fits the same port.
  */
 export interface QueueJob {
   queue: string;
@@ -12,6 +12,8 @@ export interface QueueJob {
   payload: unknown;
   /** Not before this time (approval expiry). Defaults to now. */
   runAt?: Date;
+  /** Among the queue's due jobs, a lower one runs first (0 to 9; default 0). */
+  priority?: number;
 }
 
 export interface ClaimedJob extends QueueJob {

@@ -56,7 +56,7 @@ export class WorldEngine {
       case "route": {
         // The first step of each turn it started runs in this job: one job and one hop fewer
         // per message. Until they ran the route job is not done, so a crash re-runs the
-        // routing, which queues the first step of every unfinished turn it finds.
+        // routing, which runs the first step of every unfinished turn it finds again, here.
         const started = await routeStoredMessage(this.context, this.outbox, payload.messageId);
         for (const turnId of started) await runner.step(turnId, 1);
         return;

@@ -5,16 +5,17 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
+import { DatabaseSync } from "node:sqlite";
 import { pathToFileURL } from "node:url";
 import pg from "pg";
 import { freePort } from "../../bench/service-process.js";
 import { cliEnvironment, repositoryRoot } from "../cli/run-roundtable.js";
 import { type DoubleVerdict, judgeDoubles, type Life, type Post } from "./judge-doubles.js";
 import { SlackChaosWorld } from "./slack-chaos-world.js";
-import { TelegramChaosWorld } from "./telegram-chaos-world.js";
+import { chaosAgents, type Exchange, TelegramChaosWorld } from "./telegram-chaos-world.js";
 
 export interface ChaosSettings {
-  /** PostgreSQL database URL (a fresh, empty database). */
+  /** A fresh, empty database: PostgreSQL's URL, or SQLite's (`file:…`, one process). */
   databaseUrl: string;
   /**
    * `telegram` (default): the service long-polls the Telegram fake. `slack`: the Slack fake
@@ -24,11 +25,19 @@ export interface ChaosSettings {
   platform?: "telegram" | "slack";
   processes: number;
   chats: number;
+  /**
+   * Slack: messages per chat, one after another. Telegram: at least this many per chat, in
+   * bursts of 1 to 3 back to back to alice or bob (with {@link untilKills}, until that many kills).
+   */
   messagesPerChat: number;
-  /** Every how many messages in a chat one needs an approved tool call. */
+  /** Telegram: send bursts until this many kills were made (then each chat ends its burst). */
+  untilKills?: number;
+  /** Slack: every how many messages one needs an approved tool call. Telegram: one burst in this many ends with one. */
   toolEvery: number;
   /** Pause between two SIGKILLs, at random between these bounds. */
   killEveryMs: [number, number];
+  /** Count that pause from when every process is ready (answers `/readyz`), not from the last kill. */
+  pauseFromReady?: boolean;
   /**
    * Telegram: a double is the platform's window (no idempotency key) only when the process that
    * sent the first copy was SIGKILLed at most this long after the fake answered it.
@@ -58,6 +67,21 @@ export interface ChaosReport {
   halfWritten: string[];
   /** Chats whose answers are not in the order of their messages. */
   outOfOrder: number[];
+  /** Telegram: answers (`<token> by the turn of <message>`) that a turn of another message wrote. */
+  wrongTurn: string[];
+  /** Telegram: tool calls asked for whose tool never ran (and that were not interrupted). */
+  toolsLost: string[];
+  /** Telegram: tool calls a kill cut after they were marked running: closed as `interrupted`, not run. */
+  toolsInterrupted: string[];
+  /** Telegram: tool runs in all. */
+  toolRuns: number;
+  /**
+   * Telegram: the longest a message waited for its answer after the restart of a process killed
+   * while it waited (from the moment the new process was ready, or the message was sent).
+   */
+  maxWaitAfterRestartMs: number;
+  /** Telegram: the messages that waited more than 10 s after such a restart. */
+  slowAfterRestart: string[];
 }
 
 const nodeBinary = realpathSync(process.execPath);
@@ -85,6 +109,24 @@ export async function runChaos(settings: ChaosSettings): Promise<ChaosReport> {
         .map((life) => `http://127.0.0.1:${ports.get(life.pid)}/slack/events`);
   const configFile = path.join(directory, "roundtable.yaml");
   await writeFile(configFile, world.configYaml());
+  const allReady = () =>
+    Array.from({ length: settings.processes }, (_, slot) => lives.findLast((life) => life.slot === slot)).every(
+      (life) => life?.readyAt !== undefined,
+    );
+  const readyAt = (life: Life, port: number) =>
+    void (async () => {
+      while (life.killedAt === undefined && !finished) {
+        try {
+          if ((await fetch(`http://127.0.0.1:${port}/readyz`)).ok) {
+            life.readyAt = performance.now();
+            return;
+          }
+        } catch {
+          // not listening yet
+        }
+        await sleep(100);
+      }
+    })();
   const start = async (slot: number): Promise<void> => {
     const port = await freePort();
     const child = spawn(nodeBinary, ["--import", loader, path.join(repositoryRoot, "src/cli/main.ts"), "start"], {
@@ -103,6 +145,7 @@ export async function runChaos(settings: ChaosSettings): Promise<ChaosReport> {
       const life: Life = { slot, pid: child.pid, startedAt: performance.now() };
       lives.push(life);
       ports.set(child.pid, port);
+      readyAt(life, port);
       keepOutput(child, settings.logDirectory, `p${slot}-${child.pid}.log`);
     }
     // A spawn that fails (the machine is busy) is tried again: a slot must not stay empty.
@@ -113,12 +156,15 @@ export async function runChaos(settings: ChaosSettings): Promise<ChaosReport> {
   };
   let kills = 0;
   let stopKilling = false;
+  let finished = false;
   try {
     for (let slot = 0; slot < settings.processes; slot++) await start(slot);
     await (world instanceof SlackChaosWorld ? firstHealthy(() => [...ports.values()]) : world.ready());
     const killer = (async () => {
       while (!stopKilling) {
         const [low, high] = settings.killEveryMs;
+        // A process that is still starting up (seconds on a busy machine) has nothing to lose yet.
+        for (let waited = 0; settings.pauseFromReady && waited < 30_000 && !allReady(); waited += 100) await sleep(100);
         await sleep(low + Math.random() * (high - low));
         if (stopKilling) break;
         const slot = Math.floor(Math.random() * settings.processes);
@@ -132,15 +178,29 @@ export async function runChaos(settings: ChaosSettings): Promise<ChaosReport> {
       }
     })();
     const sent: { chatId: number; tokens: string[] }[] = [];
+    const exchanges: Exchange[] = [];
     await Promise.all(
       Array.from({ length: settings.chats }, async (_, index) => {
-        const chatId = 50_000 + index;
         const tokens: string[] = [];
-        sent.push({ chatId, tokens });
-        for (let message = 1; message <= settings.messagesPerChat; message++) {
-          tokens.push(await world.send(chatId, message % settings.toolEvery === 0));
+        if (world instanceof SlackChaosWorld) {
+          const chatId = 50_000 + index;
+          sent.push({ chatId, tokens });
+          for (let message = 1; message <= settings.messagesPerChat; message++) {
+            tokens.push(await world.send(chatId, message % settings.toolEvery === 0));
+          }
+          log(`chat ${chatId}: ${settings.messagesPerChat} answered`);
+          return;
         }
-        log(`chat ${chatId}: ${settings.messagesPerChat} answered`);
+        sent.push({ chatId: world.chatId(index), tokens });
+        const more = () =>
+          settings.untilKills === undefined ? tokens.length < settings.messagesPerChat : kills < settings.untilKills;
+        while (more()) {
+          for (const exchange of await world.sendBurst(index, burst(settings.toolEvery), 90_000)) {
+            tokens.push(exchange.token);
+            exchanges.push(exchange);
+          }
+        }
+        log(`chat ${world.chatId(index)}: ${tokens.length} sent`);
       }),
     );
     stopKilling = true;
@@ -150,13 +210,35 @@ export async function runChaos(settings: ChaosSettings): Promise<ChaosReport> {
     const storedIds = await platformIdsStored(settings.databaseUrl);
     const posts = world instanceof TelegramChaosWorld ? world.posts : [];
     const report = readBack(world, sent, kills, { lives, posts, windowMs: settings.windowMs, storedIds });
+    if (world instanceof TelegramChaosWorld) {
+      report.wrongTurn = await answersOfOtherTurns(settings.databaseUrl);
+      report.toolRuns = [...world.toolRuns.values()].reduce((sum, runs) => sum + runs, 0);
+      const interrupted = await interruptedTools(settings.databaseUrl);
+      const notRun = exchanges.filter((exchange) => exchange.tool && !world.toolRuns.has(exchange.token));
+      // A call cut by a kill before its tool began is closed as `interrupted`, never run again.
+      report.toolsInterrupted = notRun.filter((exchange) => interrupted.has(exchange.token)).map((e) => e.token);
+      report.toolsLost = notRun.filter((exchange) => !interrupted.has(exchange.token)).map((e) => e.token);
+      const waits = waitsAfterRestart(exchanges, lives, world.firstCallAt);
+      report.maxWaitAfterRestartMs = Math.round(Math.max(0, ...waits.map((wait) => wait.ms)));
+      report.slowAfterRestart = waits.filter((wait) => wait.ms > 10_000).map((wait) => wait.token);
+    }
     const deliveries = world instanceof SlackChaosWorld ? world.deliveries : [];
     const slackCalls = world instanceof SlackChaosWorld ? world.calls : [];
     if (settings.logDirectory)
       await writeFile(
         path.join(settings.logDirectory, "harness.json"),
         JSON.stringify(
-          { timeOrigin: performance.timeOrigin, lives, ports: [...ports], posts, deliveries, slackCalls, report },
+          {
+            timeOrigin: performance.timeOrigin,
+            lives,
+            ports: [...ports],
+            posts,
+            exchanges,
+            firstCallAt: world instanceof TelegramChaosWorld ? [...world.firstCallAt] : [],
+            deliveries,
+            slackCalls,
+            report,
+          },
           null,
           1,
         ),
@@ -184,6 +266,7 @@ export async function runChaos(settings: ChaosSettings): Promise<ChaosReport> {
     throw error;
   } finally {
     stopKilling = true;
+    finished = true;
     for (const child of running) child?.kill("SIGKILL");
     await world.close();
     await rm(directory, { recursive: true, force: true });
@@ -206,13 +289,19 @@ function readBack(
     toolsDoubled: [],
     halfWritten: [],
     outOfOrder: [],
+    wrongTurn: [],
+    toolsLost: [],
+    toolsInterrupted: [],
+    toolRuns: 0,
+    maxWaitAfterRestartMs: 0,
+    slowAfterRestart: [],
   };
   for (const { chatId, tokens } of sent) {
     report.sent += tokens.length;
     const answers: string[] = [];
     const copies = new Map<string, string[]>();
     for (const { token, text, messageId } of world.answersIn(chatId)) {
-      if (!/^(alice: )?re m\d+x\d+ (ok|done)$/.test(text.trim())) report.halfWritten.push(text);
+      if (!/^((alice|bob): )?re m\d+x\d+ (ok|done)$/.test(text.trim())) report.halfWritten.push(text);
       answers.push(token);
       copies.set(token, [...(copies.get(token) ?? []), messageId]);
     }
@@ -251,19 +340,103 @@ async function firstHealthy(ports: () => number[]): Promise<void> {
   }
 }
 
-/** Every platform message id the service stored, as `<chat id>/<message id>`. */
-async function platformIdsStored(databaseUrl: string): Promise<Set<string>> {
+/** Rows of a statement on the run's database (PostgreSQL, or SQLite's file). */
+async function rowsOf<Row>(databaseUrl: string, statement: string): Promise<Row[]> {
+  if (databaseUrl.startsWith("file:")) {
+    const database = new DatabaseSync(databaseUrl.slice("file:".length), { readOnly: true });
+    try {
+      return database.prepare(statement).all() as Row[];
+    } finally {
+      database.close();
+    }
+  }
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    const rows = await client.query<{ chatKey: string; platformMessageId: string }>(
-      `SELECT "chatKey", "platformMessageId" FROM "OutboundMessage"`,
-    );
-    // A chat key is platform:workspace:channel:thread.
-    return new Set(rows.rows.map((row) => `${row.chatKey.split(":")[2]}/${row.platformMessageId}`));
+    return (await client.query(statement)).rows as Row[];
   } finally {
     await client.end();
   }
+}
+
+/** Every platform message id the service stored, as `<chat id>/<message id>`. */
+async function platformIdsStored(databaseUrl: string): Promise<Set<string>> {
+  const rows = await rowsOf<{ chatKey: string; platformMessageId: string }>(
+    databaseUrl,
+    `SELECT "chatKey", "platformMessageId" FROM "OutboundMessage"`,
+  );
+  // A chat key is platform:workspace:channel:thread.
+  return new Set(rows.map((row) => `${row.chatKey.split(":")[2]}/${row.platformMessageId}`));
+}
+
+/** Stored answers whose turn answers another message than the one they name. */
+async function answersOfOtherTurns(databaseUrl: string): Promise<string[]> {
+  const rows = await rowsOf<{ answer: string; question: string }>(
+    databaseUrl,
+    `SELECT a."text" AS answer, q."text" AS question FROM "Message" AS a
+      JOIN "Turn" AS t ON t."id" = a."turnId" JOIN "Message" AS q ON q."id" = t."triggerMessageId"
+      WHERE a."authorKind" = 'agent'`,
+  );
+  const wrong: string[] = [];
+  for (const row of rows) {
+    const answered = /\bre (m\d+x\d+)\b/.exec(row.answer)?.[1];
+    const asked = /\b(m\d+x\d+)\b/.exec(row.question)?.[1];
+    if (answered !== undefined && answered !== asked) wrong.push(`${answered} by the turn of ${asked ?? row.question}`);
+  }
+  return wrong;
+}
+
+/** The tokens of the tool calls whose stored result is `interrupted`. */
+async function interruptedTools(databaseUrl: string): Promise<Set<string>> {
+  const rows = await rowsOf<{ arguments: string }>(
+    databaseUrl,
+    `SELECT c."arguments" AS arguments FROM "ToolCall" AS c JOIN "ToolResult" AS r ON r."toolCallId" = c."id"
+      WHERE r."kind" = 'interrupted'`,
+  );
+  return new Set(rows.flatMap((row) => /\b(m\d+x\d+)\b/.exec(row.arguments)?.[1] ?? []));
+}
+
+/**
+ * For each message that was waiting when a process was killed, how long it waited for its
+ * answer after that process's successor was up (its first Bot API call or `/readyz`, whichever
+ * came first), or after it was sent if later. A message answered before the successor was up
+ * (by another process) waited for no restart.
+ */
+function waitsAfterRestart(
+  exchanges: Exchange[],
+  lives: Life[],
+  firstCallAt: ReadonlyMap<number, number>,
+): { token: string; ms: number }[] {
+  const upAt = (life: Life) =>
+    Math.min(life.readyAt ?? Number.POSITIVE_INFINITY, firstCallAt.get(life.pid) ?? Number.POSITIVE_INFINITY);
+  const waits: { token: string; ms: number }[] = [];
+  for (const exchange of exchanges) {
+    const answeredAt = exchange.answeredAt;
+    if (answeredAt === undefined) continue; // lost: counted as such
+    const cut = lives.filter(
+      (life) => life.killedAt !== undefined && life.killedAt > exchange.sentAt && life.killedAt < answeredAt,
+    );
+    const last = cut.at(-1);
+    if (last?.killedAt === undefined) continue;
+    const killedAt = last.killedAt;
+    const successor = lives.find((life) => life.slot === last.slot && life.startedAt > killedAt);
+    if (successor === undefined || upAt(successor) > answeredAt) continue;
+    waits.push({ token: exchange.token, ms: answeredAt - Math.max(upAt(successor), exchange.sentAt) });
+  }
+  return waits;
+}
+
+/** 1 to 3 messages back to back, mostly to one agent; one burst in `toolEvery` ends with a tool request. */
+function burst(toolEvery: number): [string, boolean][] {
+  const size = 1 + Math.floor(Math.random() * 3);
+  let agent = chaosAgents[Math.floor(Math.random() * chaosAgents.length)] ?? "alice";
+  const messages: [string, boolean][] = [];
+  for (let index = 0; index < size; index++) {
+    if (index > 0 && Math.random() < 1 / 3) agent = agent === "alice" ? "bob" : "alice";
+    // The tool request comes last: a later message to its agent would supersede its approval.
+    messages.push([agent, index === size - 1 && Math.random() < 1 / toolEvery]);
+  }
+  return messages;
 }
 
 /** A child's output, kept in `directory` when one is given. */
@@ -277,17 +450,14 @@ function keepOutput(child: ChildProcess, directory: string | undefined, name: st
 
 /** What the database still holds unfinished (for a failure's message). */
 async function unfinishedWork(databaseUrl: string): Promise<string> {
-  const client = new pg.Client({ connectionString: databaseUrl });
   try {
-    await client.connect();
-    const jobs = await client.query(
+    const jobs = await rowsOf(
+      databaseUrl,
       `SELECT "key", "queue", "state", "attempts", "lockedBy", "lastError" FROM "Job" WHERE "state" <> 'done' ORDER BY "seq"`,
     );
-    const turns = await client.query(`SELECT "id", "state", "step" FROM "Turn" WHERE "state" <> 'ended'`);
-    return `jobs not done: ${JSON.stringify(jobs.rows)}\nturns not ended: ${JSON.stringify(turns.rows)}`;
+    const turns = await rowsOf(databaseUrl, `SELECT "id", "state", "step" FROM "Turn" WHERE "state" <> 'ended'`);
+    return `jobs not done: ${JSON.stringify(jobs)}\nturns not ended: ${JSON.stringify(turns)}`;
   } catch (error) {
     return `(could not read the database: ${String(error)})`;
-  } finally {
-    await client.end().catch(() => undefined);
   }
 }

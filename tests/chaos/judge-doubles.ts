@@ -5,6 +5,8 @@ export interface Life {
   startedAt: number;
   /** When the harness sent it SIGKILL. */
   killedAt?: number;
+  /** When it first answered `/readyz`. */
+  readyAt?: number;
 }
 
 /** A `sendMessage` the Telegram fake accepted, and which process sent it. */

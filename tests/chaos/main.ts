@@ -1,18 +1,26 @@
 /**
- * `npm run chaos [-- URL] [--platform telegram|slack] [--logs DIR]`: the long chaos run (three
- * processes, 300 messages, a SIGKILL every 0.5 to 1.5 seconds) on a fresh database of the
- * PostgreSQL server at URL (default $ROUNDTABLE_TEST_POSTGRES_URL), over Telegram long polling
- * (default) or Slack HTTP events. Prints the report; exits 1 when anything was lost, a tool ran
- * twice, a message was left half-written, a chat's order broke, or an answer showed twice other
- * than through Telegram's window (its sender killed within 250 ms of Telegram's answer and its
- * id never stored; Slack has no window). With `--logs DIR`, each process's log and the
- * harness's record are kept in DIR.
+ * `npm run chaos [-- URL] [--sqlite] [--processes N] [--chats N] [--kills N] [--platform telegram|slack] [--logs DIR]`:
+ * the long chaos run. Telegram (default): 20 group chats on the Telegram fake, each person
+ * writing bursts of 1 to 3 messages back to back to alice or bob (one burst in five ends with a
+ * tool request, approved at once), a model that answers the earliest question its request shows
+ * open, and a SIGKILL every 2 to 8 seconds until `--kills` (default 40) were made; on a fresh
+ * database of the PostgreSQL server at URL (default $ROUNDTABLE_TEST_POSTGRES_URL) with two
+ * processes, or with `--sqlite` on a fresh SQLite file with one. Slack: three processes, 300
+ * messages, a kill every 0.5 to 1.5 s (HTTP events to any process). Prints the report; exits 1
+ * when anything was lost, a tool ran twice or not at all, a message was left half-written, a
+ * chat's order broke, an answer was written by another message's turn, a chat waited over 10 s
+ * after a restart, or an answer showed twice other than through Telegram's window (its sender
+ * killed within 250 ms of Telegram's answer and its id never stored; Slack has no window). With
+ * `--logs DIR`, each process's log and the harness's record are kept in DIR.
  */
 import { randomBytes } from "node:crypto";
-import { mkdir } from "node:fs/promises";
+import { mkdtempSync } from "node:fs";
+import { mkdir, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { parseArgs } from "node:util";
 import pg from "pg";
-import { runChaos } from "./chaos-run.js";
+import { type ChaosSettings, runChaos } from "./chaos-run.js";
 
 async function main(): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -22,6 +30,9 @@ async function main(): Promise<number> {
       "log-level": { type: "string" },
       platform: { type: "string" },
       chats: { type: "string" },
+      kills: { type: "string" },
+      processes: { type: "string" },
+      sqlite: { type: "boolean" },
     },
   });
   const platform = values.platform ?? "telegram";
@@ -29,12 +40,67 @@ async function main(): Promise<number> {
     process.stderr.write(`chaos: --platform must be telegram or slack, not ${platform}\n`);
     return 2;
   }
-  const serverUrl = positionals[0] ?? process.env.ROUNDTABLE_TEST_POSTGRES_URL;
-  if (!serverUrl) {
-    process.stderr.write("chaos: needs a PostgreSQL server URL (argument or ROUNDTABLE_TEST_POSTGRES_URL)\n");
+  if (values.logs !== undefined) await mkdir(values.logs, { recursive: true });
+  const telegram = platform === "telegram";
+  const settings: Omit<ChaosSettings, "databaseUrl" | "processes"> = {
+    platform,
+    chats: values.chats === undefined ? 20 : Number(values.chats),
+    messagesPerChat: 15,
+    ...(telegram
+      ? { toolEvery: 5, killEveryMs: [2_000, 8_000], pauseFromReady: true, untilKills: Number(values.kills ?? 40) }
+      : { toolEvery: 3, killEveryMs: [500, 1_500] }),
+    windowMs: 250,
+    ...(values.logs === undefined ? {} : { logDirectory: values.logs }),
+    ...(values["log-level"] === undefined ? {} : { logLevel: values["log-level"] }),
+    log: (line) => process.stderr.write(`chaos: ${line}\n`),
+  };
+  const database = values.sqlite ? sqliteDatabase() : await postgresDatabase(positionals[0]);
+  if (!database) {
+    process.stderr.write(
+      "chaos: needs a PostgreSQL server URL (argument or ROUNDTABLE_TEST_POSTGRES_URL) or --sqlite\n",
+    );
     return 2;
   }
-  if (values.logs !== undefined) await mkdir(values.logs, { recursive: true });
+  try {
+    const report = await runChaos({
+      ...settings,
+      databaseUrl: database.url,
+      processes: values.processes === undefined ? (values.sqlite ? 1 : telegram ? 2 : 3) : Number(values.processes),
+    });
+    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    process.stdout.write(
+      `answers shown twice: ${report.doubled.length} (${report.doubledInWindow.length} in the platform's window, ${report.doubledUnexplained.length} unexplained) after ${report.kills} kills\n`,
+    );
+    process.stdout.write(
+      `tool runs: ${report.toolRuns}; longest wait after a restart: ${report.maxWaitAfterRestartMs} ms\n`,
+    );
+    const failures =
+      report.lost.length +
+      report.doubledUnexplained.length +
+      report.toolsDoubled.length +
+      report.toolsLost.length +
+      report.halfWritten.length +
+      report.outOfOrder.length +
+      report.wrongTurn.length +
+      report.slowAfterRestart.length;
+    return failures === 0 ? 0 : 1;
+  } finally {
+    await database.drop();
+  }
+}
+
+/** A fresh SQLite file in a directory of its own. */
+function sqliteDatabase(): { url: string; drop(): Promise<void> } {
+  const directory = mkdtempSync(path.join(tmpdir(), "roundtable-chaos-db-"));
+  return {
+    url: `file:${path.join(directory, "roundtable.db")}`,
+    drop: () => rm(directory, { recursive: true, force: true }),
+  };
+}
+
+/** A fresh database on the PostgreSQL server at `serverUrl` (default $ROUNDTABLE_TEST_POSTGRES_URL). */
+async function postgresDatabase(serverUrl = process.env.ROUNDTABLE_TEST_POSTGRES_URL) {
+  if (!serverUrl) return undefined;
   const name = `roundtable_chaos_${randomBytes(4).toString("hex")}`;
   const admin = async (sql: string) => {
     const client = new pg.Client({ connectionString: serverUrl });
@@ -44,34 +110,10 @@ async function main(): Promise<number> {
   await admin(`CREATE DATABASE ${name}`);
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
-  try {
-    const report = await runChaos({
-      databaseUrl: url.toString(),
-      platform,
-      processes: 3,
-      chats: values.chats === undefined ? 20 : Number(values.chats),
-      messagesPerChat: 15,
-      toolEvery: 3,
-      killEveryMs: [500, 1_500],
-      windowMs: 250,
-      ...(values.logs === undefined ? {} : { logDirectory: values.logs }),
-      ...(values["log-level"] === undefined ? {} : { logLevel: values["log-level"] }),
-      log: (line) => process.stderr.write(`chaos: ${line}\n`),
-    });
-    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-    process.stdout.write(
-      `answers shown twice: ${report.doubled.length} (${report.doubledInWindow.length} in the platform's window, ${report.doubledUnexplained.length} unexplained) after ${report.kills} kills\n`,
-    );
-    const failures =
-      report.lost.length +
-      report.doubledUnexplained.length +
-      report.toolsDoubled.length +
-      report.halfWritten.length +
-      report.outOfOrder.length;
-    return failures === 0 ? 0 : 1;
-  } finally {
-    await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined);
-  }
+  return {
+    url: url.toString(),
+    drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined),
+  };
 }
 
 main().then(

@@ -76,6 +76,54 @@ export function queueContract(name: string, createDatabase: () => Promise<QueueD
       expect(mostRunning).toBeLessThanOrEqual(4);
     });
 
+    it("runs the lowest priority of a queue's due jobs first, then in insertion order", async () => {
+      const queue = await queueOn(await database());
+      const ran: string[] = [];
+      const gate = deferred();
+      const started = deferred();
+      await queue.start(async (job) => {
+        ran.push(job.key);
+        if (job.key === "route-1") {
+          started.resolve();
+          await gate.promise;
+        }
+      });
+      await queue.add({ queue: "q", key: "route-1", payload: {}, priority: 1 });
+      await started.promise;
+      // Added while route-1 runs: the two steps overtake route-2, which was added before them.
+      await queue.add({ queue: "q", key: "route-2", payload: {}, priority: 1 });
+      await queue.add({ queue: "q", key: "step-1", payload: {} });
+      await queue.add({ queue: "q", key: "deliver-1", payload: {}, priority: 0 });
+      gate.resolve();
+      await queue.whenIdle();
+      expect(ran).toEqual(["route-1", "step-1", "deliver-1", "route-2"]);
+    });
+
+    it("keeps the priorities of a dead process's queue: its taken-back job's followers still go before later ones", async () => {
+      const db = await database();
+      const first = await queueOn(db);
+      const stuck = deferred();
+      const started = deferred();
+      await first.start(async () => {
+        started.resolve();
+        await stuck.promise; // the "process" dies here
+      });
+      await first.add({ queue: "q", key: "route-1", payload: {}, priority: 1 });
+      await started.promise;
+      await first.add({ queue: "q", key: "route-2", payload: {}, priority: 1 });
+      await first.add({ queue: "q", key: "step-1", payload: {} });
+      const afterCrash = new Date(Date.now() + 10 * 60 * 1_000);
+      const second = await queueOn(db, db.provider === "postgresql" ? { clock: () => afterCrash } : {});
+      const ran: string[] = [];
+      await second.start(async (job) => {
+        ran.push(job.key);
+      });
+      await second.whenIdle();
+      expect(ran).toEqual(["step-1", "route-1", "route-2"]);
+      stuck.resolve();
+      await first.stop();
+    });
+
     it("hands a finished job's slot to the next job of its queue: a chain costs 4 statements a job", async () => {
       const db = await database();
       const store = await opened(db);

@@ -29,7 +29,9 @@ interface ClaimedRecord {
  * (key, state, attempts, retention, `jobStatus`); graphile-worker's job (task
  * {@link graphileTask}, queue name = chat key, job key = step key) is what gets it run. Each
  * statement that changes both does so in one statement or transaction (data-modifying CTEs
- * calling graphile-worker's `add_job`), so the two never disagree after a crash.
+ * calling graphile-worker's `add_job`), so the two never disagree after a crash. A job's
+ * priority is handed over as graphile-worker's own (it runs a queue's due jobs by priority,
+ * then `run_at`).
  *
  * Finishing a job writes graphile-worker's private tables (`_private_jobs`,
  * `_private_job_queues`) exactly as its own `completeJobs` does; that one statement is the
@@ -49,13 +51,13 @@ export class GraphileJobTable {
     const delayMs = Math.max(0, runAt.getTime() - now.getTime());
     const rows = await this.db.$queryRaw<{ id: bigint | number }[]>`
       WITH inserted AS (
-        INSERT INTO "Job" ("key", "queue", "payload", "state", "runAt", "attempts", "createdAt")
-        VALUES (${job.key}, ${job.queue}, ${payload}, 'pending', ${runAt}, 0, ${now})
+        INSERT INTO "Job" ("key", "queue", "payload", "state", "runAt", "attempts", "priority", "createdAt")
+        VALUES (${job.key}, ${job.queue}, ${payload}, 'pending', ${runAt}, 0, ${job.priority ?? 0}, ${now})
         ON CONFLICT ("key") DO NOTHING
-        RETURNING "key", "queue")
+        RETURNING "key", "queue", "priority")
       SELECT (graphile_worker.add_job(${graphileTask}, json_build_object('key', inserted."key"),
         queue_name => inserted."queue", run_at => now() + ${delayMs}::float8 * interval '1 millisecond',
-        job_key => inserted."key")).id AS id
+        job_key => inserted."key", priority => inserted."priority")).id AS id
       FROM inserted`;
     return rows.length === 1;
   }
@@ -130,11 +132,11 @@ export class GraphileJobTable {
     running: RunningJob,
   ): Promise<boolean> {
     return this.db.$transaction(async (transaction) => {
-      const rows = await transaction.$queryRaw<{ key: string; queue: string }[]>`
+      const rows = await transaction.$queryRaw<{ key: string; queue: string; priority: number }[]>`
         WITH retried AS (
           UPDATE "Job" SET "state" = 'pending', "lockedBy" = NULL, "lockedAt" = NULL, "runAt" = ${retry.runAt}, "lastError" = ${retry.lastError}
           WHERE "seq" = ${seq} AND "state" = 'running' AND "lockedBy" = ${token}
-          RETURNING "key", "queue"),
+          RETURNING "key", "queue", "priority"),
         finished AS (
           DELETE FROM graphile_worker._private_jobs WHERE id = ${running.jobId}::bigint AND locked_by = ${running.workerId}
           RETURNING id),
@@ -142,13 +144,13 @@ export class GraphileJobTable {
           UPDATE graphile_worker._private_job_queues SET locked_by = NULL, locked_at = NULL
           WHERE id = ${running.queueId}::int AND locked_by = ${running.workerId}
           RETURNING id)
-        SELECT "key", "queue" FROM retried`;
+        SELECT "key", "queue", "priority" FROM retried`;
       const row = rows[0];
       if (!row) return false;
       await transaction.$queryRaw`
         SELECT (graphile_worker.add_job(${graphileTask}, json_build_object('key', ${row.key}::text),
           queue_name => ${row.queue}::text, run_at => now() + ${Math.max(0, retry.delayMs)}::float8 * interval '1 millisecond',
-          job_key => ${row.key}::text)).id AS id`;
+          job_key => ${row.key}::text, priority => ${row.priority}::int)).id AS id`;
       return true;
     });
   }
@@ -184,7 +186,7 @@ export class GraphileJobTable {
         SELECT (SELECT count(*) FROM finished)::int AS finished`,
       this.db.$queryRaw`
         SELECT (graphile_worker.add_job(${graphileTask}, json_build_object('key', job."key"),
-          queue_name => job."queue", job_key => job."key")).id AS id
+          queue_name => job."queue", job_key => job."key", priority => job."priority")).id AS id
         FROM "Job" AS job WHERE job."key" = ${key} AND job."state" IN ('pending', 'running')`,
     ]);
   }
@@ -213,7 +215,7 @@ export class GraphileJobTable {
       SELECT (graphile_worker.add_job(${graphileTask}, json_build_object('key', job."key"),
         queue_name => job."queue",
         run_at => now() + GREATEST(0, EXTRACT(EPOCH FROM (job."runAt" - ${now}::timestamp))) * interval '1 second',
-        job_key => job."key")).id AS id
+        job_key => job."key", priority => job."priority")).id AS id
       FROM "Job" AS job
       WHERE job."state" = 'pending'
         AND NOT EXISTS (SELECT 1 FROM graphile_worker.jobs AS graphile WHERE graphile.key = job."key")

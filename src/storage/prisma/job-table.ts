@@ -45,47 +45,37 @@ export class JobTable {
     const runAt = job.runAt ?? now;
     // Raw SQL on the hot paths: a fraction of the model API's overhead per statement.
     const inserted = await this.raw.execute(sql`
-      INSERT INTO "Job" ("key", "queue", "payload", "state", "runAt", "attempts", "createdAt")
-      VALUES (${job.key}, ${job.queue}, ${payload}, 'pending', ${runAt}, 0, ${now})
+      INSERT INTO "Job" ("key", "queue", "payload", "state", "runAt", "attempts", "priority", "createdAt")
+      VALUES (${job.key}, ${job.queue}, ${payload}, 'pending', ${runAt}, 0, ${job.priority ?? 0}, ${now})
       ON CONFLICT ("key") DO NOTHING`);
     return inserted === 1;
   }
 
-  /** The oldest due job of each queue that has no running job, oldest first. */
-  async dueHeads(now: Date, limit: number): Promise<{ seq: number; queue: string }[]> {
-    const rows = await this.raw.rows<{ queue: string; seq: number | bigint }>(sql`
-      SELECT j."queue" AS queue, MIN(j."seq") AS seq FROM "Job" AS j
+  /** The queues with a due job and no running job, the one whose due job is oldest first. */
+  async dueQueues(now: Date, limit: number): Promise<string[]> {
+    const rows = await this.raw.rows<{ queue: string }>(sql`
+      SELECT j."queue" AS queue FROM "Job" AS j
       WHERE j."state" = 'pending' AND j."runAt" <= ${now}
         AND NOT EXISTS (SELECT 1 FROM "Job" AS busy WHERE busy."queue" = j."queue" AND busy."state" = 'running')
       GROUP BY j."queue" ORDER BY MIN(j."seq") LIMIT ${limit}`);
-    return rows.map((row) => ({ queue: row.queue, seq: Number(row.seq) }));
+    return rows.map((row) => row.queue);
   }
 
   /**
-   * Take a pending job if its queue has nothing running: one conditional statement. Two
-   * workers racing for jobs of one queue cannot both win: the partial unique index (one
-   * running job per queue, migration 0002) refuses the second, which counts as a lost race.
-   */
-  async claim(seq: number, queue: string, token: string, now: Date): Promise<ClaimedRow | undefined> {
-    try {
-      return await claimStatement(this.raw, seq, queue, token, now);
-    } catch (error) {
-      if (isUniqueViolation(error)) return undefined;
-      throw error;
-    }
-  }
-
-  /**
-   * Take the oldest due pending job of `queue` if nothing of it runs: what a worker does right
-   * after finishing that queue's job, without scanning every queue. Same guard as {@link claim}.
+   * Take the next due pending job of `queue` (the lowest priority, then the oldest) if nothing
+   * of it runs: one conditional statement, for a scan's queue or right after finishing that
+   * queue's job. Two workers racing for jobs of one queue cannot both win: the partial unique
+   * index (one running job per queue, migration 0002) refuses the second, which counts as a
+   * lost race.
    */
   async claimNextOf(queue: string, token: string, now: Date): Promise<ClaimedRow | undefined> {
     try {
       return toClaimedRow(
         await this.raw.rows<RawClaimedRow>(sql`
           UPDATE "Job" SET "state" = 'running', "lockedBy" = ${token}, "lockedAt" = ${now}, "attempts" = "attempts" + 1
-          WHERE "seq" = (SELECT MIN(next."seq") FROM "Job" AS next
-              WHERE next."queue" = ${queue} AND next."state" = 'pending' AND next."runAt" <= ${now})
+          WHERE "seq" = (SELECT next."seq" FROM "Job" AS next
+              WHERE next."queue" = ${queue} AND next."state" = 'pending' AND next."runAt" <= ${now}
+              ORDER BY next."priority", next."seq" LIMIT 1)
             AND "state" = 'pending'
             AND NOT EXISTS (SELECT 1 FROM "Job" AS busy WHERE busy."queue" = ${queue} AND busy."state" = 'running')
           RETURNING "seq", "key", "queue", "payload", "attempts", "runAt"`),
@@ -183,22 +173,6 @@ export class JobTable {
       ...(row.lastError === null ? {} : { lastError: row.lastError }),
     };
   }
-}
-
-async function claimStatement(
-  raw: RawSql,
-  seq: number,
-  queue: string,
-  token: string,
-  now: Date,
-): Promise<ClaimedRow | undefined> {
-  return toClaimedRow(
-    await raw.rows<RawClaimedRow>(sql`
-    UPDATE "Job" SET "state" = 'running', "lockedBy" = ${token}, "lockedAt" = ${now}, "attempts" = "attempts" + 1
-    WHERE "seq" = ${seq} AND "state" = 'pending'
-      AND NOT EXISTS (SELECT 1 FROM "Job" AS busy WHERE busy."queue" = ${queue} AND busy."state" = 'running')
-    RETURNING "seq", "key", "queue", "payload", "attempts", "runAt"`),
-  );
 }
 
 interface RawClaimedRow {

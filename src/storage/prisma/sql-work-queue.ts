@@ -26,8 +26,9 @@ const idleRecheckMs = 1_000;
 const longestTimerMs = 2 ** 31 - 1;
 
 /**
- * The WorkQueue over the Job table. Jobs of one queue run one at a time in insertion order
- * (among due jobs); different queues run concurrently up to `concurrency`. Nothing polls:
+ * The WorkQueue over the Job table. Jobs of one queue run one at a time, the lowest priority
+ * first, then in insertion order (among due jobs); different queues run concurrently up to
+ * `concurrency`. Nothing polls:
  * `add` and every finished job wake the scheduler, and one timer waits for the earliest
  * future `runAt`.
  *
@@ -219,15 +220,15 @@ export class SqlWorkQueue implements StoredWorkQueue {
         // Nothing else waits for a slot: the added jobs' queues are all there is to claim.
         await this.claimAdded(added);
       } else if (free > 0) {
-        const heads = await this.table.dueHeads(now, free);
-        this.backlog = heads.length >= free;
-        for (const head of heads) {
+        const queues = await this.table.dueQueues(now, free);
+        this.backlog = queues.length >= free;
+        for (const queue of queues) {
           if (this.phase !== "started" || this.running.size >= this.concurrency) {
             this.backlog = true;
             break;
           }
           const token = this.newToken();
-          const job = await this.table.claim(head.seq, head.queue, token, this.clock());
+          const job = await this.table.claimNextOf(queue, token, this.clock());
           if (job) this.launch(job, token);
           else this.scanRequested = true; // someone else changed it first: look again
         }
