@@ -80,11 +80,6 @@ export class SlackAdapter
     this.capabilities = {
       maxMessageLength: slackMessageLimit,
       canEdit: true,
-      threads: true,
-      privateReplies: true,
-      nativeStreaming: options.stream === "native",
-      fileAttachments: true,
-      agentIdentities: true,
       identifiesClickers: true,
       chatsNameTheirWorld: false,
     };
