@@ -1,5 +1,4 @@
 export { TelegramAdapter } from "./adapter.js";
-export { staleButtonText } from "./dispatch-update.js";
 export type {
   TelegramAdapterOptions,
   TelegramAgentBot,
