@@ -32,7 +32,6 @@ export const slackEventEnvelopeSchema = z
   })
   .loose();
 
-export type SlackEventEnvelope = z.infer<typeof slackEventEnvelopeSchema>;
 
 /** A button press on a message (`block_actions`). */
 export const slackBlockActionsSchema = z
@@ -62,4 +61,3 @@ export const slackBlockActionsSchema = z
   })
   .loose();
 
-export type SlackBlockActions = z.infer<typeof slackBlockActionsSchema>;

@@ -6,15 +6,3 @@ export function resolveDatabaseUrl(env: Record<string, string | undefined>): str
   const url = env.DATABASE_URL?.trim();
   return url === undefined || url === "" ? defaultDatabaseUrl : url;
 }
-
-/** The URL with any password replaced, safe for logs and tables. */
-export function redactDatabaseUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password === "") return url;
-    parsed.password = "***";
-    return parsed.toString();
-  } catch {
-    return url;
-  }
-}

@@ -118,7 +118,6 @@ export const worldLimitsSchema = z
     costPerDay: numeric(z.number().positive()).optional(),
   })
   .strict();
-export type WorldLimits = z.infer<typeof worldLimitsSchema>;
 
 export const approversSchema = z.record(z.string(), z.array(z.union([z.string(), z.number()]).transform(String)));
 
@@ -299,13 +298,7 @@ export const configSchema = z
 export type Config = z.infer<typeof configSchema>;
 export type ProviderConfig = z.infer<typeof providerConfigSchema>;
 export type AgentConfig = z.infer<typeof agentConfigSchema>;
-export type AgentLimits = z.infer<typeof agentLimitsSchema>;
 export type WorldConfig = z.infer<typeof worldConfigSchema>;
 export type ToolsConfig = z.infer<typeof toolsConfigSchema>;
 export type ShellConfig = z.infer<typeof shellConfigSchema>;
 export type ChannelsConfig = z.infer<typeof channelsConfigSchema>;
-export type WebConsoleConfig = z.infer<typeof webConsoleSchema>;
-export type TelegramChannelConfig = z.infer<typeof telegramChannelSchema>;
-export type SlackChannelConfig = z.infer<typeof slackChannelSchema>;
-export type DiscordChannelConfig = z.infer<typeof discordChannelSchema>;
-export type WebChannelConfig = z.infer<typeof webChannelSchema>;

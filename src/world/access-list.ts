@@ -39,8 +39,3 @@ export async function isOnList(entries: readonly string[], subject: AccessSubjec
   const roles = new Set((await subject.roles()).map((role) => role.toLowerCase()));
   return wanted.some((role) => roles.has(role));
 }
-
-/** Whether anyone at all passes the list without being named (`*`). */
-export function letsEveryoneIn(entries: readonly string[]): boolean {
-  return entries.includes(everyoneEntry);
-}

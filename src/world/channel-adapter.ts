@@ -11,7 +11,7 @@ export type { OutboundText, PostKey, PostObserver, SentRef } from "./outbound-te
 export { partKey } from "./outbound-text.js";
 export type { PartOnce } from "./part-once.js";
 export { earliestPostTime, partOnce } from "./part-once.js";
-export type { MentionTarget, OutboundMention, TextSegment } from "./outbound-mention.js";
+export type { OutboundMention } from "./outbound-mention.js";
 export { splitByMentions } from "./outbound-mention.js";
 
 /**

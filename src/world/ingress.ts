@@ -30,9 +30,6 @@ import type { WorldSettings } from "./world-settings.js";
 /** Longest message text routed to agents; longer ones are stored and answered with a notice. */
 export const maxInboundTextLength = 32_000;
 
-/** A human message of exactly this text resets the chat's session (session approvals end). */
-export const resetCommand = "/reset";
-
 /**
  * `/reset`, or `/reset@bot` (Telegram's form in groups; a `/reset@otherbot` never gets here: it
  * is left alone before it is stored).
