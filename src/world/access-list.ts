@@ -5,7 +5,7 @@ export const everyoneEntry = "*";
 /** Entry for the person whose message started the turn (approvers only). */
 export const requesterEntry = "requester";
 /** Entry for the chat's administrators (the platform reports them as the `admin` role). */
-export const adminsEntry = "admins";
+const adminsEntry = "admins";
 const rolePrefix = "role:";
 
 /** The roles of the person, looked up only when a list names a role. */
