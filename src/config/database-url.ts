@@ -1,5 +1,5 @@
 /** SQLite under ./data unless `DATABASE_URL` says otherwise. */
-export const defaultDatabaseUrl = "file:./data/roundtable.db";
+const defaultDatabaseUrl = "file:./data/roundtable.db";
 
 /** `DATABASE_URL` (a `file:` SQLite path or a `postgresql://` URL), else {@link defaultDatabaseUrl}. */
 export function resolveDatabaseUrl(env: Record<string, string | undefined>): string {
