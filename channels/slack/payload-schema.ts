@@ -32,7 +32,6 @@ export const slackEventEnvelopeSchema = z
   })
   .loose();
 
-
 /** A button press on a message (`block_actions`). */
 export const slackBlockActionsSchema = z
   .object({
@@ -60,4 +59,3 @@ export const slackBlockActionsSchema = z
       .min(1),
   })
   .loose();
-
