@@ -49,6 +49,16 @@ module.exports = {
       to: { path: "^src/", pathNot: ["^src/world/", "^src/errors/", "^src/log/"] },
     },
     {
+      name: "channels-kit-is-platform-free",
+      severity: "error",
+      comment:
+        "channels/kit holds the texts and helpers channels share: it imports no platform SDK and no channel, so every adapter can use it.",
+      from: { path: "^channels/kit/" },
+      to: {
+        path: ["^channels/(?!kit/)", "node_modules/(grammy|@grammyjs|@slack|discord\\.js|@discordjs|ws)/"],
+      },
+    },
+    {
       name: "prisma-stays-in-storage",
       severity: "error",
       comment: "Prisma types never leave src/storage/prisma (docs/architecture.md, Folders).",

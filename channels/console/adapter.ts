@@ -53,12 +53,6 @@ export class ConsoleAdapter implements ChannelAdapter, StreamingChannel, Private
     maxMessageLength: Number.POSITIVE_INFINITY,
     // A printed line stays as printed; a stream is written once, as it comes.
     canEdit: false,
-    threads: false,
-    // The terminal has one reader: everything it prints is private to them.
-    privateReplies: true,
-    nativeStreaming: true,
-    fileAttachments: false,
-    agentIdentities: false,
     identifiesClickers: false,
     // `roundtable chat --world NAME`: the world is part of the chat.
     chatsNameTheirWorld: true,

@@ -62,13 +62,6 @@ export class DiscordAdapter
   readonly capabilities: ChannelCapabilities = {
     maxMessageLength: 2000,
     canEdit: true,
-    threads: true,
-    // Ephemeral within interactions (button presses), a DM elsewhere.
-    privateReplies: true,
-    nativeStreaming: false,
-    // Long card arguments go with the card as `arguments.json`.
-    fileAttachments: true,
-    agentIdentities: true,
     identifiesClickers: true,
     chatsNameTheirWorld: false,
   };

@@ -2,10 +2,7 @@ import type { Logger } from "../../src/log/logger.js";
 import type { ClickResult, CommandResult } from "../../src/world/inbound.js";
 import type { DiscordApi } from "./api.js";
 import { systemClock } from "./options.js";
-
-/** The answer to a press on a button the service cannot read. */
-export const staleButtonText = "This button is no longer valid.";
-const failedText = "Something went wrong; please try again.";
+import { failedText, staleButtonText } from "../kit/texts.js";
 
 /** Discord forgets an interaction not answered within 3 s; the world gets this long first. */
 const quickAnswerMs = 1_500;

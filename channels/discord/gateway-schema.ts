@@ -5,7 +5,7 @@ import { z } from "zod";
  * through untouched (`raw` keeps the whole payload for storage).
  */
 
-export const discordUserSchema = z.object({
+const discordUserSchema = z.object({
   id: z.string(),
   username: z.string(),
   global_name: z.string().nullish(),

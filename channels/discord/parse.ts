@@ -90,7 +90,7 @@ function rolesOf(
 }
 
 /** Is this post one of the service's own (the bot, an agent's bot, our webhook)? */
-export function ownPostReason(message: DiscordMessage, own: OwnIdentities): string | undefined {
+function ownPostReason(message: DiscordMessage, own: OwnIdentities): string | undefined {
   if (message.webhook_id !== undefined) {
     if (own.isOwnWebhook(message.webhook_id)) return "our webhook's post";
     if (message.application_id === own.applicationId) return "our application's webhook post";

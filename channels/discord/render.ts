@@ -26,7 +26,7 @@ export interface RenderedMessage {
 export const noPings = { parse: [] as string[] };
 
 /** The bold name that starts an agent's message when it posts through the bot itself. */
-export function namePrefix(name: string): string {
+function namePrefix(name: string): string {
   return `**${name.replaceAll("*", "\\*")}:** `;
 }
 
@@ -49,8 +49,8 @@ const choiceButtons: Record<ApprovalChoice, { label: string; style: number }> = 
 };
 
 /** Longest arguments shown inline on a card; longer ones are attached in full. */
-export const inlineArgumentsLimit = 1200;
-export const argumentsFileName = "arguments.json";
+const inlineArgumentsLimit = 1200;
+const argumentsFileName = "arguments.json";
 
 function codeBlock(text: string): string {
   // A fence inside the arguments would end the block early; a zero-width joiner breaks it.

@@ -1,10 +1,7 @@
 import { type ApprovalChoice, approvalChoices } from "../../src/world/inbound.js";
 
 /** The `action_id` prefix of approval buttons; the rest is the choice. */
-export const approvalActionPrefix = "roundtable_approval_";
-
-/** Matches every approval button's `action_id` (for Bolt's `app.action`). */
-export const approvalActionPattern = /^roundtable_approval_/;
+const approvalActionPrefix = "roundtable_approval_";
 
 /** A button's value: only the opaque approval id and the choice (`<id>|<choice>`). */
 export function encodeApprovalValue(approvalId: string, choice: ApprovalChoice): string {

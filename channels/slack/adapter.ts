@@ -3,8 +3,6 @@ import { ConfigError, PlatformApiError } from "../../src/errors/roundtable-error
 import type { Logger } from "../../src/log/logger.js";
 import type { ApprovalCard, ApprovalOutcome } from "../../src/world/approval-types.js";
 import type {
-  Attachment,
-  CardAttachmentChannel,
   ChannelAdapter,
   ChannelCapabilities,
   EditingChannel,
@@ -54,7 +52,6 @@ export class SlackAdapter
     StreamingChannel,
     EditingChannel,
     PrivateReplyChannel,
-    CardAttachmentChannel,
     UserRolesChannel,
     WebhookChannel,
     WorkingStatusChannel
@@ -83,11 +80,6 @@ export class SlackAdapter
     this.capabilities = {
       maxMessageLength: slackMessageLimit,
       canEdit: true,
-      threads: true,
-      privateReplies: true,
-      nativeStreaming: options.stream === "native",
-      fileAttachments: true,
-      agentIdentities: true,
       identifiesClickers: true,
       chatsNameTheirWorld: false,
     };
@@ -266,10 +258,6 @@ export class SlackAdapter
 
   async replyPrivately(chat: ChatRef, userId: string, text: string): Promise<void> {
     await this.outbound.postEphemeral(chat, userId, renderText(text)[0] ?? text);
-  }
-
-  async attachToCard(chat: ChatRef, _card: SentRef, file: Attachment): Promise<SentRef> {
-    return { ids: [await this.outbound.uploadSnippet(chat, file.name, file.content, `Attached: ${file.name}`)] };
   }
 
   async rolesOf(_chat: ChatRef, userId: string): Promise<string[]> {

@@ -2,7 +2,7 @@ import type { webApi } from "@slack/bolt";
 import type { Logger } from "../../src/log/logger.js";
 
 /** How long a group's members are trusted before they are looked up again. */
-export const groupCacheMs = 60_000;
+const groupCacheMs = 60_000;
 
 /**
  * The user groups (by handle) that approvers name as `role:<handle>`, and who is in them

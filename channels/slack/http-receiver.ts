@@ -5,7 +5,7 @@ import type { WebhookRoute } from "../../src/world/channel-adapter.js";
 import { verifySlackSignature } from "./verify.js";
 
 /** Where Slack's events and interactivity arrive on the service's port. */
-export const slackEventsPath = "/slack/events";
+const slackEventsPath = "/slack/events";
 
 /** Slack waits 3 s for an answer; a request nobody acked by then is answered anyway. */
 const unackedAnswerMs = 2500;

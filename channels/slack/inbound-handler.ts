@@ -8,9 +8,7 @@ import type { SlackClock } from "./options.js";
 import { type ParseContext, parseAction, parseEvent, userIdsToName } from "./parse.js";
 import type { ThreadRoots } from "./thread-roots.js";
 import type { UserNames } from "./user-names.js";
-
-/** The answer to a press on a button the service cannot read. */
-export const staleButtonText = "This button is no longer valid.";
+import { failedText, staleButtonText } from "../kit/texts.js";
 
 /** How long an `event_id` is remembered to drop redeliveries before they reach the world. */
 const eventMemoryMs = 60 * 60 * 1000;
@@ -104,7 +102,7 @@ export class SlackInboundHandler {
           text = (await sink.command({ ...command, sender })).text;
         } catch (error) {
           logger.error({ err: error, command: command.name }, "slack stop button failed");
-          text = "Something went wrong; please try again.";
+          text = failedText;
         }
         await this.tellPrivately(command.chat, command.sender.id, text);
         return;
@@ -130,7 +128,7 @@ export class SlackInboundHandler {
           text = result.text;
         } catch (error) {
           logger.error({ err: error, approvalId: click.approvalId }, "approval click failed");
-          text = "Something went wrong; please try again.";
+          text = failedText;
         }
         if (text !== undefined) await this.tellPrivately(click.chat, click.user.id, text);
         return;
@@ -168,7 +166,7 @@ export class SlackInboundHandler {
       await this.tellPrivately(chat, command.user_id, result.text);
     } catch (error) {
       logger.error({ err: error, command: name }, "slack command failed");
-      await this.tellPrivately(chat, command.user_id, "Something went wrong; please try again.");
+      await this.tellPrivately(chat, command.user_id, failedText);
     }
   }
 

@@ -10,13 +10,6 @@ export interface SlackNames {
   groupHandles?: ReadonlyMap<string, string>;
 }
 
-const userMention = /<@([UW][A-Z0-9]+)(?:\|([^>]*))?>/g;
-
-/** The user ids mentioned in `text` (so the adapter can look their names up first). */
-export function mentionedUserIds(text: string): string[] {
-  return [...new Set([...text.matchAll(userMention)].map((match) => match[1] as string))];
-}
-
 function unescapeMrkdwn(text: string): string {
   return text.replaceAll("&lt;", "<").replaceAll("&gt;", ">").replaceAll("&amp;", "&");
 }

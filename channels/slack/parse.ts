@@ -45,7 +45,7 @@ function issues(error: { issues: { path: PropertyKey[]; message: string }[] }): 
  * in a channel starts its own thread when answers go to threads (so the thread is the chat);
  * in a direct message, and with `replyIn: channel`, it belongs to the channel.
  */
-export function chatOf(
+function chatOf(
   event: Pick<SlackMessageEvent, "channel" | "ts" | "thread_ts" | "channel_type" | "team">,
   context: ParseContext,
 ): ChatRef {

@@ -32,8 +32,6 @@ export const slackEventEnvelopeSchema = z
   })
   .loose();
 
-export type SlackEventEnvelope = z.infer<typeof slackEventEnvelopeSchema>;
-
 /** A button press on a message (`block_actions`). */
 export const slackBlockActionsSchema = z
   .object({
@@ -61,5 +59,3 @@ export const slackBlockActionsSchema = z
       .min(1),
   })
   .loose();
-
-export type SlackBlockActions = z.infer<typeof slackBlockActionsSchema>;

@@ -21,7 +21,7 @@ export const slackMessageLimit = 3900;
 const sectionLimit = 3000;
 
 /** Arguments longer than this are shown cut on the card and attached whole as a file. */
-export const argumentsPreviewLimit = 2500;
+const argumentsPreviewLimit = 2500;
 
 /** The bold name that starts an agent's text when the app cannot post under the agent's name. */
 export function namePrefix(name: string): string {
@@ -181,7 +181,7 @@ function prettyJson(json: string): string {
 }
 
 /** The outcome line of a decided card. */
-export function outcomeText(outcome: ApprovalOutcome): string {
+function outcomeText(outcome: ApprovalOutcome): string {
   const by = outcome.decidedBy ? ` by ${escapeMrkdwn(outcome.decidedBy.name)}` : "";
   switch (outcome.state) {
     case "approved":

@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 
 /** How far a request's timestamp may be from now (Slack's own recommendation: 5 minutes). */
-export const signatureWindowSeconds = 5 * 60;
+const signatureWindowSeconds = 5 * 60;
 
 export type SignatureCheck = { ok: true } | { ok: false; reason: string };
 

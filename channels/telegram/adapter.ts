@@ -66,12 +66,6 @@ export class TelegramAdapter
   readonly capabilities: ChannelCapabilities = {
     maxMessageLength: telegramMessageLimit,
     canEdit: true,
-    threads: true,
-    // Telegram has no message only one person of a group sees (a button press gets a callback answer).
-    privateReplies: false,
-    nativeStreaming: true,
-    fileAttachments: false,
-    agentIdentities: true,
     identifiesClickers: true,
     chatsNameTheirWorld: false,
   };

@@ -79,7 +79,7 @@ function readBody(response: IncomingMessage): Promise<string> {
 }
 
 /** The parsed answer when it is in the Bot API's shape; else a refusal in that shape saying what came. */
-export function toBotApiShape(status: number, statusText: string, text: string): unknown {
+function toBotApiShape(status: number, statusText: string, text: string): unknown {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

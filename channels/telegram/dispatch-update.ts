@@ -7,9 +7,7 @@ import type { AdminRoles } from "./admin-roles.js";
 import type { BotHandle, TelegramOutbound } from "./api.js";
 import type { MentionDirectory } from "./mentions.js";
 import { parseUpdate } from "./parse.js";
-
-/** The answer to a press on a button the service cannot read. */
-export const staleButtonText = "This button is no longer valid.";
+import { failedText, staleButtonText } from "../kit/texts.js";
 
 /** What handing one update to the world needs from the adapter. */
 export interface UpdateDispatch {
@@ -105,6 +103,6 @@ async function answerPress(
     return await press(await parts.adminRoles.rolesOf(chat, userId));
   } catch (error) {
     log.error({ err: error, ...context }, failure);
-    return { text: "Something went wrong; please try again.", alert: true };
+    return { text: failedText, alert: true };
   }
 }

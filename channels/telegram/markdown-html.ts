@@ -13,7 +13,7 @@ export function escapeHtml(text: string): string {
 }
 
 /** Escape an attribute value (inside double quotes). */
-export function escapeAttribute(text: string): string {
+function escapeAttribute(text: string): string {
   return escapeHtml(text).replaceAll('"', "&quot;");
 }
 
@@ -167,7 +167,7 @@ function findClose(text: string, contentStart: number, marker: string): number {
 }
 
 /** Inline Markdown as Telegram HTML. Unmatched markers are kept literally. */
-export function renderInline(text: string): string {
+function renderInline(text: string): string {
   let out = "";
   let index = 0;
   while (index < text.length) {

@@ -25,7 +25,7 @@ export type ParsedUpdate =
  * The chat a message belongs to. A forum topic is its own chat; the thread id of a reply chain
  * in an ordinary supergroup is not a topic and is ignored.
  */
-export function chatRefOf(
+function chatRefOf(
   chat: TelegramChat,
   message: { message_thread_id?: number | undefined; is_topic_message?: boolean | undefined },
 ): ChatRef {
@@ -40,7 +40,7 @@ function userName(user: TelegramUser): string {
   return [user.first_name, user.last_name].filter((part) => part !== undefined && part !== "").join(" ");
 }
 
-export function senderOf(user: TelegramUser, agentBotsById: ReadonlyMap<number, string>): Sender {
+function senderOf(user: TelegramUser, agentBotsById: ReadonlyMap<number, string>): Sender {
   return {
     id: String(user.id),
     displayName: agentBotsById.get(user.id) ?? userName(user),

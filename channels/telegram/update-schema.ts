@@ -4,7 +4,7 @@ import { z } from "zod";
  * The parts of a Bot API `Update` the adapter reads, validated at the boundary. Fields the
  * adapter does not read are allowed and ignored (the raw update is stored as it came).
  */
-export const telegramUserSchema = z.object({
+const telegramUserSchema = z.object({
   id: z.number().int(),
   is_bot: z.boolean(),
   first_name: z.string(),
@@ -12,7 +12,7 @@ export const telegramUserSchema = z.object({
   username: z.string().optional(),
 });
 
-export const telegramChatSchema = z.object({
+const telegramChatSchema = z.object({
   id: z.number().int(),
   type: z.enum(["private", "group", "supergroup", "channel"]),
   title: z.string().optional(),
@@ -22,7 +22,7 @@ export const telegramChatSchema = z.object({
   is_forum: z.boolean().optional(),
 });
 
-export const messageEntitySchema = z.object({
+const messageEntitySchema = z.object({
   type: z.string(),
   offset: z.number().int().nonnegative(),
   length: z.number().int().nonnegative(),
@@ -34,7 +34,7 @@ const replySchema = z.object({
   from: telegramUserSchema.optional(),
 });
 
-export const telegramMessageSchema = z.object({
+const telegramMessageSchema = z.object({
   message_id: z.number().int(),
   date: z.number().int(),
   chat: telegramChatSchema,
@@ -57,7 +57,7 @@ const callbackMessageSchema = z.object({
   is_topic_message: z.boolean().optional(),
 });
 
-export const callbackQuerySchema = z.object({
+const callbackQuerySchema = z.object({
   id: z.string(),
   from: telegramUserSchema,
   message: callbackMessageSchema.optional(),

@@ -3,7 +3,7 @@ import type { IncomingHttpHeaders } from "node:http";
 import { ConfigError } from "../../src/errors/roundtable-error.js";
 
 /** The header Telegram sends with every webhook request when a secret token was set. */
-export const secretTokenHeader = "x-telegram-bot-api-secret-token";
+const secretTokenHeader = "x-telegram-bot-api-secret-token";
 
 /**
  * The webhook secret: the configured one, else one derived from the bot token, so that every

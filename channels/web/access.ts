@@ -29,7 +29,7 @@ export interface WebAuth {
 
 const loopbackAddresses = new Set(["127.0.0.1", "::1", "::ffff:127.0.0.1"]);
 
-export function isLoopbackAddress(address: string | undefined): boolean {
+function isLoopbackAddress(address: string | undefined): boolean {
   return address !== undefined && (loopbackAddresses.has(address) || /^(::ffff:)?127\./.test(address));
 }
 
@@ -42,7 +42,7 @@ export function hostName(host: string | undefined): string {
 }
 
 /** The bearer token of an `Authorization` header, if any. */
-export function bearerToken(headers: IncomingHttpHeaders): string | undefined {
+function bearerToken(headers: IncomingHttpHeaders): string | undefined {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(headers.authorization ?? "");
   return match?.[1];
 }

@@ -66,11 +66,6 @@ export class WebAdapter
   readonly capabilities: ChannelCapabilities = {
     maxMessageLength: Number.POSITIVE_INFINITY,
     canEdit: true,
-    threads: false,
-    privateReplies: true,
-    nativeStreaming: true,
-    fileAttachments: false,
-    agentIdentities: true,
     identifiesClickers: true,
     // A browser chat is opened on one world's page: the world is part of the chat.
     chatsNameTheirWorld: true,

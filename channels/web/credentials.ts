@@ -8,7 +8,7 @@ export type WebLogin = { kind: "person"; name: string } | { kind: "shared" };
  * person of the list (the config refuses a user of this name), so it is in `members.web` or
  * `approvers.web` only where those say `*` or name it.
  */
-export const sharedHolderName = "operator";
+const sharedHolderName = "operator";
 
 function digest(text: string): Buffer {
   return createHash("sha256").update(text, "utf8").digest();

@@ -13,9 +13,6 @@ import { safeNext } from "./safe-next.js";
  */
 export type RouteKind = "page" | "api" | "open";
 
-/** A request that proved a login. */
-export type AllowedAccess = Extract<AccessDecision, { outcome: "allowed" }>;
-
 export interface GuardedRoute {
   path: string;
   kind: RouteKind;

@@ -1,5 +1,5 @@
 /** Text made safe for HTML content and attribute values. */
-export function escapeHtml(text: string): string {
+function escapeHtml(text: string): string {
   return text
     .replaceAll("&", "&amp;")
     .replaceAll("<", "&lt;")
@@ -25,7 +25,7 @@ export class RawHtml {
   }
 }
 
-export function raw(markup: string): RawHtml {
+function raw(markup: string): RawHtml {
   return new RawHtml(markup);
 }
 

@@ -1,5 +1,5 @@
 /** How many failed logins one client address may make in a minute. */
-export const maxFailedLoginsPerMinute = 10;
+const maxFailedLoginsPerMinute = 10;
 const windowMs = 60_000;
 /** Addresses remembered at most (the oldest is forgotten first), so a flood cannot grow memory. */
 const maxAddresses = 10_000;

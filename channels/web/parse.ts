@@ -3,7 +3,7 @@ import type { ChatRef } from "../../src/world/chat-ref.js";
 import type { ApprovalClick, InboundCommand, InboundMessage, Sender } from "../../src/world/inbound.js";
 
 /** The longest message the page may send (the world keeps it whole). */
-export const maxMessageLength = 20_000;
+const maxMessageLength = 20_000;
 
 const personName = z
   .string()
@@ -74,7 +74,7 @@ export function webChat(world: string): ChatRef {
 }
 
 /** The person at the page: their login's name, or the label a shared-token holder typed (see the README). */
-export function webSender(name: string): Sender {
+function webSender(name: string): Sender {
   return { id: name, displayName: name, isBot: false };
 }
 

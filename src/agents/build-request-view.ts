@@ -14,7 +14,7 @@ export interface ViewRoom {
 }
 
 /** How many stored messages a view starts from, before budget truncation. */
-export const viewWindow = 400;
+const viewWindow = 400;
 /** Room for messages written after the trigger (other turns' answers, this turn's steps). */
 const maxStepsInView = 50;
 

@@ -7,7 +7,7 @@ import type { TurnStop } from "../world/turn-interrupts.js";
 import type { AgentRuntime, TurnScope } from "./agent-runtime.js";
 
 /** The line that ends an answer cut by `/stop`. */
-export function stoppedMark(name: string): string {
+function stoppedMark(name: string): string {
   return `(stopped by ${name})`;
 }
 

@@ -19,7 +19,7 @@ import { reserveModelCall, settleModelCall } from "./charge-model-call.js";
 import { budgetNotice } from "../world/limits/day-budget.js";
 
 /** The id of the message a step produces: one per turn and step, so a retry cannot add a second. */
-export function stepMessageId(turnId: string, step: number): string {
+function stepMessageId(turnId: string, step: number): string {
   return `${turnId}#${step}`;
 }
 

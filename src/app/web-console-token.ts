@@ -4,7 +4,7 @@ import path from "node:path";
 import { errorMessage, RoundtableError } from "../errors/roundtable-error.js";
 
 /** Where the generated shared token is kept, under the working directory. */
-export function webConsoleTokenFile(cwd: string): string {
+function webConsoleTokenFile(cwd: string): string {
   return path.join(cwd, "data", "web-console-token");
 }
 
@@ -66,7 +66,7 @@ async function readToken(file: string): Promise<string | undefined> {
 }
 
 /** The host a browser uses for the service: `localhost` for a wildcard or loopback listen address. */
-export function browserHost(listenHost: string | undefined): string {
+function browserHost(listenHost: string | undefined): string {
   const host = (listenHost ?? "").trim();
   if (host === "" || host === "0.0.0.0" || host === "::" || host === "127.0.0.1" || host === "::1") return "localhost";
   return host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;

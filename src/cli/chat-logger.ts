@@ -10,7 +10,7 @@ import { routeProcessWarnings } from "./process-warnings.js";
 const levels = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 
 /** Where `roundtable chat` writes its log, relative to the working directory. */
-export const chatLogFile = path.join("data", "roundtable-chat.log");
+const chatLogFile = path.join("data", "roundtable-chat.log");
 
 /**
  * The logger of `roundtable chat`: the terminal shows the conversation, so the log goes to
@@ -44,7 +44,7 @@ export function createChatLogger(
 }
 
 /** `roundtable: error: <message>: <cause> (details in data/roundtable-chat.log)` from a JSON log line. */
-export function oneLine(jsonLine: string): string {
+function oneLine(jsonLine: string): string {
   let entry: { msg?: unknown; cause?: unknown; err?: { message?: unknown } };
   try {
     entry = JSON.parse(jsonLine) as typeof entry;

@@ -67,7 +67,7 @@ Environment: PORT, HOST (listen address, default 127.0.0.1), LOG_LEVEL (default 
 };
 
 /** What the demo prints once it is up: where to open the web console, and what to try there. */
-export function demoBanner(address: string, configPath: string, scratch: string): string {
+function demoBanner(address: string, configPath: string, scratch: string): string {
   return [
     "",
     `web console: open ${address}`,

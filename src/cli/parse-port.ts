@@ -2,7 +2,7 @@ import { ConfigError } from "../errors/roundtable-error.js";
 import { UsageError } from "./usage-error.js";
 
 /** The port when neither `--port` nor `PORT` says. */
-export const defaultPort = 8080;
+const defaultPort = 8080;
 
 /** `--port`, else `PORT`, else 8080; 0 picks a free port. A bad `--port` is bad usage, a bad `PORT` a config error. */
 export function parsePort(flag: string | undefined, env: Record<string, string | undefined>): number {

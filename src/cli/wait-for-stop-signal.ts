@@ -1,5 +1,5 @@
 /** Signals that stop the service gracefully. */
-export const stopSignals: NodeJS.Signals[] = ["SIGINT", "SIGTERM"];
+const stopSignals: NodeJS.Signals[] = ["SIGINT", "SIGTERM"];
 
 /**
  * Resolves with the first SIGINT or SIGTERM. A second one while stopping calls `onSecond`

@@ -14,7 +14,7 @@ export function closestWord(word: string, candidates: readonly string[]): string
 }
 
 /** Levenshtein distance with adjacent transpositions counted as one edit. */
-export function editDistance(left: string, right: string): number {
+function editDistance(left: string, right: string): number {
   const rows = left.length + 1;
   const columns = right.length + 1;
   const table: number[][] = Array.from({ length: rows }, (_, row) =>

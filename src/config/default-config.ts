@@ -11,8 +11,8 @@ export const noProviderKeyMessage =
   "no provider key configured: set OPENAI_API_KEY, ANTHROPIC_API_KEY or GEMINI_API_KEY (or write a roundtable.yaml), then restart";
 
 /** The agent and world of the built-in default. */
-export const defaultAgentName = "assistant";
-export const defaultWorldName = "main";
+const defaultAgentName = "assistant";
+const defaultWorldName = "main";
 
 /**
  * The config used when there is no file: one world `main` with one agent `assistant` on the
@@ -37,7 +37,7 @@ export function defaultConfigData(env: Record<string, string | undefined>): Reco
 }
 
 /** The first provider the environment makes usable; `openai` when none is. */
-export function defaultProviderType(env: Record<string, string | undefined>): ProviderType {
+function defaultProviderType(env: Record<string, string | undefined>): ProviderType {
   for (const type of builtInProviderNames) {
     const environment = providerEnvironments[type];
     if (firstSetVariable(env, environment.apiKeyVariables) !== undefined) return type;

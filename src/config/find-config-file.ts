@@ -12,7 +12,7 @@ export interface ConfigFileLocation {
 }
 
 /** The file `./roundtable.yaml` is looked for under this name in the working directory. */
-export const defaultConfigFileName = "roundtable.yaml";
+const defaultConfigFileName = "roundtable.yaml";
 
 /**
  * `--config <file>`, else `ROUNDTABLE_CONFIG`, else `./roundtable.yaml` if present, else the

@@ -17,7 +17,7 @@ function definitionOf(schema: z.ZodType): SchemaDefinition {
 }
 
 /** Strips defaults, optionals and transforms down to the schema that checks the shape. */
-export function unwrapSchema(schema: z.ZodType): z.ZodType {
+function unwrapSchema(schema: z.ZodType): z.ZodType {
   let current = schema;
   for (let depth = 0; depth < 20; depth++) {
     const definition = definitionOf(current);

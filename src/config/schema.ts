@@ -2,7 +2,7 @@ import { z } from "zod";
 import { parseDuration } from "./duration.js";
 
 /** A duration such as `45s`, `30m`, `2h` (or a number of seconds), as milliseconds. */
-export const durationSchema = z.union([z.string(), z.number()]).transform((value, context) => {
+const durationSchema = z.union([z.string(), z.number()]).transform((value, context) => {
   const ms = parseDuration(value);
   if (ms === undefined) {
     context.addIssue({
@@ -40,7 +40,7 @@ const optionalString = z
   .transform((value) => (value === "" ? undefined : value));
 
 /** `scripted`: the built-in canned model (no network, no key), for demos and trying a setup. */
-export const providerTypeSchema = z.enum(["openai", "anthropic", "google", "scripted"]);
+const providerTypeSchema = z.enum(["openai", "anthropic", "google", "scripted"]);
 export type ProviderType = z.infer<typeof providerTypeSchema>;
 
 /** `providers.<name>`: the keys openai, anthropic, google and scripted imply their type. */
@@ -56,7 +56,7 @@ export const providerConfigSchema = z
   })
   .strict();
 
-export const agentLimitsSchema = z
+const agentLimitsSchema = z
   .object({
     maxSteps: numeric(z.number().int().min(1)).default(10),
     deadline: durationSchema.default(300_000),
@@ -67,10 +67,10 @@ export const agentLimitsSchema = z
   .strict();
 
 /** `agents[].price`: USD per million tokens. */
-export const priceSchema = z.object({ input: numeric(z.number().min(0)), output: numeric(z.number().min(0)) }).strict();
+const priceSchema = z.object({ input: numeric(z.number().min(0)), output: numeric(z.number().min(0)) }).strict();
 export type Price = z.infer<typeof priceSchema>;
 
-export const agentConfigSchema = z
+const agentConfigSchema = z
   .object({
     name: nameSchema,
     /** The name shown in chats (default the name). */
@@ -108,7 +108,7 @@ export const agentConfigSchema = z
   .strict();
 
 /** `worlds[].limits`: a person's message rate and the world's daily budget. */
-export const worldLimitsSchema = z
+const worldLimitsSchema = z
   .object({
     /** Messages that would start a turn, per person, over a sliding 60 seconds. */
     messagesPerMinute: numeric(z.number().int().min(1)).default(20),
@@ -118,11 +118,10 @@ export const worldLimitsSchema = z
     costPerDay: numeric(z.number().positive()).optional(),
   })
   .strict();
-export type WorldLimits = z.infer<typeof worldLimitsSchema>;
 
-export const approversSchema = z.record(z.string(), z.array(z.union([z.string(), z.number()]).transform(String)));
+const approversSchema = z.record(z.string(), z.array(z.union([z.string(), z.number()]).transform(String)));
 
-export const worldConfigSchema = z
+const worldConfigSchema = z
   .object({
     name: nameSchema,
     agents: z.array(z.string()).min(1),
@@ -161,10 +160,10 @@ const httpServerSchema = z
   })
   .strict();
 
-export const mcpServerSchema = z.union([stdioServerSchema, httpServerSchema]);
+const mcpServerSchema = z.union([stdioServerSchema, httpServerSchema]);
 export type McpServerConfig = z.infer<typeof mcpServerSchema>;
 
-export const toolRuleSchema = z
+const toolRuleSchema = z
   .object({
     /** Exact tool name or `<server>__*`. */
     tool: z.string().min(1),
@@ -247,7 +246,7 @@ const webPersonNameSchema = z
  * `channels.web`: the web console's people. `users` gives each person a token of their own
  * (`{ ana: ${ANA_WEB_TOKEN} }`); their name then comes from the login, never from the page.
  */
-export const webChannelSchema = z
+const webChannelSchema = z
   .object({
     users: z
       .record(webPersonNameSchema, z.string().min(12, "a web user's token needs at least 12 characters"))
@@ -255,7 +254,7 @@ export const webChannelSchema = z
   })
   .strict();
 
-export const channelsConfigSchema = z
+const channelsConfigSchema = z
   .object({
     telegram: telegramChannelSchema.optional(),
     slack: slackChannelSchema.optional(),
@@ -265,7 +264,7 @@ export const channelsConfigSchema = z
   .strict();
 
 /** `web`: the browser console on the service's port (`WEB_CONSOLE_TOKEN` fills `token`). */
-export const webConsoleSchema = z
+const webConsoleSchema = z
   .object({
     enabled: booleanText(z.boolean()).default(true),
     /**
@@ -280,7 +279,7 @@ export const webConsoleSchema = z
  * `queue`: the stored work queue. `concurrency` is how many steps (model calls, tool runs,
  * deliveries) this process runs at once across chats; one chat's steps always run in order.
  */
-export const queueConfigSchema = z
+const queueConfigSchema = z
   .object({
     concurrency: numeric(z.number().int().min(1).max(1000)).default(32),
   })
@@ -301,13 +300,7 @@ export const configSchema = z
 export type Config = z.infer<typeof configSchema>;
 export type ProviderConfig = z.infer<typeof providerConfigSchema>;
 export type AgentConfig = z.infer<typeof agentConfigSchema>;
-export type AgentLimits = z.infer<typeof agentLimitsSchema>;
 export type WorldConfig = z.infer<typeof worldConfigSchema>;
 export type ToolsConfig = z.infer<typeof toolsConfigSchema>;
 export type ShellConfig = z.infer<typeof shellConfigSchema>;
 export type ChannelsConfig = z.infer<typeof channelsConfigSchema>;
-export type WebConsoleConfig = z.infer<typeof webConsoleSchema>;
-export type TelegramChannelConfig = z.infer<typeof telegramChannelSchema>;
-export type SlackChannelConfig = z.infer<typeof slackChannelSchema>;
-export type DiscordChannelConfig = z.infer<typeof discordChannelSchema>;
-export type WebChannelConfig = z.infer<typeof webChannelSchema>;

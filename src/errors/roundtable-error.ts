@@ -1,6 +1,7 @@
 /**
  * The one error base class. `code` is stable (tests and logs key on it), `userMessage` is
  * safe to show in a chat (never a stack trace, never a secret), `cause` keeps the origin.
+ * The codes are exactly the ones thrown (`tests/lint/error-codes.test.ts`).
  */
 export type ErrorCode =
   | "config.invalid"
@@ -10,8 +11,6 @@ export type ErrorCode =
   | "storage.database-in-use"
   | "platform.refused"
   | "platform.network"
-  | "platform.unsigned"
-  | "platform.malformed"
   | "provider.rate-limited"
   | "provider.auth"
   | "provider.context-too-long"
@@ -21,12 +20,7 @@ export type ErrorCode =
   | "provider.malformed"
   | "provider.aborted"
   | "tool.failed"
-  | "tool.timeout"
-  | "tool.invalid"
-  | "tool.unknown"
-  | "approval.not-allowed"
   | "approval.unknown"
-  | "approval.already-decided"
   | "internal";
 
 export interface RoundtableErrorOptions {
@@ -89,13 +83,6 @@ export class ProviderError extends RoundtableError {
 
 /** A tool could not run or failed. */
 export class ToolError extends RoundtableError {}
-
-/** Someone tried something they may not do (an approval click, mostly). */
-export class NotAllowedError extends RoundtableError {
-  constructor(message: string, options: RoundtableErrorOptions = {}) {
-    super("approval.not-allowed", message, options);
-  }
-}
 
 /** A storage operation failed. */
 export class StorageError extends RoundtableError {}

@@ -5,7 +5,7 @@ import { secretRedactor } from "./redact-secrets.js";
 export type Logger = pino.Logger;
 
 /** Paths that never reach a log line. */
-export const redactedPaths = [
+const redactedPaths = [
   "token",
   "*.token",
   "apiKey",

@@ -1,5 +1,5 @@
 /** What a redacted secret becomes in a log line. */
-export const redactedText = "[redacted]";
+const redactedText = "[redacted]";
 
 /**
  * Shapes of secrets found inside free text (error messages, URLs, stack traces, tool

@@ -34,7 +34,7 @@ export interface Histogram {
 }
 
 /** Default buckets for latencies in seconds: 1 ms to 5 minutes. */
-export const latencyBuckets: readonly number[] = [
+const latencyBuckets: readonly number[] = [
   0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300,
 ];
 

@@ -132,7 +132,7 @@ const networkCodes = new Set([
 ]);
 
 /** True when the error (or one of its causes) is a transport failure. */
-export function isNetworkLike(error: unknown): boolean {
+function isNetworkLike(error: unknown): boolean {
   for (let current: unknown = error, depth = 0; current instanceof Error && depth < 5; depth += 1) {
     const code = (current as { code?: unknown }).code;
     if (typeof code === "string" && networkCodes.has(code)) return true;

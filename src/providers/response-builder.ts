@@ -1,7 +1,7 @@
 import type { FinishReason, LLMResponse, ModelToolCall, Usage } from "./model-provider.js";
 
 /** Usage with every count at zero, for streams that never reported any. */
-export function emptyUsage(): Usage {
+function emptyUsage(): Usage {
   return { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0 };
 }
 

@@ -7,7 +7,7 @@ import type { IdGenerator } from "@opentelemetry/sdk-trace";
  * gets the given trace and span ids (a turn's span, whose ids derive from the turn id).
  * (Random ids made here, not by the SDK's generator: the SDK is loaded only when exporting.)
  */
-export class FixedIdGenerator implements IdGenerator {
+class FixedIdGenerator implements IdGenerator {
   private next: SpanContext | undefined;
 
   generateTraceId(): string {

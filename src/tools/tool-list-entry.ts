@@ -37,8 +37,3 @@ export function serverOfToolName(toolName: string): string | undefined {
 export function isKnownToolEntry(entry: string, tools: ToolsConfig): boolean {
   return checkToolName(entry, tools) === undefined;
 }
-
-/** Why `entry` names no tool of this config (for config errors), or `undefined`. */
-export function toolEntryProblem(entry: string, tools: ToolsConfig): string | undefined {
-  return checkToolName(entry, tools);
-}

@@ -5,7 +5,7 @@ export const everyoneEntry = "*";
 /** Entry for the person whose message started the turn (approvers only). */
 export const requesterEntry = "requester";
 /** Entry for the chat's administrators (the platform reports them as the `admin` role). */
-export const adminsEntry = "admins";
+const adminsEntry = "admins";
 const rolePrefix = "role:";
 
 /** The roles of the person, looked up only when a list names a role. */
@@ -38,9 +38,4 @@ export async function isOnList(entries: readonly string[], subject: AccessSubjec
   if (wanted.length === 0) return false;
   const roles = new Set((await subject.roles()).map((role) => role.toLowerCase()));
   return wanted.some((role) => roles.has(role));
-}
-
-/** Whether anyone at all passes the list without being named (`*`). */
-export function letsEveryoneIn(entries: readonly string[]): boolean {
-  return entries.includes(everyoneEntry);
 }

@@ -13,17 +13,6 @@ export type ToolResultKind =
   | "interrupted"
   | "skipped";
 
-export const syntheticResultKinds: readonly ToolResultKind[] = [
-  "denied",
-  "expired",
-  "blocked",
-  "invalid",
-  "timeout",
-  "failed",
-  "interrupted",
-  "skipped",
-];
-
 export type ApprovalState = "pending" | "approved" | "denied" | "expired" | "skipped";
 
 /** What an approval card shows. */

@@ -11,13 +11,13 @@ export type { OutboundText, PostKey, PostObserver, SentRef } from "./outbound-te
 export { partKey } from "./outbound-text.js";
 export type { PartOnce } from "./part-once.js";
 export { earliestPostTime, partOnce } from "./part-once.js";
-export type { MentionTarget, OutboundMention, TextSegment } from "./outbound-mention.js";
+export type { OutboundMention } from "./outbound-mention.js";
 export { splitByMentions } from "./outbound-mention.js";
 
 /**
  * One platform connection. Every adapter has these few members; optional abilities are the
- * small interfaces re-exported here (streaming, edits from stored ids, private replies, card
- * attachments, webhooks, an agent's own identity), each found with its type guard.
+ * small interfaces re-exported here (streaming, edits from stored ids, private replies,
+ * webhooks, an agent's own identity, a working status), each found with its type guard.
  *
  * Inbound, an adapter verifies and parses platform payloads into `InboundMessage` and
  * `ApprovalClick` and hands them to the sink. It marks the service's own posts coming back

@@ -1,5 +1,4 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { SentRef } from "./outbound-text.js";
 import type { ChatRef } from "./chat-ref.js";
 import type { Author } from "./message.js";
 
@@ -10,25 +9,6 @@ export interface PrivateReplyChannel {
 
 export function canReplyPrivately<Adapter extends object>(adapter: Adapter): adapter is Adapter & PrivateReplyChannel {
   return typeof (adapter as Partial<PrivateReplyChannel>).replyPrivately === "function";
-}
-
-/** A file to attach: its name, type and whole content. */
-export interface Attachment {
-  name: string;
-  mimeType: string;
-  content: string;
-}
-
-/**
- * Capability: attach a file to a posted approval card (the whole arguments when they do not
- * fit the card: a Telegram document replying to it, a Slack file, a Discord attachment).
- */
-export interface CardAttachmentChannel {
-  attachToCard(chat: ChatRef, card: SentRef, file: Attachment): Promise<SentRef>;
-}
-
-export function canAttachToCard<Adapter extends object>(adapter: Adapter): adapter is Adapter & CardAttachmentChannel {
-  return typeof (adapter as Partial<CardAttachmentChannel>).attachToCard === "function";
 }
 
 /** An HTTP route a channel serves on the service's port (webhooks, interactivity). */

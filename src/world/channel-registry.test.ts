@@ -7,11 +7,6 @@ import type { Platform } from "./chat-ref.js";
 const capabilities: ChannelCapabilities = {
   maxMessageLength: 100,
   canEdit: true,
-  threads: false,
-  privateReplies: false,
-  nativeStreaming: false,
-  fileAttachments: false,
-  agentIdentities: false,
   identifiesClickers: true,
   chatsNameTheirWorld: false,
 };

@@ -71,7 +71,5 @@ export type WorldEvent =
       startedAt?: Date;
     };
 
-export type WorldEventType = WorldEvent["type"];
-
 /** A persisted event with its position in the log. */
 export type StoredEvent = WorldEvent & { seq: number; createdAt: Date };

@@ -28,16 +28,13 @@ import type { WorldContext } from "./world-context.js";
 import type { WorldSettings } from "./world-settings.js";
 
 /** Longest message text routed to agents; longer ones are stored and answered with a notice. */
-export const maxInboundTextLength = 32_000;
-
-/** A human message of exactly this text resets the chat's session (session approvals end). */
-export const resetCommand = "/reset";
+const maxInboundTextLength = 32_000;
 
 /**
  * `/reset`, or `/reset@bot` (Telegram's form in groups; a `/reset@otherbot` never gets here: it
  * is left alone before it is stored).
  */
-export function isResetText(text: string): boolean {
+function isResetText(text: string): boolean {
   return /^\/reset(@[A-Za-z0-9_]+)?$/i.test(text.trim());
 }
 

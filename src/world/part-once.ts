@@ -25,7 +25,7 @@ export function partOnce(postKey: PostKey | undefined, index: number): PartOnce 
 }
 
 /** The platform's clock and the service's may differ; a look-up reaches this much further back. */
-export const lookupClockSkewMs = 10_000;
+const lookupClockSkewMs = 10_000;
 
 /** The earliest time (ms since 1970, by the platform's clock) a post of `part` can carry. */
 export function earliestPostTime(part: Pick<PartOnce, "since">): number {

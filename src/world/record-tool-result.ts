@@ -5,7 +5,7 @@ import type { Outbox } from "./outbox.js";
 import type { WorldContext } from "./world-context.js";
 
 /** Longest tool result text kept for the model. */
-export const maxToolResultLength = 20_000;
+const maxToolResultLength = 20_000;
 
 /**
  * The one way a tool call gets its result. Synthetic kinds are written `kind: detail`, an MCP
@@ -38,7 +38,7 @@ export async function recordToolResult(
   return true;
 }
 
-export function formatResult(kind: ToolResultKind, text: string): string {
+function formatResult(kind: ToolResultKind, text: string): string {
   const body = kind === "ok" ? text : `${kind}: ${text}`;
   if (body.length <= maxToolResultLength) return body;
   const half = Math.floor(maxToolResultLength / 2);

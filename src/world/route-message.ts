@@ -25,7 +25,7 @@ import type { WorldContext } from "./world-context.js";
 const unaddressedNoticeMs = 24 * 3_600_000;
 
 /** The id of the turn an agent takes in answer to a message: one per message and agent. */
-export function turnIdFor(messageId: string, agent: string): string {
+function turnIdFor(messageId: string, agent: string): string {
   return `${messageId}>${agent}`;
 }
 

@@ -21,7 +21,7 @@ function worldFile(world: string): string {
   return `agents:\n  - { name: alice, provider: openai, model: gpt-4.1 }\nworlds:\n  - { name: ${world}, agents: [alice] }\n`;
 }
 
-describe("the design example", () => {
+describe("the README's configuration example", () => {
   it("loads, with environment values interpolated and defaults applied", async () => {
     const { config, source, origin, warnings } = await loadConfig({
       configPath: path.join(fixtures, "design-example.yaml"),

@@ -51,11 +51,6 @@ export class RecordingChannel implements ChannelAdapter {
     this.capabilities = {
       maxMessageLength: Number.POSITIVE_INFINITY,
       canEdit: false,
-      threads: true,
-      privateReplies: false,
-      nativeStreaming: false,
-      fileAttachments: false,
-      agentIdentities: false,
       // Like the console adapter: its clicks come from the one local user.
       identifiesClickers: platform !== "console",
       // Like the console and web adapters: their chats name their world.

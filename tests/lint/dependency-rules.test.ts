@@ -142,6 +142,25 @@ describe("import rules (.dependency-cruiser.cjs)", () => {
     );
   });
 
+  it("channels/kit importing a platform SDK or a channel fails; a channel importing the kit passes", async () => {
+    await writeProject({
+      "channels/telegram/render.ts": "export const render = 1;\n",
+      "channels/kit/texts.ts":
+        'import { Bot } from "grammy";\nimport { render } from "../telegram/render.js";\nexport const texts = [Bot, render];\n',
+      "channels/slack/adapter.ts": 'import { texts } from "../kit/texts.js";\nexport const adapter = texts;\n',
+    });
+    await symlink(path.join(root, "node_modules"), path.join(project, "node_modules"), "dir");
+    const result = await cruise();
+    expect(result.code).not.toBe(0);
+    expect(result.output).toMatch(
+      /error channels-kit-is-platform-free: channels\/kit\/texts\.ts → \S*node_modules\/grammy\//,
+    );
+    expect(result.output).toContain(
+      "error channels-kit-is-platform-free: channels/kit/texts.ts → channels/telegram/render.ts",
+    );
+    expect(result.output).not.toContain("channels/slack/adapter.ts");
+  });
+
   it("Prisma's generated client used outside src/storage/prisma fails", async () => {
     await writeProject({
       "src/storage/prisma/generated/client.ts": "export const client = 1;\n",

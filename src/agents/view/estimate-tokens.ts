@@ -12,7 +12,7 @@ export function estimateTextTokens(text: string): number {
 }
 
 export const messageOverheadTokens = 4;
-export const toolCallOverheadTokens = 10;
+const toolCallOverheadTokens = 10;
 
 export function estimateMessageTokens(message: ViewMessage): number {
   switch (message.role) {

@@ -36,11 +36,11 @@ function keepsProviderFields(origin: Origin | undefined, target: ViewTarget): bo
   return origin === undefined || (origin.provider === target.provider && origin.model === target.model);
 }
 
-export function callAsText(call: ModelToolCall): string {
+function callAsText(call: ModelToolCall): string {
   return `[called tool ${call.name} with ${call.argumentsJson}]`;
 }
 
-export function resultAsText(toolName: string, text: string): string {
+function resultAsText(toolName: string, text: string): string {
   return `[result of ${toolName}: ${text}]`;
 }
 

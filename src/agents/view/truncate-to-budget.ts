@@ -21,7 +21,7 @@ const longResultShare = 16;
 /** Nothing is shortened below this many tokens. */
 const floorTokens = 64;
 
-export function droppedNotice(count: number): string {
+function droppedNotice(count: number): string {
   return `[${count} earlier message${count === 1 ? " was" : "s were"} left out to fit the model's context budget]`;
 }
 

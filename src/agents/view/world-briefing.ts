@@ -13,7 +13,7 @@ export interface RoomFacts {
 }
 
 /** The heading the briefing starts with, so a reader of the system prompt can find it. */
-export const briefingHeading = "## The room";
+const briefingHeading = "## The room";
 
 /**
  * The short world briefing that follows an agent's own system prompt in every request view

@@ -6,7 +6,7 @@ type ResponsesParams = OpenAI.Responses.ResponseCreateParamsStreaming;
 type InputItem = OpenAI.Responses.ResponseInputItem;
 
 /** Reasoning models whose reasoning items must travel back (encrypted, since nothing is stored). */
-export function isReasoningModel(model: string): boolean {
+function isReasoningModel(model: string): boolean {
   return /^(o\d|gpt-5)/.test(model.replace(/^.*\//, ""));
 }
 

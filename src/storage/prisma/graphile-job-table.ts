@@ -5,9 +5,6 @@ import type { ClaimedRow } from "./job-table.js";
 /** The graphile-worker task every stored step runs as; its payload is `{ key }` of our `Job` row. */
 export const graphileTask = "roundtable_step";
 
-/** graphile-worker's own schema (its migrations create it). */
-export const graphileSchema = "graphile_worker";
-
 /** The graphile-worker job running a step: its id, its named queue's id, and the pool that locked it. */
 export interface RunningJob {
   jobId: string;

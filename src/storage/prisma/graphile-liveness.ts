@@ -23,7 +23,7 @@ export interface ReleasedWork {
 const interrupted = "interrupted: the process running it died";
 
 /** The liveness connections' `application_name` (operators see them in `pg_stat_activity`). */
-export const livenessApplicationName = "roundtable-liveness";
+const livenessApplicationName = "roundtable-liveness";
 
 /**
  * Dead graphile-worker pools, found at once. graphile-worker leaves a crashed pool's jobs and

@@ -12,7 +12,7 @@ interface CachedStatement {
 }
 
 /** A SQLite error in the shape Prisma's libsql adapter maps (`code`, `rawCode`, `message`). */
-export class SqliteDriverError extends Error {
+class SqliteDriverError extends Error {
   constructor(
     message: string,
     readonly code: string,

@@ -24,11 +24,6 @@ export function isUniqueViolation(error: unknown): boolean {
   return meta?.driverAdapterError?.cause?.kind === "UniqueConstraintViolation";
 }
 
-/** The record an update or delete needed does not exist (P2025). */
-export function isRecordNotFound(error: unknown): boolean {
-  return prismaCode(error) === "P2025";
-}
-
 /** A unique violation becomes a `storage.conflict`; anything else passes through. */
 export function conflictOr(error: unknown, message: string): unknown {
   return isUniqueViolation(error) ? new StorageError("storage.conflict", message, { cause: error }) : error;

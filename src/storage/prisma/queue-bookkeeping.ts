@@ -19,7 +19,7 @@ export interface SqlWorkQueueOptions {
 }
 
 /** 1 s after the first failed run, doubling, at most 1 min (both queues). */
-export const defaultRetryDelay = (attempt: number): number => Math.min(1_000 * 2 ** (attempt - 1), 60_000);
+const defaultRetryDelay = (attempt: number): number => Math.min(1_000 * 2 ** (attempt - 1), 60_000);
 
 /** The options with their defaults filled in. */
 export interface QueueSettings {

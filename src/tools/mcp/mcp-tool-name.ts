@@ -5,7 +5,7 @@ import { mcpToolSeparator } from "../tool-list-entry.js";
 export const maxToolNameLength = 64;
 
 /** A name with only letters, digits, `_` and `-` (all model APIs accept those). */
-export function sanitizeNamePart(name: string): string {
+function sanitizeNamePart(name: string): string {
   const cleaned = name.replace(/[^A-Za-z0-9_-]/g, "_");
   return cleaned === "" ? "_" : cleaned;
 }

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 
 /** The environment variable that marks every process of one call (its value is the call's own). */
-export const processTreeMarkerName = "ROUNDTABLE_TOOL_CALL";
+const processTreeMarkerName = "ROUNDTABLE_TOOL_CALL";
 
 /** Trees not yet ended: swept when the service process exits, however it exits. */
 const liveTrees = new Set<ProcessTree>();

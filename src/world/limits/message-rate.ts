@@ -3,7 +3,7 @@ import type { AccountingStore } from "../accounting-store.js";
 import { utcClock } from "./utc-day.js";
 
 /** The sliding window of `messagesPerMinute`. */
-export const rateWindowMs = 60_000;
+const rateWindowMs = 60_000;
 
 /** A person over the world's message rate, and when their oldest counted message leaves the window. */
 export interface RateExceeded {

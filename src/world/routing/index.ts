@@ -1,7 +1,5 @@
 export { addressBack } from "./address-back.js";
-export { findReferences } from "./find-references.js";
 export { parseAddresses } from "./parse-addresses.js";
-export type { NoAnswerReason, RouteAuthor, RouteDecision, RouteInput } from "./route-message.js";
 export { routeMessage } from "./route-message.js";
-export { turnLimitNotice, turnLimitReached } from "./turn-limit.js";
+export { turnLimitNotice } from "./turn-limit.js";
 export { unaddressedNotice, unknownAgentNotice } from "./unknown-agent-notice.js";
