@@ -9,9 +9,9 @@ import type { DatabaseClient } from "./database-client.js";
 import { GraphileJobTable, graphileTask, type RunningJob } from "./graphile-job-table.js";
 import { GraphileLiveness } from "./graphile-liveness.js";
 import { graphileLogFactory } from "./graphile-logger.js";
-import { createGraphilePool } from "./graphile-pool.js";
 import { runClaimedStep, type StepRunContext } from "./graphile-step-run.js";
 import { type JobStatus, JobTable } from "./job-table.js";
+import { createPostgresPool } from "./postgres-pool.js";
 import { CleanupSchedule, QueueChanges, queueSettings, type SqlWorkQueueOptions } from "./queue-bookkeeping.js";
 import type { StoredWorkQueue } from "./sql-work-queue.js";
 import { livenessSweepMs } from "./worker-liveness.js";
@@ -21,8 +21,13 @@ export interface GraphileWorkQueueOptions extends SqlWorkQueueOptions {
   postgresUrl: string;
   /** How often each idle graphile-worker worker looks for jobs no wake-up announced. Default the larger of 2 s and 250 ms × concurrency. */
   pollIntervalMs?: number;
-  /** Counts graphile-worker's statements with the store's. */
+  /** Counts graphile-worker's statements with the store's (on a pool of its own). */
   statements?: StatementCount;
+  /**
+   * The process's shared pool (the store's), which graphile-worker then uses rather than a pool
+   * of its own; the queue does not end it. Its clients count their statements themselves.
+   */
+  pool?: pg.Pool;
 }
 
 const taskPayload = z.object({ key: z.string().min(1) });
@@ -172,7 +177,12 @@ export class GraphileWorkQueue implements StoredWorkQueue {
     await this.cleanup(now);
     const missing = await this.graphile.addMissing(now);
     if (missing > 0) this.logger.info({ jobs: missing }, "work queue: handed pending jobs to graphile-worker");
-    this.pgPool = createGraphilePool(this.options.postgresUrl, this.concurrency, this.logger, this.options.statements);
+    this.pgPool =
+      this.options.pool ??
+      createPostgresPool(this.options.postgresUrl, this.logger, {
+        max: Math.min(this.concurrency, 4) + 2,
+        statements: this.options.statements,
+      });
     const pool = graphileWorker.runTaskList(
       {
         concurrency: this.concurrency,
@@ -322,7 +332,7 @@ export class GraphileWorkQueue implements StoredWorkQueue {
     await this.liveness.stop();
     const pgPool = this.pgPool;
     this.pgPool = undefined;
-    await pgPool?.end().catch(() => undefined);
+    if (pgPool !== this.options.pool) await pgPool?.end().catch(() => undefined);
   }
 }
 
