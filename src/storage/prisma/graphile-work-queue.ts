@@ -34,6 +34,8 @@ const taskPayload = z.object({ key: z.string().min(1) });
 const idleRecheckMs = 100;
 const idleWakeMs = 250;
 const longestTimerMs = 2 ** 31 - 1;
+/** How long graphile-worker gathers completions (no-ops for it: see `begin`) into one statement. */
+const completionBatchMs = 50;
 
 /**
  * PostgreSQL's WorkQueue: graphile-worker runs the jobs (named queue = chat key, so one job
@@ -189,6 +191,10 @@ export class GraphileWorkQueue implements StoredWorkQueue {
         pollInterval: this.options.pollIntervalMs ?? defaultPollInterval(this.concurrency),
         noHandleSignals: true,
         logger: new graphileWorker.Logger(graphileLogFactory(this.logger)),
+        // A step's own finish already deleted its graphile-worker job and unlocked its chat
+        // (`GraphileJobTable.finish`): graphile-worker's completion finds nothing to do, so
+        // it is batched (one statement for the completions of a while, not one per job).
+        preset: { worker: { completeJobBatchDelay: completionBatchMs } },
       },
       { [graphileTask]: this.task },
       this.pgPool,
