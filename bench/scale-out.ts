@@ -29,6 +29,10 @@ export interface ScaleOutFigures {
   repliesPerSecond: number;
   /** Each process's CPU (its process tree) per answered message, the polling one first. */
   cpuPerMessageMsByProcess: number[];
+  /** SQL statements each process sent per answered message (its share of the work included). */
+  statementsPerMessageByProcess: number[];
+  /** The share of the turns each process ran (graphile-worker spreads the steps). */
+  turnShareByProcess: number[];
   /** All service processes together, per answered message. */
   serviceCpuPerMessageMs: number;
   /** The PostgreSQL backends of the bench's database, per answered message. */
@@ -62,6 +66,18 @@ export async function runScaleOut(settings: ScaleOutSettings): Promise<ScaleOutF
         key: `cpu${n}`,
         name: `N=${n}: CPU per message, each process (polling first)`,
         value: figures.cpuPerMessageMsByProcess.map((value) => `${value} ms`).join(" + "),
+        aim: "",
+      },
+      {
+        key: `statements${n}`,
+        name: `N=${n}: SQL statements per message, each process`,
+        value: figures.statementsPerMessageByProcess.join(" + "),
+        aim: "",
+      },
+      {
+        key: `turnShare${n}`,
+        name: `N=${n}: share of the turns, each process`,
+        value: figures.turnShareByProcess.join(" / "),
         aim: "",
       },
       {
@@ -134,6 +150,14 @@ async function runOnce(settings: ScaleOutSettings, processes: number): Promise<S
     const total = settings.chats * settings.perChat;
     log(`N=${processes}: ${settings.chats} chats in a closed loop, ${total} messages`);
     const loadAverage = round(loadavg()[0] ?? Number.NaN);
+    const counters = () =>
+      Promise.all(
+        services.map(async (service) => ({
+          statements: (await service.metric("roundtable_database_statements_total")) ?? Number.NaN,
+          turns: (await service.metric("roundtable_turns_ended_total")) ?? 0,
+        })),
+      );
+    const countersBefore = await counters();
     const cpuBefore = services.map((service) => treeCpuMilliseconds(service.pid));
     await databaseCpu.start();
     const started = performance.now();
@@ -145,6 +169,10 @@ async function runOnce(settings: ScaleOutSettings, processes: number): Promise<S
     const seconds = (performance.now() - started) / 1000;
     const databaseMs = await databaseCpu.stop();
     const cpu = services.map((service, index) => treeCpuMilliseconds(service.pid) - (cpuBefore[index] ?? 0));
+    const countersAfter = await counters();
+    const delta = (index: number, key: "statements" | "turns") =>
+      (countersAfter[index]?.[key] ?? Number.NaN) - (countersBefore[index]?.[key] ?? Number.NaN);
+    const turns = services.reduce((sum, _, index) => sum + delta(index, "turns"), 0);
     const latencies = exchanges.flatMap((exchange) =>
       exchange.replyAt === undefined ? [] : [exchange.replyAt - exchange.sentAt],
     );
@@ -153,6 +181,8 @@ async function runOnce(settings: ScaleOutSettings, processes: number): Promise<S
       messages: total,
       repliesPerSecond: round(total / seconds),
       cpuPerMessageMsByProcess: cpu.map((value) => round(value / total)),
+      statementsPerMessageByProcess: services.map((_, index) => round(delta(index, "statements") / total)),
+      turnShareByProcess: services.map((_, index) => round(delta(index, "turns") / turns)),
       serviceCpuPerMessageMs: round(cpu.reduce((sum, value) => sum + value, 0) / total),
       databaseCpuPerMessageMs: round(databaseMs / total),
       latencyMs: { p50: round(quantile(latencies, 0.5)), p99: round(quantile(latencies, 0.99)) },
