@@ -11,6 +11,9 @@ import { type FigureRow, renderTable, writeResults } from "./report.js";
 import { repositoryRoot, type ServiceProcess, startServiceProcess } from "./service-process.js";
 import { quantile, round } from "./statistics.js";
 
+/** How long each run measures the processes' CPU with nothing to do. */
+const idleSeconds = 10;
+
 export interface ScaleOutSettings {
   /** The PostgreSQL server; each N runs on a fresh database of it. */
   serverUrl: string;
@@ -33,6 +36,8 @@ export interface ScaleOutFigures {
   statementsPerMessageByProcess: number[];
   /** The share of the turns each process ran (graphile-worker spreads the steps). */
   turnShareByProcess: number[];
+  /** Each process's CPU while no message is in flight (pollers, sweeps, timers), ms per second. */
+  idleCpuMsPerSecondByProcess: number[];
   /** All service processes together, per answered message. */
   serviceCpuPerMessageMs: number;
   /** The PostgreSQL backends of the bench's database, per answered message. */
@@ -78,6 +83,12 @@ export async function runScaleOut(settings: ScaleOutSettings): Promise<ScaleOutF
         key: `turnShare${n}`,
         name: `N=${n}: share of the turns, each process`,
         value: figures.turnShareByProcess.join(" / "),
+        aim: "",
+      },
+      {
+        key: `idleCpu${n}`,
+        name: `N=${n}: idle CPU, each process (ms per second)`,
+        value: figures.idleCpuMsPerSecondByProcess.join(" + "),
         aim: "",
       },
       {
@@ -147,6 +158,13 @@ async function runOnce(settings: ScaleOutSettings, processes: number): Promise<S
     log(`N=${processes}: warm-up`);
     await Promise.all(Array.from({ length: 20 }, (_, index) => sequential(world, 5_000 + index, 2)));
 
+    log(`N=${processes}: idle for ${idleSeconds} s`);
+    const idleBefore = services.map((service) => treeCpuMilliseconds(service.pid));
+    await sleep(idleSeconds * 1000);
+    const idle = services.map(
+      (service, index) => (treeCpuMilliseconds(service.pid) - (idleBefore[index] ?? 0)) / idleSeconds,
+    );
+
     const total = settings.chats * settings.perChat;
     log(`N=${processes}: ${settings.chats} chats in a closed loop, ${total} messages`);
     const loadAverage = round(loadavg()[0] ?? Number.NaN);
@@ -183,6 +201,7 @@ async function runOnce(settings: ScaleOutSettings, processes: number): Promise<S
       cpuPerMessageMsByProcess: cpu.map((value) => round(value / total)),
       statementsPerMessageByProcess: services.map((_, index) => round(delta(index, "statements") / total)),
       turnShareByProcess: services.map((_, index) => round(delta(index, "turns") / turns)),
+      idleCpuMsPerSecondByProcess: idle.map(round),
       serviceCpuPerMessageMs: round(cpu.reduce((sum, value) => sum + value, 0) / total),
       databaseCpuPerMessageMs: round(databaseMs / total),
       latencyMs: { p50: round(quantile(latencies, 0.5)), p99: round(quantile(latencies, 0.99)) },
