@@ -59,3 +59,9 @@ export function treeRssMebibytes(root: number): number {
 export function treeCpuMilliseconds(root: number): number {
   return (processTree(root).reduce((sum, entry) => sum + entry.cpuTicks, 0) / ticksPerSecond) * 1000;
 }
+
+/** CPU time (user + system) one process used so far, in milliseconds; undefined when it is gone or unreadable. */
+export function processCpuMilliseconds(pid: number): number | undefined {
+  const entry = readEntry(pid);
+  return entry === undefined ? undefined : (entry.cpuTicks / ticksPerSecond) * 1000;
+}

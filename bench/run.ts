@@ -5,20 +5,25 @@
  *
  *   npm run bench                      SQLite in a temporary directory
  *   npm run bench -- --postgres [URL]  PostgreSQL (URL or $ROUNDTABLE_TEST_POSTGRES_URL; a fresh database)
+ *   npm run bench -- --db postgres     the same as --postgres
+ *   npm run bench -- --db postgres --processes 1,2,3
+ *                                      scale-out: N service processes on one database, one run per N
  *   npm run bench -- --quick           fewer messages (a smoke run)
  *   npm run bench -- --profile DIR     the service writes a V8 CPU profile into DIR
  */
 import { spawnSync } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { cpus, tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
-import pg from "pg";
 import { BenchWorld, type Exchange } from "./bench-world.js";
 import { treeCpuMilliseconds, treeRssMebibytes } from "./process-stats.js";
 import { type FigureRow, renderTable, writeResults } from "./report.js";
+import { DatabaseCpu } from "./postgres-cpu.js";
+import { dropPostgresDatabase, freshPostgresDatabase } from "./postgres-database.js";
+import { runScaleOut } from "./scale-out.js";
 import { seedHistory } from "./seed-history.js";
 import { repositoryRoot, type ServiceProcess, startServiceProcess } from "./service-process.js";
 import { mean, quantile, round } from "./statistics.js";
@@ -35,15 +40,28 @@ interface Settings {
   loadPerChat: number;
   historyTurns: number;
   approvals: number;
+  /** `--processes 1,2,3`: the scale-out runs instead of the single-process figures. */
+  processCounts: number[] | undefined;
 }
 
 function readSettings(): Settings {
   const { values, positionals } = parseArgs({
-    options: { postgres: { type: "boolean" }, quick: { type: "boolean" }, profile: { type: "string" } },
+    options: {
+      postgres: { type: "boolean" },
+      db: { type: "string" },
+      processes: { type: "string" },
+      quick: { type: "boolean" },
+      profile: { type: "string" },
+    },
     allowPositionals: true,
   });
+  if (values.db !== undefined && values.db !== "postgres" && values.db !== "sqlite")
+    throw new Error("--db is sqlite or postgres");
+  const processCounts = values.processes?.split(",").map((part) => Number.parseInt(part, 10));
+  if (processCounts?.some((count) => !Number.isInteger(count) || count < 1 || count > 8))
+    throw new Error("--processes is a number of service processes (1 to 8) or a list of them: 1,2,3");
   let postgresUrl: string | undefined;
-  if (values.postgres) {
+  if (values.postgres || values.db === "postgres") {
     postgresUrl = positionals[0] ?? process.env.ROUNDTABLE_TEST_POSTGRES_URL;
     if (!postgresUrl) throw new Error("--postgres needs a server URL (argument or ROUNDTABLE_TEST_POSTGRES_URL)");
   }
@@ -56,25 +74,8 @@ function readSettings(): Settings {
     loadPerChat: 10,
     historyTurns: quick ? 5 : 20,
     approvals: quick ? 10 : 50,
+    processCounts,
   };
-}
-
-async function freshPostgresDatabase(serverUrl: string): Promise<string> {
-  const name = `roundtable_bench_${Date.now()}`;
-  const client = new pg.Client({ connectionString: serverUrl });
-  await client.connect();
-  await client.query(`CREATE DATABASE ${name}`);
-  await client.end();
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
-async function dropPostgresDatabase(serverUrl: string, databaseUrl: string): Promise<void> {
-  const client = new pg.Client({ connectionString: serverUrl });
-  await client.connect();
-  await client.query(`DROP DATABASE IF EXISTS ${new URL(databaseUrl).pathname.slice(1)} WITH (FORCE)`);
-  await client.end();
 }
 
 /** Messages one after another in one chat, each sent when the previous one is answered. */
@@ -97,9 +98,35 @@ async function statements(service: ServiceProcess): Promise<number | undefined> 
   return service.metric(statementsMetric);
 }
 
+const log = (text: string) => process.stderr.write(`bench: ${text}\n`);
+
+/** Builds dist/, what `npm start` runs. */
+function build(): void {
+  log("building dist/ (what npm start runs)");
+  const built = spawnSync(process.execPath, [path.join(repositoryRoot, "scripts", "build.mjs")], { stdio: "inherit" });
+  if (built.status !== 0) throw new Error("npm run build failed");
+}
+
 async function main(): Promise<void> {
   const settings = readSettings();
   const directory = await mkdtemp(path.join(tmpdir(), "roundtable-bench-"));
+  if (settings.processCounts) {
+    if (!settings.postgresUrl) throw new Error("--processes needs --db postgres (SQLite serves one process)");
+    try {
+      build();
+      await runScaleOut({
+        serverUrl: settings.postgresUrl,
+        processCounts: settings.processCounts,
+        chats: settings.loadChats,
+        perChat: settings.loadPerChat,
+        directory,
+        log,
+      });
+    } finally {
+      await rm(directory, { recursive: true, force: true });
+    }
+    return;
+  }
   const databaseUrl = settings.postgresUrl
     ? await freshPostgresDatabase(settings.postgresUrl)
     : `file:${path.join(directory, "bench.db")}`;
@@ -108,7 +135,6 @@ async function main(): Promise<void> {
   world.replyTimeoutMs = 120_000;
   const configFile = path.join(directory, "roundtable.yaml");
   await writeFile(configFile, world.configYaml());
-  const log = (text: string) => process.stderr.write(`bench: ${text}\n`);
   let service: ServiceProcess | undefined;
   try {
     log(`seeding ${historySizes.join(", ")} messages of history`);
@@ -117,11 +143,7 @@ async function main(): Promise<void> {
       historySizes.map((count) => ({ chatId: 900_000 + count, count })),
     );
 
-    log("building dist/ (what npm start runs)");
-    const built = spawnSync(process.execPath, [path.join(repositoryRoot, "scripts", "build.mjs")], {
-      stdio: "inherit",
-    });
-    if (built.status !== 0) throw new Error("npm run build failed");
+    build();
     log("starting the service");
     const spawnedAt = performance.now();
     service = await startServiceProcess({
@@ -146,6 +168,8 @@ async function main(): Promise<void> {
     const total = settings.loadChats * settings.loadPerChat;
     log(`load: ${settings.loadChats} chats in a closed loop, ${total} messages`);
     const cpuBefore = treeCpuMilliseconds(service.pid);
+    const databaseCpu = settings.postgresUrl ? await DatabaseCpu.connect(databaseUrl) : undefined;
+    await databaseCpu?.start();
     const loadStarted = performance.now();
     await Promise.race([
       Promise.all(
@@ -157,6 +181,9 @@ async function main(): Promise<void> {
     ]);
     const loadSeconds = (performance.now() - loadStarted) / 1000;
     const cpuPerMessage = (treeCpuMilliseconds(service.pid) - cpuBefore) / total;
+    const databaseCpuPerMessage = databaseCpu ? (await databaseCpu.stop()) / total : undefined;
+    await databaseCpu?.close();
+    const loadAverage = loadavg()[0] ?? Number.NaN;
     const rssAfterLoad = treeRssMebibytes(service.pid);
 
     log(`history: ${settings.historyTurns} turns in chats with ${historySizes.join(", ")} stored messages`);
@@ -191,6 +218,16 @@ async function main(): Promise<void> {
         aim: "≤ 2 / 10 ms",
       },
       { key: "cpuPerMessageMs", name: "CPU per answered message", value: ms(cpuPerMessage), aim: "≤ 5 ms" },
+      ...(databaseCpuPerMessage === undefined
+        ? []
+        : [
+            {
+              key: "databaseCpuPerMessageMs",
+              name: "PostgreSQL backends' CPU per answered message",
+              value: ms(databaseCpuPerMessage),
+              aim: "",
+            },
+          ]),
       {
         key: "repliesPerSecond",
         name: `replies/s, ${settings.loadChats} chats in a closed loop`,
@@ -224,6 +261,8 @@ async function main(): Promise<void> {
         updateToModelMs: { p50: round(quantile(toModel, 0.5)), p99: round(quantile(toModel, 0.99)) },
         lastChunkToReplyMs: { p50: round(quantile(toReply, 0.5)), p99: round(quantile(toReply, 0.99)) },
         cpuPerMessageMs: round(cpuPerMessage),
+        ...(databaseCpuPerMessage === undefined ? {} : { databaseCpuPerMessageMs: round(databaseCpuPerMessage) }),
+        loadAverageDuringLoad: round(loadAverage),
         repliesPerSecond: round(total / loadSeconds),
         rssAfterLoadMiB: round(rssAfterLoad),
         history: history.map((entry) => ({

@@ -2,7 +2,7 @@ import { mkdir } from "node:fs/promises";
 import { StorageError } from "../errors/roundtable-error.js";
 import type { Logger } from "../log/logger.js";
 import { migrateDatabase } from "./migrate.js";
-import { createDatabaseClient } from "./prisma/database-client.js";
+import { createDatabaseClient, postgresPoolOf } from "./prisma/database-client.js";
 import { type DatabaseTarget, parseDatabaseUrl, redactDatabaseUrl, sqliteDirectory } from "./prisma/database-target.js";
 import type { OutboundWriter } from "./prisma/postgres-outbound-writer.js";
 import { PrismaStore } from "./prisma/prisma-store.js";
@@ -108,9 +108,15 @@ export async function openStore(options: OpenStoreOptions): Promise<OpenedStore>
         logger: queueOptions.logger ?? options.logger,
         ...(queueOptions.clock === undefined && options.clock !== undefined ? { clock: options.clock } : {}),
       };
+      const pool = queueOptions.postgresUrl === undefined ? postgresPoolOf(db) : undefined;
       const queue =
         target.provider === "postgresql" && GraphileWorkQueue
-          ? new GraphileWorkQueue(db, { ...settings, postgresUrl: queueOptions.postgresUrl ?? target.url, statements })
+          ? new GraphileWorkQueue(db, {
+              ...settings,
+              postgresUrl: queueOptions.postgresUrl ?? target.url,
+              // graphile-worker on the store's pool (which counts its statements), not one of its own.
+              ...(pool === undefined ? { statements } : { pool }),
+            })
           : new SqlWorkQueue(db, target.provider, settings);
       queues.push(queue);
       return queue;

@@ -1,3 +1,4 @@
+import type { Pool } from "pg";
 import type { Logger } from "../../log/logger.js";
 import { countStatements, type StatementCount } from "./count-statements.js";
 import type { DatabaseTarget } from "./database-target.js";
@@ -21,6 +22,14 @@ export interface DatabaseClientOptions {
   statements?: StatementCount;
 }
 
+/** PostgreSQL: the pool a client's connections come from (graphile-worker shares it). */
+const pools = new WeakMap<object, Pool>();
+
+/** The `pg` pool of a PostgreSQL client made by {@link createDatabaseClient}, if any. */
+export function postgresPoolOf(client: DatabaseClient): Pool | undefined {
+  return pools.get(client);
+}
+
 /** Interactive transactions wait in line (one writer at a time on SQLite): be patient. */
 const transactionOptions = { maxWait: 60_000, timeout: 60_000 };
 
@@ -34,22 +43,32 @@ export async function createDatabaseClient(
   options: DatabaseClientOptions = {},
 ): Promise<DatabaseClient> {
   if (target.provider === "postgresql") {
-    const [{ PrismaPg }, { PrismaClient: PostgresPrismaClient }] = await Promise.all([
+    const [
+      { PrismaPg },
+      { PrismaClient: PostgresPrismaClient },
+      { createPostgresPool, sharedPoolSize },
+      { PostgresRawSql },
+    ] = await Promise.all([
       import("@prisma/adapter-pg"),
       import("./generated/postgresql/index.js"),
+      import("./postgres-pool.js"),
+      import("./postgres-raw-sql.js"),
     ]);
     const logger = options.logger;
-    const adapter = new PrismaPg(
-      { connectionString: target.url },
-      {
-        // The pool replaces a broken connection by itself; these only say that it happened.
-        onPoolError: (error) => logger?.warn({ err: error }, "database connection lost (idle); it will be replaced"),
-        onConnectionError: (error) => logger?.warn({ err: error }, "database connection error"),
-      },
-    );
+    // One pool for Prisma's client, the hot statements and graphile-worker; its clients count statements.
+    const pool = createPostgresPool(target.url, logger, { max: sharedPoolSize, statements: options.statements });
+    const adapter = new PrismaPg(pool, {
+      // The pool replaces a broken connection by itself; this only says that it happened.
+      onConnectionError: (error) => logger?.warn({ err: error }, "database connection error"),
+      // `$disconnect` ends the pool: the client is the last to close (the queues stop before it).
+      disposeExternalPool: true,
+    });
     // Same models, same generated model API: the PostgreSQL client is used through the SQLite type.
-    const counted = options.statements ? countStatements(adapter, options.statements) : adapter;
-    return new PostgresPrismaClient({ adapter: counted, transactionOptions }) as unknown as DatabaseClient;
+    const client = new PostgresPrismaClient({ adapter, transactionOptions }) as unknown as DatabaseClient;
+    // The statements every message runs skip Prisma's client (docs/architecture.md, "The cost of a message").
+    useRawSql(client, new PostgresRawSql(pool));
+    pools.set(client, pool);
+    return client;
   }
   // One connection with its pragmas, IMMEDIATE transactions, statements prepared once.
   const adapter = new SqliteAdapterFactory(() =>

@@ -1,6 +1,8 @@
 import type { QueueJob } from "../../world/work-queue.js";
 import type { DatabaseClient } from "./database-client.js";
 import type { ClaimedRow } from "./job-table.js";
+import { rawSqlOf } from "./prisma-raw-sql.js";
+import { type RawSql, sql } from "./raw-sql.js";
 
 /** The graphile-worker task every stored step runs as; its payload is `{ key }` of our `Job` row. */
 export const graphileTask = "roundtable_step";
@@ -39,14 +41,19 @@ interface ClaimedRecord {
  * follows the database's, so a job is handed over as "due in N ms" from the database's now.
  */
 export class GraphileJobTable {
-  constructor(private readonly db: DatabaseClient) {}
+  /** Every statement a step runs goes this way (on `pg` directly: `PostgresRawSql`). */
+  private readonly raw: RawSql;
+
+  constructor(private readonly db: DatabaseClient) {
+    this.raw = rawSqlOf(db);
+  }
 
   /** Our row and graphile-worker's job together; false (and nothing added) when the key exists. */
   async insert(job: QueueJob, now: Date): Promise<boolean> {
     const payload = JSON.stringify(job.payload ?? null);
     const runAt = job.runAt ?? now;
     const delayMs = Math.max(0, runAt.getTime() - now.getTime());
-    const rows = await this.db.$queryRaw<{ id: bigint | number }[]>`
+    const rows = await this.raw.rows<{ id: bigint | number }>(sql`
       WITH inserted AS (
         INSERT INTO "Job" ("key", "queue", "payload", "state", "runAt", "attempts", "priority", "createdAt")
         VALUES (${job.key}, ${job.queue}, ${payload}, 'pending', ${runAt}, 0, ${job.priority ?? 0}, ${now})
@@ -55,7 +62,7 @@ export class GraphileJobTable {
       SELECT (graphile_worker.add_job(${graphileTask}, json_build_object('key', inserted."key"),
         queue_name => inserted."queue", run_at => now() + ${delayMs}::float8 * interval '1 millisecond',
         job_key => inserted."key", priority => inserted."priority")).id AS id
-      FROM inserted`;
+      FROM inserted`);
     return rows.length === 1;
   }
 
@@ -66,10 +73,10 @@ export class GraphileJobTable {
    * its attempts (then {@link failExhausted} ends it).
    */
   async claim(key: string, token: string, now: Date, maxAttempts: number): Promise<ClaimedRow | undefined> {
-    const rows = await this.db.$queryRaw<ClaimedRecord[]>`
+    const rows = await this.raw.rows<ClaimedRecord>(sql`
       UPDATE "Job" SET "state" = 'running', "lockedBy" = ${token}, "lockedAt" = ${now}, "attempts" = "attempts" + 1
       WHERE "key" = ${key} AND ("state" = 'pending' OR ("state" = 'running' AND "attempts" < ${maxAttempts}))
-      RETURNING "seq", "key", "queue", "payload", "attempts", "runAt"`;
+      RETURNING "seq", "key", "queue", "payload", "attempts", "runAt"`);
     const row = rows[0];
     if (!row) return undefined;
     return {
@@ -84,10 +91,10 @@ export class GraphileJobTable {
 
   /** A row left running that used all its attempts fails instead of running again. */
   async failExhausted(key: string, now: Date, maxAttempts: number): Promise<boolean> {
-    const changed = await this.db.$executeRaw`
+    const changed = await this.raw.execute(sql`
       UPDATE "Job" SET "state" = 'failed', "lockedBy" = NULL, "lockedAt" = NULL, "finishedAt" = ${now},
         "lastError" = 'interrupted: the process running it stopped'
-      WHERE "key" = ${key} AND "state" = 'running' AND "attempts" >= ${maxAttempts}`;
+      WHERE "key" = ${key} AND "state" = 'running' AND "attempts" >= ${maxAttempts}`);
     return changed === 1;
   }
 
@@ -100,7 +107,7 @@ export class GraphileJobTable {
    */
   async finish(seq: number, token: string, now: Date, running: RunningJob, lastError?: string): Promise<boolean> {
     const state = lastError === undefined ? "done" : "failed";
-    const rows = await this.db.$queryRaw<{ changed: number }[]>`
+    const rows = await this.raw.rows<{ changed: number }>(sql`
       WITH settled AS (
         UPDATE "Job" SET "state" = ${state}, "lockedBy" = NULL, "lockedAt" = NULL, "finishedAt" = ${now},
           "lastError" = COALESCE(${lastError ?? null}::text, "lastError")
@@ -113,7 +120,7 @@ export class GraphileJobTable {
         UPDATE graphile_worker._private_job_queues SET locked_by = NULL, locked_at = NULL
         WHERE id = ${running.queueId}::int AND locked_by = ${running.workerId}
         RETURNING id)
-      SELECT (SELECT count(*) FROM settled)::int AS changed`;
+      SELECT (SELECT count(*) FROM settled)::int AS changed`);
     return rows[0]?.changed === 1;
   }
 
@@ -154,7 +161,7 @@ export class GraphileJobTable {
 
   /** graphile-worker's job finished with nothing to do (its row was already done or taken). */
   async finishGraphileJob(running: RunningJob): Promise<void> {
-    await this.db.$queryRaw`
+    await this.raw.rows(sql`
       WITH finished AS (
         DELETE FROM graphile_worker._private_jobs WHERE id = ${running.jobId}::bigint AND locked_by = ${running.workerId}
         RETURNING id),
@@ -162,7 +169,7 @@ export class GraphileJobTable {
         UPDATE graphile_worker._private_job_queues SET locked_by = NULL, locked_at = NULL
         WHERE id = ${running.queueId}::int AND locked_by = ${running.workerId}
         RETURNING id)
-      SELECT (SELECT count(*) FROM finished)::int AS finished`;
+      SELECT (SELECT count(*) FROM finished)::int AS finished`);
   }
 
   /**
@@ -171,8 +178,8 @@ export class GraphileJobTable {
    * fetched one deletes nothing that is still needed), due now for whichever process looks next.
    */
   async handBack(key: string, running: RunningJob): Promise<void> {
-    await this.db.$transaction([
-      this.db.$queryRaw`
+    await this.raw.batch([
+      sql`
         WITH finished AS (
           DELETE FROM graphile_worker._private_jobs WHERE id = ${running.jobId}::bigint AND locked_by = ${running.workerId}
           RETURNING id),
@@ -181,7 +188,7 @@ export class GraphileJobTable {
           WHERE id = ${running.queueId}::int AND locked_by = ${running.workerId}
           RETURNING id)
         SELECT (SELECT count(*) FROM finished)::int AS finished`,
-      this.db.$queryRaw`
+      sql`
         SELECT (graphile_worker.add_job(${graphileTask}, json_build_object('key', job."key"),
           queue_name => job."queue", job_key => job."key", priority => job."priority")).id AS id
         FROM "Job" AS job WHERE job."key" = ${key} AND job."state" IN ('pending', 'running')`,
@@ -193,13 +200,13 @@ export class GraphileJobTable {
    * clock jump in tests; a no-op when the clocks agree). Resolves with how many moved.
    */
   async rescheduleDue(now: Date): Promise<number> {
-    const rows = await this.db.$queryRaw<{ id: bigint | number }[]>`
+    const rows = await this.raw.rows<{ id: bigint | number }>(sql`
       SELECT id FROM graphile_worker.reschedule_jobs(
         ARRAY(SELECT graphile.id FROM graphile_worker.jobs AS graphile
           JOIN "Job" AS job ON job."key" = graphile.key
           WHERE job."state" = 'pending' AND job."runAt" <= ${now} AND graphile.run_at > now()
             AND graphile.locked_at IS NULL),
-        run_at => now())`;
+        run_at => now())`);
     return rows.length;
   }
 
@@ -208,7 +215,7 @@ export class GraphileJobTable {
    * database moved to graphile-worker) get one. Resolves with how many were added.
    */
   async addMissing(now: Date): Promise<number> {
-    const rows = await this.db.$queryRaw<{ id: bigint | number }[]>`
+    const rows = await this.raw.rows<{ id: bigint | number }>(sql`
       SELECT (graphile_worker.add_job(${graphileTask}, json_build_object('key', job."key"),
         queue_name => job."queue",
         run_at => now() + GREATEST(0, EXTRACT(EPOCH FROM (job."runAt" - ${now}::timestamp))) * interval '1 second',
@@ -216,21 +223,21 @@ export class GraphileJobTable {
       FROM "Job" AS job
       WHERE job."state" = 'pending'
         AND NOT EXISTS (SELECT 1 FROM graphile_worker.jobs AS graphile WHERE graphile.key = job."key")
-      ORDER BY job."seq"`;
+      ORDER BY job."seq"`);
     return rows.length;
   }
 
   /** The workers (graphile-worker pools) holding rows whose lease ran out before `lockedBefore`. */
   async expiredHolders(lockedBefore: Date): Promise<string[]> {
-    const rows = await this.db.$queryRaw<{ worker: string }[]>`
+    const rows = await this.raw.rows<{ worker: string }>(sql`
       SELECT DISTINCT split_part("lockedBy", ':', 1) AS worker FROM "Job"
-      WHERE "state" = 'running' AND ("lockedAt" IS NULL OR "lockedAt" < ${lockedBefore})`;
+      WHERE "state" = 'running' AND ("lockedAt" IS NULL OR "lockedAt" < ${lockedBefore})`);
     return rows.map((row) => row.worker).filter((worker) => worker !== "");
   }
 
   /** graphile-worker's `force_unlock_workers`: the jobs and queues these workers locked run again. */
   async forceUnlock(workers: string[]): Promise<void> {
     if (workers.length === 0) return;
-    await this.db.$executeRaw`SELECT graphile_worker.force_unlock_workers(${workers}::text[])`;
+    await this.raw.execute(sql`SELECT graphile_worker.force_unlock_workers(${workers}::text[])`);
   }
 }

@@ -9,9 +9,9 @@ import type { DatabaseClient } from "./database-client.js";
 import { GraphileJobTable, graphileTask, type RunningJob } from "./graphile-job-table.js";
 import { GraphileLiveness } from "./graphile-liveness.js";
 import { graphileLogFactory } from "./graphile-logger.js";
-import { createGraphilePool } from "./graphile-pool.js";
 import { runClaimedStep, type StepRunContext } from "./graphile-step-run.js";
 import { type JobStatus, JobTable } from "./job-table.js";
+import { createPostgresPool } from "./postgres-pool.js";
 import { CleanupSchedule, QueueChanges, queueSettings, type SqlWorkQueueOptions } from "./queue-bookkeeping.js";
 import type { StoredWorkQueue } from "./sql-work-queue.js";
 import { livenessSweepMs } from "./worker-liveness.js";
@@ -21,14 +21,21 @@ export interface GraphileWorkQueueOptions extends SqlWorkQueueOptions {
   postgresUrl: string;
   /** How often each idle graphile-worker worker looks for jobs no wake-up announced. Default the larger of 2 s and 250 ms × concurrency. */
   pollIntervalMs?: number;
-  /** Counts graphile-worker's statements with the store's. */
+  /** Counts graphile-worker's statements with the store's (on a pool of its own). */
   statements?: StatementCount;
+  /**
+   * The process's shared pool (the store's), which graphile-worker then uses rather than a pool
+   * of its own; the queue does not end it. Its clients count their statements themselves.
+   */
+  pool?: pg.Pool;
 }
 
 const taskPayload = z.object({ key: z.string().min(1) });
 const idleRecheckMs = 100;
 const idleWakeMs = 250;
 const longestTimerMs = 2 ** 31 - 1;
+/** How long graphile-worker gathers completions (no-ops for it: see `begin`) into one statement. */
+const completionBatchMs = 50;
 
 /**
  * PostgreSQL's WorkQueue: graphile-worker runs the jobs (named queue = chat key, so one job
@@ -172,13 +179,22 @@ export class GraphileWorkQueue implements StoredWorkQueue {
     await this.cleanup(now);
     const missing = await this.graphile.addMissing(now);
     if (missing > 0) this.logger.info({ jobs: missing }, "work queue: handed pending jobs to graphile-worker");
-    this.pgPool = createGraphilePool(this.options.postgresUrl, this.concurrency, this.logger, this.options.statements);
+    this.pgPool =
+      this.options.pool ??
+      createPostgresPool(this.options.postgresUrl, this.logger, {
+        max: Math.min(this.concurrency, 4) + 2,
+        statements: this.options.statements,
+      });
     const pool = graphileWorker.runTaskList(
       {
         concurrency: this.concurrency,
         pollInterval: this.options.pollIntervalMs ?? defaultPollInterval(this.concurrency),
         noHandleSignals: true,
         logger: new graphileWorker.Logger(graphileLogFactory(this.logger)),
+        // A step's own finish already deleted its graphile-worker job and unlocked its chat
+        // (`GraphileJobTable.finish`): graphile-worker's completion finds nothing to do, so
+        // it is batched (one statement for the completions of a while, not one per job).
+        preset: { worker: { completeJobBatchDelay: completionBatchMs } },
       },
       { [graphileTask]: this.task },
       this.pgPool,
@@ -322,7 +338,7 @@ export class GraphileWorkQueue implements StoredWorkQueue {
     await this.liveness.stop();
     const pgPool = this.pgPool;
     this.pgPool = undefined;
-    await pgPool?.end().catch(() => undefined);
+    if (pgPool !== this.options.pool) await pgPool?.end().catch(() => undefined);
   }
 }
 

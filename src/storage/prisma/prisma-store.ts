@@ -179,14 +179,11 @@ export class PrismaStore implements Store {
 
   // ingress dedupe
 
+  /** One statement on the hot path: a key that exists changes nothing. */
   async claimInboundKey(key: string): Promise<boolean> {
-    try {
-      await this.db.inboundKey.create({ data: { key, createdAt: this.clock() } });
-      return true;
-    } catch (error) {
-      if (isUniqueViolation(error)) return false;
-      throw error;
-    }
+    const inserted = await this.raw.execute(sql`
+      INSERT INTO "InboundKey" ("key", "createdAt") VALUES (${key}, ${this.clock()}) ON CONFLICT ("key") DO NOTHING`);
+    return inserted === 1;
   }
 
   async hasInboundKey(key: string): Promise<boolean> {

@@ -1,0 +1,38 @@
+import pg from "pg";
+import type { Logger } from "../../log/logger.js";
+import type { StatementCount } from "./count-statements.js";
+
+/**
+ * Connections of one process's shared pool: Prisma's client, the hot statements
+ * (`PostgresRawSql`) and graphile-worker (one held for its LISTEN, the rest shared by its job
+ * fetches and completions) all take theirs from it. Statements are short, so a few serve many
+ * concurrent steps; more would only add server processes.
+ */
+export const sharedPoolSize = 10;
+
+/**
+ * A `pg` pool whose clients count every statement they send (for `/metrics` and the bench), so
+ * Prisma's, the hot path's and graphile-worker's statements are counted alike, once each.
+ */
+export function createPostgresPool(
+  connectionString: string,
+  logger: Logger | undefined,
+  options: { max: number; statements?: StatementCount | undefined },
+): pg.Pool {
+  const Client = options.statements === undefined ? pg.Client : countingClient(options.statements);
+  const pool = new pg.Pool({ connectionString, max: options.max, keepAlive: true, Client });
+  // An idle connection that breaks (a server restart) is replaced by the pool; say so, do not crash.
+  pool.on("error", (error) => logger?.warn({ err: error }, "database connection lost (idle); it will be replaced"));
+  return pool;
+}
+
+function countingClient(statements: StatementCount): typeof pg.Client {
+  return class CountingClient extends pg.Client {
+    // biome-ignore lint/suspicious/noExplicitAny: pg's query has a dozen overloads; this only counts and forwards.
+    override query(...args: any[]): any {
+      statements.value += 1;
+      // biome-ignore lint/suspicious/noExplicitAny: see above.
+      return (super.query as (...forwarded: any[]) => any)(...args);
+    }
+  };
+}

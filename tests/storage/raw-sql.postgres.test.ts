@@ -1,0 +1,404 @@
+import pg from "pg";
+import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from "vitest";
+import { migrateDatabase } from "../../src/storage/migrate.js";
+import { AccountingQueries } from "../../src/storage/prisma/accounting-queries.js";
+import { createDatabaseClient, type DatabaseClient } from "../../src/storage/prisma/database-client.js";
+import { parseDatabaseUrl } from "../../src/storage/prisma/database-target.js";
+import { GraphileJobTable, type RunningJob } from "../../src/storage/prisma/graphile-job-table.js";
+import { JobTable } from "../../src/storage/prisma/job-table.js";
+import { PostgresRawSql } from "../../src/storage/prisma/postgres-raw-sql.js";
+import { isUniqueViolation } from "../../src/storage/prisma/prisma-errors.js";
+import { PrismaRawSql, rawSqlOf } from "../../src/storage/prisma/prisma-raw-sql.js";
+import { PrismaStore } from "../../src/storage/prisma/prisma-store.js";
+import { type RawSql, sql } from "../../src/storage/prisma/raw-sql.js";
+import type { NewMessage, NewToolCall } from "../../src/world/records.js";
+import { createPostgresDatabase, describePostgres, quietLogger } from "./test-databases.js";
+
+/**
+ * The hot statements on `pg` directly (`PostgresRawSql`) must read and write exactly what they
+ * do through Prisma's `$queryRaw`. Two fresh databases get the same calls in the same order
+ * with the same clock, one through each way; every answer must be equal (sequences included).
+ */
+describePostgres("PostgresRawSql", (serverUrl) => {
+  interface Side {
+    db: DatabaseClient;
+    raw: RawSql;
+    store: PrismaStore;
+    accounting: AccountingQueries;
+    jobs: JobTable;
+    graphile: GraphileJobTable;
+    count: { value: number };
+    url: string;
+    drop(): Promise<void>;
+  }
+  let direct: Side;
+  let prisma: Side;
+  // A zone other than UTC, so that a date read or written in the process's zone would show.
+  const zone = process.env.TZ;
+  beforeAll(() => {
+    process.env.TZ = "America/Sao_Paulo";
+  });
+  afterAll(() => {
+    if (zone === undefined) delete process.env.TZ;
+    else process.env.TZ = zone;
+  });
+
+  /** A clock that moves 1 ms at each reading, the same on both sides. */
+  function steppingClock(): () => Date {
+    let at = Date.parse("2026-03-04T05:06:07.089Z");
+    return () => new Date(at++);
+  }
+
+  async function side(throughPrisma: boolean): Promise<Side> {
+    const database = await createPostgresDatabase(serverUrl());
+    await migrateDatabase({ databaseUrl: database.url, logger: quietLogger() });
+    const count = { value: 0 };
+    let db: DatabaseClient;
+    if (throughPrisma) {
+      // Prisma's client as it was before: no way around it is set, so rawSqlOf gives $queryRaw.
+      const [{ PrismaPg }, { PrismaClient }] = await Promise.all([
+        import("@prisma/adapter-pg"),
+        import("../../src/storage/prisma/generated/postgresql/index.js"),
+      ]);
+      db = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url }) }) as unknown as DatabaseClient;
+    } else {
+      db = await createDatabaseClient(parseDatabaseUrl(database.url), { statements: count });
+    }
+    const clock = steppingClock();
+    return {
+      db,
+      raw: rawSqlOf(db),
+      store: new PrismaStore(db, clock),
+      accounting: new AccountingQueries(db, clock),
+      jobs: new JobTable(db),
+      graphile: new GraphileJobTable(db),
+      count,
+      url: database.url,
+      async drop() {
+        await db.$disconnect();
+        await database.drop();
+      },
+    };
+  }
+
+  beforeEach(async () => {
+    direct = await side(false);
+    prisma = await side(true);
+  });
+  afterEach(async () => {
+    await direct.drop();
+    await prisma.drop();
+  });
+
+  /** The same call on both sides, in order: the same answer, or the same kind of failure. */
+  async function same<T>(call: (side: Side) => Promise<T>): Promise<T> {
+    const settle = (side: Side) =>
+      call(side).then(
+        (value) => ({ value }),
+        (error: unknown) => ({ error }),
+      );
+    const mine = await settle(direct);
+    const theirs = await settle(prisma);
+    if ("error" in theirs) {
+      expect("error" in mine, `direct answered ${JSON.stringify(mine)}; Prisma threw ${String(theirs.error)}`).toBe(
+        true,
+      );
+      expect(isUniqueViolation("error" in mine ? mine.error : undefined)).toBe(isUniqueViolation(theirs.error));
+      throw theirs.error;
+    }
+    if ("error" in mine) throw mine.error;
+    expect(mine.value).toEqual(theirs.value);
+    return mine.value;
+  }
+
+  const message = (id: string, chatKey: string, overrides: Partial<NewMessage> = {}): NewMessage => ({
+    id,
+    chatKey,
+    author: { kind: "human", id: "u1", name: "Ana", handle: "ana" },
+    text: `text of ${id}`,
+    raw: { update_id: 1, nested: { at: "2026-01-01" } },
+    ...overrides,
+  });
+
+  it("is what createDatabaseClient sets up for PostgreSQL (and the other side is Prisma's)", () => {
+    expect(direct.raw).toBeInstanceOf(PostgresRawSql);
+    expect(prisma.raw).toBeInstanceOf(PrismaRawSql);
+  });
+
+  it("answers every statement of a message's path (chat, inbound key, messages, events, turns, outbound) alike", async () => {
+    const chat = "telegram::42:";
+    await same((s) => s.store.ensureChat(chat, "w", "telegram"));
+    await same((s) => s.store.getChat(chat));
+    await same((s) => s.store.getChat("nobody"));
+    expect(await same((s) => s.store.claimInboundKey("telegram:1"))).toBe(true);
+    expect(await same((s) => s.store.claimInboundKey("telegram:1"))).toBe(false);
+    await same((s) => s.store.setAgentTurns(chat, 3));
+    await same((s) => s.store.incrementAgentTurns(chat));
+    await same((s) => s.store.resetSession(chat));
+
+    await same((s) => s.store.addMessage(message("m1", chat, { platformMessageId: "p1" })));
+    await same((s) =>
+      s.store.addMessage(
+        message("m2", chat, {
+          author: { kind: "agent", id: "alice", name: "Alice" },
+          replyToId: "m1",
+          turnId: "t1",
+          provider: "openai",
+          model: "gpt",
+          providerFields: { id: "resp", n: 1.5 },
+          createdAt: new Date("2026-02-03T04:05:06.007Z"),
+        }),
+      ),
+    );
+    await expect(same((s) => s.store.addMessage(message("m1", chat)))).rejects.toMatchObject({
+      code: "storage.conflict",
+    });
+    await same((s) => s.store.getMessage("m1"));
+    await same((s) => s.store.getMessage("missing"));
+    await same((s) => s.store.getMessages(["m2", "m1"]));
+    await same((s) => s.store.getMessages(["m2"]));
+    await same((s) => s.store.listMessages(chat, { latest: 1 }));
+    await same((s) => s.store.listMessages(chat, { latest: 5, afterSeq: 1 }));
+
+    const event = await same((s) =>
+      s.store.appendEvent(chat, {
+        type: "message",
+        messageId: "m1",
+        at: new Date("2026-01-01T00:00:00.001Z"),
+      } as never),
+    );
+    await same((s) => s.store.getEvent(event.seq));
+    await same((s) => s.store.getEvent(event.seq + 100));
+
+    const deadlineAt = new Date("2026-03-04T06:00:00.000Z");
+    const turn = { id: "t1", chatKey: chat, agent: "alice", triggerMessageId: "m1", startedById: "u1", deadlineAt };
+    await same((s) => s.store.createTurn(turn));
+    await expect(same((s) => s.store.createTurn(turn))).rejects.toMatchObject({ code: "storage.conflict" });
+    await same((s) => s.store.getTurn("t1"));
+    await same((s) => s.store.updateTurn("t1", { step: 1 }));
+    await same((s) => s.store.updateTurn("t1", { state: "parked", deadlineAt: new Date("2026-03-04T07:00:00Z") }));
+    await same((s) =>
+      s.store.updateTurn("t1", { state: "ended", endReason: "done", endedAt: new Date("2026-03-04T05:07:00.5Z") }),
+    );
+    await expect(same((s) => s.store.updateTurn("none", { step: 2 }))).rejects.toMatchObject({
+      code: "storage.failed",
+    });
+    await same((s) => s.store.listTurns({ chatKey: chat, agent: "alice", states: ["ended"] }));
+
+    await same((s) =>
+      s.store.recordOutbound(
+        { chatKey: chat, refKind: "message", refId: "m2", platformMessageIds: ["10", "11", "12"] },
+        { chatKey: chat, refKind: "approval", refId: "a1", platformMessageIds: ["20"] },
+      ),
+    );
+    await same((s) =>
+      s.store.recordOutbound({ chatKey: chat, refKind: "message", refId: "m2", platformMessageIds: ["13"] }),
+    );
+    await same((s) => s.store.getOutbound("message", "m2"));
+    await same((s) => s.store.getOutbound("message", "none"));
+    await same((s) =>
+      s.store.getOutbounds([
+        { refKind: "approval", refId: "a1" },
+        { refKind: "message", refId: "m2" },
+      ]),
+    );
+    // Rows written one way read the same through Prisma's model API.
+    await same(async (s) =>
+      (await s.db.message.findMany({ orderBy: { seq: "asc" } })).map(({ raw: _, ...row }) => row),
+    );
+    await same((s) => s.db.turn.findMany());
+    await same((s) => s.db.chat.findMany());
+  });
+
+  it("answers every statement of a model step and its tools (calls, approvals, usage, rate) alike", async () => {
+    const chat = "slack:T1:C1:";
+    await same((s) => s.store.ensureChat(chat, "w", "slack"));
+    const deadlineAt = new Date("2026-03-04T06:00:00.000Z");
+    await same((s) =>
+      s.store.createTurn({
+        id: "t1",
+        chatKey: chat,
+        agent: "alice",
+        triggerMessageId: "m0",
+        startedById: "u1",
+        deadlineAt,
+      }),
+    );
+    const call = (id: string, step: number): NewToolCall => ({
+      id,
+      chatKey: chat,
+      agent: "alice",
+      turnId: "t1",
+      messageId: `answer-${step}`,
+      step,
+      providerCallId: `p-${id}`,
+      name: "shell_cmd",
+      argumentsJson: JSON.stringify({ cmd: "ls", n: 2 }),
+      provider: "openai",
+      providerFields: { item: id },
+    });
+    const answer = (step: number) =>
+      message(`answer-${step}`, chat, {
+        author: { kind: "agent", id: "alice", name: "Alice" },
+        turnId: "t1",
+        provider: "openai",
+        model: "gpt",
+      });
+    await same((s) => s.store.addModelStep(answer(1), [call("c1", 1), call("c2", 1)]));
+    await same((s) => s.store.addModelStep(answer(2), []));
+    await same((s) => s.store.addModelStep(answer(3), [call("c3", 3)]));
+    await expect(same((s) => s.store.addModelStep(answer(4), [call("c1", 4)]))).rejects.toMatchObject({
+      code: "storage.conflict",
+    });
+    // The failed step left nothing behind (all or nothing).
+    await same((s) => s.store.getMessage("answer-4"));
+    await same((s) => s.store.listToolCalls({ turnId: "t1" }));
+    await same((s) => s.store.listToolCalls({ turnId: "t1", step: 1 }));
+    await same((s) =>
+      s.store.listToolCalls({
+        chatKey: chat,
+        agent: "alice",
+        messageIds: ["answer-1", "answer-3"],
+        messagesFrom: new Date("2026-03-04T05:06:07.000Z"),
+      }),
+    );
+    await same((s) =>
+      s.store.createApproval({
+        id: "a1",
+        shortId: "k3x",
+        chatKey: chat,
+        world: "w",
+        agent: "alice",
+        turnId: "t1",
+        toolCallId: "c1",
+        requestedFor: "shell_cmd ls",
+        reason: "policy",
+        expiresAt: new Date("2026-03-04T05:16:07.089Z"),
+      }),
+    );
+    await same((s) => s.store.listApprovals({ turnId: "t1", states: ["pending"] }));
+    await same((s) => s.store.listApprovals({ turnId: "t1", states: ["approved"] }));
+    await same((s) => s.store.listTurns({ chatKey: chat, agent: "alice", states: ["running"] }));
+
+    const usage = {
+      world: "w",
+      agent: "alice",
+      day: "2026-03-04",
+      inputTokens: 10,
+      outputTokens: 5,
+      cachedInputTokens: 1,
+    };
+    await same((s) => s.accounting.addUsage({ ...usage, costUsd: 0.125 }));
+    await same((s) => s.accounting.addUsage({ ...usage, costUsd: 0.25 }));
+    await same((s) => s.accounting.listUsage({}));
+    await same((s) => s.store.addMessage(message("h1", chat)));
+    await same((s) =>
+      s.accounting.countPersonMessages(
+        "slack",
+        "u1",
+        new Date("2026-03-04T00:00:00Z"),
+        new Date("2026-03-05T00:00:00Z"),
+      ),
+    );
+    await same((s) =>
+      s.accounting.countPersonMessages("telegram", "u1", new Date(0), new Date("2027-01-01T00:00:00Z")),
+    );
+  });
+
+  it("answers every statement of the Job table and of graphile-worker's jobs alike", async () => {
+    const now = new Date("2026-03-04T05:06:07.089Z");
+    const later = new Date(now.getTime() + 60_000);
+    expect(await same((s) => s.jobs.insert({ queue: "chat-a", key: "route:1", payload: { n: 1 } }, now))).toBe(true);
+    expect(await same((s) => s.jobs.insert({ queue: "chat-a", key: "route:1", payload: null }, now))).toBe(false);
+    await same((s) => s.jobs.insert({ queue: "chat-a", key: "route:2", payload: [1, "two"] }, now));
+    await same((s) => s.jobs.insert({ queue: "chat-b", key: "route:3", payload: {}, runAt: later }, now));
+    await same((s) => s.jobs.dueHeads(now, 10));
+    const claimed = await same((s) => s.jobs.claim(1, "chat-a", "w1:1", now));
+    expect(claimed?.key).toBe("route:1");
+    // One running job per queue: the second claim of chat-a loses.
+    await same((s) => s.jobs.claim(2, "chat-a", "w2:1", now));
+    await same((s) => s.jobs.heartbeat(1, "w1:1", later));
+    await same((s) => s.jobs.retry(1, "w1:1", later, "boom"));
+    await same((s) => s.jobs.claimNextOf("chat-a", "w1:2", now));
+    await same((s) => s.jobs.complete(2, "w1:2", now));
+    await same((s) => s.jobs.claimNextOf("chat-b", "w1:3", later));
+    await same((s) => s.jobs.fail(3, "w1:3", later, "gave up"));
+    await same((s) => s.jobs.status("route:3"));
+
+    // graphile-worker's jobs: added, claimed, finished, handed back, rescheduled.
+    await same((s) => s.graphile.insert({ queue: "chat-c", key: "step:1", payload: { turn: "t" } }, now));
+    await same((s) => s.graphile.insert({ queue: "chat-c", key: "step:1", payload: null }, now));
+    await same((s) => s.graphile.insert({ queue: "chat-c", key: "step:2", payload: 2, runAt: later }, now));
+    const running = async (s: Side, key: string): Promise<RunningJob> => {
+      const rows = await s.db.$queryRaw<{ id: string; queue: number | null }[]>`
+        SELECT id::text AS id, job_queue_id AS queue FROM graphile_worker._private_jobs WHERE key = ${key}`;
+      const row = rows[0];
+      if (!row) throw new Error(`no graphile-worker job ${key}`);
+      return { jobId: row.id, queueId: row.queue, workerId: "pool-1" };
+    };
+    await same((s) => s.graphile.claim("step:1", "pool-1:1", now, 3));
+    await same((s) => s.graphile.claim("step:1", "pool-1:2", now, 1));
+    await same((s) => s.graphile.failExhausted("step:1", now, 1));
+    await same(async (s) => s.graphile.finish(1, "pool-1:1", now, await running(s, "step:1")));
+    await same(async (s) => s.graphile.handBack("step:2", await running(s, "step:2")));
+    await same(async (s) => s.graphile.finishGraphileJob(await running(s, "step:2")));
+    await same((s) => s.graphile.rescheduleDue(later));
+    await same((s) => s.graphile.addMissing(now));
+    await same((s) => s.graphile.expiredHolders(later));
+    await same((s) => s.graphile.forceUnlock(["pool-1", "pool-2"]));
+    await same((s) => s.db.job.findMany({ orderBy: { seq: "asc" } }));
+  });
+
+  it("reads counts, sums, floats, nulls, booleans, dates and bound values as $queryRaw does", async () => {
+    await direct.db.chat.create({ data: { key: "c1", world: "w", platform: "console" } });
+    await direct.db.usageDay.create({
+      data: { world: "w", agent: "a", day: "2026-01-01", calls: 3, costUsd: 0.25, updatedAt: new Date() },
+    });
+    const on = new PrismaRawSql(direct.db);
+    const statements = [
+      sql`SELECT COUNT(*) AS n, MAX("createdAt") AS newest FROM "Chat"`,
+      sql`SELECT MAX("createdAt") AS newest, SUM("agentTurnsSinceHuman") AS total FROM "Chat" WHERE false`,
+      sql`SELECT "costUsd", "calls", SUM("calls") AS calls_sum, "updatedAt" FROM "UsageDay" GROUP BY "world", "costUsd", "calls", "updatedAt"`,
+      sql`SELECT 1 = 1 AS yes, NULL AS empty, 1.5::float8 AS half, ${true} AS flag, ${"2020-01-01"} AS text, ${7}::int AS seven`,
+      sql`SELECT EXISTS (SELECT 1 FROM "Chat") AS present, COALESCE(MAX("calls"), 0) AS most FROM "UsageDay" WHERE false`,
+      sql`SELECT ${new Date("2026-01-02T03:04:05.678Z")}::timestamp(3) AS at, ${9007199254740993n}::bigint AS big`,
+    ];
+    for (const statement of statements) expect(await direct.raw.rows(statement)).toEqual(await on.rows(statement));
+  });
+
+  it("writes a batch all or nothing on one connection, and counts each statement once", async () => {
+    const chat = (key: string) => sql`
+      INSERT INTO "Chat" ("key", "world", "platform", "agentTurnsSinceHuman", "sessionEpoch", "createdAt")
+      VALUES (${key}, ${"w"}, ${"console"}, ${0}, ${0}, ${new Date()}) RETURNING "key"`;
+    const before = direct.count.value;
+    expect(await direct.raw.batch([chat("a"), chat("b")])).toEqual([[{ key: "a" }], [{ key: "b" }]]);
+    expect(direct.count.value - before).toBe(4); // BEGIN, two inserts, COMMIT
+    expect(await direct.raw.batch([chat("d")])).toEqual([[{ key: "d" }]]);
+    expect(direct.count.value - before).toBe(5);
+    await expect(direct.raw.batch([chat("c"), chat("a")])).rejects.toSatisfy(isUniqueViolation);
+    expect(await direct.raw.rows(sql`SELECT "key" FROM "Chat" ORDER BY "key"`)).toEqual([
+      { key: "a" },
+      { key: "b" },
+      { key: "d" },
+    ]);
+  });
+
+  it("prepares each call site once per connection (a named statement), and answers a refused one with PostgreSQL's words", async () => {
+    const select = (key: string) => sql`SELECT "key" FROM "Chat" WHERE "key" = ${key}`;
+    await direct.raw.rows(select("x"));
+    await direct.raw.rows(select("y"));
+    const client = new pg.Client({ connectionString: direct.url });
+    await client.connect();
+    try {
+      // The direct side's own connection holds the prepared statement; another session sees none.
+      expect((await client.query("SELECT count(*)::int AS n FROM pg_prepared_statements")).rows[0]).toEqual({ n: 0 });
+    } finally {
+      await client.end();
+    }
+    const prepared = await direct.raw.rows<{ name: string }>(
+      sql`SELECT name FROM pg_prepared_statements WHERE statement LIKE ${'%FROM "Chat" WHERE "key" = $1%'}`,
+    );
+    expect(prepared.map((row) => row.name)).toEqual([expect.stringMatching(/^roundtable_hot_\d+$/)]);
+    await expect(direct.raw.rows(sql`SELECT "nothing" FROM "Chat"`)).rejects.toThrow(/nothing/);
+  });
+});
