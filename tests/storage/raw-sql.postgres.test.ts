@@ -287,9 +287,14 @@ describePostgres("PostgresRawSql", (serverUrl) => {
       inputTokens: 10,
       outputTokens: 5,
       cachedInputTokens: 1,
+      calls: 1,
+      estimatedCalls: 0,
     };
     await same((s) => s.accounting.addUsage({ ...usage, costUsd: 0.125 }));
-    await same((s) => s.accounting.addUsage({ ...usage, costUsd: 0.25 }));
+    await same((s) => s.accounting.addUsage({ ...usage, costUsd: 0.25, estimatedCalls: 1 }));
+    // The reservation before a model call: one that fits the day's caps, one that does not.
+    await same((s) => s.accounting.reserveUsage({ ...usage, costUsd: 0.5 }, { tokens: 1000, costUsd: 2 }));
+    await same((s) => s.accounting.reserveUsage({ ...usage, costUsd: 0.5 }, { tokens: 10 }));
     await same((s) => s.accounting.listUsage({}));
     await same((s) => s.store.addMessage(message("h1", chat)));
     await same((s) =>
@@ -308,19 +313,25 @@ describePostgres("PostgresRawSql", (serverUrl) => {
   it("answers every statement of the Job table and of graphile-worker's jobs alike", async () => {
     const now = new Date("2026-03-04T05:06:07.089Z");
     const later = new Date(now.getTime() + 60_000);
-    expect(await same((s) => s.jobs.insert({ queue: "chat-a", key: "route:1", payload: { n: 1 } }, now))).toBe(true);
+    expect(
+      await same((s) => s.jobs.insert({ queue: "chat-a", key: "route:1", payload: { n: 1 }, priority: 1 }, now)),
+    ).toBe(true);
     expect(await same((s) => s.jobs.insert({ queue: "chat-a", key: "route:1", payload: null }, now))).toBe(false);
-    await same((s) => s.jobs.insert({ queue: "chat-a", key: "route:2", payload: [1, "two"] }, now));
+    await same((s) => s.jobs.insert({ queue: "chat-a", key: "route:2", payload: [1, "two"], priority: 1 }, now));
     await same((s) => s.jobs.insert({ queue: "chat-b", key: "route:3", payload: {}, runAt: later }, now));
-    await same((s) => s.jobs.dueHeads(now, 10));
-    const claimed = await same((s) => s.jobs.claim(1, "chat-a", "w1:1", now));
-    expect(claimed?.key).toBe("route:1");
-    // One running job per queue: the second claim of chat-a loses.
-    await same((s) => s.jobs.claim(2, "chat-a", "w2:1", now));
-    await same((s) => s.jobs.heartbeat(1, "w1:1", later));
-    await same((s) => s.jobs.retry(1, "w1:1", later, "boom"));
-    await same((s) => s.jobs.claimNextOf("chat-a", "w1:2", now));
-    await same((s) => s.jobs.complete(2, "w1:2", now));
+    await same((s) => s.jobs.insert({ queue: "chat-a", key: "step:4", payload: 4, priority: 0 }, now));
+    await same((s) => s.jobs.dueQueues(now, 10));
+    // Priority first (a turn's step before a later message's routing), then the oldest.
+    const claimed = await same((s) => s.jobs.claimNextOf("chat-a", "w1:1", now));
+    expect(claimed?.key).toBe("step:4");
+    // One running job per queue: a second claim of chat-a gets nothing.
+    expect(await same((s) => s.jobs.claimNextOf("chat-a", "w2:1", now))).toBeUndefined();
+    const step = claimed?.seq ?? 0;
+    await same((s) => s.jobs.heartbeat(step, "w1:1", later));
+    await same((s) => s.jobs.retry(step, "w1:1", later, "boom"));
+    const next = await same((s) => s.jobs.claimNextOf("chat-a", "w1:2", now));
+    expect(next?.key).toBe("route:1");
+    await same((s) => s.jobs.complete(next?.seq ?? 0, "w1:2", now));
     await same((s) => s.jobs.claimNextOf("chat-b", "w1:3", later));
     await same((s) => s.jobs.fail(3, "w1:3", later, "gave up"));
     await same((s) => s.jobs.status("route:3"));
