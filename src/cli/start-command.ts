@@ -33,12 +33,6 @@ On SIGINT/SIGTERM it stops taking work, lets running steps finish or park, and e
     const port = parsePort(typeof values.port === "string" ? values.port : undefined, context.env);
     const loaded = await loadConfig({ configPath: context.configPath, env: context.env, cwd: context.cwd });
     const logger = createCliLogger(context, "info", configSecrets(loaded.config));
-    for (const warning of loaded.warnings) logger.warn(warning);
-    for (const warning of exposureWarnings(loaded.config)) {
-      logger.warn({ world: warning.world, platform: warning.platform, tools: warning.tools }, warning.text);
-    }
-    const metricsWarning = metricsExposureWarning(context.env);
-    if (metricsWarning !== undefined) logger.warn(metricsWarning);
     const databaseUrl = resolveDatabaseUrl(context.env);
     // Loaded on use, so `--help` and the other commands start fast and do not need them.
     const { migrateDatabase } = await import("../storage/migrate.js");
@@ -47,6 +41,13 @@ On SIGINT/SIGTERM it stops taking work, lets running steps finish or park, and e
     // SQLite: this process alone works on the file until it exits (a second one is refused).
     const lock = lockSqliteDatabase({ databaseUrl, command: "roundtable start", logger });
     try {
+      // After the lock: a second process on a busy SQLite file says one line and nothing else.
+      for (const warning of loaded.warnings) logger.warn(warning);
+      for (const warning of exposureWarnings(loaded.config)) {
+        logger.warn({ world: warning.world, platform: warning.platform, tools: warning.tools }, warning.text);
+      }
+      const metricsWarning = metricsExposureWarning(context.env);
+      if (metricsWarning !== undefined) logger.warn(metricsWarning);
       const stopped = waitForStopSignal((signal) => {
         logger.warn({ signal }, "second signal while stopping: exiting now");
         process.exit(130);
