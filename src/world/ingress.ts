@@ -1,4 +1,5 @@
-import type { MessageRecord } from "./records.js";
+import type { MessageFile, MessageRecord } from "./records.js";
+import { refusedFilesNotice } from "./files/inbound-files.js";
 import { accessChannelFor } from "./access-channel.js";
 import { handleApprovalClick } from "./approval-clicks.js";
 import { CommandIngress } from "./commands/command-ingress.js";
@@ -111,6 +112,13 @@ export class Ingress implements InboundSink {
       await storeThreadRoot(this.context, inbound.chat, inbound.threadRoot);
     }
     const human = !inbound.sender.isBot;
+    const attachments = inbound.attachments ?? [];
+    let files: MessageFile[] = [];
+    if (attachments.length > 0 && this.context.files !== undefined) {
+      // Downloads are slow: a second delivery of a stored message fetches nothing.
+      if (await store.getMessage(id)) return duplicate();
+      files = await this.context.files.collect(attachments);
+    }
     let message: MessageRecord;
     try {
       message = await store.addMessage({
@@ -127,6 +135,7 @@ export class Ingress implements InboundSink {
         ...(inbound.replyTo === undefined ? {} : { replyToId: inbound.replyTo }),
         raw: inbound.raw,
         createdAt: inbound.receivedAt,
+        ...(files.length === 0 ? {} : { files }),
       });
     } catch (error) {
       // The message id derives from the platform's: a second delivery (now or long ago) collides.
@@ -135,6 +144,7 @@ export class Ingress implements InboundSink {
     }
     if (human) await store.setAgentTurns(key, 0);
     await this.outbox.publish(key, { type: "message", chat: inbound.chat, message });
+    if (files.length > 0) await this.afterFiles(inbound, world, id, files);
     return this.afterStored(inbound, world, id);
   }
 
@@ -191,6 +201,18 @@ export class Ingress implements InboundSink {
     const routePayload = { kind: "route", messageId: id } as const;
     await queue.add({ queue: key, key: jobKey(routePayload), payload: routePayload });
     return { status: "accepted", messageId: id };
+  }
+
+  /** A stored message's files go into the workdir; refused ones are named in one line in the chat. */
+  private async afterFiles(
+    inbound: InboundMessage,
+    world: WorldSettings,
+    id: string,
+    files: readonly MessageFile[],
+  ): Promise<void> {
+    await this.context.files?.place(world, id, files);
+    const notice = refusedFilesNotice(files);
+    if (notice !== undefined) await postNotice(this.context, this.outbox, inbound.chat, `${id}:files`, notice);
   }
 
   private async isMember(inbound: InboundMessage): Promise<boolean> {
