@@ -83,6 +83,9 @@ export class FakeTelegramApi {
   private readonly memberStatus = new Map<string, string>();
   private nextQueryId = 1;
   private nextBotId = 7000;
+  /** Files people sent, by `file_id` (what `getFile` and the file endpoint serve). */
+  private readonly files = new Map<string, { bytes: Uint8Array; path: string; uniqueId: string }>();
+  private nextFileId = 1;
   /** Set false to play a Bot API server without `sendMessageDraft` (answers 404). */
   draftsSupported = true;
   /** False: keep no calls in `calls` (a long bench would hold them all). */
@@ -213,6 +216,49 @@ export class FakeTelegramApi {
     return { message, update: this.pushUpdate(token, { message }) };
   }
 
+  /**
+   * A person sends a photo (Telegram gives it in two sizes: a thumbnail and this one) and/or a
+   * document, with an optional caption; the bot with `token` gets the update.
+   */
+  userFiles(
+    token: string,
+    input: {
+      chatId: number;
+      from: FakeUser;
+      caption?: string;
+      captionEntities?: FakeEntity[];
+      photo?: Uint8Array;
+      document?: { bytes: Uint8Array; name: string };
+    },
+  ): { message: Json; update: Json } {
+    const chat = this.chat(input.chatId);
+    const stored: StoredMessage = {
+      message_id: this.chats.allocateMessageId(chat.id),
+      chat,
+      from: input.from,
+      text: input.caption ?? "",
+      entities: [],
+      editCount: 0,
+    };
+    this.chats.store(stored);
+    const { text: _text, ...message } = this.chats.messageJson(stored);
+    if (input.caption !== undefined) message.caption = input.caption;
+    if (input.captionEntities !== undefined && input.captionEntities.length > 0)
+      message.caption_entities = input.captionEntities;
+    if (input.photo !== undefined) {
+      const thumbnail = this.addFile(input.photo.slice(0, 8), "photos");
+      const full = this.addFile(input.photo, "photos");
+      message.photo = [
+        { ...thumbnail, width: 90, height: 60 },
+        { ...full, width: 1280, height: 853 },
+      ];
+    }
+    if (input.document !== undefined) {
+      message.document = { ...this.addFile(input.document.bytes), file_name: input.document.name };
+    }
+    return { message, update: this.pushUpdate(token, { message }) };
+  }
+
   /** A person presses an inline button on a message; returns the callback query id. */
   pressButton(token: string, input: { chatId: number; messageId: number; from: FakeUser; data: string }): string {
     const stored = this.chats.message(input.chatId, input.messageId);
@@ -280,6 +326,38 @@ export class FakeTelegramApi {
     return bot;
   }
 
+  /**
+   * A file as a person's client uploads it: `file_id`, `file_unique_id` and `file_size` to put
+   * in an update's `photo`/`document`/`voice`/`audio`. `getFile` then gives its `file_path`, and
+   * `/file/bot<token>/<file_path>` its bytes (Telegram's cloud API serves files up to 20 MB).
+   */
+  addFile(bytes: Uint8Array, folder = "documents"): { file_id: string; file_unique_id: string; file_size: number } {
+    const number = this.nextFileId++;
+    const fileId = `AgAC-file-${number}`;
+    const uniqueId = `AQAD${number}`;
+    this.files.set(fileId, { bytes, path: `${folder}/file_${number}`, uniqueId });
+    return { file_id: fileId, file_unique_id: uniqueId, file_size: bytes.length };
+  }
+
+  /** The paths fetched from the file endpoint, in order. */
+  readonly fileDownloads: string[] = [];
+
+  private serveFile(pathname: string, response: ServerResponse): boolean {
+    const match = /^\/file\/bot([^/]+)\/(.+)$/.exec(pathname);
+    if (!match) return false;
+    const [, token = "", filePath = ""] = match;
+    const file = [...this.files.values()].find((entry) => entry.path === filePath);
+    if (!this.bots.has(token) || !file) {
+      response.writeHead(404, { "content-type": "application/json" });
+      response.end(JSON.stringify(refuse(404, "Not Found")));
+      return true;
+    }
+    this.fileDownloads.push(filePath);
+    response.writeHead(200, { "content-type": "application/octet-stream", "content-length": file.bytes.length });
+    response.end(file.bytes);
+    return true;
+  }
+
   private chat(chatId: number): FakeChat {
     const chat = this.chats.get(chatId);
     if (!chat) throw new Error(`no chat ${chatId}`);
@@ -287,7 +365,9 @@ export class FakeTelegramApi {
   }
 
   private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const match = /^\/bot([^/]+)\/([A-Za-z]+)$/.exec(new URL(request.url ?? "/", "http://x").pathname);
+    const pathname = new URL(request.url ?? "/", "http://x").pathname;
+    if (request.method === "GET" && this.serveFile(pathname, response)) return;
+    const match = /^\/bot([^/]+)\/([A-Za-z]+)$/.exec(pathname);
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const raw = Buffer.concat(chunks);
@@ -451,6 +531,17 @@ export class FakeTelegramApi {
         if (!actions.includes(String(params.action)))
           return refuse(400, "Bad Request: wrong parameter action in request");
         return ok(true);
+      }
+      case "getFile": {
+        const file = typeof params.file_id === "string" ? this.files.get(params.file_id) : undefined;
+        if (!file) return refuse(400, "Bad Request: invalid file_id");
+        if (file.bytes.length > 20 * 1024 * 1024) return refuse(400, "Bad Request: file is too big");
+        return ok({
+          file_id: params.file_id,
+          file_unique_id: file.uniqueId,
+          file_size: file.bytes.length,
+          file_path: file.path,
+        });
       }
       case "sendMessageDraft": {
         if (!this.draftsSupported) return refuse(404, "Not Found");
