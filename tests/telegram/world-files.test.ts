@@ -47,6 +47,38 @@ describe("files and images from a Telegram group", () => {
     const written = path.join(t.world.workdir, inboxPath(message?.id ?? "", files[0]?.name ?? ""));
     expect(readFileSync(written)).toEqual(Buffer.from(photo));
     expect(statSync(written).mode & 0o222).toBe(0);
+    // The model got the image as image input and the file named with its workdir path.
+    const last = alice.requests[0]?.messages.at(-1);
+    expect(last).toEqual({
+      role: "user",
+      text: `Ana: @alice what does this show?\n[file ${files[0]?.name}, image/jpeg, 16 B, at ${inboxPath(message?.id ?? "", files[0]?.name ?? "")}]`,
+      images: [{ mediaType: "image/jpeg", base64: Buffer.from(photo).toString("base64") }],
+    });
+  });
+
+  it("with vision off the image is only named; a text file is inline with its name", async () => {
+    const alice = new ScriptedProvider(() => ({ text: "Two rows." }));
+    t = await worldOnTelegram({
+      agents: [{ name: "alice", provider: alice }],
+      agentConfig: { alice: { vision: false } },
+    });
+    const caption = "@alice what is in these?";
+    await sendFiles(t, {
+      chatId: groupId,
+      from: ana,
+      caption,
+      captionEntities: leadingMention(caption),
+      photo,
+      document: { bytes: new TextEncoder().encode("name,count\nalpha,1\n"), name: "counts.csv" },
+    });
+    expect(t.botTexts()).toEqual(["alice: Two rows."]);
+    const last = alice.requests[0]?.messages.at(-1);
+    expect(last?.role).toBe("user");
+    expect(last && "images" in last).toBe(false);
+    const text = last?.text ?? "";
+    expect(text).toMatch(/\[file photo-AQAD\d+\.jpg, image\/jpeg, 16 B, at inbox\/[^\]]+\]/);
+    expect(text).toContain("[file counts.csv, text/plain; charset=utf-8, 19 B, at inbox/");
+    expect(text).toContain("--- counts.csv ---\nname,count\nalpha,1\n\n--- end of counts.csv ---");
   });
 
   it("a photo without a caption goes to the default agent", async () => {
