@@ -61,7 +61,12 @@ export class InboundFileFetcher implements InboundFiles {
         budget -= bytes.length;
         files.push({ name, mediaType: mediaTypeOf(bytes), size: bytes.length, bytes });
       } catch (error) {
-        const reason = error instanceof FileRefused ? error.reason : "download failed";
+        const reason =
+          error instanceof FileRefused
+            ? error.reason
+            : error instanceof Error && error.name === "TimeoutError"
+              ? `download timed out (${formatDuration(this.limits.fetchTimeout)})`
+              : "download failed";
         this.logger.warn(
           { file: name, reason, err: error instanceof FileRefused ? undefined : error },
           "inbound file not taken",
@@ -124,6 +129,11 @@ export class InboundFileFetcher implements InboundFiles {
       return readCapped(response, cap, () => this.tooBig(cap));
     }
   }
+}
+
+/** `30s`, or `200ms` below a second. */
+function formatDuration(ms: number): string {
+  return ms < 1000 ? `${ms}ms` : `${Math.round(ms / 1000)}s`;
 }
 
 /** The body, read until `cap` bytes: one more and the download stops, refused. */

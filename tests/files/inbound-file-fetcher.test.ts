@@ -24,6 +24,11 @@ function startFileHost(): Promise<{ server: Server; host: string; seenAuth: stri
       case "/notes":
         response.end("name,count\nalpha,1\n");
         return;
+      case "/stalled":
+        // Headers, then nothing: only the fetcher's time limit ends this download.
+        response.writeHead(200, { "content-type": "application/octet-stream" });
+        response.write(Buffer.from([1]));
+        return;
       case "/moved":
         response.writeHead(302, { location: "/photo" }).end();
         return;
@@ -113,6 +118,15 @@ describe("InboundFileFetcher", () => {
     expect(files.map((file) => file.refusal)).toEqual(["too big: over 1.0 MiB", "too big: over 1.0 MiB", undefined]);
     expect(files[1]?.size).toBe(30 * mebibyte);
     expect(fileHost.seenAuth.length - before).toBe(2);
+  });
+
+  it("gives up a download that outlasts files.fetchTimeout, and takes the message's other files", async () => {
+    const impatient = new InboundFileFetcher(
+      { maxBytes: mebibyte, maxMessageBytes: 2 * mebibyte, fetchTimeout: 200 },
+      quietLogger(),
+    );
+    const files = await impatient.collect([attachment("slow.bin", "/stalled"), attachment("ok.png", "/photo")]);
+    expect(files.map((file) => file.refusal)).toEqual(["download timed out (200ms)", undefined]);
   });
 
   it("writes files read-only under inbox/<message id>/ in the world's workdir, once", async () => {
