@@ -10,6 +10,7 @@ import {
   refuse,
   type StoredMessage,
 } from "./telegram-messages.js";
+import { FakeTelegramFiles } from "./telegram-files.js";
 import type { FakeEntity } from "./telegram-html.js";
 
 export type { FakeChat, FakeUser, StoredMessage } from "./telegram-messages.js";
@@ -83,9 +84,8 @@ export class FakeTelegramApi {
   private readonly memberStatus = new Map<string, string>();
   private nextQueryId = 1;
   private nextBotId = 7000;
-  /** Files people sent, by `file_id` (what `getFile` and the file endpoint serve). */
-  private readonly files = new Map<string, { bytes: Uint8Array; path: string; uniqueId: string }>();
-  private nextFileId = 1;
+  /** Files people sent (what `getFile` and the file endpoint serve). */
+  readonly files = new FakeTelegramFiles();
   /** Set false to play a Bot API server without `sendMessageDraft` (answers 404). */
   draftsSupported = true;
   /** False: keep no calls in `calls` (a long bench would hold them all). */
@@ -245,17 +245,7 @@ export class FakeTelegramApi {
     if (input.caption !== undefined) message.caption = input.caption;
     if (input.captionEntities !== undefined && input.captionEntities.length > 0)
       message.caption_entities = input.captionEntities;
-    if (input.photo !== undefined) {
-      const thumbnail = this.addFile(input.photo.slice(0, 8), "photos");
-      const full = this.addFile(input.photo, "photos");
-      message.photo = [
-        { ...thumbnail, width: 90, height: 60 },
-        { ...full, width: 1280, height: 853 },
-      ];
-    }
-    if (input.document !== undefined) {
-      message.document = { ...this.addFile(input.document.bytes), file_name: input.document.name };
-    }
+    Object.assign(message, this.files.fields(input));
     return { message, update: this.pushUpdate(token, { message }) };
   }
 
@@ -326,38 +316,6 @@ export class FakeTelegramApi {
     return bot;
   }
 
-  /**
-   * A file as a person's client uploads it: `file_id`, `file_unique_id` and `file_size` to put
-   * in an update's `photo`/`document`/`voice`/`audio`. `getFile` then gives its `file_path`, and
-   * `/file/bot<token>/<file_path>` its bytes (Telegram's cloud API serves files up to 20 MB).
-   */
-  addFile(bytes: Uint8Array, folder = "documents"): { file_id: string; file_unique_id: string; file_size: number } {
-    const number = this.nextFileId++;
-    const fileId = `AgAC-file-${number}`;
-    const uniqueId = `AQAD${number}`;
-    this.files.set(fileId, { bytes, path: `${folder}/file_${number}`, uniqueId });
-    return { file_id: fileId, file_unique_id: uniqueId, file_size: bytes.length };
-  }
-
-  /** The paths fetched from the file endpoint, in order. */
-  readonly fileDownloads: string[] = [];
-
-  private serveFile(pathname: string, response: ServerResponse): boolean {
-    const match = /^\/file\/bot([^/]+)\/(.+)$/.exec(pathname);
-    if (!match) return false;
-    const [, token = "", filePath = ""] = match;
-    const file = [...this.files.values()].find((entry) => entry.path === filePath);
-    if (!this.bots.has(token) || !file) {
-      response.writeHead(404, { "content-type": "application/json" });
-      response.end(JSON.stringify(refuse(404, "Not Found")));
-      return true;
-    }
-    this.fileDownloads.push(filePath);
-    response.writeHead(200, { "content-type": "application/octet-stream", "content-length": file.bytes.length });
-    response.end(file.bytes);
-    return true;
-  }
-
   private chat(chatId: number): FakeChat {
     const chat = this.chats.get(chatId);
     if (!chat) throw new Error(`no chat ${chatId}`);
@@ -366,7 +324,7 @@ export class FakeTelegramApi {
 
   private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const pathname = new URL(request.url ?? "/", "http://x").pathname;
-    if (request.method === "GET" && this.serveFile(pathname, response)) return;
+    if (request.method === "GET" && this.files.serve(pathname, (token) => this.bots.has(token), response)) return;
     const match = /^\/bot([^/]+)\/([A-Za-z]+)$/.exec(pathname);
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
@@ -532,17 +490,8 @@ export class FakeTelegramApi {
           return refuse(400, "Bad Request: wrong parameter action in request");
         return ok(true);
       }
-      case "getFile": {
-        const file = typeof params.file_id === "string" ? this.files.get(params.file_id) : undefined;
-        if (!file) return refuse(400, "Bad Request: invalid file_id");
-        if (file.bytes.length > 20 * 1024 * 1024) return refuse(400, "Bad Request: file is too big");
-        return ok({
-          file_id: params.file_id,
-          file_unique_id: file.uniqueId,
-          file_size: file.bytes.length,
-          file_path: file.path,
-        });
-      }
+      case "getFile":
+        return this.files.getFile(params);
       case "sendMessageDraft": {
         if (!this.draftsSupported) return refuse(404, "Not Found");
         const chat = this.chats.get(Number(params.chat_id));

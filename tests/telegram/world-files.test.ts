@@ -43,7 +43,7 @@ describe("files and images from a Telegram group", () => {
     expect(Buffer.from(files[0]?.bytes ?? [])).toEqual(Buffer.from(photo));
     // getFile first, then the file endpoint: only the largest size was fetched.
     expect(t.fake.callsTo("getFile")).toHaveLength(1);
-    expect(t.fake.fileDownloads).toEqual([expect.stringMatching(/^photos\/file_\d+$/)]);
+    expect(t.fake.files.downloads).toEqual([expect.stringMatching(/^photos\/file_\d+$/)]);
     const written = path.join(t.world.workdir, inboxPath(message?.id ?? "", files[0]?.name ?? ""));
     expect(readFileSync(written)).toEqual(Buffer.from(photo));
     expect(statSync(written).mode & 0o222).toBe(0);
@@ -107,7 +107,7 @@ describe("files and images from a Telegram group", () => {
     ]);
     // Announced too big: neither asked for nor downloaded.
     expect(t.fake.callsTo("getFile")).toHaveLength(0);
-    expect(t.fake.fileDownloads).toEqual([]);
+    expect(t.fake.files.downloads).toEqual([]);
     const [message] = (await t.world.store.listMessages(groupKey)).filter((stored) => stored.author.kind === "human");
     expect(await t.world.store.messageFiles(message?.id ?? "")).toEqual([
       {
