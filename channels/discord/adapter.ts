@@ -33,7 +33,7 @@ import { type MentionDirectory, emptyMentionDirectory } from "./mentions.js";
 import { hasMessageContentIntent, messageContentAdvice } from "./message-content-intent.js";
 import { DiscordMessageStream } from "./message-stream.js";
 import { type DiscordAdapterOptions, type DiscordAgentIdentity, type DiscordClock, systemClock } from "./options.js";
-import { type OwnIdentities, roleEntriesOf } from "./parse.js";
+import { attachmentHostFor, type OwnIdentities, roleEntriesOf } from "./parse.js";
 import { BotPoster, type Poster, WebhookPoster } from "./poster.js";
 import { renderApprovalCard, renderApprovalOutcome, renderText, stopButtonComponents } from "./render.js";
 import { type RenderedMentions, renderMentions } from "./render-mentions.js";
@@ -460,6 +460,7 @@ export class DiscordAdapter
       locator,
       directory: () => this.directory,
       own: () => this.own,
+      attachmentHost: attachmentHostFor(this.options.apiUrl),
       threadRoots: this.threadRoots,
       firstMissingContent: () => {
         if (this.warnedNoContent) return false;

@@ -41,7 +41,9 @@ export const discordMessageSchema = z.object({
   mention_roles: z.array(z.string()).default([]),
   webhook_id: z.string().optional(),
   application_id: z.string().optional(),
-  attachments: z.array(z.object({ filename: z.string() })).default([]),
+  attachments: z
+    .array(z.object({ id: z.string(), filename: z.string(), size: z.number().int().optional(), url: z.string() }))
+    .default([]),
   message_reference: z.object({ message_id: z.string().optional(), channel_id: z.string().optional() }).optional(),
   referenced_message: referencedSchema.nullish(),
   /** 0 default, 19 reply; system messages (joins, pins, thread starters) have other types. */

@@ -17,6 +17,8 @@ export interface MessageContext {
   /** Read when the message is parsed: the directory and own identities are rebuilt on (re)connect. */
   directory: () => MentionDirectory;
   own: () => OwnIdentities;
+  /** The host attachments are downloaded from (Discord's CDN, or the configured API's host). */
+  attachmentHost: string;
   threadRoots: ThreadRoots;
   /** True the first time only: a message without text (no content intent) is warned about once. */
   firstMissingContent: () => boolean;
@@ -44,7 +46,7 @@ export async function handleMessage(payload: unknown, context: MessageContext): 
   }
   const directory = context.directory();
   const own = context.own();
-  const parsed = parseMessage(payload, chat, directory, own);
+  const parsed = parseMessage(payload, chat, directory, own, context.attachmentHost);
   switch (parsed.kind) {
     case "message": {
       const message = parsed.message;

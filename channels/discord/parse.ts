@@ -20,6 +20,14 @@ export interface OwnIdentities {
   isOwnWebhook(webhookId: string): boolean;
 }
 
+/** Discord's own CDN, where attachments live. */
+export const discordCdnHost = "cdn.discordapp.com";
+
+/** Attachments come from Discord's CDN, or from the configured API's host (an emulator). */
+export function attachmentHostFor(apiUrl: string | undefined): string {
+  return apiUrl === undefined ? discordCdnHost : new URL(apiUrl).host;
+}
+
 /** What one MESSAGE_CREATE means for the world. */
 export type ParsedMessage =
   | { kind: "message"; message: InboundMessage }
@@ -109,6 +117,8 @@ export function parseMessage(
   chat: ChatRef,
   directory: MentionDirectory,
   own: OwnIdentities,
+  /** The CDN host attachments are downloaded from (`cdn.discordapp.com`). */
+  attachmentHost = discordCdnHost,
 ): ParsedMessage {
   const parsed = discordMessageSchema.safeParse(raw);
   if (!parsed.success) return { kind: "invalid", reason: issues(parsed.error) };
@@ -116,14 +126,8 @@ export function parseMessage(
   const ownReason = ownPostReason(message, own);
   if (ownReason !== undefined && message.content.trim() === "") return { kind: "own", reason: ownReason };
   if (!conversationTypes.has(message.type)) return { kind: "ignored", reason: `system message type ${message.type}` };
-  if (message.content.trim() === "") {
-    return {
-      kind: "ignored",
-      reason:
-        message.attachments.length > 0
-          ? "attachments without text"
-          : "message without text (is the message content intent enabled?)",
-    };
+  if (message.content.trim() === "" && message.attachments.length === 0) {
+    return { kind: "ignored", reason: "message without text (is the message content intent enabled?)" };
   }
   const { text, mentions } = resolveMentions(message, directory);
   const sender: Sender = {
@@ -143,6 +147,15 @@ export function parseMessage(
     receivedAt: new Date(message.timestamp),
     raw,
   };
+  if (message.attachments.length > 0 && ownReason === undefined) {
+    inbound.attachments = message.attachments.map((attachment) => ({
+      name: attachment.filename,
+      ...(attachment.size === undefined ? {} : { declaredSize: attachment.size }),
+      host: attachmentHost,
+      // Discord's attachment URLs are signed: they need no token.
+      locate: async () => ({ url: attachment.url }),
+    }));
+  }
   // Our own post coming back: handed in marked, so the world knows it and starts nothing.
   if (ownReason !== undefined) inbound.ownEcho = true;
   const replyTo = message.type === 19 ? message.message_reference?.message_id : undefined;

@@ -137,6 +137,11 @@ export class SlackAdapter
       botId: identity.botId,
       teamId: identity.teamId,
       replyIn: this.options.replyIn ?? "thread",
+      // Slack serves files from files.slack.com; another Web API (an emulator) serves its own.
+      files: {
+        host: this.options.apiUrl ? new URL(this.options.apiUrl).host : "files.slack.com",
+        botToken: this.options.botToken,
+      },
       agentNames: new Map((this.options.agents ?? []).map((agent) => [agent.name.toLowerCase(), agent.name])),
     };
     this.handler = new SlackInboundHandler({

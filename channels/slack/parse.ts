@@ -1,5 +1,5 @@
 import type { ChatRef } from "../../src/world/chat-ref.js";
-import type { ApprovalClick, InboundCommand, InboundMessage } from "../../src/world/inbound.js";
+import type { ApprovalClick, InboundAttachment, InboundCommand, InboundMessage } from "../../src/world/inbound.js";
 import { decodeApprovalValue, stopActionId } from "./action-value.js";
 import { resolveSlackText, type SlackNames } from "./mentions.js";
 import {
@@ -17,6 +17,8 @@ export interface ParseContext extends SlackNames {
   botId: string;
   teamId: string;
   replyIn: ReplyIn;
+  /** Where shared files are downloaded from (`files.slack.com`) and the bot token they need. */
+  files?: { host: string; botToken: string };
 }
 
 /** What one event means for the world. */
@@ -87,7 +89,8 @@ export function parseEvent(body: unknown, context: ParseContext): ParsedEvent {
   const senderId = event.user ?? event.bot_id;
   if (senderId === undefined) return { kind: "ignored", reason: "message without a sender" };
   const rawText = event.text ?? "";
-  if (rawText.trim() === "") return { kind: "ignored", reason: "message without text" };
+  const attachments = attachmentsOf(event, context);
+  if (rawText.trim() === "" && attachments.length === 0) return { kind: "ignored", reason: "message without text" };
   const { text, mentions } = resolveSlackText(rawText, context);
   const displayName = context.userNames.get(senderId) ?? event.username ?? senderId;
   const message: InboundMessage = {
@@ -99,8 +102,27 @@ export function parseEvent(body: unknown, context: ParseContext): ParsedEvent {
     ...(ownEcho ? { ownEcho: true } : {}),
     receivedAt: new Date(Math.round(Number(event.ts) * 1000)),
     raw: body,
+    ...(attachments.length === 0 ? {} : { attachments }),
   };
   return { kind: "message", message, eventId };
+}
+
+/** A message's shared files, fetched from `url_private_download` with the bot token. */
+function attachmentsOf(event: SlackMessageEvent, context: ParseContext): InboundAttachment[] {
+  const access = context.files;
+  if (access === undefined) return [];
+  return (event.files ?? []).flatMap((file) => {
+    const url = file.url_private_download ?? file.url_private;
+    if (url === undefined) return [];
+    return [
+      {
+        name: file.name ?? file.id,
+        ...(file.size === undefined ? {} : { declaredSize: file.size }),
+        host: access.host,
+        locate: async () => ({ url, headers: { authorization: `Bearer ${access.botToken}` } }),
+      },
+    ];
+  });
 }
 
 /** A `block_actions` payload as an approval click, or why it is not one. */

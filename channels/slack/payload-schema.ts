@@ -17,6 +17,20 @@ export const slackMessageEventSchema = z
       .regex(/^\d+\.\d+$/)
       .optional(),
     team: z.string().optional(),
+    /** A `file_share` message's files (`url_private_download` needs the bot token, scope `files:read`). */
+    files: z
+      .array(
+        z
+          .object({
+            id: z.string(),
+            name: z.string().optional(),
+            size: z.number().int().optional(),
+            url_private_download: z.string().optional(),
+            url_private: z.string().optional(),
+          })
+          .loose(),
+      )
+      .optional(),
   })
   .loose();
 

@@ -20,6 +20,7 @@ export const scopeNeeds: readonly ScopeNeed[] = [
     scope: "chat:write.customize",
     feature: "posting under each agent's name and icon (without it, answers start with the agent's name in bold)",
   },
+  { scope: "files:read", feature: "passing files and screenshots people share on to the agents" },
   { scope: "files:write", feature: "attaching long tool arguments to approval cards" },
   { scope: "usergroups:read", feature: "approvers named as role:<user group handle>" },
   { scope: "users:read", feature: "showing people's names instead of user ids" },

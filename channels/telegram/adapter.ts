@@ -33,6 +33,7 @@ import { telegramMessageLink } from "./message-link.js";
 import { TelegramMessageStream } from "./message-stream.js";
 import { type TelegramAdapterOptions, type TelegramClock, systemClock } from "./options.js";
 import { dispatchUpdate } from "./dispatch-update.js";
+import { telegramAttachments } from "./file-attachments.js";
 import { UpdatePoller } from "./polling.js";
 import {
   cardArgumentsFile,
@@ -486,6 +487,7 @@ export class TelegramAdapter
       adminRoles: this.adminRoles,
       outbound: this.outbound,
       main: this.main,
+      attachmentsOf: (files) => telegramAttachments(this.bot.api, this.options.token, this.options.apiRoot, files),
     });
   }
 }

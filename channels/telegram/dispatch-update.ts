@@ -2,12 +2,12 @@ import type { Update } from "grammy/types";
 import { assertNever } from "../../src/errors/assert-never.js";
 import type { Logger } from "../../src/log/logger.js";
 import type { ChatRef } from "../../src/world/chat-ref.js";
-import type { InboundSink } from "../../src/world/inbound.js";
+import type { InboundAttachment, InboundSink } from "../../src/world/inbound.js";
 import type { AdminRoles } from "./admin-roles.js";
 import type { BotHandle, TelegramOutbound } from "./api.js";
 import type { MentionDirectory } from "./mentions.js";
-import { parseUpdate } from "./parse.js";
 import { failedText, staleButtonText } from "../kit/texts.js";
+import { parseUpdate, type TelegramFileRef } from "./parse.js";
 
 /** What handing one update to the world needs from the adapter. */
 export interface UpdateDispatch {
@@ -18,6 +18,8 @@ export interface UpdateDispatch {
   outbound: TelegramOutbound;
   /** The bot that answers button presses. */
   main: BotHandle;
+  /** A message's files as the world downloads them (`getFile`, then the file endpoint). */
+  attachmentsOf(files: readonly TelegramFileRef[]): InboundAttachment[];
 }
 
 interface PressAnswer {
@@ -35,7 +37,8 @@ export async function dispatchUpdate(update: Update, parts: UpdateDispatch): Pro
   const log = parts.logger.child({ updateId: update.update_id });
   switch (parsed.kind) {
     case "message": {
-      const result = await sink.message(parsed.message);
+      const attachments = parsed.files.length === 0 ? [] : parts.attachmentsOf(parsed.files);
+      const result = await sink.message(attachments.length === 0 ? parsed.message : { ...parsed.message, attachments });
       log.debug({ chat: parsed.message.chat.channel, status: result.status }, "telegram message handed in");
       return;
     }

@@ -155,3 +155,48 @@ describe("parseUpdate", () => {
     expect(parseUpdate({ update_id: 9, edited_message: {} }, directory)).toMatchObject({ kind: "ignored" });
   });
 });
+
+describe("files of a message", () => {
+  const base = {
+    message_id: 9,
+    date: 1_700_000_000,
+    chat: { id: -1001, type: "supergroup" },
+    from: { id: 111, is_bot: false, first_name: "Ana" },
+  };
+  const update = (message: Record<string, unknown>) => ({ update_id: 1, message: { ...base, ...message } });
+
+  it("takes a photo's largest size, a document under its name, a voice note and an audio file", () => {
+    const parsed = parseUpdate(
+      update({
+        caption: "look",
+        photo: [
+          { file_id: "small", file_unique_id: "u1", width: 90, height: 60, file_size: 900 },
+          { file_id: "large", file_unique_id: "u2", width: 1280, height: 853, file_size: 90_000 },
+          { file_id: "mid", file_unique_id: "u3", width: 320, height: 213 },
+        ],
+        document: { file_id: "doc", file_unique_id: "u4", file_name: "report.pdf", file_size: 1234 },
+        voice: { file_id: "voice", file_unique_id: "u5", duration: 3 },
+        audio: { file_id: "audio", file_unique_id: "u6", duration: 30 },
+      }),
+      directory,
+    );
+    expect(parsed.kind).toBe("message");
+    if (parsed.kind !== "message") return;
+    expect(parsed.message.text).toBe("look");
+    expect(parsed.files).toEqual([
+      { fileId: "large", name: "photo-u2.jpg", size: 90_000 },
+      { fileId: "doc", name: "report.pdf", size: 1234 },
+      { fileId: "voice", name: "voice-u5.ogg" },
+      { fileId: "audio", name: "audio-u6" },
+    ]);
+  });
+
+  it("a file without a caption is a message with empty text; a message with neither is ignored", () => {
+    const photoOnly = parseUpdate(
+      update({ photo: [{ file_id: "p", file_unique_id: "u", width: 1, height: 1 }] }),
+      directory,
+    );
+    expect(photoOnly.kind === "message" ? photoOnly.message.text : photoOnly.kind).toBe("");
+    expect(parseUpdate(update({}), directory).kind).toBe("ignored");
+  });
+});

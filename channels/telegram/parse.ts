@@ -12,7 +12,7 @@ import {
 
 /** What one Bot API update means for the world. */
 export type ParsedUpdate =
-  | { kind: "message"; message: InboundMessage }
+  | { kind: "message"; message: InboundMessage; files: TelegramFileRef[] }
   | { kind: "click"; click: ApprovalClick; callbackQueryId: string }
   /** The Stop button on a streaming answer. */
   | { kind: "command"; command: InboundCommand; callbackQueryId: string }
@@ -59,8 +59,34 @@ function messageSender(message: TelegramMessage, directory: MentionDirectory): S
   return undefined;
 }
 
+/** A file of a message, as `getFile` takes it, with the name it gets in the workdir. */
+export interface TelegramFileRef {
+  fileId: string;
+  name: string;
+  size?: number;
+}
+
+/** The photo (its largest size), document, voice note and audio of a message. */
+export function filesOf(message: TelegramMessage): TelegramFileRef[] {
+  const refs: TelegramFileRef[] = [];
+  const add = (file: { file_id: string; file_size?: number | undefined }, name: string) =>
+    refs.push({ fileId: file.file_id, name, ...(file.file_size === undefined ? {} : { size: file.file_size }) });
+  const largest = (message.photo ?? []).reduce<(typeof message.photo & object)[number] | undefined>(
+    (best, size) => (best === undefined || size.width * size.height > best.width * best.height ? size : best),
+    undefined,
+  );
+  if (largest) add(largest, `photo-${largest.file_unique_id}.jpg`);
+  if (message.document)
+    add(message.document, message.document.file_name ?? `document-${message.document.file_unique_id}`);
+  if (message.voice) add(message.voice, `voice-${message.voice.file_unique_id}.ogg`);
+  if (message.audio) add(message.audio, message.audio.file_name ?? `audio-${message.audio.file_unique_id}`);
+  return refs;
+}
+
 function parseMessage(message: TelegramMessage, directory: MentionDirectory, raw: unknown): ParsedUpdate {
-  const body = message.text ?? message.caption;
+  const files = filesOf(message);
+  // A photo or file without a caption is a message too (its text is empty).
+  const body = message.text ?? message.caption ?? (files.length > 0 ? "" : undefined);
   if (body === undefined) return { kind: "ignored", reason: "message without text" };
   const sender = messageSender(message, directory);
   if (!sender) return { kind: "invalid", reason: "message without sender" };
@@ -86,7 +112,7 @@ function parseMessage(message: TelegramMessage, directory: MentionDirectory, raw
   if (reply && !(message.is_topic_message === true && reply.message_id === message.message_thread_id)) {
     inbound.replyTo = String(reply.message_id);
   }
-  return { kind: "message", message: inbound };
+  return { kind: "message", message: inbound, files };
 }
 
 function parseCallbackQuery(query: TelegramCallbackQuery, raw: unknown): ParsedUpdate {

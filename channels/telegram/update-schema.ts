@@ -34,6 +34,16 @@ const replySchema = z.object({
   from: telegramUserSchema.optional(),
 });
 
+const fileFields = {
+  file_id: z.string(),
+  file_unique_id: z.string(),
+  file_size: z.number().int().optional(),
+};
+
+/** `photo` (one entry per size), `document`, `voice`, `audio`: what `getFile` needs. */
+const photoSizeSchema = z.object({ ...fileFields, width: z.number().int(), height: z.number().int() });
+const documentSchema = z.object({ ...fileFields, file_name: z.string().optional() });
+
 const telegramMessageSchema = z.object({
   message_id: z.number().int(),
   date: z.number().int(),
@@ -47,6 +57,10 @@ const telegramMessageSchema = z.object({
   caption: z.string().optional(),
   caption_entities: z.array(messageEntitySchema).optional(),
   reply_to_message: replySchema.optional(),
+  photo: z.array(photoSizeSchema).optional(),
+  document: documentSchema.optional(),
+  voice: documentSchema.optional(),
+  audio: documentSchema.optional(),
 });
 
 /** A callback query's message may be "inaccessible" (date 0): only chat and id are sure. */

@@ -4,6 +4,7 @@ import type { MessageRecord, ToolCallRecord, ToolResultRecord } from "../world/r
 import { parseChatKey } from "../world/chat-ref.js";
 import type { Store } from "../world/store.js";
 import type { WorldSettings } from "../world/world-settings.js";
+import { type FilesInView, filesInView } from "./view/file-view.js";
 import { orderConversation } from "./view/order-conversation.js";
 import { worldBriefing } from "./view/world-briefing.js";
 
@@ -65,8 +66,16 @@ export async function buildRequestView(
     list.push(call);
     callsByMessage.set(call.messageId, list);
   }
+  // Files are read only for the messages that have them (a chat without files reads none).
+  const filesByMessage = new Map<string, FilesInView>();
+  for (const message of messages) {
+    if (message.fileCount === undefined || isOwn(message, agent.name)) continue;
+    const files = await store.messageFiles(message.id);
+    filesByMessage.set(message.id, filesInView(message.id, files, agent.vision !== false));
+  }
   const view: ViewMessage[] = [];
-  for (const message of messages) view.push(...toView(message, agent.name, callsByMessage, results));
+  for (const message of messages)
+    view.push(...toView(message, agent.name, callsByMessage, results, filesByMessage.get(message.id)));
   return {
     model: agent.model,
     system: room === undefined ? agent.systemPrompt : withBriefing(agent, room, turn.chatKey, messages),
@@ -99,16 +108,23 @@ function withBriefing(agent: AgentConfig, room: ViewRoom, chatKey: string, messa
   return agent.systemPrompt.trim() === "" ? briefing : `${agent.systemPrompt}\n\n${briefing}`;
 }
 
+function isOwn(message: MessageRecord, self: string): boolean {
+  return message.author.kind === "agent" && message.author.name === self;
+}
+
 function toView(
   message: MessageRecord,
   self: string,
   callsByMessage: Map<string, ToolCallRecord[]>,
   results: Map<string, ToolResultRecord>,
+  files: FilesInView | undefined,
 ): ViewMessage[] {
   if (message.author.kind === "system") return [];
-  if (message.author.kind !== "agent" || message.author.name !== self) {
-    if (message.text.trim() === "") return [];
-    return [{ role: "user", text: `${message.author.name}: ${message.text}` }];
+  if (!isOwn(message, self)) {
+    const text = [message.text, ...(files?.lines ?? [])].filter((part) => part.trim() !== "").join("\n");
+    if (text === "") return [];
+    const images = files?.images ?? [];
+    return [{ role: "user", text: `${message.author.name}: ${text}`, ...(images.length === 0 ? {} : { images }) }];
   }
   const origin =
     message.provider !== undefined && message.model !== undefined

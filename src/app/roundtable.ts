@@ -2,7 +2,8 @@ import type { AgentRuntime, ProviderEntry, ViewFitter } from "../agents/agent-ru
 import { AgentTurnRunner } from "../agents/agent-turn-runner.js";
 import { traceTurnRunner } from "../telemetry/traced-turn-runner.js";
 import type { AgentPolicy, AgentTools } from "../agents/agent-tools.js";
-import type { AgentConfig, Config } from "../config/schema.js";
+import { type AgentConfig, type Config, filesConfigSchema } from "../config/schema.js";
+import { InboundFileFetcher } from "./inbound-file-fetcher.js";
 import type { Logger } from "../log/logger.js";
 import type { Store } from "../world/store.js";
 import type { ChannelAdapter } from "../world/channel-adapter.js";
@@ -62,6 +63,7 @@ export class Roundtable {
         return checked.ok ? parts.policy.hash(tool, checked.args) : undefined;
       },
       clock: parts.clock ?? (() => new Date()),
+      files: new InboundFileFetcher(parts.config.files ?? filesConfigSchema.parse({}), parts.logger),
       ...(parts.deliveryHoldMs === undefined ? {} : { deliveryHoldMs: parts.deliveryHoldMs }),
     });
     const runtime: AgentRuntime = {

@@ -94,6 +94,8 @@ const agentConfigSchema = z
     limits: agentLimitsSchema.default(agentLimitsSchema.parse({})),
     /** USD per million input and output tokens (else the known price list, else unpriced). */
     price: priceSchema.optional(),
+    /** Images reach the model as image input (default on; `false` names them as files only). */
+    vision: z.boolean().default(true),
     /** An agent's own Telegram bot (optional). */
     telegram: z
       .object({ token: z.string().min(1) })
@@ -285,6 +287,19 @@ const queueConfigSchema = z
   })
   .strict();
 
+/**
+ * `files`: inbound files and images. Each file is read up to `maxBytes` (a bigger one is refused
+ * with a line in the chat), a message's files up to `maxMessageBytes` together, each download
+ * within `fetchTimeout`.
+ */
+export const filesConfigSchema = z
+  .object({
+    maxBytes: numeric(z.number().int().min(1)).default(20 * 1024 * 1024),
+    maxMessageBytes: numeric(z.number().int().min(1)).default(50 * 1024 * 1024),
+    fetchTimeout: durationSchema.default(30_000),
+  })
+  .strict();
+
 export const configSchema = z
   .object({
     providers: z.record(nameSchema, providerConfigSchema).default({}),
@@ -294,6 +309,7 @@ export const configSchema = z
     channels: channelsConfigSchema.default({}),
     web: webConsoleSchema.default(webConsoleSchema.parse({})),
     queue: queueConfigSchema.default(queueConfigSchema.parse({})),
+    files: filesConfigSchema.default(filesConfigSchema.parse({})),
   })
   .strict();
 

@@ -26,9 +26,16 @@ export interface Origin {
   model: string;
 }
 
+/** An image a person sent, for models that take image input (PNG, JPEG, GIF, WebP). */
+export interface ViewImage {
+  mediaType: string;
+  /** The bytes, base64-encoded. */
+  base64: string;
+}
+
 /** One message of a request view, in neutral form. */
 export type ViewMessage =
-  | { role: "user"; text: string }
+  | { role: "user"; text: string; images?: ViewImage[] }
   | {
       role: "assistant";
       text: string;

@@ -38,11 +38,36 @@ export interface InboundMessage {
   receivedAt: Date;
   /** The platform payload, stored as it came. */
   raw: unknown;
+  /** Files and images that came with the message; fetched once, at ingress. */
+  attachments?: InboundAttachment[];
   /**
    * The names this bot goes by on the platform (Telegram: its username), so that `/stop@name`
    * is a command for us and `/stop@otherbot` is not.
    */
   botNames?: string[];
+}
+
+/** Where a file of an inbound message can be downloaded from, as the platform says. */
+export interface FileLocation {
+  url: string;
+  /** The bot's credentials where the platform's file host needs them. */
+  headers?: Record<string, string>;
+}
+
+/**
+ * A file or image of an inbound message, as the channel knows it before download. The fetcher
+ * takes it only from `host` (the platform's own file host, as configured) and follows a
+ * redirect only to that host.
+ */
+export interface InboundAttachment {
+  /** The platform's file name, or one made from its id (a photo has none). */
+  name: string;
+  /** The size the platform announced, when it did (a bigger one than the cap is not fetched). */
+  declaredSize?: number;
+  /** The platform's file host (`host[:port]`) the download must stay on. */
+  host: string;
+  /** Where to download it (Telegram asks `getFile` first, so this may call the platform). */
+  locate(): Promise<FileLocation>;
 }
 
 /** The message a thread hangs off, as the platform shows it. */

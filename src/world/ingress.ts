@@ -1,4 +1,5 @@
-import { type MessageRecord, omittedRaw } from "./records.js";
+import { type MessageFile, type MessageRecord, omittedRaw } from "./records.js";
+import { refusedFilesNotice } from "./files/inbound-files.js";
 import { accessChannelFor } from "./access-channel.js";
 import { handleApprovalClick } from "./approval-clicks.js";
 import { CommandIngress } from "./commands/command-ingress.js";
@@ -110,6 +111,15 @@ export class Ingress implements InboundSink {
     const human = !inbound.sender.isBot;
     // A non-member's message starts nothing: it is kept without the platform's payload.
     const member = human ? await this.isMember(inbound) : true;
+    const attachments = inbound.attachments ?? [];
+    let files: MessageFile[] = [];
+    // Only a message that may start a turn has its files fetched: a stranger's uploads cost nothing.
+    const routable = member && (human || world.allowBots);
+    if (attachments.length > 0 && routable && this.context.files !== undefined) {
+      // Downloads are slow: a second delivery of a stored message fetches nothing.
+      if (await store.getMessage(id)) return duplicate();
+      files = await this.context.files.collect(attachments);
+    }
     let message: MessageRecord;
     try {
       message = await store.addMessage({
@@ -126,6 +136,7 @@ export class Ingress implements InboundSink {
         ...(inbound.replyTo === undefined ? {} : { replyToId: inbound.replyTo }),
         raw: member ? inbound.raw : omittedRaw("non-member"),
         createdAt: inbound.receivedAt,
+        ...(files.length === 0 ? {} : { files }),
       });
     } catch (error) {
       // The message id derives from the platform's: a second delivery (now or long ago) collides.
@@ -134,6 +145,7 @@ export class Ingress implements InboundSink {
     }
     if (human) await store.setAgentTurns(key, 0);
     await this.outbox.publish(key, { type: "message", chat: inbound.chat, message });
+    if (files.length > 0) await this.afterFiles(inbound, world, id, files);
     return this.afterStored(inbound, world, id, member);
   }
 
@@ -195,6 +207,18 @@ export class Ingress implements InboundSink {
     const routePayload = { kind: "route", messageId: id } as const;
     await queue.add(chatJob(key, routePayload));
     return { status: "accepted", messageId: id };
+  }
+
+  /** A stored message's files go into the workdir; refused ones are named in one line in the chat. */
+  private async afterFiles(
+    inbound: InboundMessage,
+    world: WorldSettings,
+    id: string,
+    files: readonly MessageFile[],
+  ): Promise<void> {
+    await this.context.files?.place(world, id, files);
+    const notice = refusedFilesNotice(files);
+    if (notice !== undefined) await postNotice(this.context, this.outbox, inbound.chat, `${id}:files`, notice);
   }
 
   private async isMember(inbound: InboundMessage): Promise<boolean> {

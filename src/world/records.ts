@@ -31,6 +31,23 @@ export interface NewMessage {
   /** The platform payload (JSON-serialisable). */
   raw?: unknown;
   createdAt?: Date;
+  /** Files that came with an inbound message, stored with it in the same transaction. */
+  files?: readonly MessageFile[];
+}
+
+/**
+ * A file of an inbound message as stored: its bytes, or (refused, too big, failed download) the
+ * reason without bytes. `mediaType` comes from the bytes, not the name.
+ */
+export interface MessageFile {
+  /** A safe file name (also its name under `inbox/<message id>/`). */
+  name: string;
+  mediaType: string;
+  /** Bytes, or the size the platform announced for a file without bytes. */
+  size: number;
+  bytes?: Uint8Array;
+  /** Why the file has no bytes (`too-big`, `download-failed`, …), shown in the chat's notice. */
+  refusal?: string;
 }
 
 /** A stored message with what the request view needs beyond {@link WorldMessage}. */
@@ -40,6 +57,8 @@ export interface MessageRecord extends WorldMessage {
   provider?: string;
   model?: string;
   providerFields?: Record<string, unknown>;
+  /** How many files the message has (absent: none; they are read with `Store.messageFiles`). */
+  fileCount?: number;
 }
 
 export type TurnState = "running" | "parked" | "ended";

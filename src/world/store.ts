@@ -7,6 +7,7 @@ import type {
   ApprovalRecord,
   ChatRecord,
   DecideResult,
+  MessageFile,
   MessageRecord,
   NewApproval,
   NewMessage,
@@ -56,6 +57,8 @@ export interface Store extends AccountingStore, LoginSessionStore {
    */
   omitMessageRaw(id: string, reason: string): Promise<void>;
   getMessage(id: string): Promise<MessageRecord | undefined>;
+  /** A message's files in the order they came (one statement; ask only when `fileCount` > 0). */
+  messageFiles(messageId: string): Promise<MessageFile[]>;
   /** Up to two messages by id at once (one statement); ids with no message are left out. */
   getMessages(ids: readonly string[]): Promise<MessageRecord[]>;
   /**

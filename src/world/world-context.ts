@@ -1,4 +1,5 @@
 import type { Logger } from "../log/logger.js";
+import type { InboundFiles } from "./files/inbound-files.js";
 import type { Store } from "./store.js";
 import type { ChannelRegistry } from "./channel-registry.js";
 import type { ChatRef } from "./chat-ref.js";
@@ -45,6 +46,8 @@ export interface WorldContext {
    */
   hashCall: (tool: string, argumentsJson: string) => string | undefined;
   clock: () => Date;
+  /** Downloads and places inbound messages' files (absent: attachments are not fetched). */
+  files?: InboundFiles;
   /**
    * How long a delivery the platform keeps refusing holds the chat's later deliveries (so
    * answers keep their order) before it is given up with a log line and a notice. Default 30 s.

@@ -135,7 +135,7 @@ describe("a bad config file is refused with a message naming file, path and expe
   it("unknown top-level key, with a suggestion", async () => {
     expect(await errorFor(`${twoAgents}wrolds:\n  - { name: team, agents: [alice] }\n`)).toBe(
       [
-        'roundtable.yaml: unknown top-level key "wrolds" (did you mean "worlds"? expected one of: providers, agents, worlds, tools, channels, web, queue)',
+        'roundtable.yaml: unknown top-level key "wrolds" (did you mean "worlds"? expected one of: providers, agents, worlds, tools, channels, web, queue, files)',
       ].join("\n"),
     );
   });

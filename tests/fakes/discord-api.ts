@@ -70,6 +70,7 @@ export class FakeDiscord {
     private readonly server: Server,
     readonly origin: string,
   ) {
+    this.state.cdnOrigin = origin;
     this.gateway = new FakeGateway(
       server,
       {
@@ -216,6 +217,8 @@ export class FakeDiscord {
     author: FakeDiscordUser;
     content: string;
     replyTo?: string;
+    /** Files the person attaches (served from the fake's CDN path, as Discord's signed URLs). */
+    attachments?: { filename: string; bytes: Uint8Array }[];
   }): StoredDiscordMessage {
     const channel = this.state.channels.get(options.channelId);
     if (!channel) throw new Error("unknown channel");
@@ -226,7 +229,13 @@ export class FakeDiscord {
       content: options.content,
       components: [],
       embeds: [],
-      attachments: [],
+      attachments: (options.attachments ?? []).map((file) => ({
+        id: snowflake(),
+        filename: file.filename,
+        size: file.bytes.length,
+        content: "",
+        bytes: file.bytes,
+      })),
       flags: 0,
       ...(options.replyTo
         ? {
@@ -413,9 +422,31 @@ export class FakeDiscord {
     return { ...message, content: "", embeds: [], attachments: [], components: [] };
   }
 
+  /** The CDN paths fetched, in order. */
+  readonly attachmentDownloads: string[] = [];
+
+  private serveAttachment(pathname: string, response: ServerResponse): void {
+    const [, , channelId, id] = pathname.split("/");
+    const attachment = [...this.state.messages.values()]
+      .filter((message) => message.channel_id === channelId)
+      .flatMap((message) => message.attachments)
+      .find((each) => each.id === id);
+    this.attachmentDownloads.push(pathname);
+    if (attachment?.bytes === undefined) {
+      response.writeHead(404, { "content-type": "text/plain" }).end("Not Found");
+      return;
+    }
+    response.writeHead(200, { "content-type": "application/octet-stream", "content-length": attachment.bytes.length });
+    response.end(attachment.bytes);
+  }
+
   private async serve(request: IncomingMessage, response: ServerResponse): Promise<void> {
     try {
       const url = new URL(request.url ?? "/", this.origin);
+      if (request.method === "GET" && url.pathname.startsWith("/attachments/")) {
+        this.serveAttachment(url.pathname, response);
+        return;
+      }
       const prefix = "/api/v10";
       if (!url.pathname.startsWith(prefix)) {
         this.reply(response, { status: 404, body: { code: 0, message: "404: Not Found" } });

@@ -45,6 +45,8 @@ export interface FakeAttachment {
   filename: string;
   size: number;
   content: string;
+  /** A person's attachment: the bytes the CDN serves. */
+  bytes?: Uint8Array;
 }
 
 export interface StoredDiscordMessage {
@@ -117,6 +119,8 @@ export const ephemeralFlag = 1 << 6;
 
 /** Every message, channel, webhook and interaction the fake knows. */
 export class DiscordState {
+  /** Where attachment URLs point (the fake serves them at `/attachments/<channel>/<id>/<name>`). */
+  cdnOrigin = "https://cdn.example";
   readonly users = new Map<string, FakeDiscordUser>();
   readonly guilds = new Map<string, { id: string; name: string; ownerId: string; roles: FakeRole[] }>();
   readonly members = new Map<string, FakeMember>();
@@ -173,10 +177,10 @@ export class DiscordState {
       mention_everyone: false,
       mentions: this.mentionedUsers(message.content, guildId),
       mention_roles: [...message.content.matchAll(/<@&(\d+)>/g)].map((match) => match[1]),
-      attachments: message.attachments.map(({ content: _content, ...attachment }) => ({
+      attachments: message.attachments.map(({ content: _content, bytes: _bytes, ...attachment }) => ({
         ...attachment,
-        url: `https://cdn.example/${attachment.id}/${attachment.filename}`,
-        proxy_url: `https://cdn.example/${attachment.id}/${attachment.filename}`,
+        url: `${this.cdnOrigin}/attachments/${message.channel_id}/${attachment.id}/${attachment.filename}?ex=6a1b&is=6a0a&hm=f00d`,
+        proxy_url: `${this.cdnOrigin}/attachments/${message.channel_id}/${attachment.id}/${attachment.filename}`,
       })),
       embeds: message.embeds,
       components: message.components,

@@ -66,6 +66,7 @@ export const defaultScopes = [
   "mpim:history",
   "chat:write",
   "chat:write.customize",
+  "files:read",
   "files:write",
   "usergroups:read",
   "users:read",
@@ -215,6 +216,71 @@ export class FakeSlack {
       );
     }
     return { message, eventId, event, delivery };
+  }
+
+  /** Files people shared, as `url_private_download` serves them (bot token required). */
+  readonly sharedFiles = new Map<string, { name: string; bytes: Uint8Array }>();
+  /** Requests for shared files, with the authorization each one carried. */
+  readonly fileDownloads: { path: string; authorization: string }[] = [];
+
+  /**
+   * A person shares files with a message (`file_share`): each file gets an id and a
+   * `url_private_download` on this server, which answers only with the bot token (as Slack does
+   * for a token with `files:read`; anything else gets Slack's login page, not the file).
+   */
+  async userFileShare(input: {
+    channel: string;
+    user: string;
+    text: string;
+    files: { name: string; bytes: Uint8Array }[];
+  }): Promise<{ message: SlackStoredMessage; delivery: Delivery }> {
+    const message = this.messages.add({ channel: input.channel, user: input.user, text: input.text });
+    const files = input.files.map((file) => {
+      const id = `F${String(this.sharedFiles.size + 1).padStart(8, "0")}`;
+      this.sharedFiles.set(id, file);
+      const path = `/files-pri/${this.teamId}-${id}/download/${encodeURIComponent(file.name)}`;
+      return {
+        id,
+        name: file.name,
+        size: file.bytes.length,
+        mimetype: "application/octet-stream",
+        url_private: `${this.origin}/files-pri/${this.teamId}-${id}/${encodeURIComponent(file.name)}`,
+        url_private_download: `${this.origin}${path}`,
+      };
+    });
+    const event: Record<string, unknown> = {
+      type: "message",
+      subtype: "file_share",
+      channel: input.channel,
+      user: input.user,
+      text: input.text,
+      files,
+      upload: false,
+      ts: message.ts,
+      event_ts: message.ts,
+      team: this.teamId,
+      channel_type: "channel",
+    };
+    const delivery = await this.deliverEvent(event);
+    return { message, delivery };
+  }
+
+  private serveSharedFile(pathname: string, authorization: string, response: ServerResponse): boolean {
+    const match = /^\/files-pri\/[^/]+-(F\d+)\/(?:download\/)?[^/]+$/.exec(pathname);
+    if (!match) return false;
+    this.fileDownloads.push({ path: pathname, authorization });
+    const file = this.sharedFiles.get(match[1] ?? "");
+    if (!file) {
+      response.writeHead(404).end();
+      return true;
+    }
+    if (authorization !== `Bearer ${this.setup.botToken}`) {
+      response.writeHead(200, { "content-type": "text/html" }).end("<html><body>Sign in to Slack</body></html>");
+      return true;
+    }
+    response.writeHead(200, { "content-type": "application/octet-stream", "content-length": file.bytes.length });
+    response.end(file.bytes);
+    return true;
   }
 
   newEventId(): string {
@@ -380,6 +446,11 @@ export class FakeSlack {
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const raw = Buffer.concat(chunks).toString("utf8");
     const url = new URL(request.url ?? "/", this.origin);
+    if (
+      request.method === "GET" &&
+      this.serveSharedFile(url.pathname, String(request.headers.authorization ?? ""), response)
+    )
+      return;
     if (url.pathname.startsWith("/upload/")) {
       const file = this.files.find((each) => each.id === url.pathname.slice("/upload/".length));
       if (file) file.content = uploadedContent(raw, String(request.headers["content-type"] ?? ""));

@@ -10,6 +10,7 @@ import {
   refuse,
   type StoredMessage,
 } from "./telegram-messages.js";
+import { FakeTelegramFiles } from "./telegram-files.js";
 import type { FakeEntity } from "./telegram-html.js";
 
 export type { FakeChat, FakeUser, StoredMessage } from "./telegram-messages.js";
@@ -83,6 +84,8 @@ export class FakeTelegramApi {
   private readonly memberStatus = new Map<string, string>();
   private nextQueryId = 1;
   private nextBotId = 7000;
+  /** Files people sent (what `getFile` and the file endpoint serve). */
+  readonly files = new FakeTelegramFiles();
   /** Set false to play a Bot API server without `sendMessageDraft` (answers 404). */
   draftsSupported = true;
   /** False: keep no calls in `calls` (a long bench would hold them all). */
@@ -213,6 +216,39 @@ export class FakeTelegramApi {
     return { message, update: this.pushUpdate(token, { message }) };
   }
 
+  /**
+   * A person sends a photo (Telegram gives it in two sizes: a thumbnail and this one) and/or a
+   * document, with an optional caption; the bot with `token` gets the update.
+   */
+  userFiles(
+    token: string,
+    input: {
+      chatId: number;
+      from: FakeUser;
+      caption?: string;
+      captionEntities?: FakeEntity[];
+      photo?: Uint8Array;
+      document?: { bytes: Uint8Array; name: string };
+    },
+  ): { message: Json; update: Json } {
+    const chat = this.chat(input.chatId);
+    const stored: StoredMessage = {
+      message_id: this.chats.allocateMessageId(chat.id),
+      chat,
+      from: input.from,
+      text: input.caption ?? "",
+      entities: [],
+      editCount: 0,
+    };
+    this.chats.store(stored);
+    const { text: _text, ...message } = this.chats.messageJson(stored);
+    if (input.caption !== undefined) message.caption = input.caption;
+    if (input.captionEntities !== undefined && input.captionEntities.length > 0)
+      message.caption_entities = input.captionEntities;
+    Object.assign(message, this.files.fields(input));
+    return { message, update: this.pushUpdate(token, { message }) };
+  }
+
   /** A person presses an inline button on a message; returns the callback query id. */
   pressButton(token: string, input: { chatId: number; messageId: number; from: FakeUser; data: string }): string {
     const stored = this.chats.message(input.chatId, input.messageId);
@@ -287,7 +323,9 @@ export class FakeTelegramApi {
   }
 
   private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const match = /^\/bot([^/]+)\/([A-Za-z]+)$/.exec(new URL(request.url ?? "/", "http://x").pathname);
+    const pathname = new URL(request.url ?? "/", "http://x").pathname;
+    if (request.method === "GET" && this.files.serve(pathname, (token) => this.bots.has(token), response)) return;
+    const match = /^\/bot([^/]+)\/([A-Za-z]+)$/.exec(pathname);
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const raw = Buffer.concat(chunks);
@@ -452,6 +490,8 @@ export class FakeTelegramApi {
           return refuse(400, "Bad Request: wrong parameter action in request");
         return ok(true);
       }
+      case "getFile":
+        return this.files.getFile(params);
       case "sendMessageDraft": {
         if (!this.draftsSupported) return refuse(404, "Not Found");
         const chat = this.chats.get(Number(params.chat_id));

@@ -99,6 +99,45 @@ export function storeContract(name: string, open: () => Promise<StoreFixture>): 
     });
 
     describe("messages", () => {
+      it("stores a message's files with it: bytes, types, refusals without bytes, in order", async () => {
+        const chat = chatKey();
+        const png = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 255, 1]);
+        const stored = await store.addMessage(
+          message(chat, {
+            text: "what does this show?",
+            files: [
+              { name: "photo-1.png", mediaType: "image/png", size: png.length, bytes: png },
+              { name: "huge.bin", mediaType: "application/octet-stream", size: 31_457_280, refusal: "too-big" },
+            ],
+          }),
+        );
+        expect(stored.fileCount).toBe(2);
+        expect((await store.getMessage(stored.id))?.fileCount).toBe(2);
+        expect((await store.listMessages(chat, { latest: 5 }))[0]?.fileCount).toBe(2);
+        const files = await store.messageFiles(stored.id);
+        expect(files).toEqual([
+          { name: "photo-1.png", mediaType: "image/png", size: png.length, bytes: png },
+          { name: "huge.bin", mediaType: "application/octet-stream", size: 31_457_280, refusal: "too-big" },
+        ]);
+        const plain = await store.addMessage(message(chat));
+        expect(plain.fileCount).toBeUndefined();
+        expect(await store.messageFiles(plain.id)).toEqual([]);
+      });
+
+      it("stores no files when the message is a duplicate (all or nothing)", async () => {
+        const chat = chatKey();
+        const first = await store.addMessage(message(chat));
+        await expect(
+          store.addMessage(
+            message(chat, {
+              id: first.id,
+              files: [{ name: "a.txt", mediaType: "text/plain", size: 1, bytes: Uint8Array.from([65]) }],
+            }),
+          ),
+        ).rejects.toThrow();
+        expect(await store.messageFiles(first.id)).toEqual([]);
+      });
+
       it("stores every field and reads it back", async () => {
         const chat = chatKey();
         const createdAt = new Date("2026-01-02T03:04:05.678Z");

@@ -75,6 +75,8 @@ export interface Harness {
   queue: StoredWorkQueue;
   channel: RecordingChannel;
   databaseUrl: string;
+  /** The world's workdir (a temporary directory). */
+  workdir: string;
   say(text: string, options?: SayOptions): Promise<IngressResult>;
   click(approvalId: string, choice: ApprovalChoice, options?: ClickOptions): Promise<ClickResult>;
   chat(channel?: string): ChatRef;
@@ -177,6 +179,7 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
     queue,
     channel,
     databaseUrl,
+    workdir,
     chat,
     say(text, sayOptions = {}) {
       counter += 1;

@@ -13,11 +13,17 @@ export function estimateTextTokens(text: string): number {
 
 export const messageOverheadTokens = 4;
 const toolCallOverheadTokens = 10;
+/**
+ * What one image costs a view: providers charge by its pixels (about 1,600 tokens for a
+ * full-size image on Anthropic, up to ~1,100 on OpenAI's high detail tiles, 258 on Gemini);
+ * the larger figure keeps a view with images under its budget on all of them.
+ */
+export const imageTokens = 1_600;
 
 export function estimateMessageTokens(message: ViewMessage): number {
   switch (message.role) {
     case "user":
-      return messageOverheadTokens + estimateTextTokens(message.text);
+      return messageOverheadTokens + estimateTextTokens(message.text) + (message.images?.length ?? 0) * imageTokens;
     case "tool":
       return messageOverheadTokens + toolCallOverheadTokens + estimateTextTokens(message.text);
     case "assistant":

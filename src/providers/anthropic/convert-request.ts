@@ -53,7 +53,19 @@ function convertMessages(messages: ViewMessage[]): MessageParam[] {
   for (const message of messages) {
     switch (message.role) {
       case "user":
-        push("user", textBlocks(message.text));
+        push("user", [
+          ...(message.images ?? []).map(
+            (image): ContentBlockParam => ({
+              type: "image",
+              source: {
+                type: "base64",
+                media_type: image.mediaType as "image/png" | "image/jpeg" | "image/gif" | "image/webp",
+                data: image.base64,
+              },
+            }),
+          ),
+          ...textBlocks(message.text),
+        ]);
         break;
       case "tool":
         push("user", [

@@ -62,7 +62,10 @@ function roleOf(message: ViewMessage): "user" | "model" {
 function partsOf(message: ViewMessage, needsSignatures: boolean): Part[] {
   switch (message.role) {
     case "user":
-      return message.text.trim() === "" ? [] : [{ text: message.text }];
+      return [
+        ...(message.text.trim() === "" ? [] : [{ text: message.text }]),
+        ...(message.images ?? []).map((image) => ({ inlineData: { mimeType: image.mediaType, data: image.base64 } })),
+      ];
     case "tool": {
       const fromModel = !message.toolCallId.startsWith(generatedIdPrefix);
       return [

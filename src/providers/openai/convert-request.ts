@@ -48,7 +48,17 @@ export function convertOpenAIRequest(request: ModelRequest, options: OpenAIReque
 function convertMessage(message: ViewMessage): ChatMessage {
   switch (message.role) {
     case "user":
-      return { role: "user", content: message.text };
+      if (message.images === undefined || message.images.length === 0) return { role: "user", content: message.text };
+      return {
+        role: "user",
+        content: [
+          { type: "text", text: message.text },
+          ...message.images.map((image) => ({
+            type: "image_url" as const,
+            image_url: { url: `data:${image.mediaType};base64,${image.base64}` },
+          })),
+        ],
+      };
     case "tool":
       return { role: "tool", tool_call_id: message.toolCallId, content: message.text };
     case "assistant":

@@ -45,7 +45,20 @@ export function convertResponsesRequest(request: ModelRequest): ResponsesParams 
 function convertMessage(message: ViewMessage): InputItem[] {
   switch (message.role) {
     case "user":
-      return [{ role: "user", content: message.text }];
+      if (message.images === undefined || message.images.length === 0) return [{ role: "user", content: message.text }];
+      return [
+        {
+          role: "user",
+          content: [
+            { type: "input_text", text: message.text },
+            ...message.images.map((image) => ({
+              type: "input_image" as const,
+              image_url: `data:${image.mediaType};base64,${image.base64}`,
+              detail: "auto" as const,
+            })),
+          ],
+        },
+      ];
     case "tool":
       return [{ type: "function_call_output", call_id: message.toolCallId, output: message.text }];
     case "assistant": {

@@ -1,5 +1,13 @@
 import type { StoredEvent, WorldEvent } from "../../world/events.js";
-import type { ChatRecord, MessageRecord, NewMessage, OutboundRecord, TurnRecord, TurnState } from "../records.js";
+import type {
+  ChatRecord,
+  MessageFile,
+  MessageRecord,
+  NewMessage,
+  OutboundRecord,
+  TurnRecord,
+  TurnState,
+} from "../records.js";
 import type { Chat, Event, Message, Turn } from "./generated/sqlite/index.js";
 import { encodeWithDates } from "./json-text.js";
 import type { OutboundWriter } from "./postgres-outbound-writer.js";
@@ -9,6 +17,15 @@ import { toChatRecord, toMessageRecord, toStoredEvent, toTurnRecord } from "./re
 
 /** A stored message row as the mappers read it (every column but the platform's raw payload). */
 type MessageRow = Omit<Message, "raw">;
+
+/** A stored file row as read back (the driver gives bytes as a Buffer or a Uint8Array). */
+interface MessageFileRow {
+  name: string;
+  mediaType: string;
+  size: number | bigint;
+  bytes: Uint8Array | null;
+  refusal: string | null;
+}
 
 /** Seq `> -1` is every row: sequence numbers start at 1. */
 const fromStart = -1;
@@ -43,24 +60,52 @@ export class HotQueries {
     return rows[0] ? toChatRecord(rows[0]) : undefined;
   }
 
-  /** Throws the driver's unique violation when the id exists (the caller maps it). */
+  /**
+   * Throws the driver's unique violation when the id exists (the caller maps it). A message with
+   * files stores them in the same transaction; one without runs the one statement it always did.
+   */
   async addMessage(message: NewMessage): Promise<MessageRecord> {
     const data = messageData(message, this.clock());
-    const rows = await this.raw.rows<MessageRow>(sql`
+    const files = message.files ?? [];
+    const insert = sql`
       INSERT INTO "Message" ("id", "chatKey", "authorKind", "authorId", "authorName", "authorHandle", "text",
-        "platformMessageId", "replyToId", "turnId", "provider", "model", "providerFields", "raw", "createdAt")
+        "platformMessageId", "replyToId", "turnId", "provider", "model", "providerFields", "raw", "fileCount",
+        "createdAt")
       VALUES (${data.id}, ${data.chatKey}, ${data.authorKind}, ${data.authorId}, ${data.authorName},
         ${data.authorHandle}, ${data.text}, ${data.platformMessageId}, ${data.replyToId}, ${data.turnId},
-        ${data.provider}, ${data.model}, ${data.providerFields}, ${data.raw}, ${data.createdAt})
+        ${data.provider}, ${data.model}, ${data.providerFields}, ${data.raw}, ${files.length}, ${data.createdAt})
       RETURNING "seq", "id", "chatKey", "authorKind", "authorId", "authorName", "authorHandle", "text",
-        "platformMessageId", "replyToId", "turnId", "provider", "model", "providerFields", "createdAt"`);
-    return toMessageRecord(onlyRow(rows, "message insert"));
+        "platformMessageId", "replyToId", "turnId", "provider", "model", "providerFields", "fileCount", "createdAt"`;
+    if (files.length === 0) return toMessageRecord(onlyRow(await this.raw.rows<MessageRow>(insert), "message insert"));
+    const [stored] = await this.raw.batch([
+      insert,
+      ...files.map(
+        (file, position) => sql`
+          INSERT INTO "MessageFile" ("messageId", "position", "name", "mediaType", "size", "bytes", "refusal")
+          VALUES (${data.id}, ${position}, ${file.name}, ${file.mediaType}, ${file.size},
+            ${file.bytes === undefined ? null : Buffer.from(file.bytes)}, ${file.refusal ?? null})`,
+      ),
+    ]);
+    return toMessageRecord(onlyRow((stored ?? []) as MessageRow[], "message insert"));
+  }
+
+  async messageFiles(messageId: string): Promise<MessageFile[]> {
+    const rows = await this.raw.rows<MessageFileRow>(sql`
+      SELECT "name", "mediaType", "size", "bytes", "refusal" FROM "MessageFile"
+      WHERE "messageId" = ${messageId} ORDER BY "position" ASC`);
+    return rows.map((row) => ({
+      name: row.name,
+      mediaType: row.mediaType,
+      size: Number(row.size),
+      ...(row.bytes === null ? {} : { bytes: new Uint8Array(row.bytes) }),
+      ...(row.refusal === null ? {} : { refusal: row.refusal }),
+    }));
   }
 
   async getMessage(id: string): Promise<MessageRecord | undefined> {
     const rows = await this.raw.rows<MessageRow>(sql`
       SELECT "seq", "id", "chatKey", "authorKind", "authorId", "authorName", "authorHandle", "text",
-        "platformMessageId", "replyToId", "turnId", "provider", "model", "providerFields", "createdAt"
+        "platformMessageId", "replyToId", "turnId", "provider", "model", "providerFields", "fileCount", "createdAt"
       FROM "Message" WHERE "id" = ${id}`);
     return rows[0] ? toMessageRecord(rows[0]) : undefined;
   }
@@ -72,7 +117,7 @@ export class HotQueries {
     // One id repeats the first (the statement has a fixed shape, so it is prepared once).
     const rows = await this.raw.rows<MessageRow>(sql`
       SELECT "seq", "id", "chatKey", "authorKind", "authorId", "authorName", "authorHandle", "text",
-        "platformMessageId", "replyToId", "turnId", "provider", "model", "providerFields", "createdAt"
+        "platformMessageId", "replyToId", "turnId", "provider", "model", "providerFields", "fileCount", "createdAt"
       FROM "Message" WHERE "id" = ${first} OR "id" = ${ids[1] ?? first} ORDER BY "seq" ASC`);
     return rows.map(toMessageRecord);
   }
@@ -81,7 +126,7 @@ export class HotQueries {
   async latestMessages(chatKey: string, latest: number, afterSeq = fromStart): Promise<MessageRecord[]> {
     const rows = await this.raw.rows<MessageRow>(sql`
       SELECT "seq", "id", "chatKey", "authorKind", "authorId", "authorName", "authorHandle", "text",
-        "platformMessageId", "replyToId", "turnId", "provider", "model", "providerFields", "createdAt"
+        "platformMessageId", "replyToId", "turnId", "provider", "model", "providerFields", "fileCount", "createdAt"
       FROM "Message" WHERE "chatKey" = ${chatKey} AND "seq" > ${afterSeq}
       ORDER BY "seq" DESC LIMIT ${Math.max(0, Math.floor(latest))}`);
     return rows.reverse().map(toMessageRecord);

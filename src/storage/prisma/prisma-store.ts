@@ -6,6 +6,7 @@ import type {
   ApprovalRecord,
   ChatRecord,
   DecideResult,
+  MessageFile,
   MessageRecord,
   NewApproval,
   NewMessage,
@@ -206,6 +207,10 @@ export class PrismaStore implements Store {
 
   getMessage(id: string): Promise<MessageRecord | undefined> {
     return this.hot.getMessage(id);
+  }
+
+  messageFiles(messageId: string): Promise<MessageFile[]> {
+    return this.hot.messageFiles(messageId);
   }
 
   getMessages(ids: readonly string[]): Promise<MessageRecord[]> {

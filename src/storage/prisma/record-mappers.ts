@@ -58,6 +58,7 @@ export function toMessageRecord(row: Omit<Message, "raw">): MessageRecord {
     ...(row.provider === null ? {} : { provider: row.provider }),
     ...(row.model === null ? {} : { model: row.model }),
     ...(providerFields === undefined ? {} : { providerFields }),
+    ...(row.fileCount > 0 ? { fileCount: row.fileCount } : {}),
   };
 }
 

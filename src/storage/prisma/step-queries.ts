@@ -38,7 +38,7 @@ export class StepQueries {
           ${data.authorHandle}, ${data.text}, ${data.platformMessageId}, ${data.replyToId}, ${data.turnId},
           ${data.provider}, ${data.model}, ${data.providerFields}, ${data.raw}, ${data.createdAt})
         RETURNING "seq", "id", "chatKey", "authorKind", "authorId", "authorName", "authorHandle", "text",
-          "platformMessageId", "replyToId", "turnId", "provider", "model", "providerFields", "createdAt"`,
+          "platformMessageId", "replyToId", "turnId", "provider", "model", "providerFields", "fileCount", "createdAt"`,
       ...calls.map((call) => {
         const row = toolCallData(call, now);
         return sql`

@@ -1,0 +1,19 @@
+-- Files and images of inbound messages, stored with the message (bytes, or why refused).
+ALTER TABLE "Message" ADD COLUMN "fileCount" INTEGER NOT NULL DEFAULT 0;
+
+-- CreateTable
+CREATE TABLE "MessageFile" (
+    "seq" SERIAL NOT NULL,
+    "messageId" TEXT NOT NULL,
+    "position" INTEGER NOT NULL,
+    "name" TEXT NOT NULL,
+    "mediaType" TEXT NOT NULL,
+    "size" INTEGER NOT NULL,
+    "bytes" BYTEA,
+    "refusal" TEXT,
+
+    CONSTRAINT "MessageFile_pkey" PRIMARY KEY ("seq")
+);
+
+-- CreateIndex
+CREATE UNIQUE INDEX "MessageFile_messageId_position_key" ON "MessageFile"("messageId", "position");

@@ -1,0 +1,42 @@
+import type { ViewImage } from "../../providers/model-provider.js";
+import { formatSize, inboxPath } from "../../world/files/inbound-files.js";
+import { imageMediaTypes, textMediaType } from "../../world/files/media-type-of.js";
+import type { MessageFile } from "../../world/records.js";
+
+/** Characters of one text file shown inline; the rest is cut, saying so (the file is in the workdir). */
+export const inlineTextBudget = 8_000;
+
+/** What a message's files add to its view: lines after its text, and images as image input. */
+export interface FilesInView {
+  lines: string[];
+  images: ViewImage[];
+}
+
+/**
+ * Every file named as a line (name, type, size, `inbox/…` path), or why it was not taken; text
+ * files inline below their line, cut to {@link inlineTextBudget} with the cut said; images as
+ * image input when the agent takes it (`vision`), else only their line.
+ */
+export function filesInView(messageId: string, files: readonly MessageFile[], vision: boolean): FilesInView {
+  const lines: string[] = [];
+  const images: ViewImage[] = [];
+  for (const file of files) {
+    if (file.bytes === undefined) {
+      lines.push(`[file ${file.name}, ${formatSize(file.size)}: not passed on (${file.refusal ?? "no bytes"})]`);
+      continue;
+    }
+    const where = inboxPath(messageId, file.name);
+    lines.push(`[file ${file.name}, ${file.mediaType}, ${formatSize(file.size)}, at ${where}]`);
+    if (imageMediaTypes.has(file.mediaType) && vision) {
+      images.push({ mediaType: file.mediaType, base64: Buffer.from(file.bytes).toString("base64") });
+    } else if (file.mediaType === textMediaType) {
+      const text = new TextDecoder().decode(file.bytes);
+      if (text.length <= inlineTextBudget) lines.push(`--- ${file.name} ---\n${text}\n--- end of ${file.name} ---`);
+      else
+        lines.push(
+          `--- ${file.name} (first ${inlineTextBudget} of ${text.length} characters; the whole file is at ${where}) ---\n${text.slice(0, inlineTextBudget)}\n--- cut ---`,
+        );
+    }
+  }
+  return { lines, images };
+}

@@ -1,0 +1,161 @@
+import { writeFile, mkdir } from "node:fs/promises";
+import path from "node:path";
+import { resolveWorkdir } from "../agents/workdir.js";
+import type { Logger } from "../log/logger.js";
+import type { InboundAttachment } from "../world/inbound.js";
+import { formatSize, type InboundFiles, uniqueSafeNames, safeFileName } from "../world/files/inbound-files.js";
+import { mediaTypeOf } from "../world/files/media-type-of.js";
+import type { MessageFile } from "../world/records.js";
+
+/** The caps of `files` in the config. */
+export interface FileLimits {
+  /** Bytes per file. */
+  maxBytes: number;
+  /** Bytes per message, all its files together. */
+  maxMessageBytes: number;
+  /** Milliseconds per download, redirects included. */
+  fetchTimeout: number;
+}
+
+/** Redirects followed at most (each to the same host). */
+const maxRedirects = 3;
+
+/** Why one download gave no bytes; its `reason` is what the chat is told. */
+class FileRefused extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+  }
+}
+
+/**
+ * Downloads an inbound message's files at ingress, each only from its platform's own host (a
+ * redirect elsewhere is refused), capped while reading (per file and per message), within a
+ * time limit; types them from their bytes; writes them read-only into the world's workdir.
+ */
+export class InboundFileFetcher implements InboundFiles {
+  constructor(
+    private readonly limits: FileLimits,
+    private readonly logger: Logger,
+    private readonly fetchImpl: typeof fetch = fetch,
+  ) {}
+
+  async collect(attachments: readonly InboundAttachment[]): Promise<MessageFile[]> {
+    const names = uniqueSafeNames(attachments.map((attachment) => attachment.name));
+    let budget = this.limits.maxMessageBytes;
+    const files: MessageFile[] = [];
+    for (const [index, attachment] of attachments.entries()) {
+      const name = names[index] ?? safeFileName(attachment.name);
+      const cap = Math.min(this.limits.maxBytes, budget);
+      const refused = (reason: string): MessageFile => ({
+        name,
+        mediaType: "application/octet-stream",
+        size: attachment.declaredSize ?? 0,
+        refusal: reason,
+      });
+      if (attachment.declaredSize !== undefined && attachment.declaredSize > cap) {
+        files.push(refused(this.tooBig(cap)));
+        continue;
+      }
+      try {
+        const bytes = await this.download(attachment, cap);
+        budget -= bytes.length;
+        files.push({ name, mediaType: mediaTypeOf(bytes), size: bytes.length, bytes });
+      } catch (error) {
+        const reason =
+          error instanceof FileRefused
+            ? error.reason
+            : error instanceof Error && error.name === "TimeoutError"
+              ? `download timed out (${formatDuration(this.limits.fetchTimeout)})`
+              : "download failed";
+        this.logger.warn(
+          { file: name, reason, err: error instanceof FileRefused ? undefined : error },
+          "inbound file not taken",
+        );
+        files.push(refused(reason));
+      }
+    }
+    return files;
+  }
+
+  async place(
+    world: { name: string; workdir?: string },
+    messageId: string,
+    files: readonly MessageFile[],
+  ): Promise<void> {
+    const withBytes = files.filter((file) => file.bytes !== undefined);
+    if (withBytes.length === 0) return;
+    const directory = path.join(await resolveWorkdir(world), "inbox", safeFileName(messageId));
+    await mkdir(directory, { recursive: true });
+    for (const file of withBytes) {
+      try {
+        // `wx`: a file placed by an earlier run stays as it was (read-only, same bytes).
+        await writeFile(path.join(directory, file.name), file.bytes ?? new Uint8Array(), { mode: 0o444, flag: "wx" });
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      }
+    }
+  }
+
+  private tooBig(cap: number): string {
+    return cap < this.limits.maxBytes
+      ? `too big: the message's files are over ${formatSize(this.limits.maxMessageBytes)}`
+      : `too big: over ${formatSize(this.limits.maxBytes)}`;
+  }
+
+  private async download(attachment: InboundAttachment, cap: number): Promise<Uint8Array> {
+    const signal = AbortSignal.timeout(this.limits.fetchTimeout);
+    const location = await attachment.locate();
+    let url = new URL(location.url);
+    for (let redirects = 0; ; redirects += 1) {
+      if (url.host !== attachment.host || !(url.protocol === "https:" || url.protocol === "http:")) {
+        throw new FileRefused(redirects === 0 ? "not on the platform's file host" : "redirected to another host");
+      }
+      const response = await this.fetchImpl(url, {
+        redirect: "manual",
+        signal,
+        ...(location.headers === undefined ? {} : { headers: location.headers }),
+      });
+      if (response.status >= 300 && response.status < 400) {
+        await response.body?.cancel();
+        const next = response.headers.get("location");
+        if (next === null || redirects >= maxRedirects) throw new FileRefused("download failed (redirects)");
+        url = new URL(next, url);
+        continue;
+      }
+      if (!response.ok) {
+        await response.body?.cancel();
+        throw new FileRefused(`download failed (HTTP ${response.status})`);
+      }
+      return readCapped(response, cap, () => this.tooBig(cap));
+    }
+  }
+}
+
+/** `30s`, or `200ms` below a second. */
+function formatDuration(ms: number): string {
+  return ms < 1000 ? `${ms}ms` : `${Math.round(ms / 1000)}s`;
+}
+
+/** The body, read until `cap` bytes: one more and the download stops, refused. */
+async function readCapped(response: Response, cap: number, tooBig: () => string): Promise<Uint8Array> {
+  const announced = Number(response.headers.get("content-length") ?? Number.NaN);
+  if (Number.isFinite(announced) && announced > cap) {
+    await response.body?.cancel();
+    throw new FileRefused(tooBig());
+  }
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  const reader = response.body?.getReader();
+  if (reader === undefined) return new Uint8Array();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.length;
+    if (total > cap) {
+      await reader.cancel();
+      throw new FileRefused(tooBig());
+    }
+    chunks.push(value);
+  }
+  return new Uint8Array(Buffer.concat(chunks));
+}

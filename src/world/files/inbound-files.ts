@@ -1,0 +1,64 @@
+import type { InboundAttachment } from "../inbound.js";
+import type { MessageFile } from "../records.js";
+import type { WorldSettings } from "../world-settings.js";
+
+/**
+ * How the world gets an inbound message's files: downloaded once at ingress (capped, typed from
+ * the bytes) and, once the message is stored, written into the world's workdir for tools.
+ * Implemented in src/app (HTTP and the file system); absent, attachments are named only.
+ */
+export interface InboundFiles {
+  /** Every attachment as a file: with its bytes, or refused with a reason and no bytes. */
+  collect(attachments: readonly InboundAttachment[]): Promise<MessageFile[]>;
+  /** Write the files that have bytes read-only under `inbox/<message id>/` in the world's workdir. */
+  place(
+    world: Pick<WorldSettings, "name" | "workdir">,
+    messageId: string,
+    files: readonly MessageFile[],
+  ): Promise<void>;
+}
+
+/** Where a message's file lies in the world's workdir (what tools and the model are told). */
+export function inboxPath(messageId: string, name: string): string {
+  return `inbox/${safeFileName(messageId)}/${name}`;
+}
+
+/**
+ * A name that is safe as one path segment: letters, digits, `.`, `-`, `_` only, no leading dot,
+ * at most 100 characters; `file` when nothing is left.
+ */
+export function safeFileName(name: string): string {
+  const cleaned = name
+    .normalize("NFKD")
+    .replace(/[^A-Za-z0-9._-]+/g, "_")
+    .replace(/^[._]+/, "")
+    .slice(-100);
+  return cleaned === "" ? "file" : cleaned;
+}
+
+/** Safe names for a message's files, unique within it (a repeated name gets its position in front). */
+export function uniqueSafeNames(names: readonly string[]): string[] {
+  const seen = new Set<string>();
+  return names.map((name, index) => {
+    let safe = safeFileName(name);
+    if (seen.has(safe)) safe = `${index + 1}-${safe}`;
+    seen.add(safe);
+    return safe;
+  });
+}
+
+/** `12 KiB`, `3.4 MiB`: a size for people. */
+export function formatSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${Math.round(bytes / 1024)} KiB`;
+  const mebibytes = bytes / (1024 * 1024);
+  return `${mebibytes < 10 ? mebibytes.toFixed(1) : Math.round(mebibytes)} MiB`;
+}
+
+/** The one line a chat gets for a message's refused files (undefined when none was refused). */
+export function refusedFilesNotice(files: readonly MessageFile[]): string | undefined {
+  const refused = files.filter((file) => file.refusal !== undefined);
+  if (refused.length === 0) return undefined;
+  const list = refused.map((file) => `${file.name} (${file.refusal})`).join(", ");
+  return `Not passed on to the agents: ${list}. The message itself was.`;
+}

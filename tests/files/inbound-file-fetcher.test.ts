@@ -1,0 +1,145 @@
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { InboundFileFetcher } from "../../src/app/inbound-file-fetcher.js";
+import type { InboundAttachment } from "../../src/world/inbound.js";
+import { quietLogger } from "../storage/test-databases.js";
+
+const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3]);
+const mebibyte = 1024 * 1024;
+
+/** A file host: files, a redirect on the same host, one to 127.0.0.2, a big file streamed without a length. */
+function startFileHost(): Promise<{ server: Server; host: string; seenAuth: string[] }> {
+  const seenAuth: string[] = [];
+  const server = createServer((request, response) => {
+    seenAuth.push(request.headers.authorization ?? "");
+    const port = (server.address() as AddressInfo).port;
+    switch (request.url) {
+      case "/photo":
+        response.end(png);
+        return;
+      case "/notes":
+        response.end("name,count\nalpha,1\n");
+        return;
+      case "/stalled":
+        // Headers, then nothing: only the fetcher's time limit ends this download.
+        response.writeHead(200, { "content-type": "application/octet-stream" });
+        response.write(Buffer.from([1]));
+        return;
+      case "/moved":
+        response.writeHead(302, { location: "/photo" }).end();
+        return;
+      case "/elsewhere":
+        response.writeHead(302, { location: `http://127.0.0.2:${port}/photo` }).end();
+        return;
+      case "/big": {
+        response.writeHead(200, { "transfer-encoding": "chunked" });
+        const chunk = Buffer.alloc(64 * 1024, 7);
+        let sent = 0;
+        const more = () => {
+          while (sent < 3 * mebibyte) {
+            sent += chunk.length;
+            if (!response.write(chunk)) return void response.once("drain", more);
+          }
+          response.end();
+        };
+        response.on("error", () => undefined);
+        more();
+        return;
+      }
+      default:
+        response.writeHead(404).end();
+    }
+  });
+  return new Promise((resolve) =>
+    server.listen(0, "127.0.0.1", () =>
+      resolve({ server, host: `127.0.0.1:${(server.address() as AddressInfo).port}`, seenAuth }),
+    ),
+  );
+}
+
+describe("InboundFileFetcher", () => {
+  let fileHost: Awaited<ReturnType<typeof startFileHost>>;
+  const fetcher = () =>
+    new InboundFileFetcher({ maxBytes: mebibyte, maxMessageBytes: 2 * mebibyte, fetchTimeout: 10_000 }, quietLogger());
+  const attachment = (
+    name: string,
+    pathName: string,
+    overrides: Partial<InboundAttachment> = {},
+  ): InboundAttachment => ({
+    name,
+    host: fileHost.host,
+    locate: async () => ({ url: `http://${fileHost.host}${pathName}`, headers: { authorization: "Bearer xoxb-test" } }),
+    ...overrides,
+  });
+
+  beforeAll(async () => {
+    fileHost = await startFileHost();
+  });
+  afterAll(() => {
+    fileHost.server.close();
+  });
+
+  it("downloads with the platform's credentials, types files from their bytes, names them safely", async () => {
+    const files = await fetcher().collect([
+      attachment("screen shot.txt", "/photo"),
+      attachment("../notes.csv", "/notes"),
+      attachment("../notes.csv", "/moved"),
+    ]);
+    expect(files.map(({ name, mediaType, size }) => ({ name, mediaType, size }))).toEqual([
+      { name: "screen_shot.txt", mediaType: "image/png", size: png.length },
+      { name: "notes.csv", mediaType: "text/plain; charset=utf-8", size: 19 },
+      { name: "3-notes.csv", mediaType: "image/png", size: png.length },
+    ]);
+    expect(fileHost.seenAuth.at(-1)).toBe("Bearer xoxb-test");
+  });
+
+  it("refuses a redirect to another host (127.0.0.2) and a URL off the platform's host", async () => {
+    const files = await fetcher().collect([
+      attachment("a.png", "/elsewhere"),
+      attachment("b.png", "/photo", { host: "files.example.com" }),
+    ]);
+    expect(files).toEqual([
+      { name: "a.png", mediaType: "application/octet-stream", size: 0, refusal: "redirected to another host" },
+      { name: "b.png", mediaType: "application/octet-stream", size: 0, refusal: "not on the platform's file host" },
+    ]);
+  });
+
+  it("refuses a file over the cap while reading it, and one announced bigger without fetching it", async () => {
+    const before = fileHost.seenAuth.length;
+    const files = await fetcher().collect([
+      attachment("big.bin", "/big"),
+      attachment("huge.bin", "/photo", { declaredSize: 30 * mebibyte }),
+      attachment("ok.png", "/photo"),
+    ]);
+    expect(files.map((file) => file.refusal)).toEqual(["too big: over 1.0 MiB", "too big: over 1.0 MiB", undefined]);
+    expect(files[1]?.size).toBe(30 * mebibyte);
+    expect(fileHost.seenAuth.length - before).toBe(2);
+  });
+
+  it("gives up a download that outlasts files.fetchTimeout, and takes the message's other files", async () => {
+    const impatient = new InboundFileFetcher(
+      { maxBytes: mebibyte, maxMessageBytes: 2 * mebibyte, fetchTimeout: 200 },
+      quietLogger(),
+    );
+    const files = await impatient.collect([attachment("slow.bin", "/stalled"), attachment("ok.png", "/photo")]);
+    expect(files.map((file) => file.refusal)).toEqual(["download timed out (200ms)", undefined]);
+  });
+
+  it("writes files read-only under inbox/<message id>/ in the world's workdir, once", async () => {
+    const workdir = mkdtempSync(path.join(tmpdir(), "inbox-"));
+    try {
+      const files = await fetcher().collect([attachment("notes.csv", "/notes")]);
+      await fetcher().place({ name: "team", workdir }, "telegram::1:#42", files);
+      await fetcher().place({ name: "team", workdir }, "telegram::1:#42", files);
+      const written = path.join(workdir, "inbox", "telegram_1_42", "notes.csv");
+      expect(readFileSync(written, "utf8")).toBe("name,count\nalpha,1\n");
+      expect(statSync(written).mode & 0o222).toBe(0);
+    } finally {
+      rmSync(workdir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,122 @@
+import { existsSync, readFileSync, statSync } from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { inboxPath } from "../../src/world/files/inbound-files.js";
+import { ScriptedProvider } from "../fakes/scripted-provider.js";
+import { ana, groupId, mainToken } from "./helpers.js";
+import { groupKey, leadingMention, type WorldTelegram, worldOnTelegram } from "./world-telegram.js";
+
+let t: WorldTelegram | undefined;
+afterEach(async () => {
+  await t?.close();
+  t = undefined;
+});
+
+const photo = Uint8Array.from([0xff, 0xd8, 0xff, 0xe0, 0, 16, 0x4a, 0x46, 0x49, 0x46, 0, 1, 2, 3, 4, 5]);
+const mebibyte = 1024 * 1024;
+
+async function sendFiles(world: WorldTelegram, input: Parameters<WorldTelegram["fake"]["userFiles"]>[1]) {
+  const { update } = world.fake.userFiles(mainToken, input);
+  await world.settle(update);
+}
+
+describe("files and images from a Telegram group", () => {
+  it("a captioned photo is routed by its caption, stored with the message (largest size) and put in the workdir read-only", async () => {
+    const alice = new ScriptedProvider(() => ({ text: "It shows an error." }));
+    t = await worldOnTelegram({
+      agents: [
+        { name: "alice", provider: alice },
+        { name: "bob", provider: new ScriptedProvider(() => ({ text: "no" })) },
+      ],
+    });
+    const caption = "@alice what does this show?";
+    await sendFiles(t, { chatId: groupId, from: ana, caption, captionEntities: leadingMention(caption), photo });
+
+    expect(t.botTexts()).toEqual(["alice: It shows an error."]);
+    const [message] = (await t.world.store.listMessages(groupKey)).filter((stored) => stored.author.kind === "human");
+    expect(message?.text).toBe("@alice what does this show?");
+    expect(message?.fileCount).toBe(1);
+    const files = await t.world.store.messageFiles(message?.id ?? "");
+    expect(files).toHaveLength(1);
+    expect(files[0]).toMatchObject({ mediaType: "image/jpeg", size: photo.length });
+    expect(files[0]?.name).toMatch(/^photo-AQAD\d+\.jpg$/);
+    expect(Buffer.from(files[0]?.bytes ?? [])).toEqual(Buffer.from(photo));
+    // getFile first, then the file endpoint: only the largest size was fetched.
+    expect(t.fake.callsTo("getFile")).toHaveLength(1);
+    expect(t.fake.files.downloads).toEqual([expect.stringMatching(/^photos\/file_\d+$/)]);
+    const written = path.join(t.world.workdir, inboxPath(message?.id ?? "", files[0]?.name ?? ""));
+    expect(readFileSync(written)).toEqual(Buffer.from(photo));
+    expect(statSync(written).mode & 0o222).toBe(0);
+    // The model got the image as image input and the file named with its workdir path.
+    const last = alice.requests[0]?.messages.at(-1);
+    expect(last).toEqual({
+      role: "user",
+      text: `Ana: @alice what does this show?\n[file ${files[0]?.name}, image/jpeg, 16 B, at ${inboxPath(message?.id ?? "", files[0]?.name ?? "")}]`,
+      images: [{ mediaType: "image/jpeg", base64: Buffer.from(photo).toString("base64") }],
+    });
+  });
+
+  it("with vision off the image is only named; a text file is inline with its name", async () => {
+    const alice = new ScriptedProvider(() => ({ text: "Two rows." }));
+    t = await worldOnTelegram({
+      agents: [{ name: "alice", provider: alice }],
+      agentConfig: { alice: { vision: false } },
+    });
+    const caption = "@alice what is in these?";
+    await sendFiles(t, {
+      chatId: groupId,
+      from: ana,
+      caption,
+      captionEntities: leadingMention(caption),
+      photo,
+      document: { bytes: new TextEncoder().encode("name,count\nalpha,1\n"), name: "counts.csv" },
+    });
+    expect(t.botTexts()).toEqual(["alice: Two rows."]);
+    const last = alice.requests[0]?.messages.at(-1);
+    expect(last?.role).toBe("user");
+    expect(last && "images" in last).toBe(false);
+    const text = last?.text ?? "";
+    expect(text).toMatch(/\[file photo-AQAD\d+\.jpg, image\/jpeg, 16 B, at inbox\/[^\]]+\]/);
+    expect(text).toContain("[file counts.csv, text/plain; charset=utf-8, 19 B, at inbox/");
+    expect(text).toContain("--- counts.csv ---\nname,count\nalpha,1\n\n--- end of counts.csv ---");
+  });
+
+  it("a photo without a caption goes to the default agent", async () => {
+    const alice = new ScriptedProvider(() => ({ text: "A picture." }));
+    t = await worldOnTelegram({ agents: [{ name: "alice", provider: alice }], world: { defaultAgent: "alice" } });
+    await sendFiles(t, { chatId: groupId, from: ana, photo });
+    expect(t.botTexts()).toEqual(["alice: A picture."]);
+  });
+
+  it("a 30 MiB file is refused with one line naming it, and the caption is still answered", async () => {
+    const alice = new ScriptedProvider(() => ({ text: "Here is the summary." }));
+    t = await worldOnTelegram({ agents: [{ name: "alice", provider: alice }] });
+    const caption = "@alice summarise the log";
+    await sendFiles(t, {
+      chatId: groupId,
+      from: ana,
+      caption,
+      captionEntities: leadingMention(caption),
+      document: { bytes: new Uint8Array(30 * mebibyte), name: "server.log" },
+    });
+    const texts = t.botTexts();
+    expect(texts).toContain("alice: Here is the summary.");
+    const notices = texts.filter((text) => text.includes("server.log"));
+    expect(notices).toEqual([
+      "Not passed on to the agents: server.log (too big: over 20 MiB). The message itself was.",
+    ]);
+    // Announced too big: neither asked for nor downloaded.
+    expect(t.fake.callsTo("getFile")).toHaveLength(0);
+    expect(t.fake.files.downloads).toEqual([]);
+    const [message] = (await t.world.store.listMessages(groupKey)).filter((stored) => stored.author.kind === "human");
+    expect(await t.world.store.messageFiles(message?.id ?? "")).toEqual([
+      {
+        name: "server.log",
+        mediaType: "application/octet-stream",
+        size: 30 * mebibyte,
+        refusal: "too big: over 20 MiB",
+      },
+    ]);
+    expect(existsSync(path.join(t.world.workdir, "inbox"))).toBe(false);
+  });
+});
