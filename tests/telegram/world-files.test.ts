@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { inboxPath } from "../../src/world/files/inbound-files.js";
 import { ScriptedProvider } from "../fakes/scripted-provider.js";
-import { ana, groupId, mainToken } from "./helpers.js";
+import { ana, eve, groupId, mainToken } from "./helpers.js";
 import { groupKey, leadingMention, type WorldTelegram, worldOnTelegram } from "./world-telegram.js";
 
 let t: WorldTelegram | undefined;
@@ -21,6 +21,21 @@ async function sendFiles(world: WorldTelegram, input: Parameters<WorldTelegram["
 }
 
 describe("files and images from a Telegram group", () => {
+  it("a non-member's photo is not downloaded: their uploads cost no fetch and no storage", async () => {
+    const alice = new ScriptedProvider(() => ({ text: "yes?" }));
+    t = await worldOnTelegram({
+      agents: [{ name: "alice", provider: alice }],
+      world: { defaultAgent: "alice", members: { telegram: [String(ana.id)] } },
+    });
+    await sendFiles(t, { chatId: groupId, from: eve, caption: "look at this", photo });
+    expect(alice.requests).toHaveLength(0);
+    expect(t.fake.callsTo("getFile")).toHaveLength(0);
+    expect(t.fake.files.downloads).toEqual([]);
+    const [message] = (await t.world.store.listMessages(groupKey)).filter((stored) => stored.author.kind === "human");
+    expect(message?.text).toBe("look at this");
+    expect(await t.world.store.messageFiles(message?.id ?? "")).toEqual([]);
+  });
+
   it("a captioned photo is routed by its caption, stored with the message (largest size) and put in the workdir read-only", async () => {
     const alice = new ScriptedProvider(() => ({ text: "It shows an error." }));
     t = await worldOnTelegram({
