@@ -15,9 +15,11 @@ import {
   type StoredDiscordMessage,
   snowflake,
 } from "./discord-state.js";
+import type { FakeBotSetup, InjectedFailure, RecordedRestCall } from "./discord-api-types.js";
 
 export type { FakeChannel, FakeDiscordUser, FakeInteraction, FakeRole, StoredDiscordMessage } from "./discord-state.js";
 export { messageContentFlag, messageContentLimitedFlag } from "./discord-state.js";
+export type { FakeBotSetup, RecordedRestCall } from "./discord-api-types.js";
 
 /**
  * A fake Discord on 127.0.0.1: the REST API under `/api/v10` (JSON and multipart bodies, bot
@@ -27,32 +29,6 @@ export { messageContentFlag, messageContentLimitedFlag } from "./discord-state.j
  * Everything a bot or webhook posts comes back on the gateway as a MESSAGE_CREATE, as on
  * Discord, so echoes of the service's own posts are part of every test.
  */
-
-export interface FakeBotSetup {
-  token: string;
-  username: string;
-  /** Application flags (`GET /applications/@me`); default: message content intent granted. */
-  flags?: number;
-}
-
-export interface RecordedRestCall {
-  method: string;
-  path: string;
-  query: string;
-  token: string | undefined;
-  body: unknown;
-  files: { filename: string; content: string }[];
-  status: number;
-}
-
-interface InjectedFailure {
-  method: string;
-  pattern: RegExp;
-  times: number;
-  status: number;
-  body: Json;
-  headers: Record<string, string>;
-}
 
 /** The gateway intent that lets a bot read every guild message's text. */
 const messageContentIntent = 1 << 15;

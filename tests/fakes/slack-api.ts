@@ -4,6 +4,7 @@ import { type HeldResponse, HeldResponses } from "./held-responses.js";
 import { slackSignatureHeaders } from "./slack-signing.js";
 import { FakeSocketMode } from "./slack-socket.js";
 import { type SlackEphemeral, SlackMessages, type SlackStoredMessage, type SlackUploadedFile } from "./slack-state.js";
+import { parseParams, uploadedContent } from "./slack-request-body.js";
 import { handleWebApi } from "./slack-web-api.js";
 
 export type { SlackEphemeral, SlackStoredMessage, SlackUploadedFile } from "./slack-state.js";
@@ -487,42 +488,4 @@ export class FakeSlack {
 export interface Delivery {
   status: number;
   body: string;
-}
-
-const jsonParams = new Set(["blocks", "attachments", "files", "chunks", "metadata"]);
-
-function parseParams(raw: string, contentType: string): Record<string, unknown> {
-  if (contentType.includes("application/json")) {
-    try {
-      return raw === "" ? {} : (JSON.parse(raw) as Record<string, unknown>);
-    } catch {
-      return {};
-    }
-  }
-  const params: Record<string, unknown> = {};
-  for (const [key, value] of new URLSearchParams(raw)) {
-    if (jsonParams.has(key)) {
-      try {
-        params[key] = JSON.parse(value);
-        continue;
-      } catch {
-        // kept as text: the method answers invalid_arguments
-      }
-    }
-    params[key] = value;
-  }
-  return params;
-}
-
-/** The file's bytes from an upload: the body itself, or the file part of a multipart form. */
-function uploadedContent(raw: string, contentType: string): string {
-  const boundary = /boundary=(?:"([^"]+)"|([^;]+))/.exec(contentType);
-  if (!contentType.startsWith("multipart/form-data") || !boundary) return raw;
-  const marker = `--${boundary[1] ?? boundary[2]}`;
-  for (const part of raw.split(marker)) {
-    const headerEnd = part.indexOf("\r\n\r\n");
-    if (headerEnd === -1 || !/filename=/.test(part.slice(0, headerEnd))) continue;
-    return part.slice(headerEnd + 4).replace(/\r\n$/, "");
-  }
-  return raw;
 }

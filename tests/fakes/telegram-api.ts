@@ -12,8 +12,10 @@ import {
 } from "./telegram-messages.js";
 import { FakeTelegramFiles } from "./telegram-files.js";
 import type { FakeEntity } from "./telegram-html.js";
+import type { BotState, FakeBotSetup, InjectedFailure, RecordedCall } from "./telegram-api-types.js";
 
 export type { FakeChat, FakeUser, StoredMessage } from "./telegram-messages.js";
+export type { FakeBotSetup, InjectedFailure, RecordedCall } from "./telegram-api-types.js";
 
 /**
  * A fake Telegram Bot API server on 127.0.0.1 speaking the real HTTP protocol
@@ -22,48 +24,6 @@ export type { FakeChat, FakeUser, StoredMessage } from "./telegram-messages.js";
  * parses HTML the way Telegram does (refusing what Telegram refuses), records every call, and
  * can be told to refuse the next calls of a method (429 with `retry_after`, 5xx, …).
  */
-
-export interface FakeBotSetup {
-  token: string;
-  username: string;
-  firstName?: string;
-  /** False means privacy mode is on (the default for new bots on Telegram). */
-  canReadAllGroupMessages?: boolean;
-}
-
-export interface RecordedCall {
-  token: string;
-  method: string;
-  params: Record<string, unknown>;
-  ok: boolean;
-  errorCode?: number;
-  /** What the call answered when it succeeded. */
-  result?: unknown;
-  /** The caller's TCP port (the chaos harness maps it to the process that sent the call). */
-  remotePort?: number;
-}
-
-export interface InjectedFailure {
-  error_code: number;
-  description: string;
-  retry_after?: number;
-  /**
-   * Answer this instead of a Bot API refusal: what a proxy or an emulator written by others may
-   * send (`error_code` is then the HTTP status), e.g. a bare `502 Bad Gateway` page or `{"error": …}`.
-   */
-  raw?: { body: string; contentType?: string };
-}
-
-interface BotState {
-  setup: FakeBotSetup;
-  user: FakeUser;
-  updates: Json[];
-  nextUpdateId: number;
-  confirmedOffset: number;
-  webhook?: { url: string; secret_token?: string };
-  waiters: Set<() => void>;
-  activePoll?: () => void;
-}
 
 export class FakeTelegramApi {
   readonly calls: RecordedCall[] = [];

@@ -1,0 +1,29 @@
+import type { Json } from "./discord-state.js";
+
+/** What the fake Discord is set up with, what it records of each REST call, and the failures it can be told to answer. */
+
+export interface FakeBotSetup {
+  token: string;
+  username: string;
+  /** Application flags (`GET /applications/@me`); default: message content intent granted. */
+  flags?: number;
+}
+
+export interface RecordedRestCall {
+  method: string;
+  path: string;
+  query: string;
+  token: string | undefined;
+  body: unknown;
+  files: { filename: string; content: string }[];
+  status: number;
+}
+
+export interface InjectedFailure {
+  method: string;
+  pattern: RegExp;
+  times: number;
+  status: number;
+  body: Json;
+  headers: Record<string, string>;
+}
