@@ -132,6 +132,10 @@ describe("safeNext", () => {
       "evil.example",
       "/\u0000/evil",
       "\\\\evil.example",
+      // Dot segments that a URL parser folds into a leading `//` (another host to a browser).
+      "/a/..//evil.example/",
+      "/.//evil.example",
+      "/%2e%2e//evil.example/x",
     ]) {
       expect(safeNext(next), JSON.stringify(next)).toBe("/");
     }

@@ -2,7 +2,8 @@
  * Where to go after the login: a path on this site, else `/`. Refused: anything not starting
  * with one `/` (schemes, `//host`), a backslash anywhere (`/\host` is `//host` to browsers),
  * control characters and whitespace (browsers drop tabs and newlines: `/\t/evil.example/`
- * would become `//evil.example/`), and whatever a URL parser resolves to another origin.
+ * would become `//evil.example/`), whatever a URL parser resolves to another origin, and a
+ * path that dot segments fold into `//host`.
  */
 export function safeNext(next: string | null | undefined): string {
   if (next === null || next === undefined || next === "") return "/";
@@ -17,5 +18,8 @@ export function safeNext(next: string | null | undefined): string {
     return "/";
   }
   if (resolved.origin !== base) return "/";
+  // Dot segments can fold into a leading `//` (`/a/..//evil.example/`): a browser reads that as
+  // another host, so the resolved path is checked again.
+  if (resolved.pathname.startsWith("//")) return "/";
   return `${resolved.pathname}${resolved.search}${resolved.hash}`;
 }
