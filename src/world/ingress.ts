@@ -20,6 +20,7 @@ import type {
 } from "./inbound.js";
 import { inboundMessageId } from "./inbound-message-id.js";
 import { chatJob } from "./jobs.js";
+import { messageRateExceeded } from "./limits/message-rate.js";
 import { mayTalk, notMemberText } from "./membership.js";
 import type { Outbox } from "./outbox.js";
 import { noticeOnce, periodBucket } from "./sender-notice.js";
@@ -118,7 +119,15 @@ export class Ingress implements InboundSink {
     if (attachments.length > 0 && routable && this.context.files !== undefined) {
       // Downloads are slow: a second delivery of a stored message fetches nothing.
       if (await store.getMessage(id)) return duplicate();
-      files = await this.context.files.collect(attachments);
+      // Nor does a flood: past the person's rate, routing starts no turn (and says so).
+      if (
+        human &&
+        (await messageRateExceeded(store, world, inbound.chat.platform, inbound.sender.id, inbound.receivedAt, 1))
+      ) {
+        log.info({ user: inbound.sender.id }, "message rate limit reached; its files are not fetched");
+      } else {
+        files = await this.context.files.collect(attachments);
+      }
     }
     let message: MessageRecord;
     try {

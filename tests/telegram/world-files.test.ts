@@ -36,6 +36,23 @@ describe("files and images from a Telegram group", () => {
     expect(await t.world.store.messageFiles(message?.id ?? "")).toEqual([]);
   });
 
+  it("a photo past the person's message rate is not downloaded: the flood is kept as text, the rate notice said", async () => {
+    const alice = new ScriptedProvider(() => ({ text: "yes?" }));
+    t = await worldOnTelegram({
+      agents: [{ name: "alice", provider: alice }],
+      world: { defaultAgent: "alice", limits: { messagesPerMinute: 1 } },
+    });
+    await t.say(ana, "first");
+    await sendFiles(t, { chatId: groupId, from: ana, caption: "and look at this", photo });
+    expect(alice.requests).toHaveLength(1);
+    expect(t.botTexts().at(-1)).toMatch(/^Ana: you reached this world's limit of 1 messages a minute/);
+    expect(t.fake.callsTo("getFile")).toHaveLength(0);
+    expect(t.fake.files.downloads).toEqual([]);
+    const stored = (await t.world.store.listMessages(groupKey)).filter((message) => message.author.kind === "human");
+    expect(stored.map((message) => message.text)).toEqual(["first", "and look at this"]);
+    expect(await t.world.store.messageFiles(stored[1]?.id ?? "")).toEqual([]);
+  });
+
   it("a captioned photo is routed by its caption, stored with the message (largest size) and put in the workdir read-only", async () => {
     const alice = new ScriptedProvider(() => ({ text: "It shows an error." }));
     t = await worldOnTelegram({
