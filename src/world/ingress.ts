@@ -1,5 +1,5 @@
 import { type MessageFile, type MessageRecord, omittedRaw } from "./records.js";
-import { refusedFilesNotice } from "./files/inbound-files.js";
+import { settleFiles } from "./files/settle-files.js";
 import { accessChannelFor } from "./access-channel.js";
 import { handleApprovalClick } from "./approval-clicks.js";
 import { CommandIngress } from "./commands/command-ingress.js";
@@ -154,7 +154,7 @@ export class Ingress implements InboundSink {
     }
     if (human) await store.setAgentTurns(key, 0);
     await this.outbox.publish(key, { type: "message", chat: inbound.chat, message });
-    if (files.length > 0) await this.afterFiles(inbound, world, id, files);
+    if (files.length > 0) await settleFiles(this.context, this.outbox, world, inbound.chat, id, files);
     return this.afterStored(inbound, world, id, member);
   }
 
@@ -216,18 +216,6 @@ export class Ingress implements InboundSink {
     const routePayload = { kind: "route", messageId: id } as const;
     await queue.add(chatJob(key, routePayload));
     return { status: "accepted", messageId: id };
-  }
-
-  /** A stored message's files go into the workdir; refused ones are named in one line in the chat. */
-  private async afterFiles(
-    inbound: InboundMessage,
-    world: WorldSettings,
-    id: string,
-    files: readonly MessageFile[],
-  ): Promise<void> {
-    await this.context.files?.place(world, id, files);
-    const notice = refusedFilesNotice(files);
-    if (notice !== undefined) await postNotice(this.context, this.outbox, inbound.chat, `${id}:files`, notice);
   }
 
   private async isMember(inbound: InboundMessage): Promise<boolean> {

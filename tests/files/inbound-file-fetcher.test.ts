@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -129,15 +129,21 @@ describe("InboundFileFetcher", () => {
     expect(files.map((file) => file.refusal)).toEqual(["download timed out (200ms)", undefined]);
   });
 
-  it("writes files read-only under inbox/<message id>/ in the world's workdir, once", async () => {
+  it("writes files read-only under inbox/<message id>/ in the world's workdir, once, all or none (set aside, then renamed)", async () => {
     const workdir = mkdtempSync(path.join(tmpdir(), "inbox-"));
     try {
       const files = await fetcher().collect([attachment("notes.csv", "/notes")]);
-      await fetcher().place({ name: "team", workdir }, "telegram::1:#42", files);
-      await fetcher().place({ name: "team", workdir }, "telegram::1:#42", files);
+      const world = { name: "team", workdir };
+      // A run that died halfway left its files aside: that is not placed, and it is cleared.
+      mkdirSync(path.join(workdir, "inbox", ".partial", "telegram_1_42-dead"), { recursive: true });
+      expect(await fetcher().placed(world, "telegram::1:#42")).toBe(false);
+      await fetcher().place(world, "telegram::1:#42", files);
+      await fetcher().place(world, "telegram::1:#42", files);
+      expect(await fetcher().placed(world, "telegram::1:#42")).toBe(true);
       const written = path.join(workdir, "inbox", "telegram_1_42", "notes.csv");
       expect(readFileSync(written, "utf8")).toBe("name,count\nalpha,1\n");
       expect(statSync(written).mode & 0o222).toBe(0);
+      expect(readdirSync(path.join(workdir, "inbox", ".partial"))).toEqual([]);
     } finally {
       rmSync(workdir, { recursive: true, force: true });
     }
