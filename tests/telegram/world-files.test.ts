@@ -113,6 +113,26 @@ describe("files and images from a Telegram group", () => {
     expect(text).toContain("--- counts.csv ---\nname,count\nalpha,1\n\n--- end of counts.csv ---");
   });
 
+  it("a PDF reaches the model as document input, named with its workdir path", async () => {
+    const alice = new ScriptedProvider(() => ({ text: "A one-page report." }));
+    t = await worldOnTelegram({ agents: [{ name: "alice", provider: alice }] });
+    const caption = "@alice summarise this";
+    const pdf = new TextEncoder().encode("%PDF-1.4\n1 0 obj << /Type /Page >> endobj\n%%EOF\n");
+    await sendFiles(t, {
+      chatId: groupId,
+      from: ana,
+      caption,
+      captionEntities: leadingMention(caption),
+      document: { bytes: pdf, name: "report.pdf" },
+    });
+    expect(t.botTexts()).toEqual(["alice: A one-page report."]);
+    const last = alice.requests[0]?.messages.at(-1);
+    expect(last?.text).toMatch(/\[file report\.pdf, application\/pdf, 48 B, at inbox\/[^\]]+\/report\.pdf\]$/);
+    expect(last && "documents" in last ? last.documents : undefined).toEqual([
+      { name: "report.pdf", mediaType: "application/pdf", base64: Buffer.from(pdf).toString("base64"), pages: 1 },
+    ]);
+  });
+
   it("a photo without a caption goes to the default agent", async () => {
     const alice = new ScriptedProvider(() => ({ text: "A picture." }));
     t = await worldOnTelegram({ agents: [{ name: "alice", provider: alice }], world: { defaultAgent: "alice" } });
