@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, readdir, rename, rm, stat, writeFile } from "node:fs/pr
 import path from "node:path";
 import { resolveWorkdir } from "../agents/workdir.js";
 import type { Logger } from "../log/logger.js";
-import type { InboundAttachment } from "../world/inbound.js";
+import type { DownloadAttachment, InboundAttachment } from "../world/inbound.js";
 import { formatSize, type InboundFiles, uniqueSafeNames, safeFileName } from "../world/files/inbound-files.js";
 import { mediaTypeOf } from "../world/files/media-type-of.js";
 import type { MessageFile } from "../world/records.js";
@@ -55,9 +55,19 @@ export class InboundFileFetcher implements InboundFiles {
       const refused = (reason: string): MessageFile => ({
         name,
         mediaType: "application/octet-stream",
-        size: attachment.declaredSize ?? 0,
+        size: "bytes" in attachment ? attachment.bytes.length : (attachment.declaredSize ?? 0),
         refusal: reason,
       });
+      if ("bytes" in attachment) {
+        // Uploaded with the message: the same caps and typing, no download.
+        const bytes = attachment.bytes;
+        if (bytes.length > cap) files.push(refused(this.tooBig(cap)));
+        else {
+          budget -= bytes.length;
+          files.push({ name, mediaType: mediaTypeOf(bytes), size: bytes.length, bytes });
+        }
+        continue;
+      }
       if (attachment.declaredSize !== undefined && attachment.declaredSize > cap) {
         files.push(refused(this.tooBig(cap)));
         continue;
@@ -126,7 +136,7 @@ export class InboundFileFetcher implements InboundFiles {
       : `too big: over ${formatSize(this.limits.maxBytes)}`;
   }
 
-  private async download(attachment: InboundAttachment, cap: number): Promise<Uint8Array> {
+  private async download(attachment: DownloadAttachment, cap: number): Promise<Uint8Array> {
     const signal = AbortSignal.timeout(this.limits.fetchTimeout);
     const location = await attachment.locate();
     let url = new URL(location.url);
