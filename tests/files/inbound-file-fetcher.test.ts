@@ -120,6 +120,25 @@ describe("InboundFileFetcher", () => {
     expect(fileHost.seenAuth.length - before).toBe(2);
   });
 
+  it("takes uploaded bytes without a download, with the same caps (per file, per message) and typing", async () => {
+    const before = fileHost.seenAuth.length;
+    const png = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0]);
+    const files = await fetcher().collect([
+      { name: "shot.png", bytes: png },
+      { name: "big.bin", bytes: new Uint8Array(mebibyte + 1) },
+      { name: "a.bin", bytes: new Uint8Array(mebibyte) },
+      { name: "b.bin", bytes: new Uint8Array(mebibyte) },
+    ]);
+    expect(files.map((file) => [file.name, file.mediaType, file.size, file.refusal])).toEqual([
+      ["shot.png", "image/png", 10, undefined],
+      ["big.bin", "application/octet-stream", mebibyte + 1, "too big: over 1.0 MiB"],
+      ["a.bin", "application/octet-stream", mebibyte, undefined],
+      ["b.bin", "application/octet-stream", mebibyte, "too big: the message's files are over 2.0 MiB"],
+    ]);
+    expect(files[1]?.bytes).toBeUndefined();
+    expect(fileHost.seenAuth.length).toBe(before);
+  });
+
   it("gives up a download that outlasts files.fetchTimeout, and takes the message's other files", async () => {
     const impatient = new InboundFileFetcher(
       { maxBytes: mebibyte, maxMessageBytes: 2 * mebibyte, fetchTimeout: 200 },
