@@ -52,6 +52,8 @@ export interface WebAdapterOptions {
   operator?: OperatorSource;
   /** The least time between two draft updates sent to a page. */
   streamIntervalMs?: number;
+  /** `files.maxMessageBytes`: all files of one upload together (default 50 MiB). */
+  maxUploadBytes?: number;
 }
 
 /**

@@ -34,7 +34,8 @@ export function renderChatPage(world: ChatPageWorld, worlds: readonly string[], 
         ? html`<label class="name">Your name <input id="name" name="name" maxlength="40" required></label>`
         : html`<label class="name">You are <input id="name" name="name" value="${fixedName}" readonly></label>`
     }
-    <textarea id="text" name="text" rows="2" placeholder="Message ${world.name} (Enter sends, Shift+Enter for a new line)" required></textarea>
+    <textarea id="text" name="text" rows="2" placeholder="Message ${world.name} (Enter sends, Shift+Enter for a new line)"></textarea>
+    <label class="files">Files <input id="files" name="files" type="file" multiple></label>
     <button type="submit">Send</button>
   </form>
   <p class="notice" id="notice" role="alert" hidden></p>

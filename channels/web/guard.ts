@@ -17,6 +17,8 @@ export interface GuardedRoute {
   path: string;
   kind: RouteKind;
   methods: readonly ("GET" | "POST")[];
+  /** The route's own body cap (uploads), instead of the HTTP server's. */
+  maxBodyBytes?: number;
   handle(request: IncomingMessage, response: ServerResponse, access: AccessDecision): Promise<void>;
 }
 
@@ -24,6 +26,7 @@ export interface GuardedRoute {
 export function guardRoute(route: GuardedRoute, auth: WebAuth, logger: Logger): WebhookRoute {
   return {
     path: route.path,
+    ...(route.maxBodyBytes === undefined ? {} : { maxBodyBytes: route.maxBodyBytes }),
     async handle(request, response) {
       const method = request.method ?? "GET";
       if (!(route.methods as readonly string[]).includes(method)) {

@@ -23,6 +23,33 @@ export const sendBodySchema = z
   })
   .strict();
 
+/** Files one upload may carry. */
+const maxUploadFiles = 10;
+
+/**
+ * A message with files from the page: the message's fields, text possibly empty, and each file
+ * as its name and its bytes in base64 (the page reads them with FileReader).
+ */
+export const uploadBodySchema = z
+  .object({
+    world: worldName,
+    name: personName.optional(),
+    text: z.string().max(maxMessageLength, `at most ${maxMessageLength} characters`),
+    clientId: z.string().regex(/^[A-Za-z0-9_-]{8,64}$/, "8–64 letters, digits, '_' or '-'"),
+    files: z
+      .array(
+        z
+          .object({
+            name: z.string().trim().min(1, "a file name").max(200),
+            data: z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, "the file's bytes in base64"),
+          })
+          .strict(),
+      )
+      .min(1, "at least one file")
+      .max(maxUploadFiles, `at most ${maxUploadFiles} files`),
+  })
+  .strict();
+
 export const approveBodySchema = z
   .object({
     world: worldName,
@@ -47,6 +74,7 @@ export const commandBodySchema = z
   .strict();
 
 export type SendBody = z.infer<typeof sendBodySchema>;
+export type UploadBody = z.infer<typeof uploadBodySchema>;
 export type CommandBody = z.infer<typeof commandBodySchema>;
 export type ApproveBody = z.infer<typeof approveBodySchema>;
 
@@ -88,6 +116,19 @@ export function toInboundMessage(body: SendBody, name: string, receivedAt: Date)
     mentions: [],
     receivedAt,
     raw: body,
+  };
+}
+
+/** An upload as the world takes it: the files' bytes come with it (nothing to fetch); `raw` keeps only their names. */
+export function toInboundUpload(body: UploadBody, name: string, receivedAt: Date): InboundMessage {
+  const files = body.files.map((file) => ({
+    name: file.name,
+    bytes: new Uint8Array(Buffer.from(file.data, "base64")),
+  }));
+  return {
+    ...toInboundMessage(body, name, receivedAt),
+    attachments: files,
+    raw: { ...body, files: body.files.map((file) => ({ name: file.name })) },
   };
 }
 

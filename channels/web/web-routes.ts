@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "../../src/log/logger.js";
 import type { WebhookRoute } from "../../src/world/channel-adapter.js";
 import { chatKey } from "../../src/world/chat-ref.js";
-import type { InboundSink } from "../../src/world/inbound.js";
+import type { InboundMessage, InboundSink } from "../../src/world/inbound.js";
 import { type ChatPageWorld, renderChatPage } from "./chat-page.js";
 import type { EventHub } from "./event-hub.js";
 import type { AccessDecision, WebAuth } from "./access.js";
@@ -20,6 +20,8 @@ import {
   toApprovalClick,
   toInboundCommand,
   toInboundMessage,
+  toInboundUpload,
+  uploadBodySchema,
   webChat,
 } from "./parse.js";
 import type { WebHistorySource, WebItem } from "./web-items.js";
@@ -32,12 +34,26 @@ export interface WebConsole {
     logger: Logger;
     history?: WebHistorySource;
     operator?: OperatorSource;
+    /** `files.maxMessageBytes`: what one upload may carry (its route's body cap follows). */
+    maxUploadBytes?: number;
   };
   readonly hub: EventHub;
   readonly auth: WebAuth;
   inbound(): InboundSink | undefined;
   noteReceived(at: Date): void;
   publish(chat: ReturnType<typeof webChat>, item: WebItem): void;
+}
+
+/** `files.maxMessageBytes`'s default. */
+const defaultMaxUploadBytes = 50 * 1024 * 1024;
+
+/**
+ * The upload route's body cap: the files' bytes in base64 (4 per 3) and room for the rest
+ * (the text, names, JSON). A bigger file is refused whole (413); a file over `files.maxBytes`
+ * inside it is refused by the world with one line, as on every platform.
+ */
+function uploadBodyBytes(maxUploadBytes: number): number {
+  return Math.ceil((maxUploadBytes * 4) / 3) + 256 * 1024;
 }
 
 const assetTypes = { js: "text/javascript; charset=utf-8", css: "text/css; charset=utf-8" } as const;
@@ -114,6 +130,31 @@ export function createWebRoutes(web: WebConsole): WebhookRoute[] {
     await act(parsed.value, name, sink);
   };
 
+  /** A message (with files or not) handed to the world; the page sees it at once when it was taken. */
+  const takeMessage = async (
+    response: ServerResponse,
+    sink: InboundSink,
+    body: { world: string; text: string },
+    name: string,
+    inbound: (receivedAt: Date) => InboundMessage,
+    fileNames?: string,
+  ): Promise<void> => {
+    const receivedAt = new Date();
+    web.noteReceived(receivedAt);
+    const result = await sink.message(inbound(receivedAt));
+    if (result.status === "accepted") {
+      const files = fileNames === undefined ? "" : `${body.text === "" ? "" : "\n"}[files: ${fileNames}]`;
+      web.publish(webChat(body.world), {
+        kind: "message",
+        id: result.messageId,
+        author: { kind: "human", name, displayName: name },
+        text: `${body.text}${files}`,
+        at: receivedAt.toISOString(),
+      });
+    }
+    sendJson(response, result.status === "accepted" ? 202 : 200, result);
+  };
+
   const routes: GuardedRoute[] = [
     { path: "/", kind: "page", methods: ["GET"], handle: chatPage },
     { path: "/chat", kind: "page", methods: ["GET"], handle: chatPage },
@@ -146,19 +187,19 @@ export function createWebRoutes(web: WebConsole): WebhookRoute[] {
             sendJson(response, 400, { error: "text: the message is empty" });
             return;
           }
-          const receivedAt = new Date();
-          web.noteReceived(receivedAt);
-          const result = await sink.message(toInboundMessage(body, name, receivedAt));
-          if (result.status === "accepted") {
-            web.publish(webChat(body.world), {
-              kind: "message",
-              id: result.messageId,
-              author: { kind: "human", name, displayName: name },
-              text: body.text,
-              at: receivedAt.toISOString(),
-            });
-          }
-          sendJson(response, result.status === "accepted" ? 202 : 200, result);
+          await takeMessage(response, sink, body, name, (at) => toInboundMessage(body, name, at));
+        }),
+    },
+    {
+      // A message with files: their bytes come in the body (base64), so this route has its own cap.
+      path: "/chat/uploads",
+      kind: "api",
+      methods: ["POST"],
+      maxBodyBytes: uploadBodyBytes(web.options.maxUploadBytes ?? defaultMaxUploadBytes),
+      handle: (request, response, access) =>
+        acceptPost(request, response, access, uploadBodySchema, "upload", async (body, name, sink) => {
+          const names = body.files.map((file) => file.name).join(", ");
+          await takeMessage(response, sink, body, name, (at) => toInboundUpload(body, name, at), names);
         }),
     },
     {

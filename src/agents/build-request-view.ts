@@ -124,7 +124,15 @@ function toView(
     const text = [message.text, ...(files?.lines ?? [])].filter((part) => part.trim() !== "").join("\n");
     if (text === "") return [];
     const images = files?.images ?? [];
-    return [{ role: "user", text: `${message.author.name}: ${text}`, ...(images.length === 0 ? {} : { images }) }];
+    const documents = files?.documents ?? [];
+    return [
+      {
+        role: "user",
+        text: `${message.author.name}: ${text}`,
+        ...(images.length === 0 ? {} : { images }),
+        ...(documents.length === 0 ? {} : { documents }),
+      },
+    ];
   }
   const origin =
     message.provider !== undefined && message.model !== undefined

@@ -42,6 +42,7 @@ export function createWebConsole(setup: WebConsoleSetup): WebAdapter | undefined
     logger: logger.child({ platform: "web" }),
     history: storeHistory(store, new Map(agents.map((agent) => [agent.name, agent]))),
     operator: createOperatorSource({ config, store, channels: setup.channelStatus }),
+    ...(config.files === undefined ? {} : { maxUploadBytes: config.files.maxMessageBytes }),
   });
   return adapter;
 }

@@ -1,8 +1,8 @@
-import { writeFile, mkdir } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { resolveWorkdir } from "../agents/workdir.js";
 import type { Logger } from "../log/logger.js";
-import type { InboundAttachment } from "../world/inbound.js";
+import type { DownloadAttachment, InboundAttachment } from "../world/inbound.js";
 import { formatSize, type InboundFiles, uniqueSafeNames, safeFileName } from "../world/files/inbound-files.js";
 import { mediaTypeOf } from "../world/files/media-type-of.js";
 import type { MessageFile } from "../world/records.js";
@@ -16,6 +16,12 @@ export interface FileLimits {
   /** Milliseconds per download, redirects included. */
   fetchTimeout: number;
 }
+
+/**
+ * Where a message's files are written before their directory is renamed into `inbox/` (a
+ * hidden name: never a message's, whose safe names start with no dot).
+ */
+const partialDirectory = ".partial";
 
 /** Redirects followed at most (each to the same host). */
 const maxRedirects = 3;
@@ -49,9 +55,19 @@ export class InboundFileFetcher implements InboundFiles {
       const refused = (reason: string): MessageFile => ({
         name,
         mediaType: "application/octet-stream",
-        size: attachment.declaredSize ?? 0,
+        size: "bytes" in attachment ? attachment.bytes.length : (attachment.declaredSize ?? 0),
         refusal: reason,
       });
+      if ("bytes" in attachment) {
+        // Uploaded with the message: the same caps and typing, no download.
+        const bytes = attachment.bytes;
+        if (bytes.length > cap) files.push(refused(this.tooBig(cap)));
+        else {
+          budget -= bytes.length;
+          files.push({ name, mediaType: mediaTypeOf(bytes), size: bytes.length, bytes });
+        }
+        continue;
+      }
       if (attachment.declaredSize !== undefined && attachment.declaredSize > cap) {
         files.push(refused(this.tooBig(cap)));
         continue;
@@ -84,16 +100,34 @@ export class InboundFileFetcher implements InboundFiles {
   ): Promise<void> {
     const withBytes = files.filter((file) => file.bytes !== undefined);
     if (withBytes.length === 0) return;
-    const directory = path.join(await resolveWorkdir(world), "inbox", safeFileName(messageId));
-    await mkdir(directory, { recursive: true });
-    for (const file of withBytes) {
-      try {
-        // `wx`: a file placed by an earlier run stays as it was (read-only, same bytes).
-        await writeFile(path.join(directory, file.name), file.bytes ?? new Uint8Array(), { mode: 0o444, flag: "wx" });
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    const inbox = path.join(await resolveWorkdir(world), "inbox");
+    const directory = path.join(inbox, safeFileName(messageId));
+    if (await exists(directory)) return;
+    // Written aside and renamed into place: `inbox/<id>/` is there complete or not at all, so a
+    // crash halfway leaves nothing a later run mistakes for placed files.
+    const partial = path.join(inbox, partialDirectory);
+    await mkdir(partial, { recursive: true });
+    const aside = await mkdtemp(path.join(partial, `${safeFileName(messageId)}-`));
+    try {
+      for (const file of withBytes) {
+        await writeFile(path.join(aside, file.name), file.bytes ?? new Uint8Array(), { mode: 0o444, flag: "wx" });
       }
+      await rename(aside, directory);
+    } catch (error) {
+      await rm(aside, { recursive: true, force: true });
+      // Another run placed them first (a second process, a redelivery): theirs stand.
+      if (await exists(directory)) return;
+      throw error;
     }
+    // What a run that died halfway left aside for this message goes too.
+    const prefix = `${safeFileName(messageId)}-`;
+    for (const name of await readdir(partial)) {
+      if (name.startsWith(prefix)) await rm(path.join(partial, name), { recursive: true, force: true });
+    }
+  }
+
+  async placed(world: { name: string; workdir?: string }, messageId: string): Promise<boolean> {
+    return exists(path.join(await resolveWorkdir(world), "inbox", safeFileName(messageId)));
   }
 
   private tooBig(cap: number): string {
@@ -102,7 +136,7 @@ export class InboundFileFetcher implements InboundFiles {
       : `too big: over ${formatSize(this.limits.maxBytes)}`;
   }
 
-  private async download(attachment: InboundAttachment, cap: number): Promise<Uint8Array> {
+  private async download(attachment: DownloadAttachment, cap: number): Promise<Uint8Array> {
     const signal = AbortSignal.timeout(this.limits.fetchTimeout);
     const location = await attachment.locate();
     let url = new URL(location.url);
@@ -128,6 +162,16 @@ export class InboundFileFetcher implements InboundFiles {
       }
       return readCapped(response, cap, () => this.tooBig(cap));
     }
+  }
+}
+
+async function exists(file: string): Promise<boolean> {
+  try {
+    await stat(file);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;
+    throw error;
   }
 }
 

@@ -19,7 +19,7 @@ export interface HttpServerOptions {
   metrics: Metrics;
   /** Channels' webhook routes, matched on the exact path. */
   routes: WebhookRoute[];
-  /** Bodies above this get 413 (default 1 MiB). */
+  /** Bodies above this get 413 (default 1 MiB; a route may set its own, `WebhookRoute.maxBodyBytes`). */
   maxBodyBytes?: number;
   /** When set, `/metrics` answers only requests with `Authorization: Bearer <metricsToken>`. */
   metricsToken?: string;
@@ -73,7 +73,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
           response.setHeader("connection", "close");
           return sendJson(response, refusal.status, { error: refusal.reason });
         }
-        return await handleRoute(route, request, response, maxBodyBytes);
+        return await handleRoute(route, request, response, route.maxBodyBytes ?? maxBodyBytes);
       }
       if (!builtInPaths.includes(path)) return sendJson(response, 404, { error: "not found" });
       if (request.method !== "GET" && request.method !== "HEAD") {

@@ -33,9 +33,20 @@ export interface ViewImage {
   base64: string;
 }
 
+/** A PDF a person sent, for providers that take document input (Anthropic, Gemini, OpenAI). */
+export interface ViewDocument {
+  /** The file's name (OpenAI sends it with the bytes). */
+  name: string;
+  mediaType: "application/pdf";
+  /** The bytes, base64-encoded. */
+  base64: string;
+  /** Its pages as counted from its bytes (at least 1): what the view's budget counts. */
+  pages: number;
+}
+
 /** One message of a request view, in neutral form. */
 export type ViewMessage =
-  | { role: "user"; text: string; images?: ViewImage[] }
+  | { role: "user"; text: string; images?: ViewImage[]; documents?: ViewDocument[] }
   | {
       role: "assistant";
       text: string;

@@ -20,6 +20,8 @@ export interface WebhookRoute {
    * status and why) is answered at once and the body is never read.
    */
   refuseEarly?(request: IncomingMessage): { status: number; reason: string } | undefined;
+  /** This route's own cap on a request body (an upload), instead of the server's. */
+  maxBodyBytes?: number;
   handle(request: IncomingMessage, response: ServerResponse): Promise<void>;
 }
 

@@ -59,7 +59,7 @@ export interface FileLocation {
  * takes it only from `host` (the platform's own file host, as configured) and follows a
  * redirect only to that host.
  */
-export interface InboundAttachment {
+export interface DownloadAttachment {
   /** The platform's file name, or one made from its id (a photo has none). */
   name: string;
   /** The size the platform announced, when it did (a bigger one than the cap is not fetched). */
@@ -69,6 +69,14 @@ export interface InboundAttachment {
   /** Where to download it (Telegram asks `getFile` first, so this may call the platform). */
   locate(): Promise<FileLocation>;
 }
+
+/** A file whose bytes came with the message (a web upload): nothing to fetch, the same caps. */
+export interface UploadedAttachment {
+  name: string;
+  bytes: Uint8Array;
+}
+
+export type InboundAttachment = DownloadAttachment | UploadedAttachment;
 
 /** The message a thread hangs off, as the platform shows it. */
 export interface ThreadRoot {

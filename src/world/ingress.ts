@@ -1,5 +1,5 @@
 import { type MessageFile, type MessageRecord, omittedRaw } from "./records.js";
-import { refusedFilesNotice } from "./files/inbound-files.js";
+import { settleFiles } from "./files/settle-files.js";
 import { accessChannelFor } from "./access-channel.js";
 import { handleApprovalClick } from "./approval-clicks.js";
 import { CommandIngress } from "./commands/command-ingress.js";
@@ -20,6 +20,7 @@ import type {
 } from "./inbound.js";
 import { inboundMessageId } from "./inbound-message-id.js";
 import { chatJob } from "./jobs.js";
+import { messageRateExceeded } from "./limits/message-rate.js";
 import { mayTalk, notMemberText } from "./membership.js";
 import type { Outbox } from "./outbox.js";
 import { noticeOnce, periodBucket } from "./sender-notice.js";
@@ -118,7 +119,15 @@ export class Ingress implements InboundSink {
     if (attachments.length > 0 && routable && this.context.files !== undefined) {
       // Downloads are slow: a second delivery of a stored message fetches nothing.
       if (await store.getMessage(id)) return duplicate();
-      files = await this.context.files.collect(attachments);
+      // Nor does a flood: past the person's rate, routing starts no turn (and says so).
+      if (
+        human &&
+        (await messageRateExceeded(store, world, inbound.chat.platform, inbound.sender.id, inbound.receivedAt, 1))
+      ) {
+        log.info({ user: inbound.sender.id }, "message rate limit reached; its files are not fetched");
+      } else {
+        files = await this.context.files.collect(attachments);
+      }
     }
     let message: MessageRecord;
     try {
@@ -145,7 +154,7 @@ export class Ingress implements InboundSink {
     }
     if (human) await store.setAgentTurns(key, 0);
     await this.outbox.publish(key, { type: "message", chat: inbound.chat, message });
-    if (files.length > 0) await this.afterFiles(inbound, world, id, files);
+    if (files.length > 0) await settleFiles(this.context, this.outbox, world, inbound.chat, id, files);
     return this.afterStored(inbound, world, id, member);
   }
 
@@ -207,18 +216,6 @@ export class Ingress implements InboundSink {
     const routePayload = { kind: "route", messageId: id } as const;
     await queue.add(chatJob(key, routePayload));
     return { status: "accepted", messageId: id };
-  }
-
-  /** A stored message's files go into the workdir; refused ones are named in one line in the chat. */
-  private async afterFiles(
-    inbound: InboundMessage,
-    world: WorldSettings,
-    id: string,
-    files: readonly MessageFile[],
-  ): Promise<void> {
-    await this.context.files?.place(world, id, files);
-    const notice = refusedFilesNotice(files);
-    if (notice !== undefined) await postNotice(this.context, this.outbox, inbound.chat, `${id}:files`, notice);
   }
 
   private async isMember(inbound: InboundMessage): Promise<boolean> {

@@ -3,6 +3,7 @@ import type { MessageRecord } from "./records.js";
 import { accessChannelFor } from "./access-channel.js";
 import { parseChatKey } from "./chat-ref.js";
 import { closeTurn } from "./close-turn.js";
+import { settleStoredFiles } from "./files/settle-files.js";
 import { budgetNotice, dayBudgetExceeded } from "./limits/day-budget.js";
 import { messageRateExceeded, rateNotice } from "./limits/message-rate.js";
 import { mayTalk, membersFor } from "./membership.js";
@@ -65,6 +66,8 @@ export async function routeStoredMessage(context: WorldContext, outbox: Outbox, 
     return started;
   }
   if (await pastLimits(context, outbox, world, message)) return started;
+  // Its files in the workdir before any turn runs, also when a crash cut ingress short.
+  await settleStoredFiles(context, outbox, world, message);
 
   const decision = routeMessage({
     author:

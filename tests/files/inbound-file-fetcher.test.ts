@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -120,6 +120,25 @@ describe("InboundFileFetcher", () => {
     expect(fileHost.seenAuth.length - before).toBe(2);
   });
 
+  it("takes uploaded bytes without a download, with the same caps (per file, per message) and typing", async () => {
+    const before = fileHost.seenAuth.length;
+    const png = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0]);
+    const files = await fetcher().collect([
+      { name: "shot.png", bytes: png },
+      { name: "big.bin", bytes: new Uint8Array(mebibyte + 1) },
+      { name: "a.bin", bytes: new Uint8Array(mebibyte) },
+      { name: "b.bin", bytes: new Uint8Array(mebibyte) },
+    ]);
+    expect(files.map((file) => [file.name, file.mediaType, file.size, file.refusal])).toEqual([
+      ["shot.png", "image/png", 10, undefined],
+      ["big.bin", "application/octet-stream", mebibyte + 1, "too big: over 1.0 MiB"],
+      ["a.bin", "application/octet-stream", mebibyte, undefined],
+      ["b.bin", "application/octet-stream", mebibyte, "too big: the message's files are over 2.0 MiB"],
+    ]);
+    expect(files[1]?.bytes).toBeUndefined();
+    expect(fileHost.seenAuth.length).toBe(before);
+  });
+
   it("gives up a download that outlasts files.fetchTimeout, and takes the message's other files", async () => {
     const impatient = new InboundFileFetcher(
       { maxBytes: mebibyte, maxMessageBytes: 2 * mebibyte, fetchTimeout: 200 },
@@ -129,15 +148,21 @@ describe("InboundFileFetcher", () => {
     expect(files.map((file) => file.refusal)).toEqual(["download timed out (200ms)", undefined]);
   });
 
-  it("writes files read-only under inbox/<message id>/ in the world's workdir, once", async () => {
+  it("writes files read-only under inbox/<message id>/ in the world's workdir, once, all or none (set aside, then renamed)", async () => {
     const workdir = mkdtempSync(path.join(tmpdir(), "inbox-"));
     try {
       const files = await fetcher().collect([attachment("notes.csv", "/notes")]);
-      await fetcher().place({ name: "team", workdir }, "telegram::1:#42", files);
-      await fetcher().place({ name: "team", workdir }, "telegram::1:#42", files);
+      const world = { name: "team", workdir };
+      // A run that died halfway left its files aside: that is not placed, and it is cleared.
+      mkdirSync(path.join(workdir, "inbox", ".partial", "telegram_1_42-dead"), { recursive: true });
+      expect(await fetcher().placed(world, "telegram::1:#42")).toBe(false);
+      await fetcher().place(world, "telegram::1:#42", files);
+      await fetcher().place(world, "telegram::1:#42", files);
+      expect(await fetcher().placed(world, "telegram::1:#42")).toBe(true);
       const written = path.join(workdir, "inbox", "telegram_1_42", "notes.csv");
       expect(readFileSync(written, "utf8")).toBe("name,count\nalpha,1\n");
       expect(statSync(written).mode & 0o222).toBe(0);
+      expect(readdirSync(path.join(workdir, "inbox", ".partial"))).toEqual([]);
     } finally {
       rmSync(workdir, { recursive: true, force: true });
     }

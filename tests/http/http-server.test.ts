@@ -196,6 +196,24 @@ describe("HTTP server", () => {
     expect((await fetch(`${base}/hook`, { method: "POST", body: "x".repeat(64) })).status).toBe(200);
   });
 
+  it("a route with its own body limit (uploads) takes more than the server's; the others keep the server's", async () => {
+    const echo = (path: string, maxBodyBytes?: number): WebhookRoute => ({
+      path,
+      ...(maxBodyBytes === undefined ? {} : { maxBodyBytes }),
+      async handle(request, response) {
+        let length = 0;
+        for await (const chunk of request) length += (chunk as Buffer).length;
+        response.end(String(length));
+      },
+    });
+    const { base } = await start({ routes: [echo("/upload", 256), echo("/hook")], maxBodyBytes: 64 });
+    const upload = await fetch(`${base}/upload`, { method: "POST", body: "x".repeat(200) });
+    expect(upload.status).toBe(200);
+    expect(await upload.text()).toBe("200");
+    expect((await fetch(`${base}/upload`, { method: "POST", body: "x".repeat(257) })).status).toBe(413);
+    expect((await fetch(`${base}/hook`, { method: "POST", body: "x".repeat(65) })).status).toBe(413);
+  });
+
   it("a chunked body under the limit reaches the handler whole, with its length", async () => {
     const { base } = await start({ maxBodyBytes: 64 });
     const response = await postChunked(base, "/telegram/webhook", ['{"a":', '"b"', "}"]);

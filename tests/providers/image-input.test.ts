@@ -77,3 +77,59 @@ describe.each(providerCases)("$label: image input", (providerCase) => {
     );
   });
 });
+
+const pdf = Buffer.from("%PDF-1.4\n1 0 obj << /Type /Page >> endobj\n%%EOF\n").toString("base64");
+const pdfText = "ana: @alice summarise this\n[file report.pdf, application/pdf, 48 B, at inbox/m1/report.pdf]";
+
+function documentRequest(model: string): ModelRequest {
+  return {
+    model,
+    system: "You are alice.",
+    messages: [
+      {
+        role: "user",
+        text: pdfText,
+        documents: [{ name: "report.pdf", mediaType: "application/pdf", base64: pdf, pages: 1 }],
+      },
+    ],
+    tools: [],
+  };
+}
+
+/** A PDF in each API's document shape, byte for byte. */
+const expectedDocumentTurn: Record<string, unknown> = {
+  openai: {
+    role: "user",
+    content: [
+      { type: "text", text: pdfText },
+      { type: "file", file: { filename: "report.pdf", file_data: `data:application/pdf;base64,${pdf}` } },
+    ],
+  },
+  "openai-responses": {
+    role: "user",
+    content: [
+      { type: "input_text", text: pdfText },
+      { type: "input_file", filename: "report.pdf", file_data: `data:application/pdf;base64,${pdf}` },
+    ],
+  },
+  anthropic: {
+    role: "user",
+    content: [
+      { type: "document", source: { type: "base64", media_type: "application/pdf", data: pdf } },
+      { type: "text", text: pdfText },
+    ],
+  },
+  google: { parts: [{ text: pdfText }, { inlineData: { mimeType: "application/pdf", data: pdf } }], role: "user" },
+};
+
+describe.each(providerCases)("$label: PDF as document input", (providerCase) => {
+  it("sends the PDF in the API's own document shape and gets the answer", async () => {
+    fake = await providerCase.start({ steps: [{ type: "reply", text: ["A quarterly report."] }] });
+    const { response } = await collect(providerCase.create(fake), documentRequest(providerCase.model));
+    expect(response.text).toBe("A quarterly report.");
+    const body = fake.requests[0]?.body as Record<string, unknown>;
+    expect(JSON.stringify(userTurnOf(providerCase.label, body))).toBe(
+      JSON.stringify(expectedDocumentTurn[providerCase.label]),
+    );
+  });
+});

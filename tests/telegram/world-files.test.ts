@@ -36,6 +36,23 @@ describe("files and images from a Telegram group", () => {
     expect(await t.world.store.messageFiles(message?.id ?? "")).toEqual([]);
   });
 
+  it("a photo past the person's message rate is not downloaded: the flood is kept as text, the rate notice said", async () => {
+    const alice = new ScriptedProvider(() => ({ text: "yes?" }));
+    t = await worldOnTelegram({
+      agents: [{ name: "alice", provider: alice }],
+      world: { defaultAgent: "alice", limits: { messagesPerMinute: 1 } },
+    });
+    await t.say(ana, "first");
+    await sendFiles(t, { chatId: groupId, from: ana, caption: "and look at this", photo });
+    expect(alice.requests).toHaveLength(1);
+    expect(t.botTexts().at(-1)).toMatch(/^Ana: you reached this world's limit of 1 messages a minute/);
+    expect(t.fake.callsTo("getFile")).toHaveLength(0);
+    expect(t.fake.files.downloads).toEqual([]);
+    const stored = (await t.world.store.listMessages(groupKey)).filter((message) => message.author.kind === "human");
+    expect(stored.map((message) => message.text)).toEqual(["first", "and look at this"]);
+    expect(await t.world.store.messageFiles(stored[1]?.id ?? "")).toEqual([]);
+  });
+
   it("a captioned photo is routed by its caption, stored with the message (largest size) and put in the workdir read-only", async () => {
     const alice = new ScriptedProvider(() => ({ text: "It shows an error." }));
     t = await worldOnTelegram({
@@ -94,6 +111,26 @@ describe("files and images from a Telegram group", () => {
     expect(text).toMatch(/\[file photo-AQAD\d+\.jpg, image\/jpeg, 16 B, at inbox\/[^\]]+\]/);
     expect(text).toContain("[file counts.csv, text/plain; charset=utf-8, 19 B, at inbox/");
     expect(text).toContain("--- counts.csv ---\nname,count\nalpha,1\n\n--- end of counts.csv ---");
+  });
+
+  it("a PDF reaches the model as document input, named with its workdir path", async () => {
+    const alice = new ScriptedProvider(() => ({ text: "A one-page report." }));
+    t = await worldOnTelegram({ agents: [{ name: "alice", provider: alice }] });
+    const caption = "@alice summarise this";
+    const pdf = new TextEncoder().encode("%PDF-1.4\n1 0 obj << /Type /Page >> endobj\n%%EOF\n");
+    await sendFiles(t, {
+      chatId: groupId,
+      from: ana,
+      caption,
+      captionEntities: leadingMention(caption),
+      document: { bytes: pdf, name: "report.pdf" },
+    });
+    expect(t.botTexts()).toEqual(["alice: A one-page report."]);
+    const last = alice.requests[0]?.messages.at(-1);
+    expect(last?.text).toMatch(/\[file report\.pdf, application\/pdf, 48 B, at inbox\/[^\]]+\/report\.pdf\]$/);
+    expect(last && "documents" in last ? last.documents : undefined).toEqual([
+      { name: "report.pdf", mediaType: "application/pdf", base64: Buffer.from(pdf).toString("base64"), pages: 1 },
+    ]);
   });
 
   it("a photo without a caption goes to the default agent", async () => {

@@ -90,6 +90,7 @@ describe.skipIf(skip)("the web console in a real browser (headless Chromium, the
         text: ["The directory holds ", "`roundtable.yaml` and ", "the `data` folder."],
         frameDelayMs: 100,
       },
+      { type: "reply", text: ["It shows a red error dialog: ", "the disk is full."] },
     );
     await startRoundtable();
     browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs });
@@ -178,4 +179,34 @@ describe.skipIf(skip)("the web console in a real browser (headless Chromium, the
     expect(await operator.locator("#pending .empty").textContent()).toBe("No approval is waiting.");
     await context.close();
   });
+
+  it("sends a screenshot chosen in the file input; the model gets it as image input and the answer shows", async () => {
+    const context = await browser.newContext({ viewport: { width: 1100, height: 760 } });
+    const page = await context.newPage();
+    await page.goto(loginAddress);
+    await page.waitForURL(`${origin}/`);
+    await page.locator("#status.connected").waitFor();
+    await page.fill("#name", "ana");
+    await page.dispatchEvent("#name", "change");
+    await page.setInputFiles("#files", { name: "error.png", mimeType: "image/png", buffer: onePixelPng });
+    await page.fill("#text", "@alice what does this show?");
+    await page.press("#text", "Enter");
+    await page.locator(".message.kind-human", { hasText: "[files: error.png]" }).waitFor();
+    await page.locator(".message.kind-agent:not(.draft)", { hasText: "the disk is full." }).waitFor();
+    const body = fake.requests.at(-1)?.body as { messages: { role: string; content: unknown }[] };
+    const asked = body.messages.filter((message) => message.role === "user").at(-1);
+    expect(asked?.content).toContainEqual({
+      type: "image_url",
+      image_url: { url: `data:image/png;base64,${onePixelPng.toString("base64")}` },
+    });
+    expect(await page.inputValue("#files")).toBe("");
+    await page.screenshot({ path: path.join(screenshots, "chat-upload.png") });
+    await context.close();
+  });
 });
+
+/** A 1×1 PNG, as a screenshot stands in for. */
+const onePixelPng = Buffer.from(
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==",
+  "base64",
+);

@@ -11,6 +11,7 @@ const notice = document.getElementById("notice");
 const form = document.getElementById("composer");
 const nameInput = document.getElementById("name");
 const textInput = document.getElementById("text");
+const filesInput = document.getElementById("files");
 
 // A person's login fixes the name (the server takes it from the login, never from the page);
 // with the shared token the name typed here is a label.
@@ -226,14 +227,33 @@ async function command(name, button) {
   }
 }
 
+/** A chosen file as the upload route takes it: its name and its bytes in base64. */
+function readFile(file) {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.addEventListener("load", () => {
+      const url = String(reader.result);
+      resolve({ name: file.name, data: url.slice(url.indexOf(",") + 1) });
+    });
+    reader.addEventListener("error", () => reject(new Error(`cannot read ${file.name}`)));
+    reader.readAsDataURL(file);
+  });
+}
+
 form.addEventListener("submit", async (event) => {
   event.preventDefault();
   const text = textInput.value;
-  if (!text.trim()) return;
+  const chosen = [...(filesInput?.files ?? [])];
+  if (!text.trim() && chosen.length === 0) return;
   if (!person) localStorage.setItem("roundtable.name", nameInput.value.trim());
   try {
-    const answer = await post("/chat/messages", { world, name: typedName(), text, clientId: randomId() });
+    const message = { world, name: typedName(), text, clientId: randomId() };
+    const answer =
+      chosen.length === 0
+        ? await post("/chat/messages", message)
+        : await post("/chat/uploads", { ...message, files: await Promise.all(chosen.map(readFile)) });
     textInput.value = "";
+    if (filesInput) filesInput.value = "";
     // Commands and resets are answered in the chat itself; other refusals are shown here.
     const quiet = answer.status !== "ignored" || /^chat (command|reset)/.test(answer.reason || "");
     showNotice(answer.status === "unbound" || !quiet ? answer.reason || "" : "");

@@ -20,10 +20,22 @@ const toolCallOverheadTokens = 10;
  */
 export const imageTokens = 1_600;
 
+/**
+ * What one page of a PDF costs a view: Anthropic and OpenAI read each page as its text (about
+ * 1,500 tokens for a full page) and as an image (~1,600); Gemini counts 258 a page. The larger
+ * figure, as for images.
+ */
+export const documentPageTokens = 3_000;
+
 export function estimateMessageTokens(message: ViewMessage): number {
   switch (message.role) {
     case "user":
-      return messageOverheadTokens + estimateTextTokens(message.text) + (message.images?.length ?? 0) * imageTokens;
+      return (
+        messageOverheadTokens +
+        estimateTextTokens(message.text) +
+        (message.images?.length ?? 0) * imageTokens +
+        (message.documents ?? []).reduce((sum, document) => sum + document.pages * documentPageTokens, 0)
+      );
     case "tool":
       return messageOverheadTokens + toolCallOverheadTokens + estimateTextTokens(message.text);
     case "assistant":

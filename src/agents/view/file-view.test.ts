@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { estimateMessageTokens, imageTokens } from "./estimate-tokens.js";
+import { documentPageTokens, estimateMessageTokens, imageTokens } from "./estimate-tokens.js";
 import { filesInView, inlineTextBudget } from "./file-view.js";
 
 describe("filesInView", () => {
@@ -41,5 +41,28 @@ describe("filesInView", () => {
       ],
     });
     expect(withImages - plain).toBe(2 * imageTokens);
+  });
+
+  it("passes a PDF as document input with its pages counted, named only when the agent takes no image input", () => {
+    const bytes = new TextEncoder().encode(
+      "%PDF-1.7\n1 0 obj << /Type /Pages /Count 2 >> endobj\n2 0 obj << /Type /Page >> endobj\n3 0 obj <</Type/Page/Parent 1 0 R>> endobj\n%%EOF\n",
+    );
+    const file = { name: "report.pdf", mediaType: "application/pdf", size: bytes.length, bytes };
+    const view = filesInView("m1", [file], true);
+    expect(view.lines).toEqual([`[file report.pdf, application/pdf, ${bytes.length} B, at inbox/m1/report.pdf]`]);
+    expect(view.documents).toEqual([
+      { name: "report.pdf", mediaType: "application/pdf", base64: Buffer.from(bytes).toString("base64"), pages: 2 },
+    ]);
+    expect(filesInView("m1", [file], false)).toEqual({ lines: view.lines, images: [], documents: [] });
+  });
+
+  it("counts a document's pages in a message's token estimate", () => {
+    const plain = estimateMessageTokens({ role: "user", text: "ana: read" });
+    const withDocument = estimateMessageTokens({
+      role: "user",
+      text: "ana: read",
+      documents: [{ name: "a.pdf", mediaType: "application/pdf", base64: "AAAA", pages: 3 }],
+    });
+    expect(withDocument - plain).toBe(3 * documentPageTokens);
   });
 });

@@ -1,4 +1,4 @@
-import type { ViewImage } from "../../providers/model-provider.js";
+import type { ViewDocument, ViewImage } from "../../providers/model-provider.js";
 import { formatSize, inboxPath } from "../../world/files/inbound-files.js";
 import { imageMediaTypes, textMediaType } from "../../world/files/media-type-of.js";
 import type { MessageFile } from "../../world/records.js";
@@ -6,20 +6,23 @@ import type { MessageFile } from "../../world/records.js";
 /** Characters of one text file shown inline; the rest is cut, saying so (the file is in the workdir). */
 export const inlineTextBudget = 8_000;
 
-/** What a message's files add to its view: lines after its text, and images as image input. */
+/** What a message's files add to its view: lines after its text, images and PDFs as the model's input. */
 export interface FilesInView {
   lines: string[];
   images: ViewImage[];
+  documents: ViewDocument[];
 }
 
 /**
  * Every file named as a line (name, type, size, `inbox/…` path), or why it was not taken; text
  * files inline below their line, cut to {@link inlineTextBudget} with the cut said; images as
- * image input when the agent takes it (`vision`), else only their line.
+ * image input and PDFs as document input when the agent takes image input (`vision`: the
+ * providers read a PDF's pages as images too), else only their line.
  */
 export function filesInView(messageId: string, files: readonly MessageFile[], vision: boolean): FilesInView {
   const lines: string[] = [];
   const images: ViewImage[] = [];
+  const documents: ViewDocument[] = [];
   for (const file of files) {
     if (file.bytes === undefined) {
       lines.push(`[file ${file.name}, ${formatSize(file.size)}: not passed on (${file.refusal ?? "no bytes"})]`);
@@ -29,6 +32,9 @@ export function filesInView(messageId: string, files: readonly MessageFile[], vi
     lines.push(`[file ${file.name}, ${file.mediaType}, ${formatSize(file.size)}, at ${where}]`);
     if (imageMediaTypes.has(file.mediaType) && vision) {
       images.push({ mediaType: file.mediaType, base64: Buffer.from(file.bytes).toString("base64") });
+    } else if (file.mediaType === pdfMediaType && vision) {
+      const base64 = Buffer.from(file.bytes).toString("base64");
+      documents.push({ name: file.name, mediaType: pdfMediaType, base64, pages: pdfPages(file.bytes) });
     } else if (file.mediaType === textMediaType) {
       const text = new TextDecoder().decode(file.bytes);
       if (text.length <= inlineTextBudget) lines.push(`--- ${file.name} ---\n${text}\n--- end of ${file.name} ---`);
@@ -38,5 +44,17 @@ export function filesInView(messageId: string, files: readonly MessageFile[], vi
         );
     }
   }
-  return { lines, images };
+  return { lines, images, documents };
+}
+
+const pdfMediaType = "application/pdf";
+
+/**
+ * A PDF's pages, counted as its page objects (`/Type /Page`, not `/Pages`) for the view's
+ * budget. Where they hide in compressed object streams, one page per 50 KB, at least one.
+ */
+export function pdfPages(bytes: Uint8Array): number {
+  const text = Buffer.from(bytes).toString("latin1");
+  const found = text.match(/\/Type\s*\/Page(?![A-Za-z])/g)?.length ?? 0;
+  return found > 0 ? found : Math.max(1, Math.ceil(bytes.length / 50_000));
 }

@@ -54,6 +54,12 @@ function convertMessages(messages: ViewMessage[]): MessageParam[] {
     switch (message.role) {
       case "user":
         push("user", [
+          ...(message.documents ?? []).map(
+            (document): ContentBlockParam => ({
+              type: "document",
+              source: { type: "base64", media_type: document.mediaType, data: document.base64 },
+            }),
+          ),
           ...(message.images ?? []).map(
             (image): ContentBlockParam => ({
               type: "image",

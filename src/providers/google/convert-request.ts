@@ -65,6 +65,9 @@ function partsOf(message: ViewMessage, needsSignatures: boolean): Part[] {
       return [
         ...(message.text.trim() === "" ? [] : [{ text: message.text }]),
         ...(message.images ?? []).map((image) => ({ inlineData: { mimeType: image.mediaType, data: image.base64 } })),
+        ...(message.documents ?? []).map((document) => ({
+          inlineData: { mimeType: document.mediaType, data: document.base64 },
+        })),
       ];
     case "tool": {
       const fromModel = !message.toolCallId.startsWith(generatedIdPrefix);

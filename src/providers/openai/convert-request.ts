@@ -48,14 +48,19 @@ export function convertOpenAIRequest(request: ModelRequest, options: OpenAIReque
 function convertMessage(message: ViewMessage): ChatMessage {
   switch (message.role) {
     case "user":
-      if (message.images === undefined || message.images.length === 0) return { role: "user", content: message.text };
+      if ((message.images ?? []).length === 0 && (message.documents ?? []).length === 0)
+        return { role: "user", content: message.text };
       return {
         role: "user",
         content: [
           { type: "text", text: message.text },
-          ...message.images.map((image) => ({
+          ...(message.images ?? []).map((image) => ({
             type: "image_url" as const,
             image_url: { url: `data:${image.mediaType};base64,${image.base64}` },
+          })),
+          ...(message.documents ?? []).map((document) => ({
+            type: "file" as const,
+            file: { filename: document.name, file_data: `data:${document.mediaType};base64,${document.base64}` },
           })),
         ],
       };

@@ -45,16 +45,22 @@ export function convertResponsesRequest(request: ModelRequest): ResponsesParams 
 function convertMessage(message: ViewMessage): InputItem[] {
   switch (message.role) {
     case "user":
-      if (message.images === undefined || message.images.length === 0) return [{ role: "user", content: message.text }];
+      if ((message.images ?? []).length === 0 && (message.documents ?? []).length === 0)
+        return [{ role: "user", content: message.text }];
       return [
         {
           role: "user",
           content: [
             { type: "input_text", text: message.text },
-            ...message.images.map((image) => ({
+            ...(message.images ?? []).map((image) => ({
               type: "input_image" as const,
               image_url: `data:${image.mediaType};base64,${image.base64}`,
               detail: "auto" as const,
+            })),
+            ...(message.documents ?? []).map((document) => ({
+              type: "input_file" as const,
+              filename: document.name,
+              file_data: `data:${document.mediaType};base64,${document.base64}`,
             })),
           ],
         },

@@ -10,12 +10,17 @@ import type { WorldSettings } from "../world-settings.js";
 export interface InboundFiles {
   /** Every attachment as a file: with its bytes, or refused with a reason and no bytes. */
   collect(attachments: readonly InboundAttachment[]): Promise<MessageFile[]>;
-  /** Write the files that have bytes read-only under `inbox/<message id>/` in the world's workdir. */
+  /**
+   * Write the files that have bytes read-only under `inbox/<message id>/` in the world's
+   * workdir, all or none (the directory appears complete); a message placed already is left as it is.
+   */
   place(
     world: Pick<WorldSettings, "name" | "workdir">,
     messageId: string,
     files: readonly MessageFile[],
   ): Promise<void>;
+  /** Whether `inbox/<message id>/` is there (one look, no bytes read): its files were placed. */
+  placed(world: Pick<WorldSettings, "name" | "workdir">, messageId: string): Promise<boolean>;
 }
 
 /** Where a message's file lies in the world's workdir (what tools and the model are told). */

@@ -14,7 +14,9 @@ export interface RateExceeded {
 /**
  * Whether a person's message at `at` is past `limits.messagesPerMinute`: more than the limit of
  * their messages on the platform in the 60 seconds up to and including it. Judged from stored
- * messages, so a re-run of the same step decides the same.
+ * messages, so a re-run of the same step decides the same. `unstored` counts a message not
+ * stored yet (ingress asks before storing one; the answer can only grow once it is stored and
+ * others arrive, so a message judged past the rate there is past it at routing too).
  */
 export async function messageRateExceeded(
   store: Pick<AccountingStore, "countPersonMessages">,
@@ -22,10 +24,11 @@ export async function messageRateExceeded(
   platform: string,
   authorId: string,
   at: Date,
+  unstored: 0 | 1 = 0,
 ): Promise<RateExceeded | undefined> {
   const limit = world.limits.messagesPerMinute;
   const count = await store.countPersonMessages(platform, authorId, new Date(at.getTime() - rateWindowMs), at);
-  if (count <= limit) return undefined;
+  if (count + unstored <= limit) return undefined;
   return { limit, resetsAt: new Date(at.getTime() + rateWindowMs) };
 }
 
