@@ -6,6 +6,7 @@ import { startTelemetry } from "../telemetry/start-telemetry.js";
 import { turnSpans } from "../telemetry/turn-spans.js";
 import { isWebhookChannel } from "../world/channel-adapter.js";
 import { buildParts } from "./build-parts.js";
+import { releaseStartMemory } from "./release-start-memory.js";
 import { createChannels } from "./create-channels.js";
 import { createWebConsole } from "./create-web-console.js";
 import { eventMetrics } from "./event-metrics.js";
@@ -123,6 +124,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       `web console: open ${url} and log in with the token from ${tokenFrom} (\`roundtable web-login\` prints the address)`,
     );
   }
+  releaseStartMemory(logger);
   let stopping: Promise<void> | undefined;
   return {
     port: http.port,
