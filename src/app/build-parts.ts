@@ -19,8 +19,6 @@ export type BuiltParts = Pick<
 >;
 
 export interface BuildOverrides {
-  /** The model SDKs load once this settles (see `CreateProviderOptions.loadAfter`). */
-  providersLoadAfter?: Promise<unknown>;
   /** Used instead of the configured providers (tests pass scripted models). */
   providers?: ReadonlyMap<string, ProviderEntry>;
 }
@@ -30,9 +28,7 @@ export interface BuildOverrides {
  * first turn), approval policy and request-view fitting the config describes.
  */
 export async function buildParts(config: Config, logger: Logger, overrides: BuildOverrides = {}): Promise<BuiltParts> {
-  const providers = traceProviders(
-    overrides.providers ?? providersFromConfig(config, logger, overrides.providersLoadAfter),
-  );
+  const providers = traceProviders(overrides.providers ?? providersFromConfig(config, logger));
   const opened = await openTools(config.tools, logger.child({ component: "tools" }));
   const registry = opened.registry;
   const tools: AgentTools = {
@@ -83,18 +79,14 @@ function traceProviders(entries: ReadonlyMap<string, ProviderEntry>): Map<string
 }
 
 /** One client per provider an agent uses (an agent may name openai/anthropic/google with no entry). */
-function providersFromConfig(
-  config: Config,
-  logger: Logger,
-  loadAfter: Promise<unknown> | undefined,
-): Map<string, ProviderEntry> {
+function providersFromConfig(config: Config, logger: Logger): Map<string, ProviderEntry> {
   const entries = new Map<string, ProviderEntry>();
   for (const agent of config.agents) {
     if (entries.has(agent.provider)) continue;
     const settings = config.providers[agent.provider] ?? providerConfigSchema.parse({});
     try {
       entries.set(agent.provider, {
-        provider: createProvider(agent.provider, settings, logger, loadAfter === undefined ? {} : { loadAfter }),
+        provider: createProvider(agent.provider, settings, logger),
         type: resolveProviderType(agent.provider, settings),
       });
     } catch (error) {

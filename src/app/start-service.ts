@@ -6,6 +6,7 @@ import { startTelemetry } from "../telemetry/start-telemetry.js";
 import { turnSpans } from "../telemetry/turn-spans.js";
 import { isWebhookChannel } from "../world/channel-adapter.js";
 import { buildParts } from "./build-parts.js";
+import { releaseStartMemory } from "./release-start-memory.js";
 import { createChannels } from "./create-channels.js";
 import { createWebConsole } from "./create-web-console.js";
 import { eventMetrics } from "./event-metrics.js";
@@ -20,14 +21,8 @@ import type { RunningService, StartServiceOptions } from "./service-entry.js";
 export async function startService(options: StartServiceOptions): Promise<RunningService> {
   const { config, logger } = options;
   // MCP servers connect while the database and the channels get ready (their network waits
-  // overlap); the model SDKs load once the channels are up, so the first poll does not wait
-  // for them (a model call before then waits for its SDK).
-  let channelsUp: () => void = () => undefined;
-  const building = buildParts(config, logger, {
-    providersLoadAfter: new Promise<void>((resolve) => {
-      channelsUp = resolve;
-    }),
-  });
+  // overlap); a model SDK loads on its provider's first call (src/providers/create-provider.ts).
+  const building = buildParts(config, logger);
   // Awaited below; a failure meanwhile is not an unhandled rejection.
   building.catch(() => undefined);
   let opened: Awaited<ReturnType<typeof openStore>>;
@@ -84,7 +79,6 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     ),
   );
   await roundtable.start();
-  channelsUp();
 
   const http = await startHttpServer({
     port: options.port,
@@ -130,6 +124,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       `web console: open ${url} and log in with the token from ${tokenFrom} (\`roundtable web-login\` prints the address)`,
     );
   }
+  releaseStartMemory(logger);
   let stopping: Promise<void> | undefined;
   return {
     port: http.port,

@@ -11,11 +11,6 @@ export type ProviderEnvironment = Record<string, string | undefined>;
 export interface CreateProviderOptions {
   /** Defaults to `process.env`. */
   env?: ProviderEnvironment;
-  /**
-   * Load the SDK once this settles (the service passes "the channels are up", so loading it
-   * does not hold up the start); a call before then loads it at once. Default: load now.
-   */
-  loadAfter?: Promise<unknown>;
   /** Injected in tests so retries don't wait for real seconds. */
   sleep?: Sleep;
   /** Jitter source for the backoff. */
@@ -101,7 +96,7 @@ export function createProvider(
 ): ModelProvider {
   const endpoint = resolveEndpoint(name, config, options.env ?? process.env);
   const common = { name, apiKey: endpoint.apiKey, baseUrl: endpoint.baseUrl, timeoutMs: config.timeout };
-  const inner = newProvider(endpoint.type, common, config.api, options.loadAfter);
+  const inner = newProvider(endpoint.type, common, config.api);
   logger.debug(
     { provider: name, type: endpoint.type, baseUrl: endpoint.baseUrl, hasKey: endpoint.apiKey !== undefined },
     "provider ready",
@@ -117,26 +112,21 @@ export function createProvider(
 type CommonSettings = { name: string; apiKey: string | undefined; baseUrl: string; timeoutMs: number };
 
 /**
- * The provider of `type`, its SDK loaded in the background (after `loadAfter` when given) and
- * not waited for: only the SDKs the config uses are ever loaded, and loading one (tens of
- * milliseconds of compiling) does not hold up the start. The first call waits for it if it
- * has not finished (or starts it); a failed load fails that call.
+ * The provider of `type`, its SDK loaded by its first call: a process holds only the SDKs of
+ * the providers its agents actually call (an SDK is megabytes of heap for good once imported:
+ * the OpenAI SDK about 6.6 MiB, docs/performance.md "Idle memory"), and loading one (tens of
+ * milliseconds of compiling) never holds up the start. Calls made while it loads wait for the
+ * same load; a failed load fails those calls and the next call tries again.
  */
-function newProvider(
-  type: ProviderType,
-  common: CommonSettings,
-  api: ProviderConfig["api"],
-  loadAfter: Promise<unknown> | undefined,
-): ModelProvider {
+function newProvider(type: ProviderType, common: CommonSettings, api: ProviderConfig["api"]): ModelProvider {
   let loading: Promise<ModelProvider> | undefined;
   const load = () => {
-    loading ??= loadProvider(type, common, api);
+    loading ??= loadProvider(type, common, api).catch((error: unknown) => {
+      loading = undefined;
+      throw error;
+    });
     return loading;
   };
-  // Reported by the first call; not an unhandled rejection in between.
-  const begin = () => void load().catch(() => undefined);
-  if (loadAfter) void loadAfter.then(begin, begin);
-  else begin();
   return {
     name: common.name,
     async *stream(request, signal) {

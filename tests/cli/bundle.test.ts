@@ -82,7 +82,44 @@ describe("the bundle's start", () => {
     // Only JSON log lines: no raw process warnings among them.
     for (const line of run.stderr.trim().split("\n")) expect(() => JSON.parse(line), line).not.toThrow();
   });
+
+  // Idle memory (docs/performance.md): the start's garbage is collected once the service is up,
+  // in a collection that also shrinks the heap V8 grew for the start.
+  it("gives back the heap the start grew once it is up", async () => {
+    const child = spawnBundle(["start"], {
+      cwd: directory,
+      env: {
+        PORT: "0",
+        LOG_LEVEL: "debug",
+        DATABASE_URL: database(),
+        OPENAI_API_KEY: "sk-test",
+        OPENAI_BASE_URL: "http://127.0.0.1:9/v1",
+      },
+    });
+    const finished = collect(child);
+    const released = await logLine(child, "start's garbage released");
+    child.kill("SIGTERM");
+    const run = await finished;
+    expect(run.code, run.stderr).toBe(0);
+    const { heapTotalMiB } = released as { heapTotalMiB: { before: number; after: number } };
+    expect(heapTotalMiB.after).toBeLessThan(heapTotalMiB.before);
+  });
 });
+
+/** The first JSON log line on the child's stderr whose message is `message`, parsed. */
+function logLine(child: ReturnType<typeof spawnBundle>, message: string): Promise<Record<string, unknown>> {
+  return new Promise((resolve, reject) => {
+    let buffered = "";
+    child.stderr?.on("data", (chunk: Buffer | string) => {
+      buffered += chunk.toString();
+      for (const line of buffered.split("\n")) {
+        if (!line.includes(`"msg":${JSON.stringify(message)}`)) continue;
+        resolve(JSON.parse(line) as Record<string, unknown>);
+      }
+    });
+    child.on("exit", () => reject(new Error(`no "${message}" line: ${buffered}`)));
+  });
+}
 
 describe("the bundle's chat", () => {
   it("holds a piped conversation with a model behind the fake OpenAI server", async () => {
