@@ -54,9 +54,17 @@ export interface AccountingStore {
   listUsage(filter: { world?: string; fromDay?: string }): Promise<UsageDayRecord[]>;
   /**
    * How many messages a person wrote on a platform (chat keys starting with `<platform>:`) with
-   * `after < createdAt <= until`: the per-person message rate.
+   * `after < createdAt <= until`: the per-person message rate. With `upToMessageId`, messages
+   * stored at the same `until` after that one are left out (several can share a millisecond,
+   * and a later one must not count against an earlier one).
    */
-  countPersonMessages(platform: string, authorId: string, after: Date, until: Date): Promise<number>;
+  countPersonMessages(
+    platform: string,
+    authorId: string,
+    after: Date,
+    until: Date,
+    upToMessageId?: string,
+  ): Promise<number>;
   /** Approvals created at or after `since`, oldest first (the audit). */
   listApprovalsSince(since: Date, world?: string): Promise<ApprovalRecord[]>;
 }

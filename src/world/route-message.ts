@@ -161,7 +161,15 @@ async function pastLimits(context: WorldContext, outbox: Outbox, world: WorldSet
   const chat = parseChatKey(message.chatKey);
   const log = context.logger.child({ platform: chat.platform, chat: message.chatKey, world: world.name });
   if (message.author.kind === "human") {
-    const rate = await messageRateExceeded(context.store, world, chat.platform, message.author.id, message.createdAt);
+    const rate = await messageRateExceeded(
+      context.store,
+      world,
+      chat.platform,
+      message.author.id,
+      message.createdAt,
+      0,
+      message.id,
+    );
     if (rate) {
       log.warn({ user: message.author.id, limit: rate.limit }, "message rate limit reached; no turn");
       // A flood is kept as text only: its platform payloads are not stored.

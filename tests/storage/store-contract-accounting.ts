@@ -106,5 +106,26 @@ export function storeAccountingContract(name: string, open: () => Promise<StoreF
       expect(await store.countPersonMessages("telegram", person, at(1), at(2))).toBe(1);
       expect(await store.countPersonMessages("slack", person, at(0), at(3))).toBe(0);
     });
+
+    it("counts messages stored in the same millisecond only up to the one asked about", async () => {
+      const person = unique("person");
+      const chat = `telegram::${unique("chat")}:`;
+      await store.ensureChat(chat, "team", "telegram");
+      const same = new Date(Date.UTC(2026, 10, 24, 12, 0, 5));
+      const ids = [unique("msg"), unique("msg"), unique("msg")];
+      for (const id of ids) {
+        await store.addMessage({
+          id,
+          chatKey: chat,
+          author: { kind: "human", id: person, name: "P" },
+          text: "hi",
+          createdAt: same,
+        });
+      }
+      const before = new Date(same.getTime() - 60_000);
+      expect(await store.countPersonMessages("telegram", person, before, same)).toBe(3);
+      expect(await store.countPersonMessages("telegram", person, before, same, ids[0])).toBe(1);
+      expect(await store.countPersonMessages("telegram", person, before, same, ids[1])).toBe(2);
+    });
   });
 }

@@ -71,13 +71,29 @@ export class AccountingQueries implements AccountingStore {
     return concatStatements([head, condition, tail]);
   }
 
-  async countPersonMessages(platform: string, authorId: string, after: Date, until: Date): Promise<number> {
+  async countPersonMessages(
+    platform: string,
+    authorId: string,
+    after: Date,
+    until: Date,
+    upToMessageId?: string,
+  ): Promise<number> {
     // The chat keys of a platform start with `<platform>:` (LIKE, as the model API's startsWith).
     const pattern = `${platform.replace(/[\\%_]/g, (character) => `\\${character}`)}:%`;
-    const rows = await this.raw.rows<{ count: number | bigint }>(sql`
-      SELECT COUNT(*) AS count FROM "Message"
-      WHERE "authorId" = ${authorId} AND "authorKind" = 'human' AND "createdAt" > ${after} AND "createdAt" <= ${until}
-        AND "chatKey" LIKE ${pattern} ESCAPE '\\'`);
+    // Messages stored in the same millisecond as `until` count only up to the given one (by seq).
+    const upTo =
+      upToMessageId === undefined
+        ? sql`"createdAt" <= ${until}`
+        : sql`("createdAt" < ${until} OR ("createdAt" = ${until}
+            AND "seq" <= (SELECT "seq" FROM "Message" WHERE "id" = ${upToMessageId})))`;
+    const rows = await this.raw.rows<{ count: number | bigint }>(
+      concatStatements([
+        sql`SELECT COUNT(*) AS count FROM "Message"
+      WHERE "authorId" = ${authorId} AND "authorKind" = 'human' AND "createdAt" > ${after} AND `,
+        upTo,
+        sql` AND "chatKey" LIKE ${pattern} ESCAPE '\\'`,
+      ]),
+    );
     return Number(rows[0]?.count ?? 0);
   }
 

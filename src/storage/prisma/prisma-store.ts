@@ -101,8 +101,14 @@ export class PrismaStore implements Store {
     return this.accounting.listUsage(filter);
   }
 
-  countPersonMessages(platform: string, authorId: string, after: Date, until: Date): Promise<number> {
-    return this.accounting.countPersonMessages(platform, authorId, after, until);
+  countPersonMessages(
+    platform: string,
+    authorId: string,
+    after: Date,
+    until: Date,
+    upToMessageId?: string,
+  ): Promise<number> {
+    return this.accounting.countPersonMessages(platform, authorId, after, until, upToMessageId);
   }
 
   listApprovalsSince(since: Date, world?: string): Promise<ApprovalRecord[]> {

@@ -25,9 +25,11 @@ export async function messageRateExceeded(
   authorId: string,
   at: Date,
   unstored: 0 | 1 = 0,
+  messageId?: string,
 ): Promise<RateExceeded | undefined> {
   const limit = world.limits.messagesPerMinute;
-  const count = await store.countPersonMessages(platform, authorId, new Date(at.getTime() - rateWindowMs), at);
+  const after = new Date(at.getTime() - rateWindowMs);
+  const count = await store.countPersonMessages(platform, authorId, after, at, messageId);
   if (count + unstored <= limit) return undefined;
   return { limit, resetsAt: new Date(at.getTime() + rateWindowMs) };
 }
