@@ -101,14 +101,8 @@ export class PrismaStore implements Store {
     return this.accounting.listUsage(filter);
   }
 
-  countPersonMessages(
-    platform: string,
-    authorId: string,
-    after: Date,
-    until: Date,
-    upToMessageId?: string,
-  ): Promise<number> {
-    return this.accounting.countPersonMessages(platform, authorId, after, until, upToMessageId);
+  countPersonMessages(...range: Parameters<AccountingQueries["countPersonMessages"]>): Promise<number> {
+    return this.accounting.countPersonMessages(...range);
   }
 
   listApprovalsSince(since: Date, world?: string): Promise<ApprovalRecord[]> {
