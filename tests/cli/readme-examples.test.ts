@@ -2,9 +2,8 @@ import { existsSync } from "node:fs";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCli } from "../../src/cli/run-cli.js";
+import { runCliInProcess } from "./run-cli-in-process.js";
 import { parseConfigText } from "../../src/config/parse-config-text.js";
 import { repositoryRoot } from "./run-roundtable.js";
 
@@ -46,24 +45,10 @@ afterAll(async () => {
 async function checkOffline(yaml: string, name: string): Promise<{ code: number; stdout: string; stderr: string }> {
   const file = path.join(directory, `${name}.yaml`);
   await writeFile(file, yaml);
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = "";
-  let err = "";
-  stdout.on("data", (chunk: Buffer) => {
-    out += chunk.toString();
-  });
-  stderr.on("data", (chunk: Buffer) => {
-    err += chunk.toString();
-  });
-  const code = await runCli(["check", "--offline", "--config", file], {
+  return runCliInProcess(["check", "--offline", "--config", file], {
     env: { ...dummyEnvironment, DATABASE_URL: `file:${path.join(directory, `${name}.db`)}` },
     cwd: directory,
-    stdin: new PassThrough(),
-    stdout,
-    stderr,
   });
-  return { code, stdout: out, stderr: err };
 }
 
 describe("the README's YAML examples work as written (#28)", () => {

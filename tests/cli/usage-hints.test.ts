@@ -1,9 +1,8 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { PassThrough } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { runCli } from "../../src/cli/run-cli.js";
+import { runCliInProcess } from "./run-cli-in-process.js";
 
 let directory: string;
 beforeEach(async () => {
@@ -18,24 +17,10 @@ async function run(
   argv: string[],
   env: Record<string, string> = {},
 ): Promise<{ code: number; stdout: string; stderr: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = "";
-  let err = "";
-  stdout.on("data", (chunk: Buffer) => {
-    out += chunk.toString();
-  });
-  stderr.on("data", (chunk: Buffer) => {
-    err += chunk.toString();
-  });
-  const code = await runCli(argv, {
+  return runCliInProcess(argv, {
     env: { LOG_LEVEL: "silent", DATABASE_URL: `file:${path.join(directory, "r.db")}`, ...env },
     cwd: directory,
-    stdin: new PassThrough(),
-    stdout,
-    stderr,
   });
-  return { code, stdout: out, stderr: err };
 }
 
 describe("bad usage is told as such (#28)", () => {

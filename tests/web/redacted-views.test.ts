@@ -1,7 +1,6 @@
-import { PassThrough } from "node:stream";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { runCli } from "../../src/cli/run-cli.js";
+import { runCliInProcess } from "../cli/run-cli-in-process.js";
 import { waitUntil } from "../tools/wait-until.js";
 import { EventReader, postJson, startWebService, type WebService } from "./web-service.js";
 
@@ -29,24 +28,7 @@ const argumentsJson = JSON.stringify({
 });
 
 async function cli(args: string[], env: Record<string, string>) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = "";
-  let err = "";
-  stdout.on("data", (chunk: Buffer) => {
-    out += chunk.toString();
-  });
-  stderr.on("data", (chunk: Buffer) => {
-    err += chunk.toString();
-  });
-  const code = await runCli(args, {
-    env: { LOG_LEVEL: "silent", ...env },
-    cwd: process.cwd(),
-    stdin: new PassThrough(),
-    stdout,
-    stderr,
-  });
-  return { code, stdout: out, stderr: err };
+  return runCliInProcess(args, { env: { LOG_LEVEL: "silent", ...env } });
 }
 
 function expectRedacted(text: string): void {

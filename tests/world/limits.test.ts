@@ -1,6 +1,5 @@
-import { PassThrough } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
-import { runCli } from "../../src/cli/run-cli.js";
+import { runCliInProcess } from "../cli/run-cli-in-process.js";
 import { ScriptedProvider } from "../fakes/scripted-provider.js";
 import { createHarness, type Harness } from "./harness.js";
 
@@ -12,24 +11,7 @@ afterEach(async () => {
 
 /** Runs a CLI command in this process against a database; resolves with its exit code and output. */
 async function cli(args: string[], databaseUrl: string) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = "";
-  let err = "";
-  stdout.on("data", (chunk: Buffer) => {
-    out += chunk.toString();
-  });
-  stderr.on("data", (chunk: Buffer) => {
-    err += chunk.toString();
-  });
-  const code = await runCli(args, {
-    env: { DATABASE_URL: databaseUrl, LOG_LEVEL: "silent" },
-    cwd: process.cwd(),
-    stdin: new PassThrough(),
-    stdout,
-    stderr,
-  });
-  return { code, stdout: out, stderr: err };
+  return runCliInProcess(args, { env: { DATABASE_URL: databaseUrl, LOG_LEVEL: "silent" } });
 }
 
 const texts = (h: Harness) => h.channel.messages().map((message) => message.text);
