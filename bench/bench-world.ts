@@ -221,7 +221,8 @@ export class BenchWorld {
   }
 }
 
-function textOf(content: unknown): string {
+/** The text of an OpenAI message content: a string, or its text parts joined. */
+export function textOf(content: unknown): string {
   if (typeof content === "string") return content;
   if (Array.isArray(content))
     return content.map((part) => (typeof part?.text === "string" ? (part.text as string) : "")).join("");
@@ -229,7 +230,7 @@ function textOf(content: unknown): string {
 }
 
 /** The callback data of a card's `once` button, if the markup is an approval card. */
-function callbackOnce(markup: unknown): string | undefined {
+export function callbackOnce(markup: unknown): string | undefined {
   const rows = (markup as { inline_keyboard?: { callback_data?: string }[][] } | undefined)?.inline_keyboard;
   for (const row of rows ?? [])
     for (const button of row) if (button.callback_data?.endsWith(":o")) return button.callback_data;

@@ -5,6 +5,7 @@ import { type FakeModelServer, startOpenAIFake } from "../fakes/openai-server.js
 import { FakeTelegramApi, type FakeUser, type RecordedCall } from "../fakes/telegram-api.js";
 import type { Life, Post } from "./judge-doubles.js";
 import { processOfPort } from "./process-of-port.js";
+import { callbackOnce, textOf } from "../../bench/bench-world.js";
 
 const botToken = "7000:chaos";
 export const chaosAgents = ["alice", "bob"] as const;
@@ -265,19 +266,4 @@ function answerEarliestOpen(request: RecordedRequest): FakeStep {
       frameDelayMs,
     };
   return { type: "reply", text: [`re ${question.token} `, "ok"], frameDelayMs };
-}
-
-function textOf(content: unknown): string {
-  if (typeof content === "string") return content;
-  if (Array.isArray(content))
-    return content.map((part) => (typeof part?.text === "string" ? (part.text as string) : "")).join("");
-  return "";
-}
-
-/** The callback data of a card's `once` button, if the markup is an approval card. */
-function callbackOnce(markup: unknown): string | undefined {
-  const rows = (markup as { inline_keyboard?: { callback_data?: string }[][] } | undefined)?.inline_keyboard;
-  for (const row of rows ?? [])
-    for (const button of row) if (button.callback_data?.endsWith(":o")) return button.callback_data;
-  return undefined;
 }
