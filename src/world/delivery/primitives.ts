@@ -57,6 +57,13 @@ export interface ChannelPrimitives<Part = unknown> {
   renderOutcome(chat: ChatRef, outcome: ApprovalOutcome): Promise<Part>;
 
   /**
+   * Post a file (an image a tool returned, a file it wrote to `outbox/`) as `author`, with its
+   * caption, as the platform's file or photo message; returns its platform id. `key` as in
+   * {@link sendPart}. Without this the world shows the file's name and a link where it has one.
+   */
+  sendFile?(chat: ChatRef, author: Author, file: OutboundFile, options?: SendPartOptions): Promise<string>;
+
+  /**
    * How a streamed answer of `author` in `chat` is shown. `edit`: the world's post-then-edit
    * stream, no more than one change per `intervalMs` (per `paceKey` when several streams share
    * one budget, e.g. a Telegram chat; else per stream), with the platform's draft surface for
@@ -71,6 +78,14 @@ export interface SendPartOptions {
   /** Platform message id to reply to (first part of a post only). */
   replyTo?: string;
   live?: boolean;
+}
+
+/** A file the world posts. `bytes` are already read and capped; `mimeType` is typed from them. */
+export interface OutboundFile {
+  name: string;
+  mimeType: string;
+  bytes: Uint8Array;
+  caption?: string;
 }
 
 export type StreamMode<Part> =
