@@ -1,5 +1,5 @@
 import { jobKey } from "../world/jobs.js";
-import { closeTurn } from "../world/close-turn.js";
+import { closeTurn } from "../world/turn/index.js";
 import { type AgentRuntime, loadTurnScope } from "./agent-runtime.js";
 import { endWithLimit } from "./end-turn.js";
 import { repeatGuardTripped } from "./repeat-guard.js";

@@ -1,5 +1,5 @@
 import { parseChatKey } from "../world/chat-ref.js";
-import { closeTurn } from "../world/close-turn.js";
+import { closeTurn } from "../world/turn/index.js";
 import { worldAuthor } from "../world/message.js";
 import type { AgentRuntime, TurnScope } from "./agent-runtime.js";
 

@@ -1,9 +1,7 @@
 import { ToolError, errorMessage } from "../errors/roundtable-error.js";
 import { parseChatKey } from "../world/chat-ref.js";
-import { recordToolResult } from "../world/record-tool-result.js";
+import { finishStoppedTurn, recordToolResult, stopOf } from "../world/turn/index.js";
 import { showWorking, type WorkingStatus } from "../world/working-status.js";
-import { finishStoppedTurn } from "../world/stop-turn.js";
-import { stopOf } from "../world/turn-interrupts.js";
 import { type AgentRuntime, loadTurnScope } from "./agent-runtime.js";
 import { continueTurn } from "./continue-turn.js";
 import { resolveWorkdir } from "./workdir.js";

@@ -1,9 +1,9 @@
 import type { ToolCallRecord } from "../storage/records.js";
 import type { MessageStream } from "../world/channel-adapter.js";
 import { parseChatKey } from "../world/chat-ref.js";
-import { recordToolResult } from "../world/record-tool-result.js";
-import { finishStoppedTurn } from "../world/stop-turn.js";
-import type { TurnStop } from "../world/turn-interrupts.js";
+import { recordToolResult } from "../world/turn/index.js";
+import { finishStoppedTurn } from "../world/turn/index.js";
+import type { TurnStop } from "../world/turn/index.js";
 import type { AgentRuntime, TurnScope } from "./agent-runtime.js";
 
 /** The line that ends an answer cut by `/stop`. */

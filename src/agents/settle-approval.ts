@@ -1,8 +1,7 @@
 import type { ApprovalRecord, ToolCallRecord } from "../world/records.js";
-import { approvalOutcome, describeWait } from "../world/approval-outcome.js";
+import { approvalOutcome, describeWait, recordToolResult } from "../world/turn/index.js";
 import { parseChatKey } from "../world/chat-ref.js";
 import { jobKey } from "../world/jobs.js";
-import { recordToolResult } from "../world/record-tool-result.js";
 import type { AgentRuntime } from "./agent-runtime.js";
 import { continueTurn } from "./continue-turn.js";
 import { executeToolCall } from "./execute-tool-call.js";

@@ -2,7 +2,7 @@ import { configSecrets } from "../config/config-secrets.js";
 import { parseDuration } from "../config/duration.js";
 import { loadConfig } from "../config/load-config.js";
 import { environmentSecrets, secretRedactor } from "../log/redact-secrets.js";
-import { describeWait } from "../world/approval-outcome.js";
+import { describeWait } from "../world/turn/index.js";
 import type { CliCommand } from "./cli-command.js";
 import { exitCodes } from "./cli-context.js";
 import { type AuditedApproval, auditApprovals } from "./audit-approvals.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { AccessChannel } from "./access-channel.js";
-import { mayDecide } from "./approval-rights.js";
+import { mayDecide } from "./turn/index.js";
 import { decidersText } from "./commands/approvals-text.js";
 import { mayTalk } from "./membership.js";
 

@@ -1,7 +1,7 @@
 import { type MessageFile, type MessageRecord, omittedRaw } from "./records.js";
 import { settleFiles } from "./files/settle-files.js";
 import { accessChannelFor } from "./access-channel.js";
-import { handleApprovalClick } from "./approval-clicks.js";
+import { handleApprovalClick, type TurnInterrupts } from "./turn/index.js";
 import { CommandIngress } from "./commands/command-ingress.js";
 import { resetChat } from "./commands/reset-chat.js";
 import { postNotice } from "./post-notice.js";
@@ -24,7 +24,6 @@ import { messageRateExceeded } from "./limits/message-rate.js";
 import { mayTalk, notMemberText } from "./membership.js";
 import type { Outbox } from "./outbox.js";
 import { noticeOnce, periodBucket } from "./sender-notice.js";
-import type { TurnInterrupts } from "./turn-interrupts.js";
 import { rolesLookup } from "./user-roles.js";
 import type { WorldContext } from "./world-context.js";
 import type { WorldSettings } from "./world-settings.js";

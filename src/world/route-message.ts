@@ -2,16 +2,14 @@ import type { WorldSettings } from "./world-settings.js";
 import type { MessageRecord } from "./records.js";
 import { accessChannelFor } from "./access-channel.js";
 import { parseChatKey } from "./chat-ref.js";
-import { closeTurn } from "./close-turn.js";
+import { chainHumans, chainStarter, closeTurn, mayDecide } from "./turn/index.js";
 import { settleStoredFiles } from "./files/settle-files.js";
 import { budgetNotice, dayBudgetExceeded } from "./limits/day-budget.js";
 import { messageRateExceeded, rateNotice } from "./limits/message-rate.js";
 import { mayTalk, membersFor } from "./membership.js";
-import { mayDecide } from "./approval-rights.js";
 import { worldAuthor } from "./message.js";
 import type { Outbox } from "./outbox.js";
 import { noticeOnce, periodBucket } from "./sender-notice.js";
-import { chainHumans, chainStarter } from "./turn-chain.js";
 import {
   parseAddresses,
   routeMessage,

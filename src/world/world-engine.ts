@@ -5,7 +5,7 @@ import { jobPayloadSchema } from "./jobs.js";
 import { Outbox } from "./outbox.js";
 import { recoverLostSteps } from "./recover-lost-steps.js";
 import { routeStoredMessage } from "./route-message.js";
-import { TurnInterrupts } from "./turn-interrupts.js";
+import { TurnInterrupts } from "./turn/index.js";
 import type { ClaimedJob } from "./work-queue.js";
 import type { TurnRunner, WorldContext } from "./world-context.js";
 

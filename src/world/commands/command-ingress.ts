@@ -7,7 +7,7 @@ import { KeyedSerializer } from "../keyed-serializer.js";
 import { mayTalk } from "../membership.js";
 import type { Outbox } from "../outbox.js";
 import { postNotice } from "../post-notice.js";
-import type { TurnInterrupts } from "../turn-interrupts.js";
+import type { TurnInterrupts } from "../turn/index.js";
 import { rolesLookup } from "../user-roles.js";
 import type { WorldContext } from "../world-context.js";
 import type { WorldSettings } from "../world-settings.js";

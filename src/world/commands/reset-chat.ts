@@ -1,5 +1,5 @@
 import { type ChatRef, chatKey } from "../chat-ref.js";
-import { closePendingApprovals } from "../close-pending-approvals.js";
+import { closePendingApprovals } from "../turn/index.js";
 import type { Sender } from "../inbound.js";
 import type { Outbox } from "../outbox.js";
 import { postNotice } from "../post-notice.js";

@@ -1,5 +1,5 @@
 import { accessChannelFor } from "../access-channel.js";
-import { mayDecide } from "../approval-rights.js";
+import { mayDecide } from "../turn/index.js";
 import type { ChatRef } from "../chat-ref.js";
 import type { Sender } from "../inbound.js";
 import { rolesLookup } from "../user-roles.js";

@@ -1,9 +1,8 @@
 import { assertNever } from "../../errors/assert-never.js";
 import type { Outbox } from "../outbox.js";
-import type { TurnInterrupts } from "../turn-interrupts.js";
+import { approversFor, type TurnInterrupts } from "../turn/index.js";
 import type { WorldContext } from "../world-context.js";
 import { agentsText } from "./agents-text.js";
-import { approversFor } from "../approval-rights.js";
 import { approvalsText } from "./approvals-text.js";
 import type { ChatCommandAnswer, ChatCommandRequest } from "./chat-command-request.js";
 import { helpText } from "./help-text.js";

@@ -1,11 +1,9 @@
 import type { TurnRecord } from "../records.js";
 import { accessChannelFor } from "../access-channel.js";
-import { mayDecide } from "../approval-rights.js";
+import { mayDecide, stopTurn, type TurnInterrupts } from "../turn/index.js";
 import { chatKey } from "../chat-ref.js";
 import type { Outbox } from "../outbox.js";
-import { stopTurn } from "../stop-turn.js";
 import { rolesLookup } from "../user-roles.js";
-import type { TurnInterrupts } from "../turn-interrupts.js";
 import type { WorldContext } from "../world-context.js";
 import type { ChatCommandAnswer, ChatCommandRequest } from "./chat-command-request.js";
 

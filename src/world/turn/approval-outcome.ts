@@ -1,4 +1,4 @@
-import type { ApprovalRecord } from "./records.js";
+import type { ApprovalRecord } from "../records.js";
 import type { ApprovalOutcome } from "./approval-types.js";
 
 /** What a card shows once an approval is closed, from the stored (decided) approval. */

@@ -1,8 +1,8 @@
-import type { WorldSettings } from "./world-settings.js";
-import { isOnList, requesterEntry, type RolesLookup } from "./access-list.js";
-import type { AccessChannel } from "./access-channel.js";
-import type { Platform } from "./chat-ref.js";
-import type { Sender } from "./inbound.js";
+import type { WorldSettings } from "../world-settings.js";
+import { isOnList, requesterEntry, type RolesLookup } from "../access-list.js";
+import type { AccessChannel } from "../access-channel.js";
+import type { Platform } from "../chat-ref.js";
+import type { Sender } from "../inbound.js";
 
 /** The approver list of a platform: as configured, else only the requester. */
 export function approversFor(world: Pick<WorldSettings, "approvers">, platform: Platform): readonly string[] {

@@ -1,9 +1,9 @@
-import type { TurnRecord } from "./records.js";
+import type { TurnRecord } from "../records.js";
 import { closeTurn } from "./close-turn.js";
-import type { Outbox } from "./outbox.js";
+import type { Outbox } from "../outbox.js";
 import { recordToolResult } from "./record-tool-result.js";
 import type { TurnInterrupts } from "./turn-interrupts.js";
-import type { WorldContext } from "./world-context.js";
+import type { WorldContext } from "../world-context.js";
 
 /**
  * `/stop` for one turn: store the stop marker first (so nothing of the turn runs afterwards,

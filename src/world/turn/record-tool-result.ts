@@ -1,8 +1,8 @@
-import type { ToolCallRecord } from "./records.js";
+import type { ToolCallRecord } from "../records.js";
 import type { ToolResultKind } from "./approval-types.js";
-import { parseChatKey } from "./chat-ref.js";
-import type { Outbox } from "./outbox.js";
-import type { WorldContext } from "./world-context.js";
+import { parseChatKey } from "../chat-ref.js";
+import type { Outbox } from "../outbox.js";
+import type { WorldContext } from "../world-context.js";
 
 /** Longest tool result text kept for the model. */
 const maxToolResultLength = 20_000;

@@ -1,6 +1,6 @@
 import { closeTurn } from "./close-turn.js";
-import type { Outbox } from "./outbox.js";
-import type { WorldContext } from "./world-context.js";
+import type { Outbox } from "../outbox.js";
+import type { WorldContext } from "../world-context.js";
 
 /**
  * Close every pending approval of a chat as `skipped` (`/reset`): each turn parked on them

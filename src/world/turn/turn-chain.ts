@@ -1,5 +1,5 @@
-import type { MessageRecord, TurnRecord } from "./records.js";
-import type { WorldContext } from "./world-context.js";
+import type { MessageRecord, TurnRecord } from "../records.js";
+import type { WorldContext } from "../world-context.js";
 
 /** The platform id of the human whose message started this chain of turns. */
 export async function chainStarter(context: Pick<WorldContext, "store">, message: MessageRecord): Promise<string> {

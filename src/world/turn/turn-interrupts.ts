@@ -1,5 +1,5 @@
-import type { Logger } from "../log/logger.js";
-import type { Store } from "./store.js";
+import type { Logger } from "../../log/logger.js";
+import type { Store } from "../store.js";
 
 /** Who stopped a turn; the reason an interrupted turn's signal carries. */
 export interface TurnStop {

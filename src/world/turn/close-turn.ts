@@ -1,10 +1,10 @@
 import { approvalOutcome } from "./approval-outcome.js";
 import type { ApprovalState, ToolResultKind } from "./approval-types.js";
-import { parseChatKey } from "./chat-ref.js";
-import type { TurnEndReason } from "./events.js";
-import type { Outbox } from "./outbox.js";
+import { parseChatKey } from "../chat-ref.js";
+import type { TurnEndReason } from "../events.js";
+import type { Outbox } from "../outbox.js";
 import { recordToolResult } from "./record-tool-result.js";
-import type { WorldContext } from "./world-context.js";
+import type { WorldContext } from "../world-context.js";
 
 /**
  * The one way a turn ends (answered, a limit, an error, superseded, a reset, `/stop`: "end

@@ -1,12 +1,12 @@
-import type { ApprovalRecord, SessionGrantKey, ToolCallRecord } from "./records.js";
+import type { ApprovalRecord, SessionGrantKey, ToolCallRecord } from "../records.js";
 import { approversFor, mayDecide } from "./approval-rights.js";
-import { accessChannelFor } from "./access-channel.js";
-import { requesterEntry } from "./access-list.js";
-import { chatKey, type Platform } from "./chat-ref.js";
-import type { ApprovalClick, ClickResult } from "./inbound.js";
-import { jobKey } from "./jobs.js";
-import { rolesLookup } from "./user-roles.js";
-import type { WorldContext } from "./world-context.js";
+import { accessChannelFor } from "../access-channel.js";
+import { requesterEntry } from "../access-list.js";
+import { chatKey, type Platform } from "../chat-ref.js";
+import type { ApprovalClick, ClickResult } from "../inbound.js";
+import { jobKey } from "../jobs.js";
+import { rolesLookup } from "../user-roles.js";
+import type { WorldContext } from "../world-context.js";
 
 const choiceWords = { once: "approved once", session: "approved for this session", deny: "denied" } as const;
 

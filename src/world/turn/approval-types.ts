@@ -1,0 +1,51 @@
+import type { ApprovalChoice } from "../inbound.js";
+
+/** Every kind of tool result: `ok` and `error` are real, the rest synthetic. */
+export type ToolResultKind =
+  | "ok"
+  | "error"
+  | "denied"
+  | "expired"
+  | "blocked"
+  | "invalid"
+  | "timeout"
+  | "failed"
+  | "interrupted"
+  | "skipped";
+
+export type ApprovalState = "pending" | "approved" | "denied" | "expired" | "skipped";
+
+/** What an approval card shows. */
+export interface ApprovalCard {
+  /** Opaque id carried by the buttons. */
+  approvalId: string;
+  /** Short id, unique in the chat, for typing (`/approve once 7f3a`). */
+  shortId: string;
+  agent: string;
+  tool: string;
+  /** The arguments as compact JSON. */
+  argumentsJson: string;
+  /** The arguments pretty-printed and truncated for display. */
+  argumentsPreview: string;
+  /** Why approval is needed (policy). */
+  reason: string;
+  /** Name of the person whose message started the turn. */
+  requestedFor: string;
+  choices: readonly ApprovalChoice[];
+  expiresAt: Date;
+}
+
+/** What an approval card shows once decided. */
+export interface ApprovalOutcome {
+  approvalId: string;
+  shortId: string;
+  agent: string;
+  tool: string;
+  argumentsPreview: string;
+  state: Exclude<ApprovalState, "pending">;
+  choice?: ApprovalChoice;
+  decidedBy?: { id: string; name: string };
+  /** Why it was closed without a decision (`chat reset by ana`, `superseded by a newer message …`). */
+  note?: string;
+  at: Date;
+}
