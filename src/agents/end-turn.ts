@@ -1,6 +1,6 @@
 import { parseChatKey } from "../world/chat-ref.js";
 import { closeTurn } from "../world/turn/index.js";
-import { worldAuthor } from "../world/message.js";
+import { postWorldNotice } from "../world/world-notice.js";
 import type { AgentRuntime, TurnScope } from "./agent-runtime.js";
 
 /** End the turn because a limit was reached, saying which. */
@@ -12,7 +12,12 @@ export async function endWithLimit(
 ): Promise<void> {
   // The budget notice is the world's, not the agent's: it already says all.
   const notice = reason === "budget" ? what : `${scope.agent.name} stopped: ${what}.`;
-  await postNotice(runtime, scope, notice, `limit`);
+  await postWorldNotice(runtime.world, runtime.outbox, {
+    chat: parseChatKey(scope.turn.chatKey),
+    id: noticeId(scope, "limit"),
+    text: notice,
+    turnId: scope.turn.id,
+  });
   await closeTurn(runtime.world, runtime.outbox, scope.turn.id, reason, {
     kind: "skipped",
     detail: `the turn ended: ${what}`,
@@ -20,34 +25,20 @@ export async function endWithLimit(
 }
 
 export async function failTurn(runtime: AgentRuntime, scope: TurnScope, text: string): Promise<void> {
-  await postNotice(runtime, scope, text, "error", "error");
+  await postWorldNotice(runtime.world, runtime.outbox, {
+    chat: parseChatKey(scope.turn.chatKey),
+    id: noticeId(scope, "error"),
+    text,
+    level: "error",
+    turnId: scope.turn.id,
+  });
   await closeTurn(runtime.world, runtime.outbox, scope.turn.id, "provider-error", {
     kind: "skipped",
     detail: "the turn ended after a provider error",
   });
 }
 
-async function postNotice(
-  runtime: AgentRuntime,
-  scope: TurnScope,
-  text: string,
-  what: string,
-  level: "notice" | "error" = "notice",
-) {
-  const { store } = runtime.world;
-  const id = `${scope.turn.id}:${what}:${scope.turn.step}`;
-  if (await store.getMessage(id)) return;
-  const message = await store.addMessage({
-    id,
-    chatKey: scope.turn.chatKey,
-    author: worldAuthor,
-    text,
-    turnId: scope.turn.id,
-  });
-  await runtime.outbox.publish(scope.turn.chatKey, {
-    type: "system",
-    chat: parseChatKey(scope.turn.chatKey),
-    level,
-    message,
-  });
+/** The id of a turn's own notice: once per turn, kind and step. */
+function noticeId(scope: TurnScope, what: string): string {
+  return `${scope.turn.id}:${what}:${scope.turn.step}`;
 }

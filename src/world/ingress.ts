@@ -4,7 +4,6 @@ import { accessChannelFor } from "./access-channel.js";
 import { handleApprovalClick, type TurnInterrupts } from "./turn/index.js";
 import { CommandIngress } from "./commands/command-ingress.js";
 import { resetChat } from "./commands/reset-chat.js";
-import { postNotice } from "./post-notice.js";
 import { storeThreadRoot } from "./thread-root.js";
 import { chatKey } from "./chat-ref.js";
 import { mayReset, resetRefusedText } from "./commands/reset-rights.js";
@@ -23,7 +22,7 @@ import { chatJob } from "./jobs.js";
 import { messageRateExceeded } from "./limits/message-rate.js";
 import { mayTalk, notMemberText } from "./membership.js";
 import type { Outbox } from "./outbox.js";
-import { noticeOnce, periodBucket } from "./sender-notice.js";
+import { noticeOnce, periodBucket, postWorldNotice } from "./world-notice.js";
 import { rolesLookup } from "./user-roles.js";
 import type { WorldContext } from "./world-context.js";
 import type { WorldSettings } from "./world-settings.js";
@@ -203,13 +202,11 @@ export class Ingress implements InboundSink {
     }
     if (inbound.text.length > maxInboundTextLength) {
       log.warn({ length: inbound.text.length }, "oversized message stored, not routed");
-      await postNotice(
-        this.context,
-        this.outbox,
-        inbound.chat,
-        `${id}:too-long`,
-        `That message is too long for the agents (${inbound.text.length} characters; the limit is ${maxInboundTextLength}). It was kept but not answered.`,
-      );
+      await postWorldNotice(this.context, this.outbox, {
+        chat: inbound.chat,
+        id: `${id}:too-long`,
+        text: `That message is too long for the agents (${inbound.text.length} characters; the limit is ${maxInboundTextLength}). It was kept but not answered.`,
+      });
       return { status: "ignored", reason: "message too long" };
     }
     const routePayload = { kind: "route", messageId: id } as const;

@@ -7,9 +7,8 @@ import { settleStoredFiles } from "./files/settle-files.js";
 import { budgetNotice, dayBudgetExceeded } from "./limits/day-budget.js";
 import { messageRateExceeded, rateNotice } from "./limits/message-rate.js";
 import { mayTalk, membersFor } from "./membership.js";
-import { worldAuthor } from "./message.js";
 import type { Outbox } from "./outbox.js";
-import { noticeOnce, periodBucket } from "./sender-notice.js";
+import { noticeOnce, periodBucket, postWorldNotice } from "./world-notice.js";
 import {
   parseAddresses,
   routeMessage,
@@ -91,7 +90,8 @@ export async function routeStoredMessage(context: WorldContext, outbox: Outbox, 
     return started;
   }
   if (decision.unknown.length > 0 && message.author.kind === "human") {
-    await postNotice(context, outbox, message, "unknown", unknownAgentNotice(decision.unknown, world.agents));
+    const text = unknownAgentNotice(decision.unknown, world.agents);
+    await postWorldNotice(context, outbox, { chat, id: `${message.id}:unknown`, text });
   }
 
   const startedById = await chainStarter(context, message);
@@ -111,7 +111,8 @@ export async function routeStoredMessage(context: WorldContext, outbox: Outbox, 
       const current = await store.getChat(message.chatKey);
       if ((current?.agentTurnsSinceHuman ?? 0) >= world.turnLimit) {
         const humans = await chainHumans(context, message, { preferHandles: true });
-        await postNotice(context, outbox, message, "turn-limit", turnLimitNotice(humans, world.turnLimit));
+        const text = turnLimitNotice(humans, world.turnLimit);
+        await postWorldNotice(context, outbox, { chat, id: `${message.id}:turn-limit`, text });
         log.info({ turnLimit: world.turnLimit }, "turn limit reached; handing back to the humans");
         return started;
       }
@@ -258,16 +259,4 @@ async function replyTarget(context: WorldContext, message: MessageRecord): Promi
   if (outbound?.refKind !== "message") return {};
   const replied = await context.store.getMessage(outbound.refId);
   return replied?.author.kind === "agent" ? { replyToAgent: replied.author.name } : {};
-}
-
-async function postNotice(context: WorldContext, outbox: Outbox, about: MessageRecord, what: string, text: string) {
-  const id = `${about.id}:${what}`;
-  if (await context.store.getMessage(id)) return;
-  const notice = await context.store.addMessage({ id, chatKey: about.chatKey, author: worldAuthor, text });
-  await outbox.publish(about.chatKey, {
-    type: "system",
-    chat: parseChatKey(about.chatKey),
-    level: "notice",
-    message: notice,
-  });
 }

@@ -6,7 +6,7 @@ import { inboundMessageId } from "../inbound-message-id.js";
 import { KeyedSerializer } from "../keyed-serializer.js";
 import { mayTalk } from "../membership.js";
 import type { Outbox } from "../outbox.js";
-import { postNotice } from "../post-notice.js";
+import { postWorldNotice } from "../world-notice.js";
 import type { TurnInterrupts } from "../turn/index.js";
 import { rolesLookup } from "../user-roles.js";
 import type { WorldContext } from "../world-context.js";
@@ -73,7 +73,7 @@ export class CommandIngress {
     const shown =
       answer.status === "refused"
         ? await this.refusePrivately(inbound, noticeId, answer.text)
-        : await postNotice(this.context, this.outbox, inbound.chat, noticeId, answer.text);
+        : await postWorldNotice(this.context, this.outbox, { chat: inbound.chat, id: noticeId, text: answer.text });
     await store.claimInboundKey(handled);
     if (!shown) {
       log.info({ messageId: inbound.platformMessageId }, "command delivered again; its answer was shown already");
@@ -192,7 +192,11 @@ export class CommandIngress {
         this.context.logger.warn({ err: error, chat: chatKey(inbound.chat) }, "private reply failed; telling the chat");
       }
     }
-    return postNotice(this.context, this.outbox, inbound.chat, noticeId, `${inbound.sender.displayName}: ${text}`);
+    return postWorldNotice(this.context, this.outbox, {
+      chat: inbound.chat,
+      id: noticeId,
+      text: `${inbound.sender.displayName}: ${text}`,
+    });
   }
 
   private isMember(world: WorldSettings, input: Pick<InboundMessage, "chat" | "sender">): Promise<boolean> {

@@ -2,7 +2,7 @@ import { type ChatRef, chatKey } from "../chat-ref.js";
 import { closePendingApprovals } from "../turn/index.js";
 import type { Sender } from "../inbound.js";
 import type { Outbox } from "../outbox.js";
-import { postNotice } from "../post-notice.js";
+import { postWorldNotice } from "../world-notice.js";
 import type { WorldContext } from "../world-context.js";
 
 /** `/reset`: a new session epoch (session approvals end) and pending cards closed, said in the chat. */
@@ -17,11 +17,9 @@ export async function resetChat(
   const epoch = await context.store.resetSession(key);
   const closed = await closePendingApprovals(context, outbox, key, `chat reset by ${by.displayName}`);
   context.logger.info({ chat: key, epoch, closedTurns: closed, user: by.id }, "chat reset: session approvals cleared");
-  await postNotice(
-    context,
-    outbox,
+  await postWorldNotice(context, outbox, {
     chat,
-    noticeId,
-    `Chat reset by ${by.displayName}: approvals given for this session no longer apply${closed > 0 ? "; pending approvals were closed" : ""}.`,
-  );
+    id: noticeId,
+    text: `Chat reset by ${by.displayName}: approvals given for this session no longer apply${closed > 0 ? "; pending approvals were closed" : ""}.`,
+  });
 }

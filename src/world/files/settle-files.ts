@@ -1,6 +1,6 @@
 import { type ChatRef, parseChatKey } from "../chat-ref.js";
 import type { Outbox } from "../outbox.js";
-import { postNotice } from "../post-notice.js";
+import { postWorldNotice } from "../world-notice.js";
 import type { MessageFile, MessageRecord } from "../records.js";
 import type { WorldContext } from "../world-context.js";
 import type { WorldSettings } from "../world-settings.js";
@@ -25,7 +25,7 @@ export async function settleFiles(
   files: readonly MessageFile[],
 ): Promise<void> {
   const notice = refusedFilesNotice(files);
-  if (notice !== undefined) await postNotice(context, outbox, chat, `${messageId}:files`, notice);
+  if (notice !== undefined) await postWorldNotice(context, outbox, { chat, id: `${messageId}:files`, text: notice });
   try {
     await context.files?.place(world, messageId, files);
   } catch (error) {
