@@ -1,38 +1,47 @@
-import { approvalOutcome } from "./approval-outcome.js";
-import type { ApprovalState, ToolResultKind } from "./approval-types.js";
+import type { TurnRecord } from "../records.js";
 import { parseChatKey } from "../chat-ref.js";
 import type { TurnEndReason } from "../events.js";
 import type { Outbox } from "../outbox.js";
-import { recordToolResult } from "./record-tool-result.js";
 import type { WorldContext } from "../world-context.js";
+import { publishApprovalOutcome } from "./approval-outcome.js";
+import { recordToolResult } from "./record-tool-result.js";
+
+/** How the calls and approvals a turn leaves open are closed. */
+export interface OpenWork {
+  /** Every open call gets `skipped: detail`; every pending approval is closed as `skipped`. */
+  kind: "skipped";
+  detail: string;
+  /** The person who closed the turn (`/stop`, a new message): recorded on its approvals, and the cards say why. */
+  by?: { id: string; name: string };
+  /** `/stop`: a call that is running gets `interrupted: detail` (its run was cut), before anything else closes. */
+  interruptRunning?: boolean;
+}
 
 /**
  * The one way a turn ends (answered, a limit, an error, superseded, a reset, `/stop`: "end
- * this turn now with reason X"). It keeps the closure invariant: every call of the turn that has no result gets
- * a synthetic one (`kind: detail`), every pending approval of the turn is closed and its card
- * updated, then the turn is marked ended and `turn-ended` is published. Idempotent.
+ * this turn now with reason X"). It keeps the closure invariant: every call of the turn that
+ * has no result gets a synthetic one (`kind: detail`), every pending approval of the turn is
+ * closed and its card updated, then the turn is marked ended and `turn-ended` is published.
+ * Idempotent.
  */
 export async function closeTurn(
   context: WorldContext,
   outbox: Outbox,
   turnId: string,
   reason: TurnEndReason,
-  open: {
-    kind: Extract<ToolResultKind, "skipped" | "interrupted" | "expired" | "denied" | "blocked">;
-    detail: string;
-    /** The person who closed the turn (`/stop`): recorded on its approvals, and the cards say why. */
-    by?: { id: string; name: string };
-  },
+  open: OpenWork,
 ): Promise<void> {
   const { store, clock } = context;
   const turn = await store.getTurn(turnId);
   if (!turn || turn.state === "ended") return;
-  const chat = parseChatKey(turn.chatKey);
-  const approvalState: Exclude<ApprovalState, "pending" | "approved"> =
-    open.kind === "expired" ? "expired" : open.kind === "denied" ? "denied" : "skipped";
+  if (open.interruptRunning) {
+    for (const call of await store.listToolCalls({ turnId })) {
+      if (call.state === "running") await recordToolResult(context, outbox, call, "interrupted", open.detail);
+    }
+  }
   for (const approval of await store.listApprovals({ turnId, states: ["pending"] })) {
     const decided = await store.decideApproval(approval.id, {
-      state: approvalState,
+      state: "skipped",
       actorId: open.by?.id ?? "roundtable",
       actorName: open.by?.name ?? "roundtable",
       note: open.detail,
@@ -40,11 +49,7 @@ export async function closeTurn(
     });
     if (!decided.won) continue;
     const tool = (await store.getToolCall(approval.toolCallId))?.name ?? "tool";
-    await outbox.publish(turn.chatKey, {
-      type: "approval-decided",
-      chat,
-      outcome: { ...approvalOutcome(decided.approval, tool, "", clock()), note: open.detail },
-    });
+    await publishApprovalOutcome(context, outbox, decided.approval, tool, "", { note: open.detail });
   }
   for (const call of await store.listToolCalls({ turnId })) {
     if (call.state === "done") continue;
@@ -53,10 +58,42 @@ export async function closeTurn(
   await store.updateTurn(turnId, { state: "ended", endReason: reason, endedAt: clock() });
   await outbox.publish(turn.chatKey, {
     type: "turn-ended",
-    chat,
+    chat: parseChatKey(turn.chatKey),
     agent: turn.agent,
     turnId,
     reason,
     startedAt: turn.startedAt,
   });
+}
+
+/**
+ * Ends a turn that carries a stop marker through {@link closeTurn}: a running tool's call gets
+ * `interrupted`, every other open call and pending approval `skipped` (the cards say who
+ * stopped them). Idempotent: the steps run it when they find a marker on a turn a crash left
+ * unended.
+ */
+export async function finishStoppedTurn(context: WorldContext, outbox: Outbox, turn: TurnRecord): Promise<void> {
+  const by = turn.stoppedBy;
+  if (!by || turn.state === "ended") return;
+  const detail = `stopped by ${by.name}`;
+  await closeTurn(context, outbox, turn.id, "stopped", { kind: "skipped", detail, by, interruptRunning: true });
+}
+
+/**
+ * `/reset`: every turn of the chat parked on a pending approval ends through {@link closeTurn}
+ * (`skipped`, each card says why: `note`). Returns how many turns were closed. Idempotent: a
+ * second run finds nothing pending.
+ */
+export async function closePendingApprovals(
+  context: WorldContext,
+  outbox: Outbox,
+  chatKey: string,
+  note: string,
+): Promise<number> {
+  const pending = await context.store.listApprovals({ chatKey, states: ["pending"] });
+  const turnIds = [...new Set(pending.map((approval) => approval.turnId))];
+  for (const turnId of turnIds) {
+    await closeTurn(context, outbox, turnId, "reset", { kind: "skipped", detail: note });
+  }
+  return turnIds.length;
 }
