@@ -1,10 +1,15 @@
+import { type ApprovalNext, expireApproval, settleDecidedApproval } from "../world/turn/index.js";
 import type { TurnRunner } from "../world/world-context.js";
 import type { AgentRuntime } from "./agent-runtime.js";
+import { continueTurn } from "./continue-turn.js";
 import { executeToolCall } from "./execute-tool-call.js";
 import { runModelStep } from "./run-model-step.js";
-import { expireApproval, settleDecidedApproval } from "./settle-approval.js";
 
-/** The tool loop, one stored step at a time (docs/architecture.md, "How an event flows"). */
+/**
+ * The tool loop, one stored step at a time (docs/architecture.md, "How an event flows"). The
+ * model step and tool runs are the agents' own; an approval's decision and expiry are the
+ * turn's (src/world/turn), which says what runs next.
+ */
 export class AgentTurnRunner implements TurnRunner {
   constructor(private readonly runtime: AgentRuntime) {}
 
@@ -16,11 +21,30 @@ export class AgentTurnRunner implements TurnRunner {
     return executeToolCall(this.runtime, toolCallId);
   }
 
-  approvalDecided(approvalId: string): Promise<void> {
-    return settleDecidedApproval(this.runtime, approvalId);
+  async approvalDecided(approvalId: string): Promise<void> {
+    const { world, outbox } = this.runtime;
+    await this.follow(await settleDecidedApproval(world, outbox, approvalId, this.preview));
   }
 
-  approvalExpire(approvalId: string): Promise<void> {
-    return expireApproval(this.runtime, approvalId);
+  async approvalExpire(approvalId: string): Promise<void> {
+    const { world, outbox } = this.runtime;
+    await this.follow(await expireApproval(world, outbox, approvalId, this.preview));
+  }
+
+  /** A card shows the arguments as the policy previews them; unparsable ones as they came, cut. */
+  private readonly preview = (tool: string, argumentsJson: string): string => {
+    const checked = this.runtime.tools.check(tool, argumentsJson);
+    return checked.ok ? this.runtime.policy.preview(checked.args) : argumentsJson.slice(0, 500);
+  };
+
+  private follow(next: ApprovalNext): Promise<void> {
+    switch (next.kind) {
+      case "run":
+        return executeToolCall(this.runtime, next.toolCallId);
+      case "continue":
+        return continueTurn(this.runtime, next.turnId, next.step);
+      case "none":
+        return Promise.resolve();
+    }
   }
 }

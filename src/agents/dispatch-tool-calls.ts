@@ -1,9 +1,6 @@
 import type { ToolCallRecord } from "../world/records.js";
-import { approvalChoices } from "../world/inbound.js";
-import { parseChatKey } from "../world/chat-ref.js";
-import { newId, newShortId } from "../world/ids.js";
 import { jobKey } from "../world/jobs.js";
-import { chainHumans, recordToolResult } from "../world/turn/index.js";
+import { recordToolResult, requestApproval } from "../world/turn/index.js";
 import type { AgentRuntime, TurnScope } from "./agent-runtime.js";
 import { continueTurn } from "./continue-turn.js";
 import { repeatGuardDetail } from "./loop-limits.js";
@@ -29,13 +26,7 @@ export async function dispatchToolCalls(runtime: AgentRuntime, scope: TurnScope,
       // Resumed after a restart: make sure its approval, card and expiry exist (each once).
       const checked = runtime.tools.check(call.name, call.argumentsJson);
       if (checked.ok)
-        await requestApproval(
-          runtime,
-          scope,
-          call,
-          checked.args,
-          runtime.policy.decide(call.name, checked.args).reason,
-        );
+        await askFor(runtime, scope, call, checked.args, runtime.policy.decide(call.name, checked.args).reason);
       parked = true;
       continue;
     }
@@ -93,7 +84,7 @@ export async function dispatchToolCalls(runtime: AgentRuntime, scope: TurnScope,
       await queueRun(runtime, call);
       continue;
     }
-    await requestApproval(runtime, scope, call, checked.args, verdict.reason);
+    await askFor(runtime, scope, call, checked.args, verdict.reason);
     parked = true;
   }
   if (parked) await store.updateTurn(turn.id, { state: "parked" });
@@ -105,61 +96,14 @@ async function queueRun(runtime: AgentRuntime, call: ToolCallRecord): Promise<vo
   await runtime.world.queue.add({ queue: call.chatKey, key: jobKey(payload), payload });
 }
 
-async function requestApproval(
+/** The card of a call the policy asks about ({@link requestApproval} owns the approval itself). */
+function askFor(
   runtime: AgentRuntime,
   scope: TurnScope,
   call: ToolCallRecord,
   args: Record<string, unknown>,
   reason: string,
 ): Promise<void> {
-  const { store, queue, clock } = runtime.world;
-  const { turn, world } = scope;
-  const existing = (await store.listApprovals({ turnId: turn.id })).find((item) => item.toolCallId === call.id);
-  const approval =
-    existing ??
-    (await store.createApproval({
-      id: newId(),
-      shortId: await uniqueShortId(runtime, turn.chatKey),
-      chatKey: turn.chatKey,
-      world: world.name,
-      agent: turn.agent,
-      turnId: turn.id,
-      toolCallId: call.id,
-      requestedFor: turn.startedById,
-      reason,
-      expiresAt: new Date(clock().getTime() + world.approvalTimeout),
-    }));
-  if (call.state !== "awaiting-approval") await store.setToolCallState(call.id, "awaiting-approval");
-  if (approval.state !== "pending") return;
-  const expiresAt = approval.expiresAt;
-  const trigger = await store.getMessage(turn.triggerMessageId);
-  const humans = trigger ? await chainHumans(runtime.world, trigger) : [];
-  await runtime.outbox.publish(turn.chatKey, {
-    type: "approval-requested",
-    chat: parseChatKey(turn.chatKey),
-    card: {
-      approvalId: approval.id,
-      shortId: approval.shortId,
-      agent: turn.agent,
-      tool: call.name,
-      argumentsJson: JSON.stringify(args),
-      argumentsPreview: runtime.policy.preview(args),
-      reason,
-      requestedFor: humans[0] ?? turn.startedById,
-      choices: approvalChoices,
-      expiresAt,
-    },
-  });
-  const expire = { kind: "approval-expire", approvalId: approval.id } as const;
-  await queue.add({ queue: turn.chatKey, key: jobKey(expire), payload: expire, runAt: expiresAt });
-}
-
-async function uniqueShortId(runtime: AgentRuntime, chatKey: string): Promise<string> {
-  for (let length = 4; length < 16; length++) {
-    for (let attempt = 0; attempt < 4; attempt++) {
-      const candidate = newShortId(length);
-      if (!(await runtime.world.store.getApprovalByShortId(chatKey, candidate))) return candidate;
-    }
-  }
-  return newShortId(16);
+  const ask = { args, argumentsPreview: runtime.policy.preview(args), reason };
+  return requestApproval(runtime.world, runtime.outbox, scope.turn, scope.world, call, ask);
 }

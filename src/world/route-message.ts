@@ -2,7 +2,7 @@ import type { WorldSettings } from "./world-settings.js";
 import type { MessageRecord } from "./records.js";
 import { accessChannelFor } from "./access-channel.js";
 import { parseChatKey } from "./chat-ref.js";
-import { chainHumans, chainStarter, closeTurn, mayDecide } from "./turn/index.js";
+import { chainHumans, chainStarter, supersedeParkedTurns } from "./turn/index.js";
 import { settleStoredFiles } from "./files/settle-files.js";
 import { budgetNotice, dayBudgetExceeded } from "./limits/day-budget.js";
 import { messageRateExceeded, rateNotice } from "./limits/message-rate.js";
@@ -117,7 +117,7 @@ export async function routeStoredMessage(context: WorldContext, outbox: Outbox, 
         return started;
       }
     } else if (message.author.kind === "human") {
-      await supersedeOpenTurns(context, outbox, world, message, agent);
+      await supersedeParkedTurns(context, outbox, world, message, agent);
     }
     const deadlineMs = agents.get(agent)?.limits.deadline ?? 300_000;
     await store.createTurn({
@@ -188,49 +188,6 @@ async function pastLimits(context: WorldContext, outbox: Outbox, world: WorldSet
     await noticeOnce(context, outbox, chat, undefined, `budget:${hour}`, budgetNotice(budget, now));
   }
   return true;
-}
-
-/**
- * A new human message to an agent supersedes that agent's turns parked on approvals in the chat
- * that the same person started, or whose every pending approval they may decide (tool loop
- * point 8): `/stop` and `/reset` refuse to close other people's, and so does a plain message.
- * Other people's parked turns stay parked. Each card says who wrote to whom.
- */
-async function supersedeOpenTurns(
-  context: WorldContext,
-  outbox: Outbox,
-  world: WorldSettings,
-  message: MessageRecord,
-  agent: string,
-) {
-  const { store } = context;
-  const open = await store.listTurns({ chatKey: message.chatKey, agent, states: ["parked"] });
-  if (open.length === 0) return;
-  const chat = parseChatKey(message.chatKey);
-  const sender = { id: message.author.id, displayName: message.author.name, isBot: false };
-  const roles = rolesLookup(context, chat, sender);
-  const channel = accessChannelFor(context.channels, chat.platform);
-  for (const turn of open) {
-    if (turn.startedById !== sender.id) {
-      const pending = await store.listApprovals({ turnId: turn.id, states: ["pending"] });
-      let mayCloseAll = pending.length > 0;
-      for (const approval of pending) {
-        if (!mayCloseAll) break;
-        mayCloseAll = await mayDecide(world, channel, sender, approval.requestedFor, roles);
-      }
-      if (!mayCloseAll) continue;
-    }
-    await closeTurn(context, outbox, turn.id, "superseded", {
-      kind: "skipped",
-      detail: supersededNote(message.author.name, agent),
-      by: { id: sender.id, name: message.author.name },
-    });
-  }
-}
-
-/** Why a superseded card was skipped: `Ana wrote to alice again`. */
-export function supersededNote(person: string, agent: string): string {
-  return `${person} wrote to ${agent} again`;
 }
 
 /**

@@ -1,8 +1,6 @@
-import { accessChannelFor } from "../access-channel.js";
-import { mayDecide } from "../turn/index.js";
+import { deciderCheck } from "../turn/index.js";
 import type { ChatRef } from "../chat-ref.js";
 import type { Sender } from "../inbound.js";
-import { rolesLookup } from "../user-roles.js";
 import type { WorldContext } from "../world-context.js";
 import type { WorldSettings } from "../world-settings.js";
 
@@ -19,10 +17,9 @@ export async function mayReset(
   sender: Sender,
 ): Promise<boolean> {
   const pending = await context.store.listApprovals({ chatKey, states: ["pending"] });
-  const roles = rolesLookup(context, chat, sender);
-  const channel = accessChannelFor(context.channels, chat.platform);
+  const mayDecide = deciderCheck(context, world, chat, sender);
   for (const approval of pending) {
-    if (!(await mayDecide(world, channel, sender, approval.requestedFor, roles))) return false;
+    if (!(await mayDecide(approval.requestedFor))) return false;
   }
   return true;
 }

@@ -1,9 +1,7 @@
 import type { TurnRecord } from "../records.js";
-import { accessChannelFor } from "../access-channel.js";
-import { mayDecide, stopTurn, type TurnInterrupts } from "../turn/index.js";
+import { deciderCheck, stopTurn, type TurnInterrupts } from "../turn/index.js";
 import { chatKey } from "../chat-ref.js";
 import type { Outbox } from "../outbox.js";
-import { rolesLookup } from "../user-roles.js";
 import type { WorldContext } from "../world-context.js";
 import type { ChatCommandAnswer, ChatCommandRequest } from "./chat-command-request.js";
 
@@ -29,11 +27,10 @@ export async function stopCommand(
   const targeted = named.length === 0 ? open : open.filter((turn) => named.includes(turn.agent.toLowerCase()));
   if (targeted.length === 0) return { status: "done", text: "Nothing to stop: no agent is working in this chat." };
 
-  const roles = rolesLookup(context, chat, sender);
+  const mayDecide = deciderCheck(context, world, chat, sender);
   const allowed: TurnRecord[] = [];
-  const channel = accessChannelFor(context.channels, chat.platform);
   for (const turn of targeted) {
-    if (await mayDecide(world, channel, sender, turn.startedById, roles)) allowed.push(turn);
+    if (await mayDecide(turn.startedById)) allowed.push(turn);
   }
   const refused = targeted.filter((turn) => !allowed.includes(turn));
   if (allowed.length === 0) {

@@ -1,12 +1,10 @@
 import type { ApprovalRecord, SessionGrantKey, ToolCallRecord } from "../records.js";
-import { approversFor, mayDecide } from "./approval-rights.js";
-import { accessChannelFor } from "../access-channel.js";
 import { requesterEntry } from "../access-list.js";
 import { chatKey, type Platform } from "../chat-ref.js";
 import type { ApprovalClick, ClickResult } from "../inbound.js";
-import { jobKey } from "../jobs.js";
-import { rolesLookup } from "../user-roles.js";
 import type { WorldContext } from "../world-context.js";
+import { approversFor, deciderCheck } from "./approval-rights.js";
+import { queueDecidedStep, recordExpiry } from "./settle-approval.js";
 
 const choiceWords = { once: "approved once", session: "approved for this session", deny: "denied" } as const;
 
@@ -15,7 +13,7 @@ const choiceWords = { once: "approved once", session: "approved for this session
  * user may decide, and that nobody decided first; record the decision; queue its effect.
  */
 export async function handleApprovalClick(context: WorldContext, click: ApprovalClick): Promise<ClickResult> {
-  const { store, logger, worlds, queue, clock } = context;
+  const { store, logger, worlds, clock } = context;
   const key = chatKey(click.chat);
   const log = logger.child({ platform: click.chat.platform, chat: key, user: click.user.id });
 
@@ -47,14 +45,13 @@ export async function handleApprovalClick(context: WorldContext, click: Approval
     );
     return { status: "unknown", text: "This approval does not exist (or is not from this chat)." };
   }
-  const roles = rolesLookup(context, click.chat, click.user);
-  const channel = accessChannelFor(context.channels, click.chat.platform);
-  if (!(await mayDecide(world, channel, click.user, approval.requestedFor, roles))) {
+  const mayDecide = deciderCheck(context, world, click.chat, click.user);
+  if (!(await mayDecide(approval.requestedFor))) {
     log.warn({ approvalId: approval.id }, "click by someone not allowed to decide refused");
     return { status: "not-allowed", text: notAllowedText(world, click.chat.platform) };
   }
   if (approval.state !== "pending") return alreadyDecided(context, approval);
-  if (clock().getTime() >= approval.expiresAt.getTime()) return expireLate(context, approval);
+  if (clock().getTime() >= approval.expiresAt.getTime()) return expireLate(context, approval.id);
 
   const state = click.choice === "deny" ? "denied" : "approved";
   const sessionGrant = click.choice === "session" ? await sessionGrantFor(context, key, approval, call) : undefined;
@@ -71,8 +68,7 @@ export async function handleApprovalClick(context: WorldContext, click: Approval
   if (!result.won) return alreadyDecided(context, result.approval);
   log.info({ approvalId: approval.id, choice: click.choice }, "approval decided");
 
-  const payload = { kind: "approval-decided", approvalId: approval.id } as const;
-  await queue.add({ queue: key, key: jobKey(payload), payload });
+  await queueDecidedStep(context, result.approval);
   return { status: "decided", text: `${capitalize(choiceWords[click.choice])}.` };
 }
 
@@ -108,32 +104,21 @@ async function findApproval(context: WorldContext, key: string, id: string): Pro
 async function alreadyDecided(context: WorldContext, approval: ApprovalRecord): Promise<ClickResult> {
   if (approval.state === "expired")
     return { status: "expired", text: "This approval has expired; nothing was decided." };
-  if (approval.state === "approved" || approval.state === "denied") {
-    const payload = { kind: "approval-decided", approvalId: approval.id } as const;
-    await context.queue.add({ queue: approval.chatKey, key: jobKey(payload), payload });
-  }
+  if (approval.state === "approved" || approval.state === "denied") await queueDecidedStep(context, approval);
   const who = approval.decidedByName ?? "roundtable";
   const what = approval.state === "approved" && approval.choice ? choiceWords[approval.choice] : approval.state;
   return { status: "already-decided", text: `Already decided by ${who} (${what}).` };
 }
 
 /**
- * A press after the deadline, before the expiry step ran: the expiry is recorded now (first
- * decision wins, so a racing expiry step changes nothing) and its effect queued; the press
- * decides nothing.
+ * A press after the deadline, before the expiry step ran: the expiry is recorded now, the one
+ * way an approval expires ({@link recordExpiry}), and its effect queued; the press decides nothing.
  */
-async function expireLate(context: WorldContext, approval: ApprovalRecord): Promise<ClickResult> {
-  const decided = await context.store.decideApproval(approval.id, {
-    state: "expired",
-    actorId: "roundtable",
-    actorName: "roundtable",
-    at: context.clock(),
-  });
-  if (decided.won)
-    context.logger.info({ approvalId: approval.id, chat: approval.chatKey }, "late click: approval expired");
-  if (decided.approval.state !== "expired") return alreadyDecided(context, decided.approval);
-  const payload = { kind: "approval-decided", approvalId: approval.id } as const;
-  await context.queue.add({ queue: approval.chatKey, key: jobKey(payload), payload });
+async function expireLate(context: WorldContext, approvalId: string): Promise<ClickResult> {
+  const approval = await recordExpiry(context, approvalId, "late click");
+  if (!approval) return { status: "unknown", text: "This approval does not exist (or is not from this chat)." };
+  if (approval.state !== "expired") return alreadyDecided(context, approval);
+  await queueDecidedStep(context, approval);
   return { status: "expired", text: "This approval has expired; nothing was decided." };
 }
 

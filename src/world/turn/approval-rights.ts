@@ -1,8 +1,10 @@
 import type { WorldSettings } from "../world-settings.js";
 import { isOnList, requesterEntry, type RolesLookup } from "../access-list.js";
-import type { AccessChannel } from "../access-channel.js";
-import type { Platform } from "../chat-ref.js";
+import { type AccessChannel, accessChannelFor } from "../access-channel.js";
+import type { ChatRef, Platform } from "../chat-ref.js";
 import type { Sender } from "../inbound.js";
+import { rolesLookup } from "../user-roles.js";
+import type { WorldContext } from "../world-context.js";
 
 /** The approver list of a platform: as configured, else only the requester. */
 export function approversFor(world: Pick<WorldSettings, "approvers">, platform: Platform): readonly string[] {
@@ -23,4 +25,24 @@ export function mayDecide(
 ): Promise<boolean> {
   if (!channel.capabilities.identifiesClickers) return Promise.resolve(true);
   return isOnList(approversFor(world, channel.platform), { user, requesterId: requestedFor, roles });
+}
+
+/** Whether the sender may decide for the person whose message started a turn (their platform id). */
+export type DeciderCheck = (requestedFor: string) => Promise<boolean>;
+
+/**
+ * The one look-up of a sender's right to decide in a chat, for every action that closes or
+ * decides someone's approvals: a press, `/stop`, `/reset`, a new message superseding a parked
+ * turn. The sender's roles are asked of the channel at most once, however many approvals or
+ * turns are checked ({@link rolesLookup}).
+ */
+export function deciderCheck(
+  context: Pick<WorldContext, "channels" | "worlds">,
+  world: Pick<WorldSettings, "approvers">,
+  chat: ChatRef,
+  sender: Sender,
+): DeciderCheck {
+  const roles = rolesLookup(context, chat, sender);
+  const channel = accessChannelFor(context.channels, chat.platform);
+  return (requestedFor) => mayDecide(world, channel, sender, requestedFor, roles);
 }
