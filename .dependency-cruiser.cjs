@@ -59,6 +59,22 @@ module.exports = {
       },
     },
     {
+      name: "channels-never-import-turns",
+      severity: "error",
+      comment:
+        "A turn's state machine, tool results and approvals (src/world/turn/) are the world's own: a channel sees only the approval types, through src/world/approval-types.ts.",
+      from: { path: "^channels/" },
+      to: { path: "^src/world/turn/" },
+    },
+    {
+      name: "turns-through-their-entry",
+      severity: "error",
+      comment:
+        "src/world/turn/ owns a turn from start to close (one close, one expiry, one decider check); everything outside it uses src/world/turn/index.ts (src/world/approval-types.ts re-exports the types for channels).",
+      from: { path: "^(src|channels)/", pathNot: ["^src/world/turn/", "^src/world/approval-types\\.ts$"] },
+      to: { path: "^src/world/turn/", pathNot: "^src/world/turn/index\\.ts$" },
+    },
+    {
       name: "prisma-stays-in-storage",
       severity: "error",
       comment: "Prisma types never leave src/storage/prisma (docs/architecture.md, Folders).",

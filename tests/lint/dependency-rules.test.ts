@@ -174,6 +174,35 @@ describe("import rules (.dependency-cruiser.cjs)", () => {
     );
   });
 
+  it("the turn folder is used through its entry; a channel never imports it, only the approval types", async () => {
+    const turnTypes = "export type ApprovalCard = { approvalId: string };\n";
+    await writeProject({
+      "src/world/turn/approval-types.ts": turnTypes,
+      "src/world/turn/close-turn.ts": "export const closeTurn = () => undefined;\n",
+      "src/world/turn/index.ts":
+        'export type { ApprovalCard } from "./approval-types.js";\nexport { closeTurn } from "./close-turn.js";\n',
+      "src/world/approval-types.ts": 'export type { ApprovalCard } from "./turn/approval-types.js";\n',
+      "src/world/route-message.ts": 'import { closeTurn } from "./turn/index.js";\nexport const route = closeTurn;\n',
+      "src/agents/end-turn.ts":
+        'import { closeTurn } from "../world/turn/close-turn.js";\nexport const end = closeTurn;\n',
+      "channels/slack/render.ts":
+        'import type { ApprovalCard } from "../../src/world/approval-types.js";\nexport const render = (card: ApprovalCard) => card.approvalId;\n',
+      "channels/slack/adapter.ts":
+        'import { closeTurn } from "../../src/world/turn/index.js";\nexport const adapter = closeTurn;\n',
+    });
+    const result = await cruise();
+    expect(result.code).not.toBe(0);
+    expect(result.output).toContain(
+      "error turns-through-their-entry: src/agents/end-turn.ts → src/world/turn/close-turn.ts",
+    );
+    expect(result.output).toContain(
+      "error channels-never-import-turns: channels/slack/adapter.ts → src/world/turn/index.ts",
+    );
+    expect(result.output).not.toContain("src/world/route-message.ts →");
+    expect(result.output).not.toContain("channels/slack/render.ts →");
+    expect(result.output).not.toContain("src/world/approval-types.ts →");
+  });
+
   it("a cycle fails", async () => {
     await writeProject({
       "src/tools/a.ts": 'import { b } from "./b.js";\nexport const a = () => b;\n',
