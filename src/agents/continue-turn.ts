@@ -1,5 +1,5 @@
 import { jobKey } from "../world/jobs.js";
-import { closeTurn } from "../world/turn/index.js";
+import { closeTurn, resumeTurn } from "../world/turn/index.js";
 import { type AgentRuntime, loadTurnScope } from "./agent-runtime.js";
 import { endWithLimit } from "./end-turn.js";
 import { repeatGuardTripped } from "./repeat-guard.js";
@@ -10,7 +10,7 @@ import { repeatGuardTripped } from "./repeat-guard.js";
  * `afterDenial: wait` a denial ends it quietly. While calls wait for approval, nothing happens.
  */
 export async function continueTurn(runtime: AgentRuntime, turnId: string, step: number): Promise<void> {
-  const { store, queue, clock } = runtime.world;
+  const { store, queue } = runtime.world;
   const scope = await loadTurnScope(runtime, turnId);
   if (!scope || scope.turn.state === "ended") return;
   const calls = await store.listToolCalls({ turnId, step });
@@ -34,12 +34,7 @@ export async function continueTurn(runtime: AgentRuntime, turnId: string, step: 
     });
     return;
   }
-  // Time parked on approvals does not count against the turn's deadline.
-  const resumed = scope.turn.state === "parked";
-  await store.updateTurn(turnId, {
-    state: "running",
-    ...(resumed ? { deadlineAt: new Date(clock().getTime() + scope.agent.limits.deadline) } : {}),
-  });
+  await resumeTurn(runtime.world, scope.turn, scope.agent.limits.deadline);
   const payload = { kind: "turn-step", turnId, step: step + 1 } as const;
   await queue.add({ queue: scope.turn.chatKey, key: jobKey(payload), payload });
 }

@@ -1,6 +1,6 @@
 import type { ToolCallRecord } from "../world/records.js";
 import { jobKey } from "../world/jobs.js";
-import { recordToolResult, requestApproval } from "../world/turn/index.js";
+import { parkTurn, recordToolResult, requestApproval } from "../world/turn/index.js";
 import type { AgentRuntime, TurnScope } from "./agent-runtime.js";
 import { continueTurn } from "./continue-turn.js";
 import { repeatGuardDetail } from "./loop-limits.js";
@@ -87,7 +87,7 @@ export async function dispatchToolCalls(runtime: AgentRuntime, scope: TurnScope,
     await askFor(runtime, scope, call, checked.args, verdict.reason);
     parked = true;
   }
-  if (parked) await store.updateTurn(turn.id, { state: "parked" });
+  if (parked) await parkTurn(runtime.world, turn.id);
   await continueTurn(runtime, turn.id, step);
 }
 

@@ -1,6 +1,6 @@
 import { ToolError, errorMessage } from "../errors/roundtable-error.js";
 import { parseChatKey } from "../world/chat-ref.js";
-import { finishStoppedTurn, recordToolResult, stopOf } from "../world/turn/index.js";
+import { finishStoppedTurn, markCallRunning, recordToolResult, stopOf } from "../world/turn/index.js";
 import { showWorking, type WorkingStatus } from "../world/working-status.js";
 import { type AgentRuntime, loadTurnScope } from "./agent-runtime.js";
 import { continueTurn } from "./continue-turn.js";
@@ -55,7 +55,7 @@ export async function executeToolCall(runtime: AgentRuntime, toolCallId: string)
   try {
     // Stopped since the turn was read: the stop closes this call; it never runs.
     if ((await store.getTurn(call.turnId))?.stoppedBy) return;
-    await store.setToolCallState(call.id, "running");
+    await markCallRunning(runtime.world, call);
     log.info("tool running");
     working = showWorking(runtime.world, parseChatKey(call.chatKey), call.agent, { kind: "tool", tool: call.name });
     const outcome = await runtime.tools.call(call.name, checked.args, {

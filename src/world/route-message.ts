@@ -2,7 +2,7 @@ import type { WorldSettings } from "./world-settings.js";
 import type { MessageRecord } from "./records.js";
 import { accessChannelFor } from "./access-channel.js";
 import { parseChatKey } from "./chat-ref.js";
-import { chainHumans, chainStarter, supersedeParkedTurns } from "./turn/index.js";
+import { chainHumans, chainStarter, startTurn, supersedeParkedTurns, turnIdFor } from "./turn/index.js";
 import { settleStoredFiles } from "./files/settle-files.js";
 import { budgetNotice, dayBudgetExceeded } from "./limits/day-budget.js";
 import { messageRateExceeded, rateNotice } from "./limits/message-rate.js";
@@ -22,17 +22,6 @@ import type { WorldContext } from "./world-context.js";
 /** How often a person who addresses no agent (in a world without a default agent) is told how to. */
 const unaddressedNoticeMs = 24 * 3_600_000;
 
-/** The id of the turn an agent takes in answer to a message: one per message and agent. */
-function turnIdFor(messageId: string, agent: string): string {
-  return `${messageId}>${agent}`;
-}
-
-/** The message a turn answers, read from its id ({@link turnIdFor}; agent names hold no `>`). */
-export function triggerOfTurn(turnId: string): string {
-  const cut = turnId.lastIndexOf(">");
-  return cut < 0 ? turnId : turnId.slice(0, cut);
-}
-
 /**
  * The `route` step: decide who answers a stored message and start their turns. Returns the
  * turns whose first steps the caller runs in the same job (no queued step: the job is not done
@@ -41,7 +30,7 @@ export function triggerOfTurn(turnId: string): string {
  * nothing new.
  */
 export async function routeStoredMessage(context: WorldContext, outbox: Outbox, messageId: string): Promise<string[]> {
-  const { store, logger, worlds, clock, agents } = context;
+  const { store, logger, worlds, agents } = context;
   const started: string[] = [];
   const message = await store.getMessage(messageId);
   if (!message) {
@@ -120,15 +109,7 @@ export async function routeStoredMessage(context: WorldContext, outbox: Outbox, 
       await supersedeParkedTurns(context, outbox, world, message, agent);
     }
     const deadlineMs = agents.get(agent)?.limits.deadline ?? 300_000;
-    await store.createTurn({
-      id: turnId,
-      chatKey: message.chatKey,
-      agent,
-      triggerMessageId: message.id,
-      startedById,
-      deadlineAt: new Date(clock().getTime() + deadlineMs),
-    });
-    await store.incrementAgentTurns(message.chatKey);
+    await startTurn(context, message, agent, startedById, deadlineMs);
     started.push(turnId);
     log.info({ agent, turnId }, "turn started");
   }

@@ -1,8 +1,8 @@
 /**
- * One owner per turn (docs/architecture.md, "Turns"): a turn's approvals, its tool calls'
- * results and its stop marker are written only in src/world/turn/, a turn is marked ended only
- * by `closeTurn`, an approval card is updated only by `publishApprovalOutcome`, and every world
- * notice is stored and shown by `postWorldNotice`. The import rules keep the folder's edges
+ * One owner per turn (docs/architecture.md, "Turns"): a turn's row, its calls' states and
+ * results, its approvals and its stop marker are written only in src/world/turn/, a turn is
+ * marked ended only by `closeTurn`, an approval card is updated only by
+ * `publishApprovalOutcome`, and every world notice is stored and shown by `postWorldNotice`. The import rules keep the folder's edges
  * (`npm run deps`); this keeps its writes in it.
  */
 import { readdir, readFile } from "node:fs/promises";
@@ -38,6 +38,14 @@ describe("one owner per turn", () => {
     const writers = await filesMatching(/\.(createApproval|decideApproval|addToolResult|markTurnStopped)\(/);
     expect(writers.length).toBeGreaterThan(0);
     expect(writers.filter((file) => !file.startsWith("src/world/turn/"))).toEqual([]);
+  });
+
+  it("a turn's row and its calls' states change only in src/world/turn/", async () => {
+    const writers = await filesMatching(/\.(createTurn|updateTurn|setToolCallState|incrementAgentTurns)\(/);
+    // run-model-step.ts marks its step running with the store's own call until the delivery
+    // redesign (#29), which owns that file, takes `beginStep` from the turn folder.
+    const allowed = new Set(["src/agents/run-model-step.ts"]);
+    expect(writers.filter((file) => !file.startsWith("src/world/turn/") && !allowed.has(file))).toEqual([]);
   });
 
   it("a turn is marked ended only by closeTurn", async () => {

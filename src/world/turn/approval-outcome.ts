@@ -5,12 +5,7 @@ import type { WorldContext } from "../world-context.js";
 import type { ApprovalOutcome } from "./approval-types.js";
 
 /** What a card shows once an approval is closed, from the stored (decided) approval. */
-export function approvalOutcome(
-  approval: ApprovalRecord,
-  tool: string,
-  argumentsPreview: string,
-  now: Date,
-): ApprovalOutcome {
+function approvalOutcome(approval: ApprovalRecord, tool: string, argumentsPreview: string, now: Date): ApprovalOutcome {
   if (approval.state === "pending") throw new Error(`approval ${approval.id} is still pending`);
   return {
     approvalId: approval.id,

@@ -7,6 +7,7 @@ import type { Outbox } from "../outbox.js";
 import type { WorldContext } from "../world-context.js";
 import type { WorldSettings } from "../world-settings.js";
 import { chainHumans } from "./turn-chain.js";
+import { awaitApproval } from "./turn-state.js";
 
 /** What the card of a call shows, as the tool side prepared it. */
 export interface ApprovalAsk {
@@ -47,7 +48,7 @@ export async function requestApproval(
       reason: ask.reason,
       expiresAt: new Date(clock().getTime() + world.approvalTimeout),
     }));
-  if (call.state !== "awaiting-approval") await store.setToolCallState(call.id, "awaiting-approval");
+  await awaitApproval(context, call);
   if (approval.state !== "pending") return;
   const expiresAt = approval.expiresAt;
   const trigger = await store.getMessage(turn.triggerMessageId);

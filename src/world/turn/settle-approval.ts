@@ -4,6 +4,7 @@ import type { Outbox } from "../outbox.js";
 import type { WorldContext } from "../world-context.js";
 import { describeWait, publishApprovalOutcome } from "./approval-outcome.js";
 import { recordToolResult } from "./record-tool-result.js";
+import { releaseApproved } from "./turn-state.js";
 
 /** What the agents side does next with a settled approval's call: run it, go on with the turn, or nothing. */
 export type ApprovalNext =
@@ -49,7 +50,7 @@ export async function settleDecidedApproval(
     await recordToolResult(context, outbox, call, "denied", `denied by ${who}${note ? `: ${note}` : ""}`);
     return { kind: "continue", turnId: call.turnId, step: call.step };
   }
-  if (call.state === "awaiting-approval") await store.setToolCallState(call.id, "pending");
+  await releaseApproved(context, call);
   return { kind: "run", toolCallId: call.id };
 }
 

@@ -1,0 +1,84 @@
+import type { MessageRecord, ToolCallRecord, TurnRecord } from "../records.js";
+import type { WorldContext } from "../world-context.js";
+
+/**
+ * A turn's states and the steps between them: `running` (a model step or its tools) →
+ * `parked` (calls wait for approvals) → `running` → … → `ended` (only through `closeTurn`).
+ * These are the only writes of a turn's row besides `closeTurn` and the stop marker.
+ */
+
+/** The id of the turn an agent takes in answer to a message: one per message and agent. */
+export function turnIdFor(messageId: string, agent: string): string {
+  return `${messageId}>${agent}`;
+}
+
+/** The message a turn answers, read from its id ({@link turnIdFor}; agent names hold no `>`). */
+export function triggerOfTurn(turnId: string): string {
+  const cut = turnId.lastIndexOf(">");
+  return cut < 0 ? turnId : turnId.slice(0, cut);
+}
+
+/** A new turn of `agent` answering `message`, counted against the chat's agent-turn limit. */
+export async function startTurn(
+  context: Pick<WorldContext, "store" | "clock">,
+  message: MessageRecord,
+  agent: string,
+  startedById: string,
+  deadlineMs: number,
+): Promise<TurnRecord> {
+  const { store, clock } = context;
+  const turn = await store.createTurn({
+    id: turnIdFor(message.id, agent),
+    chatKey: message.chatKey,
+    agent,
+    triggerMessageId: message.id,
+    startedById,
+    deadlineAt: new Date(clock().getTime() + deadlineMs),
+  });
+  await store.incrementAgentTurns(message.chatKey);
+  return turn;
+}
+
+/** The model step `step` of the turn is under way. */
+export async function beginStep(context: Pick<WorldContext, "store">, turnId: string, step: number): Promise<void> {
+  await context.store.updateTurn(turnId, { state: "running", step });
+}
+
+/** Calls of the turn wait for approvals: the chat goes on meanwhile. */
+export async function parkTurn(context: Pick<WorldContext, "store">, turnId: string): Promise<void> {
+  await context.store.updateTurn(turnId, { state: "parked" });
+}
+
+/**
+ * Every call of a step has its result: the turn runs again. Time parked on approvals does not
+ * count against the deadline, so a parked turn gets its deadline anew.
+ */
+export async function resumeTurn(
+  context: Pick<WorldContext, "store" | "clock">,
+  turn: TurnRecord,
+  deadlineMs: number,
+): Promise<void> {
+  const resumed = turn.state === "parked";
+  await context.store.updateTurn(turn.id, {
+    state: "running",
+    ...(resumed ? { deadlineAt: new Date(context.clock().getTime() + deadlineMs) } : {}),
+  });
+}
+
+/** A call waits for its approval. */
+export async function awaitApproval(context: Pick<WorldContext, "store">, call: ToolCallRecord): Promise<void> {
+  if (call.state !== "awaiting-approval") await context.store.setToolCallState(call.id, "awaiting-approval");
+}
+
+/** An approved call may run (it was `awaiting-approval`). */
+export async function releaseApproved(context: Pick<WorldContext, "store">, call: ToolCallRecord): Promise<void> {
+  if (call.state === "awaiting-approval") await context.store.setToolCallState(call.id, "pending");
+}
+
+/**
+ * A call is about to run. Marked before the run, so a call found `running` after a crash gets
+ * `interrupted` and never runs twice.
+ */
+export async function markCallRunning(context: Pick<WorldContext, "store">, call: ToolCallRecord): Promise<void> {
+  await context.store.setToolCallState(call.id, "running");
+}
