@@ -78,6 +78,7 @@ export class Roundtable {
       describeProviderError: parts.describeProviderError,
       stopSignal: this.stopController.signal,
       interrupts: this.engine.interrupts,
+      toolFileLimits: parts.config.files ?? filesConfigSchema.parse({}),
     };
     this.engine.setTurnRunner(
       traceTurnRunner(
