@@ -189,6 +189,7 @@ export class FakeTelegramApi {
       captionEntities?: FakeEntity[];
       photo?: Uint8Array;
       document?: { bytes: Uint8Array; name: string };
+      voice?: Uint8Array;
     },
   ): { message: Json; update: Json } {
     const chat = this.chat(input.chatId);
