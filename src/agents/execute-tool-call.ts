@@ -33,12 +33,14 @@ export async function executeToolCall(runtime: AgentRuntime, toolCallId: string)
   if (scope.turn.state === "ended") return;
   if (call.state === "running") {
     log.warn({ toolCallId }, "tool was running when the service stopped; not run again");
+    // What it posted or left in outbox/ before the stop still reaches the chat, once.
+    const posted = await postToolFiles(runtime, scope, call, [], await resolveWorkdir(scope.world));
     await recordToolResult(
       runtime.world,
       runtime.outbox,
       call,
       "interrupted",
-      "the service restarted while this tool was running; it was not run again",
+      `the service restarted while this tool was running; it was not run again${posted === undefined ? "" : `\n${posted}`}`,
     );
     await continueTurn(runtime, call.turnId, call.step);
     return;

@@ -21,7 +21,8 @@ export const defaultToolFileLimits: ToolFileLimits = { maxBytes: 20 * 1024 * 102
  * message of the agent in the call's chat (id from the call: a second run stores nothing more),
  * with a caption naming them, each typed from its bytes and capped (a file over the cap is
  * named, without bytes), then written under `inbox/<message id>/` like any message's files, and
- * published for delivery. Returns the line the model reads after the tool's result, or
+ * published for delivery (published again when a run finds it stored: the run before may have
+ * died in between; a delivery finds a message it posted already). Returns the line the model reads after the tool's result, or
  * undefined when the call gave no file.
  */
 export async function postToolFiles(
@@ -37,7 +38,9 @@ export async function postToolFiles(
   const outbox = await takeOutboxFiles(workdir, call.id, limits);
   if (given.length === 0 && outbox.length === 0) return undefined;
   const stored = await store.getMessage(id);
-  if (stored) return toolFilesResultLine(await store.messageFiles(id));
+  // Stored by an earlier run, which may have died before publishing it: publish it again (its
+  // delivery finds it posted already when it was, so the chat shows it once).
+  if (stored) return republish(runtime, stored);
   const files = cappedFiles(
     [...given.map((file) => ({ name: file.name, size: file.bytes.length, bytes: file.bytes })), ...outbox],
     limits,
@@ -53,7 +56,7 @@ export async function postToolFiles(
       files,
     });
   } catch (error) {
-    // Stored by a run before this one (a concurrent or earlier attempt): it is posted from there.
+    // Stored by a concurrent run: it publishes it.
     if (await store.getMessage(id)) return toolFilesResultLine(await store.messageFiles(id));
     throw error;
   }
@@ -63,6 +66,13 @@ export async function postToolFiles(
     logger.error({ err: error, messageId: id }, "a tool's files could not be written to the workdir");
   }
   await runtime.outbox.publish(call.chatKey, { type: "message", chat: parseChatKey(call.chatKey), message });
+  return toolFilesResultLine(files);
+}
+
+async function republish(runtime: AgentRuntime, message: MessageRecord): Promise<string> {
+  const files = await runtime.world.store.messageFiles(message.id);
+  const chat = parseChatKey(message.chatKey);
+  await runtime.outbox.publish(message.chatKey, { type: "message", chat, message, rerun: true });
   return toolFilesResultLine(files);
 }
 
