@@ -35,6 +35,8 @@ export interface AgentRuntime {
   stopSignal: AbortSignal;
   /** Watches on turns, so that `/stop` aborts a model stream or a tool run of the turn. */
   interrupts: TurnInterrupts;
+  /** Caps on the files a tool call posts (default: the inbound defaults, 20 MiB per file, 50 MiB per call). */
+  toolFileLimits?: { maxBytes: number; maxMessageBytes: number };
 }
 
 /** The turn with its agent and world, or why there is none. */

@@ -2,6 +2,7 @@ import type { AgentConfig } from "../config/schema.js";
 import type { ModelRequest, ToolDefinition, ViewMessage } from "../providers/model-provider.js";
 import type { MessageRecord, ToolCallRecord, ToolResultRecord } from "../world/records.js";
 import { parseChatKey } from "../world/chat-ref.js";
+import { isToolFilesMessage } from "../world/files/tool-files.js";
 import type { Store } from "../world/store.js";
 import type { WorldSettings } from "../world/world-settings.js";
 import { type FilesInView, filesInView } from "./view/file-view.js";
@@ -120,6 +121,8 @@ function toView(
   files: FilesInView | undefined,
 ): ViewMessage[] {
   if (message.author.kind === "system") return [];
+  // The agent's own tool files: it read them as its tool's result already.
+  if (isOwn(message, self) && isToolFilesMessage(message)) return [];
   if (!isOwn(message, self)) {
     const text = [message.text, ...(files?.lines ?? [])].filter((part) => part.trim() !== "").join("\n");
     if (text === "") return [];

@@ -5,6 +5,8 @@ import { showWorking, type WorkingStatus } from "../world/working-status.js";
 import { type AgentRuntime, loadTurnScope } from "./agent-runtime.js";
 import { continueTurn } from "./continue-turn.js";
 import { resolveWorkdir } from "./workdir.js";
+import { postToolFiles } from "./post-tool-files.js";
+import type { ToolFile } from "../tools/tool-source.js";
 import { linkedSignal } from "./linked-signal.js";
 
 /** Default time a tool may take when its source sets none. */
@@ -29,12 +31,14 @@ export async function executeToolCall(runtime: AgentRuntime, toolCallId: string)
   if (scope.turn.state === "ended") return;
   if (call.state === "running") {
     log.warn({ toolCallId }, "tool was running when the service stopped; not run again");
+    // What it posted or left in outbox/ before the stop still reaches the chat, once.
+    const posted = await postToolFiles(runtime, scope, call, [], await resolveWorkdir(scope.world));
     await recordToolResult(
       runtime.world,
       runtime.outbox,
       call,
       "interrupted",
-      "the service restarted while this tool was running; it was not run again",
+      `the service restarted while this tool was running; it was not run again${posted === undefined ? "" : `\n${posted}`}`,
     );
     await continueTurn(runtime, call.turnId, call.step);
     return;
@@ -51,6 +55,8 @@ export async function executeToolCall(runtime: AgentRuntime, toolCallId: string)
   const linked = linkedSignal([runtime.stopSignal, watch.signal]);
   let kind: "ok" | "error" | "timeout" | "failed";
   let text: string;
+  let files: ToolFile[] = [];
+  let workdir: string | undefined;
   let working: WorkingStatus | undefined;
   try {
     // Stopped since the turn was read: the stop closes this call; it never runs.
@@ -58,13 +64,15 @@ export async function executeToolCall(runtime: AgentRuntime, toolCallId: string)
     await markCallRunning(runtime.world, call);
     log.info("tool running");
     working = showWorking(runtime.world, parseChatKey(call.chatKey), call.agent, { kind: "tool", tool: call.name });
+    workdir = await resolveWorkdir(scope.world);
     const outcome = await runtime.tools.call(call.name, checked.args, {
-      workdir: await resolveWorkdir(scope.world),
+      workdir,
       signal: linked.signal,
       timeoutMs: defaultToolTimeoutMs,
     });
     kind = outcome.kind;
     text = outcome.text;
+    if ((outcome.kind === "ok" || outcome.kind === "error") && outcome.files) files = outcome.files;
   } catch (error) {
     log.error({ err: error }, "tool threw");
     kind = "failed";
@@ -88,6 +96,11 @@ export async function executeToolCall(runtime: AgentRuntime, toolCallId: string)
     // Stopping mid-run: the call stays `running` and the job fails, so after the restart the
     // job runs again and records `interrupted` (never a second run).
     throw new ToolError("tool.failed", `${call.name} was cut by the service stopping`);
+  }
+  if (workdir !== undefined) {
+    // Its files (in the result, left in outbox/) go to the chat before the result is stored.
+    const posted = await postToolFiles(runtime, scope, call, files, workdir);
+    if (posted !== undefined) text = `${text}\n${posted}`;
   }
   await recordToolResult(runtime.world, runtime.outbox, call, kind, text);
   await continueTurn(runtime, call.turnId, call.step);

@@ -4,6 +4,8 @@ import { traceTurnRunner } from "../telemetry/traced-turn-runner.js";
 import type { AgentPolicy, AgentTools } from "../agents/agent-tools.js";
 import { type AgentConfig, type Config, filesConfigSchema } from "../config/schema.js";
 import { InboundFileFetcher } from "./inbound-file-fetcher.js";
+import { transcriberFrom, withTranscription } from "./transcribing-files.js";
+import type { InboundFiles } from "../world/files/inbound-files.js";
 import type { Logger } from "../log/logger.js";
 import type { Store } from "../world/store.js";
 import type { ChannelAdapter } from "../world/channel-adapter.js";
@@ -63,7 +65,7 @@ export class Roundtable {
         return checked.ok ? parts.policy.hash(tool, checked.args) : undefined;
       },
       clock: parts.clock ?? (() => new Date()),
-      files: new InboundFileFetcher(parts.config.files ?? filesConfigSchema.parse({}), parts.logger),
+      files: inboundFiles(parts.config, parts.logger),
       ...(parts.deliveryHoldMs === undefined ? {} : { deliveryHoldMs: parts.deliveryHoldMs }),
     });
     const runtime: AgentRuntime = {
@@ -78,6 +80,7 @@ export class Roundtable {
       describeProviderError: parts.describeProviderError,
       stopSignal: this.stopController.signal,
       interrupts: this.engine.interrupts,
+      toolFileLimits: parts.config.files ?? filesConfigSchema.parse({}),
     };
     this.engine.setTurnRunner(
       traceTurnRunner(
@@ -136,4 +139,12 @@ export class Roundtable {
     await stopped;
     for (const closeable of this.parts.closeables ?? []) await closeable.close();
   }
+}
+
+/** Inbound files fetched as configured, voice and audio transcribed when `files.transcribe` is set. */
+function inboundFiles(config: Config, logger: Logger): InboundFiles {
+  const settings = config.files ?? filesConfigSchema.parse({});
+  const fetcher = new InboundFileFetcher(settings, logger);
+  const transcriber = transcriberFrom({ files: settings, providers: config.providers });
+  return transcriber === undefined ? fetcher : withTranscription(fetcher, transcriber, logger);
 }

@@ -27,7 +27,29 @@ export function checkReferences(config: Config, options: ReferenceCheckOptions =
     ...checkWorlds(config),
     ...checkChannels(config),
     ...checkWebPeople(config),
+    ...checkTranscription(config),
   ];
+}
+
+/** `files.transcribe` names a provider that speaks OpenAI's API (declared, or the built-in `openai`). */
+function checkTranscription(config: Config): ConfigProblem[] {
+  const name = config.files.transcribe;
+  if (name === undefined) return [];
+  const provider = config.providers[name];
+  const type = provider?.type ?? (isBuiltInProviderName(name) ? name : undefined);
+  if (provider === undefined && !isBuiltInProviderName(name)) {
+    const declared = Object.keys(config.providers);
+    const known = declared.length > 0 ? `providers: ${declared.join(", ")}` : "no providers are declared";
+    return [{ path: ["files", "transcribe"], message: `unknown provider ${JSON.stringify(name)} (${known})` }];
+  }
+  if (type !== "openai")
+    return [
+      {
+        path: ["files", "transcribe"],
+        message: `provider ${JSON.stringify(name)} is of type ${type ?? "unknown"}; transcription needs an OpenAI-compatible provider (type: openai)`,
+      },
+    ];
+  return [];
 }
 
 function checkUniqueNames(config: Config): ConfigProblem[] {

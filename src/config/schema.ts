@@ -290,13 +290,20 @@ const queueConfigSchema = z
 /**
  * `files`: inbound files and images. Each file is read up to `maxBytes` (a bigger one is refused
  * with a line in the chat), a message's files up to `maxMessageBytes` together, each download
- * within `fetchTimeout`.
+ * within `fetchTimeout`. Voice and audio are transcribed by `transcribe` (a provider's name)
+ * with `transcribeModel`.
  */
 export const filesConfigSchema = z
   .object({
     maxBytes: numeric(z.number().int().min(1)).default(20 * 1024 * 1024),
     maxMessageBytes: numeric(z.number().int().min(1)).default(50 * 1024 * 1024),
     fetchTimeout: durationSchema.default(30_000),
+    /**
+     * A provider (of type openai: OpenAI or a compatible server) whose `/audio/transcriptions`
+     * turns voice notes and audio into the message's text; absent, audio is named as a file.
+     */
+    transcribe: nameSchema.optional(),
+    transcribeModel: z.string().min(1).default("whisper-1"),
   })
   .strict();
 

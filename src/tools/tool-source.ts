@@ -17,10 +17,21 @@ export interface ToolRunContext {
  * `timeout` and `failed` are what the runner saw. `text` is what the model will read.
  */
 export type ToolOutcome =
-  | { kind: "ok"; text: string }
-  | { kind: "error"; text: string }
+  | { kind: "ok"; text: string; files?: ToolFile[] }
+  | { kind: "error"; text: string; files?: ToolFile[] }
   | { kind: "timeout"; text: string }
   | { kind: "failed"; text: string };
+
+/**
+ * A file a tool gave as its result (an MCP `image`, a `resource` blob): posted to the chat by the
+ * runner. `name` is the tool's, not yet made safe; `mimeType` is what the tool said (the runner
+ * types the file from its bytes).
+ */
+export interface ToolFile {
+  name: string;
+  bytes: Uint8Array;
+  mimeType?: string;
+}
 
 /**
  * Capability: a source that can tell, before anyone is asked to approve, that a call's

@@ -1,4 +1,5 @@
 import { type MessageFile, type MessageRecord, omittedRaw } from "./records.js";
+import { withTranscripts } from "./files/transcripts.js";
 import { settleFiles } from "./files/settle-files.js";
 import { accessChannelFor } from "./access-channel.js";
 import { handleApprovalClick, type TurnInterrupts } from "./turn/index.js";
@@ -138,7 +139,8 @@ export class Ingress implements InboundSink {
           name: inbound.sender.displayName,
           ...(inbound.sender.handle === undefined ? {} : { handle: inbound.sender.handle }),
         },
-        text: inbound.text,
+        // A voice note's words are its text (files.transcribe): routing and the models read them.
+        text: withTranscripts(inbound.text, files),
         platformMessageId: inbound.platformMessageId,
         ...(inbound.replyTo === undefined ? {} : { replyToId: inbound.replyTo }),
         raw: member ? inbound.raw : omittedRaw("non-member"),

@@ -48,6 +48,11 @@ export interface MessageFile {
   bytes?: Uint8Array;
   /** Why the file has no bytes (`too-big`, `download-failed`, …), shown in the chat's notice. */
   refusal?: string;
+  /**
+   * What a voice or audio file says (`files.transcribe`), set at ingress and folded into the
+   * message's text there (`withTranscripts`); not stored apart from that text.
+   */
+  transcript?: string;
 }
 
 /** A stored message with what the request view needs beyond {@link WorldMessage}. */

@@ -69,15 +69,21 @@ export function guildPayload(state: DiscordState, id: string): Json {
 export async function parseBody(
   raw: Buffer,
   contentType: string,
-): Promise<{ body: unknown; files: { filename: string; content: string }[] }> {
+): Promise<{ body: unknown; files: { filename: string; content: string; bytes: Uint8Array; part: string }[] }> {
   if (raw.length === 0) return { body: {}, files: [] };
   if (contentType.startsWith("multipart/form-data")) {
     const form = await new Response(raw, { headers: { "content-type": contentType } }).formData();
     let body: unknown = {};
-    const files: { filename: string; content: string }[] = [];
+    const files: { filename: string; content: string; bytes: Uint8Array; part: string }[] = [];
     for (const [name, value] of form.entries()) {
       if (name === "payload_json" && typeof value === "string") body = JSON.parse(value);
-      else if (typeof value !== "string") files.push({ filename: value.name, content: await value.text() });
+      else if (typeof value !== "string")
+        files.push({
+          filename: value.name,
+          content: await value.text(),
+          bytes: new Uint8Array(await value.arrayBuffer()),
+          part: name,
+        });
     }
     return { body, files };
   }

@@ -21,7 +21,8 @@ export interface RestRequest {
   /** The bot token from `Authorization: Bot …`, if any. */
   token: string | undefined;
   body: Json;
-  files: { filename: string; content: string }[];
+  /** Multipart files: name, content as UTF-8 and as bytes, the form part (`files[0]`). */
+  files: { filename: string; content: string; bytes?: Uint8Array; part?: string }[];
 }
 
 export interface RestReply {
@@ -65,8 +66,9 @@ function messageFields(
   const attachments = request.files.map((file) => ({
     id: snowflake(),
     filename: file.filename,
-    size: file.content.length,
+    size: file.bytes?.length ?? file.content.length,
     content: file.content,
+    ...(file.bytes === undefined ? {} : { bytes: file.bytes }),
   }));
   const components = Array.isArray(request.body.components) ? (request.body.components as Json[]) : [];
   const embeds = Array.isArray(request.body.embeds) ? (request.body.embeds as Json[]) : [];

@@ -41,9 +41,12 @@ export interface NotesServerOptions {
 export const onePixelPng =
   "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=";
 
+/** The `report` tool's file, base64 (`region,total` and two rows). */
+export const reportCsvBase64 = Buffer.from("region,total\nnorth,12\nsouth,30\n").toString("base64");
+
 /**
  * A small MCP server written with the real SDK, for tests: `add`, `list`, `fail` (isError),
- * `slow` (sleeps), `picture` (non-text content), `env` (reads an environment variable),
+ * `slow` (sleeps), `picture` (an image), `report` (a resource blob), `env` (reads an environment variable),
  * `crash` (dies mid-call, stdio only).
  */
 export function createNotesServer(options: NotesServerOptions): McpServer {
@@ -76,6 +79,15 @@ export function createNotesServer(options: NotesServerOptions): McpServer {
     content: [
       { type: "text", text: "a dot" },
       { type: "image", data: onePixelPng, mimeType: "image/png" },
+    ],
+  }));
+  server.registerTool("report", { description: "Answer with a CSV file as an embedded resource." }, async () => ({
+    content: [
+      { type: "text", text: "the report" },
+      {
+        type: "resource",
+        resource: { uri: "file:///reports/q3%20sales.csv", mimeType: "text/csv", blob: reportCsvBase64 },
+      },
     ],
   }));
   server.registerTool(

@@ -93,6 +93,17 @@ export interface WireProtocol {
   streamError(): string;
   /** The HTTP error answer for a kind (realistic body, `retry-after` when asked). */
   error(step: FakeError): ErrorAnswer;
+  /**
+   * A call that is not a streaming model call but that the API has (OpenAI's
+   * `/audio/transcriptions`): its whole answer, recorded in `requests` as `body`; undefined
+   * when the fake does not know it (404).
+   */
+  other?(request: {
+    method: string;
+    url: string;
+    headers: IncomingHttpHeaders;
+    bytes: Buffer;
+  }): Promise<{ answer: ErrorAnswer; body: unknown } | undefined>;
 }
 
 export interface FakeModelServer {
@@ -134,8 +145,22 @@ export async function startFakeModelServer(
   const server: Server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
-    request.on("end", () => {
+    request.on("end", async () => {
       const bytes = Buffer.concat(chunks);
+      const method = request.method ?? "GET";
+      const url = request.url ?? "/";
+      if (!protocol.isModelCall(method, url) && protocol.other !== undefined) {
+        const other = await protocol.other({ method, url, headers: request.headers, bytes });
+        if (other !== undefined) {
+          if (options.record !== false) requests.push({ method, url, headers: request.headers, body: other.body });
+          if (options.apiKey !== undefined && protocol.keyOf(request.headers) !== options.apiKey) {
+            writeError(response, protocol.error({ type: "error", kind: "auth" }));
+            return;
+          }
+          writeError(response, other.answer);
+          return;
+        }
+      }
       const text = bytes.toString("utf8");
       const recorded: RecordedRequest = {
         method: request.method ?? "GET",

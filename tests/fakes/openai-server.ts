@@ -86,7 +86,39 @@ const errorBodies: Record<FakeError["kind"], { status: number; type: string; cod
 
 const isResponses = (request: RecordedRequest) => request.url.split("?")[0] === "/v1/responses";
 
+/** What the fake transcribes a file to: set by a test (default names the file). */
+export const fakeTranscripts = new Map<string, string>();
+
+/**
+ * `POST /v1/audio/transcriptions`, as OpenAI takes it: multipart with `file` (a file part) and
+ * `model`; answers `{ text }` (the default `response_format: json`), or 400 as OpenAI does when
+ * a part is missing. The transcript is `fakeTranscripts.get(<file name>)`, else `.get("*")`, else `transcript of <name>`.
+ */
+async function transcription(request: { method: string; url: string; headers: IncomingHttpHeaders; bytes: Buffer }) {
+  if (request.method !== "POST" || request.url.split("?")[0] !== "/v1/audio/transcriptions") return undefined;
+  const contentType = String(request.headers["content-type"] ?? "");
+  const invalid = (message: string, param: string) => ({
+    answer: { status: 400, body: { error: { message, type: "invalid_request_error", param, code: null } } },
+    body: { invalid: message },
+  });
+  if (!contentType.startsWith("multipart/form-data")) return invalid("Expected multipart/form-data", "file");
+  const form = await new Response(new Uint8Array(request.bytes), {
+    headers: { "content-type": contentType },
+  }).formData();
+  const file = form.get("file");
+  const model = form.get("model");
+  if (file === null || typeof file === "string") return invalid("you must provide a file", "file");
+  if (typeof model !== "string" || model === "") return invalid("you must provide a model parameter", "model");
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  const text = fakeTranscripts.get(file.name) ?? fakeTranscripts.get("*") ?? `transcript of ${file.name}`;
+  return {
+    answer: { status: 200, body: { text } },
+    body: { model, fileName: file.name, fileType: file.type, size: bytes.length, bytes },
+  };
+}
+
 export const openAIProtocol: WireProtocol = {
+  other: transcription,
   isModelCall: (method, url) =>
     method === "POST" && ["/v1/chat/completions", "/v1/responses"].includes(url.split("?")[0] ?? ""),
   keyOf: (headers: IncomingHttpHeaders) => headers.authorization?.replace(/^Bearer /, ""),

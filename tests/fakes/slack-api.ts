@@ -4,7 +4,7 @@ import { type HeldResponse, HeldResponses } from "./held-responses.js";
 import { slackSignatureHeaders } from "./slack-signing.js";
 import { FakeSocketMode } from "./slack-socket.js";
 import { type SlackEphemeral, SlackMessages, type SlackStoredMessage, type SlackUploadedFile } from "./slack-state.js";
-import { parseParams, uploadedContent } from "./slack-request-body.js";
+import { parseParams, uploadedBytes, uploadedContent } from "./slack-request-body.js";
 import { handleWebApi } from "./slack-web-api.js";
 
 export type { SlackEphemeral, SlackStoredMessage, SlackUploadedFile } from "./slack-state.js";
@@ -454,7 +454,10 @@ export class FakeSlack {
       return;
     if (url.pathname.startsWith("/upload/")) {
       const file = this.files.find((each) => each.id === url.pathname.slice("/upload/".length));
-      if (file) file.content = uploadedContent(raw, String(request.headers["content-type"] ?? ""));
+      if (file) {
+        file.content = uploadedContent(raw, String(request.headers["content-type"] ?? ""));
+        file.bytes = uploadedBytes(Buffer.concat(chunks), String(request.headers["content-type"] ?? ""));
+      }
       response
         .writeHead(file ? 200 : 404, { "content-type": "text/plain" })
         .end(file ? `OK - ${raw.length}` : "no such upload");

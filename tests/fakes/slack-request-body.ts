@@ -37,3 +37,9 @@ export function uploadedContent(raw: string, contentType: string): string {
   }
   return raw;
 }
+
+/** The bytes of an upload: the body itself, or the file part of a multipart body. */
+export function uploadedBytes(body: Buffer, contentType: string): Uint8Array {
+  if (!contentType.startsWith("multipart/form-data")) return new Uint8Array(body);
+  return new Uint8Array(Buffer.from(uploadedContent(body.toString("latin1"), contentType), "latin1"));
+}

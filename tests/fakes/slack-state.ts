@@ -33,6 +33,8 @@ export interface SlackUploadedFile {
   filename: string;
   title?: string;
   content: string;
+  /** The uploaded bytes as they came (`content` is them read as UTF-8). */
+  bytes?: Uint8Array;
   channel?: string;
   thread_ts?: string;
   initialComment?: string;

@@ -189,6 +189,7 @@ export class FakeTelegramApi {
       captionEntities?: FakeEntity[];
       photo?: Uint8Array;
       document?: { bytes: Uint8Array; name: string };
+      voice?: Uint8Array;
     },
   ): { message: Json; update: Json } {
     const chat = this.chat(input.chatId);
@@ -420,6 +421,8 @@ export class FakeTelegramApi {
         return this.chats.send(bot.user, token, params);
       case "sendDocument":
         return this.chats.sendDocument(bot.user, token, params);
+      case "sendPhoto":
+        return this.chats.sendPhoto(bot.user, token, params);
       case "editMessageText":
         return this.chats.edit(token, params, true);
       case "editMessageReplyMarkup":
@@ -484,7 +487,11 @@ async function multipartParams(raw: Buffer, contentType: string): Promise<Json> 
         params[name] = value;
       }
     } else {
-      params[name] = { file_name: value.name, content: await value.text() };
+      params[name] = {
+        file_name: value.name,
+        content: await value.text(),
+        bytes: new Uint8Array(await value.arrayBuffer()),
+      };
     }
   }
   // Files may be sent as parts of their own, referred to as `attach://<part name>`.

@@ -55,8 +55,8 @@ export class FakeTelegramFiles {
     return true;
   }
 
-  /** A message's `photo` (a thumbnail and the full size) and `document` fields. */
-  fields(input: { photo?: Uint8Array; document?: { bytes: Uint8Array; name: string } }): Json {
+  /** A message's `photo` (a thumbnail and the full size), `document` and `voice` (an Ogg Opus note) fields. */
+  fields(input: { photo?: Uint8Array; document?: { bytes: Uint8Array; name: string }; voice?: Uint8Array }): Json {
     const fields: Json = {};
     if (input.photo !== undefined) {
       fields.photo = [
@@ -66,6 +66,8 @@ export class FakeTelegramFiles {
     }
     if (input.document !== undefined)
       fields.document = { ...this.add(input.document.bytes), file_name: input.document.name };
+    if (input.voice !== undefined)
+      fields.voice = { ...this.add(input.voice, "voice"), duration: 3, mime_type: "audio/ogg" };
     return fields;
   }
 }

@@ -31,8 +31,10 @@ export interface StoredMessage {
   source?: string;
   reply_markup?: unknown;
   reply_to_message_id?: number;
-  /** A sent file (sendDocument): its name and whole content. */
-  document?: { file_name: string; content: string };
+  /** A sent file (sendDocument): its name and whole content (as UTF-8, and as bytes). */
+  document?: { file_name: string; content: string; bytes?: Uint8Array };
+  /** A sent photo (sendPhoto): its bytes. */
+  photo?: { bytes: Uint8Array };
   deleted?: boolean;
   editCount: number;
 }
@@ -154,25 +156,50 @@ export class FakeChats {
 
   /** sendDocument: a file (with an optional caption), possibly replying to a message. */
   sendDocument(botUser: FakeUser, token: string, params: Json): Outcome {
+    return this.sendFile("document", botUser, token, params);
+  }
+
+  /** sendPhoto: an image (PNG, JPEG, WebP; else Telegram cannot process it), with an optional caption. */
+  sendPhoto(botUser: FakeUser, token: string, params: Json): Outcome {
+    return this.sendFile("photo", botUser, token, params);
+  }
+
+  private sendFile(kind: "document" | "photo", botUser: FakeUser, token: string, params: Json): Outcome {
     const chat = this.chats.get(Number(params.chat_id));
     if (!chat) return refuse(400, "Bad Request: chat not found");
-    const file = params.document as { file_name?: string; content?: string } | undefined;
-    if (typeof file?.content !== "string") return refuse(400, "Bad Request: there is no document in the request");
+    const file = params[kind] as { file_name?: string; content?: string; bytes?: Uint8Array } | undefined;
+    if (typeof file?.content !== "string") return refuse(400, `Bad Request: there is no ${kind} in the request`);
+    const bytes = file.bytes ?? new TextEncoder().encode(file.content);
+    if (kind === "photo" && !isPhoto(bytes)) return refuse(400, "Bad Request: IMAGE_PROCESS_FAILED");
+    const caption = this.parseText({ text: params.caption, parse_mode: params.parse_mode });
+    if (!caption.ok) return refuse(400, caption.error.replace("message is too long", "message caption is too long"));
+    if (caption.text.length > 1024) return refuse(400, "Bad Request: message caption is too long");
     const reply = params.reply_parameters as { message_id?: number } | undefined;
     const stored: StoredMessage = {
       message_id: this.allocateMessageId(chat.id),
       chat,
       from: botUser,
       sentByToken: token,
-      text: typeof params.caption === "string" ? params.caption : "",
-      entities: [],
-      document: { file_name: file.file_name ?? "file", content: file.content },
+      text: caption.text,
+      entities: caption.entities,
+      ...(kind === "document"
+        ? { document: { file_name: file.file_name ?? "file", content: file.content, bytes } }
+        : { photo: { bytes } }),
       editCount: 0,
       ...(typeof params.message_thread_id === "number" ? { message_thread_id: params.message_thread_id } : {}),
       ...(typeof reply?.message_id === "number" ? { reply_to_message_id: reply.message_id } : {}),
     };
     this.messages.set(`${chat.id}:${stored.message_id}`, stored);
-    return ok({ ...(this.messageJson(stored) as Json), document: { file_name: stored.document?.file_name } });
+    const json = this.messageJson(stored) as Json;
+    const fileId = `sent-${chat.id}-${stored.message_id}`;
+    return ok(
+      kind === "document"
+        ? { ...json, document: { file_name: stored.document?.file_name, file_id: fileId, file_size: bytes.length } }
+        : {
+            ...json,
+            photo: [{ file_id: fileId, file_unique_id: fileId, width: 1, height: 1, file_size: bytes.length }],
+          },
+    );
   }
 
   edit(token: string, params: Json, withText: boolean): Outcome {
@@ -213,4 +240,14 @@ function isEmptyKeyboard(markup: unknown): boolean {
   if (markup === undefined) return true;
   const rows = (markup as { inline_keyboard?: unknown[] }).inline_keyboard;
   return Array.isArray(rows) && rows.every((row) => Array.isArray(row) && row.length === 0);
+}
+
+/** Whether bytes are an image Telegram takes as a photo (PNG, JPEG, WebP). */
+function isPhoto(bytes: Uint8Array): boolean {
+  const head = Buffer.from(bytes.subarray(0, 12));
+  return (
+    head.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) ||
+    head.subarray(0, 3).equals(Buffer.from([0xff, 0xd8, 0xff])) ||
+    (head.subarray(0, 4).toString("latin1") === "RIFF" && head.subarray(8, 12).toString("latin1") === "WEBP")
+  );
 }

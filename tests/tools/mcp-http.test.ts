@@ -47,13 +47,14 @@ describe("MCP over Streamable HTTP (stateless server)", () => {
   it("lists tools, sends the configured headers, and calls", async () => {
     const server = await startServer();
     const source = await connect(server.url);
-    expect(source.status()).toEqual({ name: "search", transport: "http", state: "connected", toolCount: 6 });
+    expect(source.status()).toEqual({ name: "search", transport: "http", state: "connected", toolCount: 7 });
     expect(source.list().map((tool) => tool.name)).toEqual([
       "search__add",
       "search__list",
       "search__fail",
       "search__slow",
       "search__picture",
+      "search__report",
       "search__env",
     ]);
     expect(await source.call("search__add", { text: "over http" }, context())).toEqual({
@@ -109,6 +110,6 @@ describe("MCP over Streamable HTTP (stateless server)", () => {
     expect(source.list()).toEqual([]);
     await startServer(port);
     await waitUntil("the server is connected again", () => source.status().state === "connected");
-    expect(source.list()).toHaveLength(6);
+    expect(source.list()).toHaveLength(7);
   });
 });

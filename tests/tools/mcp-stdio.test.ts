@@ -7,7 +7,7 @@ import { connectMcpServers, type McpManager } from "../../src/tools/mcp/mcp-mana
 import { McpServerSource, type McpServerSourceOptions } from "../../src/tools/mcp/mcp-server-source.js";
 import type { ToolRunContext } from "../../src/tools/tool-source.js";
 import { notesServerCommand } from "../fakes/mcp-notes-command.js";
-import { onePixelPng } from "../fakes/mcp-notes-tools.js";
+import { onePixelPng, reportCsvBase64 } from "../fakes/mcp-notes-tools.js";
 import { capturedLogger, errorLevel } from "./captured-logger.js";
 import { waitUntil } from "./wait-until.js";
 
@@ -82,7 +82,7 @@ describe("MCP over stdio", () => {
   });
 
   it("lists the server's tools as <server>__<tool> with their description and schema", () => {
-    expect(shared.status()).toEqual({ name: "notes", transport: "stdio", state: "connected", toolCount: 7 });
+    expect(shared.status()).toEqual({ name: "notes", transport: "stdio", state: "connected", toolCount: 8 });
     const names = shared.list().map((tool) => tool.name);
     expect(names).toEqual([
       "notes__add",
@@ -90,6 +90,7 @@ describe("MCP over stdio", () => {
       "notes__fail",
       "notes__slow",
       "notes__picture",
+      "notes__report",
       "notes__env",
       "notes__crash",
     ]);
@@ -125,11 +126,18 @@ describe("MCP over stdio", () => {
     });
   });
 
-  it("describes non-text content briefly", async () => {
-    const bytes = Buffer.from(onePixelPng, "base64").length;
+  it("describes non-text content briefly, and gives images and resource blobs as files", async () => {
+    const bytes = Buffer.from(onePixelPng, "base64");
     expect(await shared.call("notes__picture", {}, context())).toEqual({
       kind: "ok",
-      text: `a dot\n[image image/png, ${bytes} bytes]`,
+      text: `a dot\n[image image/png, ${bytes.length} bytes]`,
+      files: [{ name: "image-1.png", bytes: new Uint8Array(bytes), mimeType: "image/png" }],
+    });
+    const csv = Buffer.from(reportCsvBase64, "base64");
+    expect(await shared.call("notes__report", {}, context())).toEqual({
+      kind: "ok",
+      text: `the report\n[resource file:///reports/q3%20sales.csv text/csv, ${csv.length} bytes]`,
+      files: [{ name: "q3 sales.csv", bytes: new Uint8Array(csv), mimeType: "text/csv" }],
     });
   });
 
@@ -169,7 +177,7 @@ describe("MCP over stdio", () => {
     expect(source.status().state).toBe("connecting");
     expect(source.list().map((tool) => tool.name)).toContain("notes__add");
     expect(await source.call("notes__list", {}, context())).toEqual({ kind: "ok", text: "1. kept" });
-    expect(source.status()).toMatchObject({ state: "connected", toolCount: 7 });
+    expect(source.status()).toMatchObject({ state: "connected", toolCount: 8 });
     expect(await readFile(path.join(notesDirectory, "crashes.log"), "utf8")).toBe("crash\n");
     await source.close();
     expect(source.status()).toMatchObject({ state: "closed", toolCount: 0 });
@@ -246,7 +254,7 @@ describe("connectMcpServers", () => {
     expect(broken?.error).toContain("ENOENT");
     expect(early).toMatchObject({ name: "early", state: "failed", toolCount: 0 });
     expect(early?.error).toContain("boom: no config file");
-    expect(notes).toEqual({ name: "notes", transport: "stdio", state: "connected", toolCount: 7 });
+    expect(notes).toEqual({ name: "notes", transport: "stdio", state: "connected", toolCount: 8 });
     const errors = lines.filter((line) => line.level === errorLevel).map((line) => line.msg);
     expect(errors).toHaveLength(2);
     expect(errors.find((message) => message.startsWith("MCP server broken failed to start: "))).toContain("ENOENT");
@@ -306,7 +314,7 @@ describe("connectMcpServers", () => {
     expect(lines.filter((line) => line.level === errorLevel)).toHaveLength(1);
     await writeFile(later, `import ${JSON.stringify(serverFile)};\n`);
     await waitUntil("the server has started", () => manager?.statuses()[0]?.state === "connected");
-    expect(manager.statuses()[0]).toEqual({ name: "later", transport: "stdio", state: "connected", toolCount: 7 });
+    expect(manager.statuses()[0]).toEqual({ name: "later", transport: "stdio", state: "connected", toolCount: 8 });
     expect(manager.sources[0]?.list().map((tool) => tool.name)).toContain("later__add");
   });
 });

@@ -41,6 +41,7 @@ describe("ToolRegistry", () => {
       "notes__fail",
       "notes__slow",
       "notes__picture",
+      "notes__report",
       "notes__env",
       "notes__crash",
     ]);
@@ -57,6 +58,7 @@ describe("ToolRegistry", () => {
       "notes__fail",
       "notes__slow",
       "notes__picture",
+      "notes__report",
       "notes__env",
       "notes__crash",
     ]);
@@ -67,6 +69,7 @@ describe("ToolRegistry", () => {
       "notes__fail",
       "notes__slow",
       "notes__picture",
+      "notes__report",
       "notes__env",
       "notes__crash",
     ]);

@@ -45,6 +45,10 @@ export interface HarnessOptions {
   agentConfig?: Record<string, Record<string, unknown>>;
   /** The world's clock (default the real one); the queue keeps real time. */
   worldClock?: () => Date;
+  /** The `files` section (caps, `transcribe`). */
+  files?: Record<string, unknown>;
+  /** More `providers` besides the agents' (e.g. one for `files.transcribe`). */
+  providers?: Record<string, Record<string, unknown>>;
 }
 
 export interface SayOptions {
@@ -120,9 +124,15 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
   const logger = pino({ level: process.env.LOG_LEVEL ?? "info" }, sink);
   const workdir = mkdtempSync(path.join(tmpdir(), "rt-work-"));
   const config = configSchema.parse({
-    providers: Object.fromEntries(
-      options.agents.map((agent) => [providerNameOf(agent), { type: agent.providerType ?? "openai", apiKey: "test" }]),
-    ),
+    providers: {
+      ...Object.fromEntries(
+        options.agents.map((agent) => [
+          providerNameOf(agent),
+          { type: agent.providerType ?? "openai", apiKey: "test" },
+        ]),
+      ),
+      ...options.providers,
+    },
     agents: options.agents.map((agent) => ({
       name: agent.name,
       provider: providerNameOf(agent),
@@ -142,6 +152,7 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
     ],
     tools: options.tools ?? {},
     channels: options.channelsConfig ?? {},
+    ...(options.files === undefined ? {} : { files: options.files }),
   });
   await migrateDatabase({ databaseUrl, logger });
   const opened = await openStore({ databaseUrl, logger });

@@ -2,6 +2,8 @@
  * A real Roundtable process for the restart tests: `tsx restart-child.ts <phase> <databaseUrl> [arg]`.
  * Prints one line per milestone on stdout; the test kills it with SIGKILL where it wants.
  */
+import { existsSync } from "node:fs";
+import path from "node:path";
 import { ScriptedProvider } from "../fakes/scripted-provider.js";
 import { createHarness } from "./harness.js";
 
@@ -64,6 +66,46 @@ async function main(): Promise<void> {
       );
       report("IN_TOOL");
       await never;
+      return;
+    }
+    case "kill-in-tool-outbox": {
+      // The tool leaves a file in outbox/ and is still running when the process dies.
+      const workdir = argument ?? "";
+      const write = "mkdir -p outbox && printf 'a,b\\n1,2\\n' > outbox/report.csv && sleep 30";
+      const alice = new ScriptedProvider([
+        { toolCalls: [{ name: "shell_cmd", args: { command: "sh", args: ["-c", write] } }] },
+      ]);
+      const harness = await createHarness({
+        databaseUrl,
+        agents: [{ name: "alice", provider: alice, tools: ["shell_cmd"] }],
+        tools: { approval: { shell_cmd: "never" } },
+        world: { workdir },
+        keepDatabase: true,
+      });
+      await harness.say("@alice write the report", { id: "m-1" });
+      await harness.waitFor(
+        async () =>
+          existsSync(path.join(workdir, "outbox", "report.csv")) &&
+          (await harness.store.listToolCalls({})).some((call) => call.state === "running"),
+      );
+      report("IN_TOOL");
+      await never;
+      return;
+    }
+    case "resume-outbox": {
+      const alice = new ScriptedProvider((request) => {
+        const last = request.messages.at(-1);
+        return { text: `final: ${last?.text.replace(/\s+/g, " ").trim()}` };
+      });
+      const harness = await createHarness({
+        databaseUrl,
+        agents: [{ name: "alice", provider: alice, tools: ["shell_cmd"] }],
+        world: { workdir: argument ?? "" },
+        keepDatabase: true,
+      });
+      await harness.idle();
+      report(`POSTED ${JSON.stringify(harness.channel.messages().map((message) => message.text))}`);
+      await harness.close();
       return;
     }
     case "resume": {

@@ -107,4 +107,29 @@ describe("restart safety with real processes", () => {
     expect(results.map((result) => result.kind)).toEqual(["interrupted"]);
     await close();
   });
+
+  it("a file the tool left in outbox/ before the process died is posted once on restart, and the model is told", async () => {
+    const url = databaseUrl();
+    const workdir = mkdtempSync(path.join(tmpdir(), "rt-outbox-"));
+    const first = await runChild(["kill-in-tool-outbox", url, workdir], /IN_TOOL/);
+    expect(first.lines).toContain("IN_TOOL");
+
+    const second = await runChild(["resume-outbox", url, workdir]);
+    expect(second.code, second.stderr).toBe(0);
+    const posted = JSON.parse(second.lines.find((line) => line.startsWith("POSTED "))?.slice(7) ?? "[]") as string[];
+    expect(posted).toEqual([
+      "report.csv from shell_cmd",
+      expect.stringMatching(
+        /^final: interrupted: the service restarted while this tool was running; it was not run again \[files posted to the chat: report\.csv/,
+      ),
+    ]);
+    // Run once more: nothing new is stored or shown.
+    const third = await runChild(["resume-outbox", url, workdir]);
+    expect(third.code, third.stderr).toBe(0);
+    expect(third.lines.find((line) => line.startsWith("POSTED "))).toBe("POSTED []");
+    const { store, close } = await openTestStore(url);
+    const messages = await store.listMessages((await store.listToolCalls({}))[0]?.chatKey ?? "");
+    expect(messages.filter((message) => message.text === "report.csv from shell_cmd")).toHaveLength(1);
+    await close();
+  });
 });

@@ -7,6 +7,7 @@ import { formatSeconds } from "../format-seconds.js";
 import type { ToolOutcome, ToolRunContext, ToolSource } from "../tool-source.js";
 import { describeMcpError } from "./describe-mcp-error.js";
 import { listAllTools } from "./list-all-tools.js";
+import { mcpResultFiles } from "./mcp-result-files.js";
 import { mcpResultText } from "./mcp-result-text.js";
 import { mcpToolName } from "./mcp-tool-name.js";
 import { createMcpTransport, type McpTransportKind, transportKindOf } from "./mcp-transport.js";
@@ -132,7 +133,11 @@ export class McpServerSource implements ToolSource {
       });
       this.retries = 0;
       const text = mcpResultText(result);
-      return "isError" in result && result.isError === true ? { kind: "error", text } : { kind: "ok", text };
+      const files = mcpResultFiles(result);
+      const given = files.length === 0 ? {} : { files };
+      return "isError" in result && result.isError === true
+        ? { kind: "error", text, ...given }
+        : { kind: "ok", text, ...given };
     } catch (error) {
       return this.outcomeOfFailure(error, client, context);
     }

@@ -18,6 +18,16 @@ describe("mediaTypeOf", () => {
     expect(mediaTypeOf(new Uint8Array())).toBe("text/plain; charset=utf-8");
     expect(mediaTypeOf(bytes("abc", [0]))).toBe("application/octet-stream");
     expect(mediaTypeOf(bytes([0xc3, 0x28]))).toBe("application/octet-stream");
-    expect(mediaTypeOf(bytes("RIFF", [0, 0, 0, 0], "WAVE"))).toBe("application/octet-stream");
+    expect(mediaTypeOf(bytes("RIFF", [0, 0, 0, 0], "AVI LIST"))).toBe("application/octet-stream");
+  });
+
+  it("reads voice and audio from their magic numbers (what transcription takes)", () => {
+    expect(mediaTypeOf(bytes("OggS", [0, 2]))).toBe("audio/ogg");
+    expect(mediaTypeOf(bytes("ID3", [4, 0]))).toBe("audio/mpeg");
+    expect(mediaTypeOf(bytes([0xff, 0xfb, 0x90, 0x64]))).toBe("audio/mpeg");
+    expect(mediaTypeOf(bytes("RIFF", [0, 0, 0, 0], "WAVEfmt "))).toBe("audio/wav");
+    expect(mediaTypeOf(bytes("fLaC", [0]))).toBe("audio/flac");
+    expect(mediaTypeOf(bytes([0, 0, 0, 0x20], "ftypM4A ", [0]))).toBe("audio/mp4");
+    expect(mediaTypeOf(bytes([0x1a, 0x45, 0xdf, 0xa3, 0x9f]))).toBe("audio/webm");
   });
 });

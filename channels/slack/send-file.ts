@@ -1,0 +1,60 @@
+import type { webApi } from "@slack/bolt";
+import { PlatformApiError } from "../../src/errors/roundtable-error.js";
+import type { ChatRef } from "../../src/world/chat-ref.js";
+import type { SendPartOptions, OutboundFile } from "../../src/world/delivery/primitives.js";
+import type { Author } from "../../src/world/message.js";
+import { toPlatformError } from "./api.js";
+
+type WebClient = webApi.WebClient;
+
+/**
+ * Post one file into a Slack chat (its thread when it has one) the way `files.uploadV2` does:
+ * `files.getUploadURLExternal`, the bytes POSTed to the upload URL, then
+ * `files.completeUploadExternal` with the channel, thread and caption (`initial_comment`).
+ * Needs the `files:write` scope. Slack shows an upload under the app, not a custom name, so an
+ * agent's name leads the caption in bold. Returns the file's id (`F…`): the completion answers
+ * with the file, not with the message that shares it; `files.delete` removes it.
+ *
+ * Slack cannot carry a post key on an upload, so `options.key` is not used: a post whose id was
+ * not stored before a crash may be posted again (the window the architecture page names).
+ * `options.replyTo` is not used either: a file goes into the chat's thread, or the channel.
+ */
+export async function sendSlackFile(
+  client: WebClient,
+  chat: ChatRef,
+  author: Author,
+  file: OutboundFile,
+  _options: SendPartOptions = {},
+): Promise<string> {
+  const comment = captionFor(author, file.caption);
+  let result: unknown;
+  try {
+    result = await client.files.uploadV2({
+      channel_id: chat.channel,
+      ...(chat.thread === undefined ? {} : { thread_ts: chat.thread }),
+      file: Buffer.from(file.bytes),
+      filename: file.name,
+      title: file.name,
+      ...(comment === undefined ? {} : { initial_comment: comment }),
+    } as Parameters<WebClient["files"]["uploadV2"]>[0]);
+  } catch (error) {
+    throw toPlatformError(error, "files.uploadV2");
+  }
+  const id = fileIdOf(result);
+  if (id === undefined) throw new PlatformApiError(`slack files.uploadV2 answered without a file id for ${file.name}`);
+  return id;
+}
+
+/** The upload's comment: the caption, led by an agent's name (Slack posts an upload as the app). */
+function captionFor(author: Author, caption: string | undefined): string | undefined {
+  if (author.kind !== "agent") return caption;
+  const name = `*${author.displayName ?? author.name}*`;
+  return caption === undefined || caption === "" ? name : `${name}: ${caption}`;
+}
+
+/** `uploadV2` answers `{ files: [ { files: [ { id } ] } ] }`: one completion per upload. */
+function fileIdOf(result: unknown): string | undefined {
+  const completions = (result as { files?: { files?: { id?: unknown }[] }[] } | undefined)?.files ?? [];
+  const id = completions[0]?.files?.[0]?.id;
+  return typeof id === "string" ? id : undefined;
+}

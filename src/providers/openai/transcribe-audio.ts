@@ -1,0 +1,44 @@
+import type { Transcriber } from "../../world/files/transcripts.js";
+import { mapOpenAIError } from "./map-error.js";
+
+export interface OpenAITranscriberOptions {
+  /** The provider's config name (for errors). */
+  name: string;
+  apiKey: string | undefined;
+  /** Ends in `/v1`, as for chat (`providers.<name>.baseUrl`). */
+  baseUrl: string;
+  /** `files.transcribeModel` (default `whisper-1`). */
+  model: string;
+  timeoutMs: number;
+}
+
+/**
+ * `files.transcribe` on an OpenAI-compatible provider: the SDK's `audio.transcriptions.create`
+ * (multipart `file` and `model` to `<baseUrl>/audio/transcriptions`), the text of its JSON
+ * answer. The SDK is loaded by the first call, as for the chat providers.
+ */
+export function createOpenAITranscriber(options: OpenAITranscriberOptions): Transcriber {
+  let client: import("openai").OpenAI | undefined;
+  return {
+    async transcribe(file, signal) {
+      const { OpenAI, toFile } = await import("openai");
+      client ??= new OpenAI({
+        apiKey: options.apiKey ?? "",
+        baseURL: options.baseUrl,
+        maxRetries: 1,
+        timeout: options.timeoutMs,
+        logLevel: "off",
+      });
+      try {
+        const upload = await toFile(file.bytes, file.name, { type: file.mediaType });
+        const result = await client.audio.transcriptions.create(
+          { file: upload, model: options.model },
+          signal === undefined ? {} : { signal },
+        );
+        return result.text;
+      } catch (error) {
+        throw mapOpenAIError(error, options.name, signal);
+      }
+    },
+  };
+}
