@@ -1,6 +1,7 @@
 import { randomInt } from "node:crypto";
-import { Bot } from "grammy";
+import { Bot, GrammyError } from "grammy";
 import type { InlineKeyboardMarkup, Update, UserFromGetMe } from "grammy/types";
+import { PlatformApiError } from "../../src/errors/roundtable-error.js";
 import type { Logger } from "../../src/log/logger.js";
 import type { ApprovalCard, ApprovalOutcome } from "../../src/world/approval-types.js";
 import type {
@@ -22,6 +23,12 @@ import { chatCommands } from "../../src/world/commands/chat-commands.js";
 import type { MessageLinks } from "../../src/world/message-links.js";
 import type { InboundSink } from "../../src/world/inbound.js";
 import type { Author } from "../../src/world/message.js";
+import type {
+  ChannelPrimitives,
+  DraftSurface,
+  SendPartOptions,
+  StreamMode,
+} from "../../src/world/delivery/primitives.js";
 import type { SingletonLease, SingletonLock } from "../../src/world/singleton-lock.js";
 import { AdminRoles } from "./admin-roles.js";
 import { encodeStopCallback } from "./callback-data.js";
@@ -36,6 +43,7 @@ import { dispatchUpdate } from "./dispatch-update.js";
 import { telegramAttachments } from "./file-attachments.js";
 import { UpdatePoller } from "./polling.js";
 import {
+  type TelegramPart,
   cardArgumentsFile,
   htmlToPlain,
   renderApprovalCard,
@@ -55,12 +63,31 @@ function stopKeyboard(agent: string): InlineKeyboardMarkup {
   return { inline_keyboard: [[{ text: "⏹ Stop", callback_data: encodeStopCallback(agent) }]] };
 }
 
+/** The budget of changes one bot has in one chat. */
+function paceKeyOf(bot: BotHandle, chat: ChatRef): string {
+  return `${bot.key}:${chat.channel}`;
+}
+
+/** A stored part id as Telegram's message id. */
+function messageIdOf(id: string): number {
+  const messageId = Number(id);
+  if (!Number.isInteger(messageId)) throw new PlatformApiError(`not a telegram message id: ${JSON.stringify(id)}`);
+  return messageId;
+}
+
 /**
  * Telegram through grammY. Long polling by default, a webhook on the service's port when
  * `webhookUrl` is set. Only the main bot's updates are read; agent bots only send.
  */
 export class TelegramAdapter
-  implements ChannelAdapter, StreamingChannel, EditingChannel, WebhookChannel, MessageLinks, WorkingStatusChannel
+  implements
+    ChannelAdapter,
+    ChannelPrimitives<TelegramPart>,
+    StreamingChannel,
+    EditingChannel,
+    WebhookChannel,
+    MessageLinks,
+    WorkingStatusChannel
 {
   readonly id = "telegram";
   readonly platform = "telegram" as const;
@@ -76,7 +103,8 @@ export class TelegramAdapter
   private readonly logger: Logger;
   private readonly clock: TelegramClock;
   private readonly outbound: TelegramOutbound;
-  private readonly throttle: EditThrottle;
+  /** When each bot last changed something in each chat (`showWorking` waits for room). */
+  private readonly changes: EditThrottle;
   private readonly draftsUnsupported = new Set<string>();
   private readonly webhookSecret: string;
   private readonly adminRoles: AdminRoles;
@@ -114,7 +142,7 @@ export class TelegramAdapter
       });
     }
     this.outbound = new TelegramOutbound(this.logger, options.linkPreviews);
-    this.throttle = new EditThrottle(this.clock);
+    this.changes = new EditThrottle(this.clock);
     this.webhookSecret = webhookSecretFor(options.token, options.webhookSecret);
     this.adminRoles = new AdminRoles(this.bot.api, this.clock, this.logger);
   }
@@ -290,6 +318,145 @@ export class TelegramAdapter
     }
   }
 
+  // The delivery primitives (docs/architecture.md, "Delivery"): one Telegram message each.
+
+  /** `message` as Telegram messages: HTML, split under the limit, the author's bold name where it needs one. */
+  async renderParts(chat: ChatRef, message: OutboundText): Promise<TelegramPart[]> {
+    return renderText(this.markdownOf(message), this.identityFor(chat, message.author).name);
+  }
+
+  samePart(left: TelegramPart, right: TelegramPart): boolean {
+    return left.html === right.html;
+  }
+
+  /** Telegram carries no idempotency key: `key` is not sent (the world records ids between parts). */
+  async sendPart(chat: ChatRef, author: Author, part: TelegramPart, options: SendPartOptions = {}): Promise<string> {
+    const { bot } = this.identityFor(chat, author);
+    const keyboard = options.live ? this.liveKeyboard(bot, author) : undefined;
+    this.noteChange(bot, chat);
+    const id = await this.outbound.send(bot, chat, part, {
+      ...(options.replyTo === undefined ? {} : { replyTo: options.replyTo }),
+      ...(keyboard === undefined ? {} : { keyboard }),
+    });
+    return String(id);
+  }
+
+  /** Settled parts carry no buttons: an edit without `live` takes the Stop button off. */
+  async editPart(
+    chat: ChatRef,
+    author: Author,
+    id: string,
+    part: TelegramPart,
+    options: { live?: boolean } = {},
+  ): Promise<void> {
+    const { bot } = this.identityFor(chat, author);
+    const keyboard = options.live ? this.liveKeyboard(bot, author) : undefined;
+    this.noteChange(bot, chat);
+    await this.outbound.edit(bot, chat, messageIdOf(id), part, keyboard);
+  }
+
+  async deletePart(chat: ChatRef, author: Author, id: string): Promise<void> {
+    const messageId = Number(id);
+    if (!Number.isInteger(messageId)) return;
+    try {
+      await this.outbound.delete(this.identityFor(chat, author).bot, chat, messageId);
+    } catch (error) {
+      const cause = error instanceof Error ? error.cause : undefined;
+      if (!isRefusal(cause, /message to delete not found|message can't be deleted/i)) throw error;
+      this.logger.info({ messageId }, "message to delete was already gone");
+    }
+  }
+
+  /**
+   * Cards always come from the main bot: its updates are the ones read, presses included.
+   * Arguments too long for the card follow as a document replying to it (`attach`).
+   */
+  async sendCard(chat: ChatRef, card: ApprovalCard): Promise<{ id: string; attach?: () => Promise<void> }> {
+    const { html, keyboard } = renderApprovalCard(card);
+    this.noteChange(this.main, chat);
+    const id = String(await this.outbound.send(this.main, chat, { html, plain: htmlToPlain(html) }, { keyboard }));
+    const file = cardArgumentsFile(card);
+    if (!file) return { id };
+    const caption = `Arguments of ${card.tool}, id ${card.shortId}, in full`;
+    return { id, attach: () => this.outbound.sendDocument(this.main, chat, file, { replyTo: id, caption }) };
+  }
+
+  async editCard(chat: ChatRef, id: string, outcome: ApprovalOutcome): Promise<"edited" | "gone"> {
+    const messageId = Number(id);
+    try {
+      if (!Number.isInteger(messageId)) throw new Error(`no card message id in ${JSON.stringify(id)}`);
+      await this.outbound.edit(this.main, chat, messageId, await this.renderOutcome(chat, outcome));
+      return "edited";
+    } catch (error) {
+      const cause = error instanceof Error ? error.cause : undefined;
+      if (Number.isInteger(messageId) && !isRefusal(cause, /message to edit not found|message can't be edited/i)) {
+        throw error;
+      }
+      this.logger.warn(
+        { err: error, approvalId: outcome.approvalId },
+        "approval card could not be edited; posting the outcome",
+      );
+      return "gone";
+    }
+  }
+
+  async renderOutcome(_chat: ChatRef, outcome: ApprovalOutcome): Promise<TelegramPart> {
+    const html = renderApprovalOutcome(outcome);
+    return { html, plain: htmlToPlain(html) };
+  }
+
+  /**
+   * Edits, no more than one change per bot and chat per interval (every stream in the chat
+   * shares it); in a private chat the part being written is a native draft
+   * (`sendMessageDraft`) while the server offers them.
+   */
+  streamMode(chat: ChatRef, author: Author): StreamMode<TelegramPart> {
+    const { bot } = this.identityFor(chat, author);
+    const useDrafts = isPrivateChat(chat) && (this.options.drafts ?? true) && !this.draftsUnsupported.has(bot.key);
+    return {
+      kind: "edit",
+      intervalMs: this.editIntervalMs(chat),
+      paceKey: paceKeyOf(bot, chat),
+      ...(useDrafts ? { draft: this.draftSurface(bot, chat) } : {}),
+    };
+  }
+
+  /** One draft id per streamed answer; a server without drafts is not asked again. */
+  private draftSurface(bot: BotHandle, chat: ChatRef): DraftSurface<TelegramPart> {
+    const draftId = randomInt(1, 2 ** 31 - 1);
+    let shown: string | undefined;
+    return {
+      show: async (part) => {
+        if (part.html === shown) return;
+        this.noteChange(bot, chat);
+        try {
+          await this.outbound.draft(bot, chat, draftId, part.html);
+        } catch (error) {
+          const cause = error instanceof Error ? error.cause : undefined;
+          if (
+            cause instanceof GrammyError &&
+            (cause.error_code === 404 || /method not found/i.test(cause.description))
+          ) {
+            this.draftsUnsupported.add(bot.key);
+          }
+          this.logger.info({ err: error }, "drafts unavailable; editing instead");
+          throw error;
+        }
+        shown = part.html;
+      },
+    };
+  }
+
+  /** Presses are read from the main bot only: the Stop button rides on its messages alone. */
+  private liveKeyboard(bot: BotHandle, author: Author): InlineKeyboardMarkup | undefined {
+    return author.kind === "agent" && bot === this.main ? stopKeyboard(author.name) : undefined;
+  }
+
+  /** A change in the chat, for `showWorking` (which never spends the chat's budget itself). */
+  private noteChange(bot: BotHandle, chat: ChatRef): void {
+    this.changes.record(paceKeyOf(bot, chat));
+  }
+
   /** `['admin']` for the chat's administrators: `admins` in member and approver lists. */
   rolesOf(chat: ChatRef, userId: string): Promise<string[]> {
     return this.adminRoles.rolesOf(chat, userId);
@@ -344,7 +511,7 @@ export class TelegramAdapter
     const useDrafts = isPrivate && (this.options.drafts ?? true) && !this.draftsUnsupported.has(bot.key);
     return new TelegramMessageStream({
       outbound: this.outbound,
-      throttle: this.throttle,
+      throttle: this.changes,
       clock: this.clock,
       logger: this.logger.child({ chat: chat.channel }),
       bot,
@@ -370,7 +537,7 @@ export class TelegramAdapter
    */
   async showWorking(chat: ChatRef, author: Author): Promise<void> {
     const { bot } = this.identityFor(chat, author);
-    if (this.throttle.waitMs(`${bot.key}:${chat.channel}`, this.editIntervalMs(chat)) > 0) return;
+    if (this.changes.waitMs(paceKeyOf(bot, chat), this.editIntervalMs(chat)) > 0) return;
     await this.outbound.typing(bot, chat);
   }
 

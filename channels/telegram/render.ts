@@ -20,6 +20,9 @@ export interface RenderedPart {
   plain: string;
 }
 
+/** The adapter's `Part` for the world's delivery: one rendered Telegram message. */
+export type TelegramPart = RenderedPart;
+
 /** The bold name that starts an agent's message when it posts through the main bot. */
 function namePrefix(name: string): RenderedPart {
   return { html: `<b>${escapeHtml(name)}:</b> `, plain: `${name}: ` };
