@@ -439,7 +439,6 @@ export class TelegramAdapter
           ) {
             this.draftsUnsupported.add(bot.key);
           }
-          this.logger.info({ err: error }, "drafts unavailable; editing instead");
           throw error;
         }
         shown = part.html;
