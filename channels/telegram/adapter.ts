@@ -7,13 +7,7 @@ import type { ApprovalCard, ApprovalOutcome } from "../../src/world/approval-typ
 import type {
   ChannelAdapter,
   ChannelCapabilities,
-  EditingChannel,
-  MessageStream,
   OutboundText,
-  SentRef,
-  StreamingChannel,
-  PostObserver,
-  StreamObserver,
   WebhookChannel,
   WebhookRoute,
   WorkingStatusChannel,
@@ -37,7 +31,6 @@ import { botApiFetch } from "./bot-api-fetch.js";
 import { EditThrottle } from "./edit-throttle.js";
 import { type MentionDirectory, emptyMentionDirectory } from "./mentions.js";
 import { telegramMessageLink } from "./message-link.js";
-import { TelegramMessageStream } from "./message-stream.js";
 import { type TelegramAdapterOptions, type TelegramClock, systemClock } from "./options.js";
 import { dispatchUpdate } from "./dispatch-update.js";
 import { telegramAttachments } from "./file-attachments.js";
@@ -83,8 +76,6 @@ export class TelegramAdapter
   implements
     ChannelAdapter,
     ChannelPrimitives<TelegramPart>,
-    StreamingChannel,
-    EditingChannel,
     WebhookChannel,
     MessageLinks,
     WorkingStatusChannel
@@ -262,62 +253,6 @@ export class TelegramAdapter
     return [this.route];
   }
 
-  async postMessage(chat: ChatRef, message: OutboundText, observer?: PostObserver): Promise<SentRef> {
-    const { bot, name } = this.identityFor(chat, message.author);
-    const parts = renderText(this.markdownOf(message), name);
-    const ids: string[] = [];
-    for (const [index, part] of parts.entries()) {
-      // Telegram has no idempotency key: the parts already sent are recorded before the next
-      // is, so that a crash in between makes the re-run edit them rather than post them again.
-      if (index > 0) await observer?.posted({ ids: [...ids] });
-      const replyTo = index === 0 ? message.replyTo : undefined;
-      ids.push(String(await this.outbound.send(bot, chat, part, replyTo === undefined ? {} : { replyTo })));
-    }
-    return { ids };
-  }
-
-  /**
-   * Edit stored messages to `message` (a streamed draft finished by whoever holds the step):
-   * parts that exist are edited, missing parts are sent, surplus parts are deleted.
-   */
-  async editMessage(chat: ChatRef, sent: SentRef, message: OutboundText, observer?: PostObserver): Promise<SentRef> {
-    const { bot, name } = this.identityFor(chat, message.author);
-    const parts = renderText(this.markdownOf(message), name);
-    const ids: string[] = [];
-    for (const [index, part] of parts.entries()) {
-      const existing = Number(sent.ids[index]);
-      if (sent.ids[index] !== undefined && Number.isInteger(existing)) {
-        await this.outbound.edit(bot, chat, existing, part);
-        ids.push(String(existing));
-      } else {
-        ids.push(String(await this.outbound.send(bot, chat, part)));
-        // Recorded before the next part (or the removal of surplus ones): see postMessage.
-        if (index < parts.length - 1) await observer?.posted({ ids: [...ids, ...sent.ids.slice(index + 1)] });
-      }
-    }
-    const surplus = sent.ids.slice(parts.length);
-    if (surplus.length > 0) {
-      await observer?.posted({ ids: [...ids] });
-      await this.deleteMessages(chat, { ids: surplus }, message.author);
-    }
-    return { ids };
-  }
-
-  async deleteMessages(chat: ChatRef, sent: SentRef, author?: Author): Promise<void> {
-    const bot = author === undefined ? this.main : this.identityFor(chat, author).bot;
-    for (const id of sent.ids) {
-      const messageId = Number(id);
-      if (!Number.isInteger(messageId)) continue;
-      try {
-        await this.outbound.delete(bot, chat, messageId);
-      } catch (error) {
-        const cause = error instanceof Error ? error.cause : undefined;
-        if (!isRefusal(cause, /message to delete not found|message can't be deleted/i)) throw error;
-        this.logger.info({ messageId }, "message to delete was already gone");
-      }
-    }
-  }
-
   // The delivery primitives (docs/architecture.md, "Delivery"): one Telegram message each.
 
   /** `message` as Telegram messages: HTML, split under the limit, the author's bold name where it needs one. */
@@ -417,6 +352,8 @@ export class TelegramAdapter
       kind: "edit",
       intervalMs: this.editIntervalMs(chat),
       paceKey: paceKeyOf(bot, chat),
+      clock: this.clock,
+      ...(this.liveKeyboard(bot, author) === undefined ? {} : { liveControls: true }),
       ...(useDrafts ? { draft: this.draftSurface(bot, chat) } : {}),
     };
   }
@@ -459,71 +396,6 @@ export class TelegramAdapter
   /** `['admin']` for the chat's administrators: `admins` in member and approver lists. */
   rolesOf(chat: ChatRef, userId: string): Promise<string[]> {
     return this.adminRoles.rolesOf(chat, userId);
-  }
-
-  async postApprovalCard(chat: ChatRef, card: ApprovalCard, observer?: PostObserver): Promise<SentRef> {
-    // Cards always come from the main bot: its updates are the ones read, presses included.
-    const { html, keyboard } = renderApprovalCard(card);
-    const id = await this.outbound.send(this.main, chat, { html, plain: htmlToPlain(html) }, { keyboard });
-    const file = cardArgumentsFile(card);
-    // The card is recorded before its file is sent: a crash in between loses the file (its
-    // arguments stay in the approvals audit) rather than posting the card twice.
-    if (file) await observer?.posted({ ids: [String(id)] });
-    if (file)
-      await this.outbound.sendDocument(this.main, chat, file, {
-        replyTo: String(id),
-        caption: `Arguments of ${card.tool}, id ${card.shortId}, in full`,
-      });
-    return { ids: [String(id)] };
-  }
-
-  async updateApprovalCard(
-    chat: ChatRef,
-    sent: SentRef,
-    outcome: ApprovalOutcome,
-    observer?: PostObserver,
-  ): Promise<void> {
-    const html = renderApprovalOutcome(outcome);
-    const part = { html, plain: htmlToPlain(html) };
-    const messageId = Number(sent.ids[0]);
-    try {
-      if (!Number.isInteger(messageId)) throw new Error(`no card message id in ${JSON.stringify(sent.ids)}`);
-      await this.outbound.edit(this.main, chat, messageId, part);
-    } catch (error) {
-      const cause = error instanceof Error ? error.cause : undefined;
-      if (Number.isInteger(messageId) && !isRefusal(cause, /message to edit not found|message can't be edited/i)) {
-        throw error;
-      }
-      // The card is gone (deleted, too old): say the outcome in a new message instead.
-      this.logger.warn(
-        { err: error, approvalId: outcome.approvalId },
-        "approval card could not be edited; posting the outcome",
-      );
-      const id = await this.outbound.send(this.main, chat, part);
-      await observer?.posted({ ids: [String(id)] });
-    }
-  }
-
-  async openStream(chat: ChatRef, author: Author, observer?: StreamObserver): Promise<MessageStream> {
-    const { bot, name } = this.identityFor(chat, author);
-    const isPrivate = isPrivateChat(chat);
-    const useDrafts = isPrivate && (this.options.drafts ?? true) && !this.draftsUnsupported.has(bot.key);
-    return new TelegramMessageStream({
-      outbound: this.outbound,
-      throttle: this.changes,
-      clock: this.clock,
-      logger: this.logger.child({ chat: chat.channel }),
-      bot,
-      chat,
-      ...(name === undefined ? {} : { authorName: name }),
-      intervalMs: this.editIntervalMs(chat),
-      draftId: useDrafts ? randomInt(1, 2 ** 31 - 1) : 0,
-      onDraftsUnsupported: () => this.draftsUnsupported.add(bot.key),
-      prepare: (text, mentions) => this.markdownOf({ author, text, ...(mentions === undefined ? {} : { mentions }) }),
-      // Presses are read from the main bot only: the Stop button rides on its messages alone.
-      ...(author.kind === "agent" && bot === this.main ? { liveKeyboard: stopKeyboard(author.name) } : {}),
-      ...(observer === undefined ? {} : { observer }),
-    });
   }
 
   get workingRenewMs(): number {

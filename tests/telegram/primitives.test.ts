@@ -205,7 +205,11 @@ describe("telegram delivery primitives", () => {
     expect(ownBot).toMatchObject({ kind: "edit", intervalMs: 3000 });
     // Each bot has its own budget in a chat; every stream of one bot in the chat shares one.
     expect(ownBot.kind === "edit" && inGroup.kind === "edit" && ownBot.paceKey !== inGroup.paceKey).toBe(true);
-    expect(h.adapter.streamMode(group, system)).toEqual(inGroup);
+    expect(h.adapter.streamMode(group, system)).toMatchObject({ paceKey: (inGroup as { paceKey: string }).paceKey });
+    // The Stop button rides only on the main bot's messages of an agent's answer.
+    expect(inGroup).toMatchObject({ liveControls: true });
+    expect(ownBot).not.toHaveProperty("liveControls");
+    expect(h.adapter.streamMode(group, system)).not.toHaveProperty("liveControls");
     const inPrivate = h.adapter.streamMode(privateChat, bob);
     expect(inPrivate).toMatchObject({ kind: "edit", intervalMs: 1000 });
     expect(h.makeAdapter({ drafts: false }).streamMode(privateChat, bob)).not.toHaveProperty("draft");
