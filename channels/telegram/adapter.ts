@@ -1,7 +1,5 @@
-import { randomInt } from "node:crypto";
-import { Bot, GrammyError } from "grammy";
+import { Bot } from "grammy";
 import type { InlineKeyboardMarkup, Update, UserFromGetMe } from "grammy/types";
-import { PlatformApiError } from "../../src/errors/roundtable-error.js";
 import type { Logger } from "../../src/log/logger.js";
 import type { ApprovalCard, ApprovalOutcome } from "../../src/world/approval-types.js";
 import type {
@@ -17,22 +15,25 @@ import { chatCommands } from "../../src/world/commands/chat-commands.js";
 import type { MessageLinks } from "../../src/world/message-links.js";
 import type { InboundSink } from "../../src/world/inbound.js";
 import type { Author } from "../../src/world/message.js";
-import type {
-  ChannelPrimitives,
-  DraftSurface,
-  SendPartOptions,
-  StreamMode,
-} from "../../src/world/delivery/primitives.js";
+import type { ChannelPrimitives, SendPartOptions, StreamMode } from "../../src/world/delivery/primitives.js";
 import type { SingletonLease, SingletonLock } from "../../src/world/singleton-lock.js";
 import { AdminRoles } from "./admin-roles.js";
-import { encodeStopCallback } from "./callback-data.js";
-import { type BotHandle, TelegramOutbound, createApi, isPrivateChat, isRefusal, toPlatformError } from "./api.js";
+import {
+  type BotHandle,
+  TelegramOutbound,
+  createApi,
+  isPrivateChat,
+  isRefusal,
+  messageIdOf,
+  toPlatformError,
+} from "./api.js";
 import { botApiFetch } from "./bot-api-fetch.js";
 import { EditThrottle } from "./edit-throttle.js";
 import { type MentionDirectory, emptyMentionDirectory } from "./mentions.js";
 import { telegramMessageLink } from "./message-link.js";
 import { type TelegramAdapterOptions, type TelegramClock, systemClock } from "./options.js";
 import { dispatchUpdate } from "./dispatch-update.js";
+import { draftSurface } from "./draft-surface.js";
 import { telegramAttachments } from "./file-attachments.js";
 import { UpdatePoller } from "./polling.js";
 import {
@@ -42,6 +43,7 @@ import {
   renderApprovalCard,
   renderApprovalOutcome,
   renderText,
+  stopKeyboard,
   telegramMessageLimit,
 } from "./render.js";
 import { withTelegramMentions } from "./render-mentions.js";
@@ -51,21 +53,9 @@ import { createWebhookRoute, telegramWebhookPath } from "./webhook-route.js";
 
 const allowedUpdates = ["message", "callback_query"] as const;
 
-/** The Stop button on an answer being written. */
-function stopKeyboard(agent: string): InlineKeyboardMarkup {
-  return { inline_keyboard: [[{ text: "⏹ Stop", callback_data: encodeStopCallback(agent) }]] };
-}
-
 /** The budget of changes one bot has in one chat. */
 function paceKeyOf(bot: BotHandle, chat: ChatRef): string {
   return `${bot.key}:${chat.channel}`;
-}
-
-/** A stored part id as Telegram's message id. */
-function messageIdOf(id: string): number {
-  const messageId = Number(id);
-  if (!Number.isInteger(messageId)) throw new PlatformApiError(`not a telegram message id: ${JSON.stringify(id)}`);
-  return messageId;
 }
 
 /**
@@ -73,12 +63,7 @@ function messageIdOf(id: string): number {
  * `webhookUrl` is set. Only the main bot's updates are read; agent bots only send.
  */
 export class TelegramAdapter
-  implements
-    ChannelAdapter,
-    ChannelPrimitives<TelegramPart>,
-    WebhookChannel,
-    MessageLinks,
-    WorkingStatusChannel
+  implements ChannelAdapter, ChannelPrimitives<TelegramPart>, WebhookChannel, MessageLinks, WorkingStatusChannel
 {
   readonly id = "telegram";
   readonly platform = "telegram" as const;
@@ -292,14 +277,7 @@ export class TelegramAdapter
 
   async deletePart(chat: ChatRef, author: Author, id: string): Promise<void> {
     const messageId = Number(id);
-    if (!Number.isInteger(messageId)) return;
-    try {
-      await this.outbound.delete(this.identityFor(chat, author).bot, chat, messageId);
-    } catch (error) {
-      const cause = error instanceof Error ? error.cause : undefined;
-      if (!isRefusal(cause, /message to delete not found|message can't be deleted/i)) throw error;
-      this.logger.info({ messageId }, "message to delete was already gone");
-    }
+    if (Number.isInteger(messageId)) await this.outbound.delete(this.identityFor(chat, author).bot, chat, messageId);
   }
 
   /**
@@ -354,32 +332,14 @@ export class TelegramAdapter
       paceKey: paceKeyOf(bot, chat),
       clock: this.clock,
       ...(this.liveKeyboard(bot, author) === undefined ? {} : { liveControls: true }),
-      ...(useDrafts ? { draft: this.draftSurface(bot, chat) } : {}),
-    };
-  }
-
-  /** One draft id per streamed answer; a server without drafts is not asked again. */
-  private draftSurface(bot: BotHandle, chat: ChatRef): DraftSurface<TelegramPart> {
-    const draftId = randomInt(1, 2 ** 31 - 1);
-    let shown: string | undefined;
-    return {
-      show: async (part) => {
-        if (part.html === shown) return;
-        this.noteChange(bot, chat);
-        try {
-          await this.outbound.draft(bot, chat, draftId, part.html);
-        } catch (error) {
-          const cause = error instanceof Error ? error.cause : undefined;
-          if (
-            cause instanceof GrammyError &&
-            (cause.error_code === 404 || /method not found/i.test(cause.description))
-          ) {
-            this.draftsUnsupported.add(bot.key);
+      ...(useDrafts
+        ? {
+            draft: draftSurface(this.outbound, bot, chat, {
+              showing: () => this.noteChange(bot, chat),
+              unsupported: () => this.draftsUnsupported.add(bot.key),
+            }),
           }
-          throw error;
-        }
-        shown = part.html;
-      },
+        : {}),
     };
   }
 
