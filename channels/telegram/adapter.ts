@@ -1,4 +1,3 @@
-import { randomInt } from "node:crypto";
 import { Bot } from "grammy";
 import type { InlineKeyboardMarkup, Update, UserFromGetMe } from "grammy/types";
 import type { Logger } from "../../src/log/logger.js";
@@ -6,13 +5,7 @@ import type { ApprovalCard, ApprovalOutcome } from "../../src/world/approval-typ
 import type {
   ChannelAdapter,
   ChannelCapabilities,
-  EditingChannel,
-  MessageStream,
   OutboundText,
-  SentRef,
-  StreamingChannel,
-  PostObserver,
-  StreamObserver,
   WebhookChannel,
   WebhookRoute,
   WorkingStatusChannel,
@@ -22,25 +15,35 @@ import { chatCommands } from "../../src/world/commands/chat-commands.js";
 import type { MessageLinks } from "../../src/world/message-links.js";
 import type { InboundSink } from "../../src/world/inbound.js";
 import type { Author } from "../../src/world/message.js";
+import type { ChannelPrimitives, SendPartOptions, StreamMode } from "../../src/world/delivery/primitives.js";
 import type { SingletonLease, SingletonLock } from "../../src/world/singleton-lock.js";
 import { AdminRoles } from "./admin-roles.js";
-import { encodeStopCallback } from "./callback-data.js";
-import { type BotHandle, TelegramOutbound, createApi, isPrivateChat, isRefusal, toPlatformError } from "./api.js";
+import {
+  type BotHandle,
+  TelegramOutbound,
+  createApi,
+  isPrivateChat,
+  isRefusal,
+  messageIdOf,
+  toPlatformError,
+} from "./api.js";
 import { botApiFetch } from "./bot-api-fetch.js";
 import { EditThrottle } from "./edit-throttle.js";
 import { type MentionDirectory, emptyMentionDirectory } from "./mentions.js";
 import { telegramMessageLink } from "./message-link.js";
-import { TelegramMessageStream } from "./message-stream.js";
 import { type TelegramAdapterOptions, type TelegramClock, systemClock } from "./options.js";
 import { dispatchUpdate } from "./dispatch-update.js";
+import { draftSurface } from "./draft-surface.js";
 import { telegramAttachments } from "./file-attachments.js";
 import { UpdatePoller } from "./polling.js";
 import {
+  type TelegramPart,
   cardArgumentsFile,
   htmlToPlain,
   renderApprovalCard,
   renderApprovalOutcome,
   renderText,
+  stopKeyboard,
   telegramMessageLimit,
 } from "./render.js";
 import { withTelegramMentions } from "./render-mentions.js";
@@ -50,9 +53,9 @@ import { createWebhookRoute, telegramWebhookPath } from "./webhook-route.js";
 
 const allowedUpdates = ["message", "callback_query"] as const;
 
-/** The Stop button on an answer being written. */
-function stopKeyboard(agent: string): InlineKeyboardMarkup {
-  return { inline_keyboard: [[{ text: "⏹ Stop", callback_data: encodeStopCallback(agent) }]] };
+/** The budget of changes one bot has in one chat. */
+function paceKeyOf(bot: BotHandle, chat: ChatRef): string {
+  return `${bot.key}:${chat.channel}`;
 }
 
 /**
@@ -60,7 +63,7 @@ function stopKeyboard(agent: string): InlineKeyboardMarkup {
  * `webhookUrl` is set. Only the main bot's updates are read; agent bots only send.
  */
 export class TelegramAdapter
-  implements ChannelAdapter, StreamingChannel, EditingChannel, WebhookChannel, MessageLinks, WorkingStatusChannel
+  implements ChannelAdapter, ChannelPrimitives<TelegramPart>, WebhookChannel, MessageLinks, WorkingStatusChannel
 {
   readonly id = "telegram";
   readonly platform = "telegram" as const;
@@ -76,7 +79,8 @@ export class TelegramAdapter
   private readonly logger: Logger;
   private readonly clock: TelegramClock;
   private readonly outbound: TelegramOutbound;
-  private readonly throttle: EditThrottle;
+  /** When each bot last changed something in each chat (`showWorking` waits for room). */
+  private readonly changes: EditThrottle;
   private readonly draftsUnsupported = new Set<string>();
   private readonly webhookSecret: string;
   private readonly adminRoles: AdminRoles;
@@ -114,7 +118,7 @@ export class TelegramAdapter
       });
     }
     this.outbound = new TelegramOutbound(this.logger, options.linkPreviews);
-    this.throttle = new EditThrottle(this.clock);
+    this.changes = new EditThrottle(this.clock);
     this.webhookSecret = webhookSecretFor(options.token, options.webhookSecret);
     this.adminRoles = new AdminRoles(this.bot.api, this.clock, this.logger);
   }
@@ -234,130 +238,124 @@ export class TelegramAdapter
     return [this.route];
   }
 
-  async postMessage(chat: ChatRef, message: OutboundText, observer?: PostObserver): Promise<SentRef> {
-    const { bot, name } = this.identityFor(chat, message.author);
-    const parts = renderText(this.markdownOf(message), name);
-    const ids: string[] = [];
-    for (const [index, part] of parts.entries()) {
-      // Telegram has no idempotency key: the parts already sent are recorded before the next
-      // is, so that a crash in between makes the re-run edit them rather than post them again.
-      if (index > 0) await observer?.posted({ ids: [...ids] });
-      const replyTo = index === 0 ? message.replyTo : undefined;
-      ids.push(String(await this.outbound.send(bot, chat, part, replyTo === undefined ? {} : { replyTo })));
-    }
-    return { ids };
+  // The delivery primitives (docs/architecture.md, "Delivery"): one Telegram message each.
+
+  /** `message` as Telegram messages: HTML, split under the limit, the author's bold name where it needs one. */
+  async renderParts(chat: ChatRef, message: OutboundText): Promise<TelegramPart[]> {
+    return renderText(this.markdownOf(message), this.identityFor(chat, message.author).name);
+  }
+
+  samePart(left: TelegramPart, right: TelegramPart): boolean {
+    return left.html === right.html;
+  }
+
+  /** Telegram carries no idempotency key: `key` is not sent (the world records ids between parts). */
+  async sendPart(chat: ChatRef, author: Author, part: TelegramPart, options: SendPartOptions = {}): Promise<string> {
+    const { bot } = this.identityFor(chat, author);
+    const keyboard = options.live ? this.liveKeyboard(bot, author) : undefined;
+    this.noteChange(bot, chat);
+    const id = await this.outbound.send(bot, chat, part, {
+      ...(options.replyTo === undefined ? {} : { replyTo: options.replyTo }),
+      ...(keyboard === undefined ? {} : { keyboard }),
+    });
+    return String(id);
+  }
+
+  /** Settled parts carry no buttons: an edit without `live` takes the Stop button off. */
+  async editPart(
+    chat: ChatRef,
+    author: Author,
+    id: string,
+    part: TelegramPart,
+    options: { live?: boolean } = {},
+  ): Promise<void> {
+    const { bot } = this.identityFor(chat, author);
+    const keyboard = options.live ? this.liveKeyboard(bot, author) : undefined;
+    this.noteChange(bot, chat);
+    await this.outbound.edit(bot, chat, messageIdOf(id), part, keyboard);
+  }
+
+  async deletePart(chat: ChatRef, author: Author, id: string): Promise<void> {
+    const messageId = Number(id);
+    if (Number.isInteger(messageId)) await this.outbound.delete(this.identityFor(chat, author).bot, chat, messageId);
   }
 
   /**
-   * Edit stored messages to `message` (a streamed draft finished by whoever holds the step):
-   * parts that exist are edited, missing parts are sent, surplus parts are deleted.
+   * Cards always come from the main bot: its updates are the ones read, presses included.
+   * Arguments too long for the card follow as a document replying to it (`attach`).
    */
-  async editMessage(chat: ChatRef, sent: SentRef, message: OutboundText, observer?: PostObserver): Promise<SentRef> {
-    const { bot, name } = this.identityFor(chat, message.author);
-    const parts = renderText(this.markdownOf(message), name);
-    const ids: string[] = [];
-    for (const [index, part] of parts.entries()) {
-      const existing = Number(sent.ids[index]);
-      if (sent.ids[index] !== undefined && Number.isInteger(existing)) {
-        await this.outbound.edit(bot, chat, existing, part);
-        ids.push(String(existing));
-      } else {
-        ids.push(String(await this.outbound.send(bot, chat, part)));
-        // Recorded before the next part (or the removal of surplus ones): see postMessage.
-        if (index < parts.length - 1) await observer?.posted({ ids: [...ids, ...sent.ids.slice(index + 1)] });
-      }
-    }
-    const surplus = sent.ids.slice(parts.length);
-    if (surplus.length > 0) {
-      await observer?.posted({ ids: [...ids] });
-      await this.deleteMessages(chat, { ids: surplus }, message.author);
-    }
-    return { ids };
-  }
-
-  async deleteMessages(chat: ChatRef, sent: SentRef, author?: Author): Promise<void> {
-    const bot = author === undefined ? this.main : this.identityFor(chat, author).bot;
-    for (const id of sent.ids) {
-      const messageId = Number(id);
-      if (!Number.isInteger(messageId)) continue;
-      try {
-        await this.outbound.delete(bot, chat, messageId);
-      } catch (error) {
-        const cause = error instanceof Error ? error.cause : undefined;
-        if (!isRefusal(cause, /message to delete not found|message can't be deleted/i)) throw error;
-        this.logger.info({ messageId }, "message to delete was already gone");
-      }
-    }
-  }
-
-  /** `['admin']` for the chat's administrators: `admins` in member and approver lists. */
-  rolesOf(chat: ChatRef, userId: string): Promise<string[]> {
-    return this.adminRoles.rolesOf(chat, userId);
-  }
-
-  async postApprovalCard(chat: ChatRef, card: ApprovalCard, observer?: PostObserver): Promise<SentRef> {
-    // Cards always come from the main bot: its updates are the ones read, presses included.
+  async sendCard(chat: ChatRef, card: ApprovalCard): Promise<{ id: string; attach?: () => Promise<void> }> {
     const { html, keyboard } = renderApprovalCard(card);
-    const id = await this.outbound.send(this.main, chat, { html, plain: htmlToPlain(html) }, { keyboard });
+    this.noteChange(this.main, chat);
+    const id = String(await this.outbound.send(this.main, chat, { html, plain: htmlToPlain(html) }, { keyboard }));
     const file = cardArgumentsFile(card);
-    // The card is recorded before its file is sent: a crash in between loses the file (its
-    // arguments stay in the approvals audit) rather than posting the card twice.
-    if (file) await observer?.posted({ ids: [String(id)] });
-    if (file)
-      await this.outbound.sendDocument(this.main, chat, file, {
-        replyTo: String(id),
-        caption: `Arguments of ${card.tool}, id ${card.shortId}, in full`,
-      });
-    return { ids: [String(id)] };
+    if (!file) return { id };
+    const caption = `Arguments of ${card.tool}, id ${card.shortId}, in full`;
+    return { id, attach: () => this.outbound.sendDocument(this.main, chat, file, { replyTo: id, caption }) };
   }
 
-  async updateApprovalCard(
-    chat: ChatRef,
-    sent: SentRef,
-    outcome: ApprovalOutcome,
-    observer?: PostObserver,
-  ): Promise<void> {
-    const html = renderApprovalOutcome(outcome);
-    const part = { html, plain: htmlToPlain(html) };
-    const messageId = Number(sent.ids[0]);
+  async editCard(chat: ChatRef, id: string, outcome: ApprovalOutcome): Promise<"edited" | "gone"> {
+    const messageId = Number(id);
     try {
-      if (!Number.isInteger(messageId)) throw new Error(`no card message id in ${JSON.stringify(sent.ids)}`);
-      await this.outbound.edit(this.main, chat, messageId, part);
+      if (!Number.isInteger(messageId)) throw new Error(`no card message id in ${JSON.stringify(id)}`);
+      await this.outbound.edit(this.main, chat, messageId, await this.renderOutcome(chat, outcome));
+      return "edited";
     } catch (error) {
       const cause = error instanceof Error ? error.cause : undefined;
       if (Number.isInteger(messageId) && !isRefusal(cause, /message to edit not found|message can't be edited/i)) {
         throw error;
       }
-      // The card is gone (deleted, too old): say the outcome in a new message instead.
       this.logger.warn(
         { err: error, approvalId: outcome.approvalId },
         "approval card could not be edited; posting the outcome",
       );
-      const id = await this.outbound.send(this.main, chat, part);
-      await observer?.posted({ ids: [String(id)] });
+      return "gone";
     }
   }
 
-  async openStream(chat: ChatRef, author: Author, observer?: StreamObserver): Promise<MessageStream> {
-    const { bot, name } = this.identityFor(chat, author);
-    const isPrivate = isPrivateChat(chat);
-    const useDrafts = isPrivate && (this.options.drafts ?? true) && !this.draftsUnsupported.has(bot.key);
-    return new TelegramMessageStream({
-      outbound: this.outbound,
-      throttle: this.throttle,
-      clock: this.clock,
-      logger: this.logger.child({ chat: chat.channel }),
-      bot,
-      chat,
-      ...(name === undefined ? {} : { authorName: name }),
+  async renderOutcome(_chat: ChatRef, outcome: ApprovalOutcome): Promise<TelegramPart> {
+    const html = renderApprovalOutcome(outcome);
+    return { html, plain: htmlToPlain(html) };
+  }
+
+  /**
+   * Edits, no more than one change per bot and chat per interval (every stream in the chat
+   * shares it); in a private chat the part being written is a native draft
+   * (`sendMessageDraft`) while the server offers them.
+   */
+  streamMode(chat: ChatRef, author: Author): StreamMode<TelegramPart> {
+    const { bot } = this.identityFor(chat, author);
+    const useDrafts = isPrivateChat(chat) && (this.options.drafts ?? true) && !this.draftsUnsupported.has(bot.key);
+    return {
+      kind: "edit",
       intervalMs: this.editIntervalMs(chat),
-      draftId: useDrafts ? randomInt(1, 2 ** 31 - 1) : 0,
-      onDraftsUnsupported: () => this.draftsUnsupported.add(bot.key),
-      prepare: (text, mentions) => this.markdownOf({ author, text, ...(mentions === undefined ? {} : { mentions }) }),
-      // Presses are read from the main bot only: the Stop button rides on its messages alone.
-      ...(author.kind === "agent" && bot === this.main ? { liveKeyboard: stopKeyboard(author.name) } : {}),
-      ...(observer === undefined ? {} : { observer }),
-    });
+      paceKey: paceKeyOf(bot, chat),
+      clock: this.clock,
+      ...(this.liveKeyboard(bot, author) === undefined ? {} : { liveControls: true }),
+      ...(useDrafts
+        ? {
+            draft: draftSurface(this.outbound, bot, chat, {
+              showing: () => this.noteChange(bot, chat),
+              unsupported: () => this.draftsUnsupported.add(bot.key),
+            }),
+          }
+        : {}),
+    };
+  }
+
+  /** Presses are read from the main bot only: the Stop button rides on its messages alone. */
+  private liveKeyboard(bot: BotHandle, author: Author): InlineKeyboardMarkup | undefined {
+    return author.kind === "agent" && bot === this.main ? stopKeyboard(author.name) : undefined;
+  }
+
+  /** A change in the chat, for `showWorking` (which never spends the chat's budget itself). */
+  private noteChange(bot: BotHandle, chat: ChatRef): void {
+    this.changes.record(paceKeyOf(bot, chat));
+  }
+
+  /** `['admin']` for the chat's administrators: `admins` in member and approver lists. */
+  rolesOf(chat: ChatRef, userId: string): Promise<string[]> {
+    return this.adminRoles.rolesOf(chat, userId);
   }
 
   get workingRenewMs(): number {
@@ -370,7 +368,7 @@ export class TelegramAdapter
    */
   async showWorking(chat: ChatRef, author: Author): Promise<void> {
     const { bot } = this.identityFor(chat, author);
-    if (this.throttle.waitMs(`${bot.key}:${chat.channel}`, this.editIntervalMs(chat)) > 0) return;
+    if (this.changes.waitMs(paceKeyOf(bot, chat), this.editIntervalMs(chat)) > 0) return;
     await this.outbound.typing(bot, chat);
   }
 

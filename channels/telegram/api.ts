@@ -28,6 +28,13 @@ export function chatIdOf(chat: ChatRef): number | string {
   return /^-?\d+$/.test(chat.channel) ? Number(chat.channel) : chat.channel;
 }
 
+/** A stored part id as Telegram's message id. */
+export function messageIdOf(id: string): number {
+  const messageId = Number(id);
+  if (!Number.isInteger(messageId)) throw new PlatformApiError(`not a telegram message id: ${JSON.stringify(id)}`);
+  return messageId;
+}
+
 /** Private chats have the user's (positive) id; groups and supergroups negative ones. */
 export function isPrivateChat(chat: ChatRef): boolean {
   return /^\d+$/.test(chat.channel);
@@ -190,11 +197,15 @@ export class TelegramOutbound {
     }
   }
 
+  /** Remove a message; one already gone is no error. */
   async delete(bot: BotHandle, chat: ChatRef, messageId: number): Promise<void> {
     try {
       await bot.api.deleteMessage(chatIdOf(chat), messageId);
     } catch (error) {
-      throw toPlatformError(error, "deleteMessage");
+      if (!isRefusal(error, /message to delete not found|message can't be deleted/i)) {
+        throw toPlatformError(error, "deleteMessage");
+      }
+      this.logger.info({ messageId }, "message to delete was already gone");
     }
   }
 

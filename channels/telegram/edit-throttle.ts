@@ -1,9 +1,9 @@
 import type { TelegramClock } from "./options.js";
 
 /**
- * At most one change of a live message per interval, per bot and chat (Telegram allows about
- * one message a second in a private chat and twenty a minute in a group). Every stream in the
- * chat shares the budget.
+ * When each bot last changed something in each chat (Telegram allows about one message a
+ * second in a private chat and twenty a minute in a group). The world's stream paces the
+ * changes themselves (`streamMode`'s `paceKey`); this lets `typing` wait for room in that budget.
  */
 export class EditThrottle {
   private readonly last = new Map<string, number>();

@@ -7,7 +7,7 @@ import {
   invisibleCharactersNotice,
   revealInvisible,
 } from "../../src/world/invisible-characters.js";
-import { encodeApprovalCallback } from "./callback-data.js";
+import { encodeApprovalCallback, encodeStopCallback } from "./callback-data.js";
 import { escapeHtml, markdownToTelegramHtml } from "./markdown-html.js";
 import { splitMarkdown } from "./split-markdown.js";
 
@@ -19,6 +19,9 @@ export interface RenderedPart {
   html: string;
   plain: string;
 }
+
+/** The adapter's `Part` for the world's delivery: one rendered Telegram message. */
+export type TelegramPart = RenderedPart;
 
 /** The bold name that starts an agent's message when it posts through the main bot. */
 function namePrefix(name: string): RenderedPart {
@@ -41,6 +44,11 @@ export function renderText(markdown: string, authorName?: string, limit = telegr
   }
   if (parts.length === 0) parts.push({ html: `${prefix.html}<i>(no text)</i>`, plain: `${prefix.plain}(no text)` });
   return parts;
+}
+
+/** The Stop button on an answer being written. */
+export function stopKeyboard(agent: string): InlineKeyboardMarkup {
+  return { inline_keyboard: [[{ text: "⏹ Stop", callback_data: encodeStopCallback(agent) }]] };
 }
 
 const choiceLabels: Record<ApprovalChoice, string> = {

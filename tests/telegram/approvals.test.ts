@@ -1,3 +1,4 @@
+import { writerFor } from "../../src/world/delivery/channel-writer.js";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { ApprovalCard, ApprovalOutcome } from "../../src/world/approval-types.js";
 import type { ChatRef } from "../../src/world/chat-ref.js";
@@ -30,7 +31,7 @@ describe("telegram approval cards", () => {
 
   async function postCard(chat: ChatRef = group): Promise<{ messageId: number; keyboard: Keyboard }> {
     await h.adapter.start(h.sink);
-    const sent = await h.adapter.postApprovalCard(chat, card);
+    const sent = await writerFor(h.adapter).postApprovalCard(chat, card);
     expect(sent.ids).toHaveLength(1);
     const messageId = Number(sent.ids[0]);
     const message = h.fake.message(Number(chat.channel), messageId);
@@ -147,7 +148,7 @@ describe("telegram approval cards", () => {
       decidedBy: { id: "111", name: "Ana <admin>" },
       at: new Date("2026-11-23T12:01:00Z"),
     };
-    await h.adapter.updateApprovalCard(group, { ids: [String(messageId)] }, outcome);
+    await writerFor(h.adapter).updateApprovalCard(group, { ids: [String(messageId)] }, outcome);
     const message = h.fake.message(groupId, messageId);
     expect(message?.text).toContain("Approved for this session by Ana <admin>");
     expect(message?.text).toContain("shell_cmd");
@@ -155,7 +156,7 @@ describe("telegram approval cards", () => {
     expect(h.fake.callsTo("editMessageText")).toHaveLength(1);
 
     // Delivered twice (the world retries): Telegram says "not modified", which is fine.
-    await h.adapter.updateApprovalCard(group, { ids: [String(messageId)] }, outcome);
+    await writerFor(h.adapter).updateApprovalCard(group, { ids: [String(messageId)] }, outcome);
     expect(message?.editCount).toBe(1);
   });
 
@@ -170,15 +171,15 @@ describe("telegram approval cards", () => {
       argumentsPreview: "{}",
       at: new Date(),
     };
-    await h.adapter.updateApprovalCard(
+    await writerFor(h.adapter).updateApprovalCard(
       group,
       { ids: [String(messageId)] },
       { ...base, state: "denied", choice: "deny", decidedBy: { id: "1", name: "Ana" } },
     );
     expect(h.fake.message(groupId, messageId)?.text).toContain("Denied by Ana");
-    await h.adapter.updateApprovalCard(group, { ids: [String(messageId)] }, { ...base, state: "expired" });
+    await writerFor(h.adapter).updateApprovalCard(group, { ids: [String(messageId)] }, { ...base, state: "expired" });
     expect(h.fake.message(groupId, messageId)?.text).toContain("Expired");
-    await h.adapter.updateApprovalCard(group, { ids: [String(messageId)] }, { ...base, state: "skipped" });
+    await writerFor(h.adapter).updateApprovalCard(group, { ids: [String(messageId)] }, { ...base, state: "skipped" });
     expect(h.fake.message(groupId, messageId)?.text).toContain("Skipped");
   });
 
@@ -195,7 +196,7 @@ describe("telegram approval cards", () => {
         recorded.push(sent.ids);
       },
     };
-    await h.adapter.updateApprovalCard(
+    await writerFor(h.adapter).updateApprovalCard(
       topic,
       { ids: [String(messageId)] },
       {

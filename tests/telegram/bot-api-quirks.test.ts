@@ -1,5 +1,7 @@
+import { writerFor } from "../../src/world/delivery/channel-writer.js";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { TelegramMessageStream } from "../../channels/telegram/message-stream.js";
+import type { TelegramPart } from "../../channels/telegram/render.js";
+import type { EditStream } from "../../src/world/delivery/edit-stream.js";
 import type { ChatRef } from "../../src/world/chat-ref.js";
 import type { Author } from "../../src/world/message.js";
 import {
@@ -94,7 +96,7 @@ describe("telegram against Bot API servers that behave otherwise (#28)", () => {
     h = await harness({ clock });
     await h.adapter.start(h.sink);
     h.fake.failNext("sendMessage", { error_code: 502, description: "", raw: { body: badGateway } }, { times: 2 });
-    const sent = await h.adapter.postMessage(group, { author: alice, text: "Through the proxy." });
+    const sent = await writerFor(h.adapter).postMessage(group, { author: alice, text: "Through the proxy." });
     expect(h.fake.callsTo("sendMessage").map((call) => call.errorCode ?? 200)).toEqual([502, 502, 200]);
     expect(sent.ids).toHaveLength(1);
     expect(h.fake.messagesIn(groupId).map((message) => message.text)).toEqual(["alice: Through the proxy."]);
@@ -112,10 +114,12 @@ describe("telegram against Bot API servers that behave otherwise (#28)", () => {
       description: "",
       raw: { body: '{"error":"chat not found"}', contentType: "application/json" },
     });
-    const failure = await h.adapter.postMessage(group, { author: alice, text: "Lost?" }).then(
-      () => undefined,
-      (error: unknown) => error as Error,
-    );
+    const failure = await writerFor(h.adapter)
+      .postMessage(group, { author: alice, text: "Lost?" })
+      .then(
+        () => undefined,
+        (error: unknown) => error as Error,
+      );
     expect(failure?.message).toMatch(
       /refused: 400 HTTP 400 Bad Request, not a Bot API answer: \{"error":"chat not found"\}/,
     );
@@ -142,7 +146,7 @@ describe("telegram against Bot API servers that behave otherwise (#28)", () => {
     const clock = new ManualClock();
     h = await harness({ clock, agentBots: [{ agent: "alice", token: aliceToken }] });
     await h.adapter.start(h.sink);
-    const stream = (await h.adapter.openStream(group, alice)) as TelegramMessageStream;
+    const stream = (await writerFor(h.adapter).openStream(group, alice)) as EditStream<TelegramPart>;
     stream.update("The build is green.");
     await stream.settled();
     expect(h.fake.callsTo("sendMessage", aliceToken)).toHaveLength(1);

@@ -1,3 +1,4 @@
+import { writerFor } from "../../src/world/delivery/channel-writer.js";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   ana,
@@ -145,7 +146,7 @@ describe("telegram long polling (real grammY against the fake Bot API)", () => {
     h = await harness();
     await h.adapter.start(h.sink);
     h.fake.userMessage(mainToken, { chatId: forumId, from: ana, text: "in a topic", threadId: 7 });
-    const sent = await h.adapter.postMessage(
+    const sent = await writerFor(h.adapter).postMessage(
       { platform: "telegram", channel: String(groupId) },
       { author: { kind: "agent", id: "bob", name: "bob" }, text: "Done." },
     );

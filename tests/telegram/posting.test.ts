@@ -1,6 +1,8 @@
+import { writerFor } from "../../src/world/delivery/channel-writer.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { systemClock } from "../../channels/telegram/options.js";
 import { PlatformApiError } from "../../src/errors/roundtable-error.js";
+import type { MessageStream } from "../../src/world/channel-streaming.js";
 import type { ChatRef } from "../../src/world/chat-ref.js";
 import type { Author } from "../../src/world/message.js";
 import {
@@ -41,7 +43,7 @@ describe("telegram posting", () => {
   it("posts an agent's message through the main bot with its name in bold, as HTML", async () => {
     h = await harness();
     await h.adapter.start(h.sink);
-    const sent = await h.adapter.postMessage(group, { author: bob, text: "The build is **green**." });
+    const sent = await writerFor(h.adapter).postMessage(group, { author: bob, text: "The build is **green**." });
     expect(sent.ids).toHaveLength(1);
     const call = h.fake.callsTo("sendMessage", mainToken)[0];
     expect(call?.params).toMatchObject({
@@ -62,7 +64,7 @@ describe("telegram posting", () => {
     await h.adapter.start(h.sink);
     const { message } = h.fake.userMessage(mainToken, { chatId: forumId, from: ana, text: "hi", threadId: 9 });
     const topic: ChatRef = { platform: "telegram", channel: String(forumId), thread: "9" };
-    const sent = await h.adapter.postMessage(topic, {
+    const sent = await writerFor(h.adapter).postMessage(topic, {
       author: { kind: "system", id: "roundtable", name: "roundtable" },
       text: "Turn limit reached.",
       replyTo: String(message.message_id),
@@ -80,7 +82,7 @@ describe("telegram posting", () => {
     await h.adapter.start(h.sink);
     const text = nastyAnswer();
     expect(text.length).toBeGreaterThanOrEqual(10_000);
-    const sent = await h.adapter.postMessage(group, { author: bob, text });
+    const sent = await writerFor(h.adapter).postMessage(group, { author: bob, text });
     expect(sent.ids.length).toBeGreaterThanOrEqual(3);
     const messages = sent.ids.map((id) => h.fake.message(groupId, Number(id)));
     for (const message of messages) {
@@ -104,7 +106,9 @@ describe("telegram posting", () => {
         recorded.push(sent.ids);
       },
     };
-    await expect(h.adapter.postMessage(group, { author: bob, text }, observer)).rejects.toThrow(/chat is busy/);
+    await expect(writerFor(h.adapter).postMessage(group, { author: bob, text }, observer)).rejects.toThrow(
+      /chat is busy/,
+    );
     // The first part was posted and recorded before the second was tried.
     expect(recorded).toHaveLength(1);
     const first = recorded[0] ?? [];
@@ -112,7 +116,7 @@ describe("telegram posting", () => {
     expect(h.fake.callsTo("sendMessage").filter((call) => call.ok)).toHaveLength(1);
 
     // The retry (what the world does with that record) edits the first part and posts the rest.
-    const sent = await h.adapter.editMessage(group, { ids: first }, { author: bob, text }, observer);
+    const sent = await writerFor(h.adapter).editMessage(group, { ids: first }, { author: bob, text }, observer);
     expect(sent.ids[0]).toBe(first[0]);
     const messages = h.fake.messagesIn(groupId).filter((message) => message.sentByToken !== undefined);
     expect(messages.map((message) => String(message.message_id))).toEqual(sent.ids);
@@ -124,13 +128,13 @@ describe("telegram posting", () => {
   it("posts as the agent's own bot in groups (no name prefix) and through the main bot in private chats", async () => {
     h = await harness({ agentBots: [{ agent: "alice", token: aliceToken }] });
     await h.adapter.start(h.sink);
-    const inGroup = await h.adapter.postMessage(group, { author: alice, text: "Hello from my own bot." });
+    const inGroup = await writerFor(h.adapter).postMessage(group, { author: alice, text: "Hello from my own bot." });
     const groupMessage = h.fake.message(groupId, Number(inGroup.ids[0]));
     expect(groupMessage?.from.username).toBe("alice_rt_bot");
     expect(groupMessage?.text).toBe("Hello from my own bot.");
     expect(h.fake.callsTo("sendMessage", aliceToken)).toHaveLength(1);
 
-    const inPrivate = await h.adapter.postMessage(privateChat, { author: alice, text: "Hi Ana." });
+    const inPrivate = await writerFor(h.adapter).postMessage(privateChat, { author: alice, text: "Hi Ana." });
     const privateMessage = h.fake.message(ana.id, Number(inPrivate.ids[0]));
     expect(privateMessage?.from.username).toBe("roundtable_bot");
     expect(privateMessage?.text).toBe("alice: Hi Ana.");
@@ -140,7 +144,7 @@ describe("telegram posting", () => {
     h = await harness({ agentBots: [{ agent: "alice", token: "9999:revoked" }] });
     await h.adapter.start(h.sink);
     expect(logsMatching(h.lines, /agent bot token refused/)).toHaveLength(1);
-    const sent = await h.adapter.postMessage(group, { author: alice, text: "Still here." });
+    const sent = await writerFor(h.adapter).postMessage(group, { author: alice, text: "Still here." });
     expect(h.fake.message(groupId, Number(sent.ids[0]))?.text).toBe("alice: Still here.");
   });
 
@@ -152,7 +156,7 @@ describe("telegram posting", () => {
       description: "Too Many Requests: retry after 1",
       retry_after: 1,
     });
-    const sent = await h.adapter.postMessage(group, { author: bob, text: "patience" });
+    const sent = await writerFor(h.adapter).postMessage(group, { author: bob, text: "patience" });
     const calls = h.fake.callsTo("sendMessage");
     expect(calls.map((call) => call.errorCode ?? 200)).toEqual([429, 200]);
     expect(h.fake.message(groupId, Number(sent.ids[0]))?.text).toBe("bob: patience");
@@ -168,9 +172,9 @@ describe("telegram posting", () => {
       retry_after: 7,
     });
     h.fake.failNext("editMessageText", { error_code: 502, description: "Bad Gateway" }, { times: 2 });
-    const sent = await h.adapter.postMessage(group, { author: bob, text: "one" });
+    const sent = await writerFor(h.adapter).postMessage(group, { author: bob, text: "one" });
     expect(clock.sleeps).toEqual([7000]);
-    const stream = await h.adapter.openStream(group, bob);
+    const stream = (await writerFor(h.adapter).openStream(group, bob)) as MessageStream;
     stream.update("two");
     await stream.finish("two, edited");
     expect(h.fake.callsTo("sendMessage").map((call) => call.errorCode ?? 200)).toEqual([429, 200, 200]);
@@ -186,7 +190,7 @@ describe("telegram posting", () => {
       description: "Too Many Requests: retry after 600",
       retry_after: 600,
     });
-    const failure = h.adapter.postMessage(group, { author: bob, text: "later" });
+    const failure = writerFor(h.adapter).postMessage(group, { author: bob, text: "later" });
     await expect(failure).rejects.toBeInstanceOf(PlatformApiError);
     await expect(failure).rejects.toMatchObject({ code: "platform.refused", retryAfterMs: 600_000 });
   });
@@ -198,7 +202,7 @@ describe("telegram posting", () => {
       error_code: 400,
       description: "Bad Request: can't parse entities: Unsupported start tag",
     });
-    const sent = await h.adapter.postMessage(group, { author: bob, text: "a **b** <c>" });
+    const sent = await writerFor(h.adapter).postMessage(group, { author: bob, text: "a **b** <c>" });
     const calls = h.fake.callsTo("sendMessage");
     expect(calls).toHaveLength(2);
     expect(calls[1]?.params.parse_mode).toBeUndefined();

@@ -1,5 +1,7 @@
+import { writerFor } from "../../src/world/delivery/channel-writer.js";
 import { afterEach, describe, expect, it } from "vitest";
-import type { TelegramMessageStream } from "../../channels/telegram/message-stream.js";
+import type { TelegramPart } from "../../channels/telegram/render.js";
+import type { EditStream } from "../../src/world/delivery/edit-stream.js";
 import type { ChatRef } from "../../src/world/chat-ref.js";
 import type { Author } from "../../src/world/message.js";
 import { ana, aliceToken, groupId, type Harness, harness, ManualClock, mainToken } from "./helpers.js";
@@ -11,7 +13,7 @@ const alice: Author = { kind: "agent", id: "alice", name: "alice" };
 
 /** Feed `steps` growing texts, `stepMs` apart on the manual clock, letting each settle. */
 async function feed(
-  stream: TelegramMessageStream,
+  stream: EditStream<TelegramPart>,
   clock: ManualClock,
   steps: number,
   stepMs: number,
@@ -28,7 +30,7 @@ async function feed(
 }
 
 /** Finish while the clock is stepped until the final change is allowed. */
-async function finishOn(stream: TelegramMessageStream, clock: ManualClock, text: string): Promise<string[]> {
+async function finishOn(stream: EditStream<TelegramPart>, clock: ManualClock, text: string): Promise<string[]> {
   const finishing = stream.finish(text);
   let done = false;
   void finishing.finally(() => {
@@ -53,7 +55,7 @@ describe("telegram streaming", () => {
     const clock = new ManualClock();
     h = await harness({ clock });
     await h.adapter.start(h.sink);
-    const stream = (await h.adapter.openStream(group, bob)) as TelegramMessageStream;
+    const stream = (await writerFor(h.adapter).openStream(group, bob)) as EditStream<TelegramPart>;
     // 20 updates, 500 ms apart: 10 seconds of streaming.
     const text = await feed(stream, clock, 20, 500);
     expect(h.fake.callsTo("sendMessage")).toHaveLength(1);
@@ -73,7 +75,7 @@ describe("telegram streaming", () => {
     const clock = new ManualClock();
     h = await harness({ clock });
     await h.adapter.start(h.sink);
-    const stream = (await h.adapter.openStream(privateChat, bob)) as TelegramMessageStream;
+    const stream = (await writerFor(h.adapter).openStream(privateChat, bob)) as EditStream<TelegramPart>;
     const text = await feed(stream, clock, 10, 250);
     // 2.5 seconds: drafts at 0.25, 1.25 and 2.25 s.
     const drafts = h.fake.callsTo("sendMessageDraft", mainToken);
@@ -93,7 +95,7 @@ describe("telegram streaming", () => {
     h = await harness({ clock });
     h.fake.draftsSupported = false;
     await h.adapter.start(h.sink);
-    const first = (await h.adapter.openStream(privateChat, bob)) as TelegramMessageStream;
+    const first = (await writerFor(h.adapter).openStream(privateChat, bob)) as EditStream<TelegramPart>;
     const text = await feed(first, clock, 8, 500);
     await finishOn(first, clock, text);
     expect(h.fake.callsTo("sendMessageDraft")).toHaveLength(1);
@@ -101,7 +103,7 @@ describe("telegram streaming", () => {
     // One a second: the first at 0.5 s sent, edits at 1.5, 2.5, 3.5 s, and the final one.
     expect(h.fake.callsTo("editMessageText")).toHaveLength(4);
 
-    const second = (await h.adapter.openStream(privateChat, bob)) as TelegramMessageStream;
+    const second = (await writerFor(h.adapter).openStream(privateChat, bob)) as EditStream<TelegramPart>;
     clock.advance(1000);
     second.update("again");
     await second.settled();
@@ -113,7 +115,7 @@ describe("telegram streaming", () => {
     const clock = new ManualClock();
     h = await harness({ clock });
     await h.adapter.start(h.sink);
-    const stream = (await h.adapter.openStream(group, bob)) as TelegramMessageStream;
+    const stream = (await writerFor(h.adapter).openStream(group, bob)) as EditStream<TelegramPart>;
     const paragraph = `${"Streaming text with < and & inside. ".repeat(20).trimEnd()}\n\n`;
     let text = "";
     for (let index = 0; index < 14; index += 1) {
@@ -135,7 +137,7 @@ describe("telegram streaming", () => {
     const clock = new ManualClock();
     h = await harness({ clock, agentBots: [{ agent: "alice", token: aliceToken }] });
     await h.adapter.start(h.sink);
-    const stream = (await h.adapter.openStream(group, alice)) as TelegramMessageStream;
+    const stream = (await writerFor(h.adapter).openStream(group, alice)) as EditStream<TelegramPart>;
     await feed(stream, clock, 3, 500);
     const sent = h.fake.callsTo("sendMessage", aliceToken);
     expect(sent).toHaveLength(1);
