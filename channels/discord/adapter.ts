@@ -17,6 +17,8 @@ import type {
 } from "../../src/world/channel-adapter.js";
 import { partOnce } from "../../src/world/channel-adapter.js";
 import type { ChatRef } from "../../src/world/chat-ref.js";
+import type { PartKey } from "../../src/world/delivery/post-key.js";
+import type { ChannelPrimitives, SendPartOptions, StreamMode } from "../../src/world/delivery/primitives.js";
 import { chatCommands } from "../../src/world/commands/chat-commands.js";
 import type { InboundSink } from "../../src/world/inbound.js";
 import type { Author } from "../../src/world/message.js";
@@ -34,8 +36,14 @@ import { hasMessageContentIntent, messageContentAdvice } from "./message-content
 import { DiscordMessageStream } from "./message-stream.js";
 import { type DiscordAdapterOptions, type DiscordAgentIdentity, type DiscordClock, systemClock } from "./options.js";
 import { attachmentHostFor, type OwnIdentities, roleEntriesOf } from "./parse.js";
-import { BotPoster, type Poster, WebhookPoster } from "./poster.js";
-import { renderApprovalCard, renderApprovalOutcome, renderText, stopButtonComponents } from "./render.js";
+import { BotPoster, type PostBody, type Poster, reuse, WebhookPoster } from "./poster.js";
+import {
+  type DiscordPart,
+  renderApprovalCard,
+  renderApprovalOutcome,
+  renderText,
+  stopButtonComponents,
+} from "./render.js";
 import { type RenderedMentions, renderMentions } from "./render-mentions.js";
 import { ThreadRoots } from "./thread-roots.js";
 import { WebhookDirectory } from "./webhooks.js";
@@ -55,7 +63,8 @@ export class DiscordAdapter
     UserRolesChannel,
     PrivateReplyChannel,
     MessageLinks,
-    WorkingStatusChannel
+    WorkingStatusChannel,
+    ChannelPrimitives<DiscordPart>
 {
   readonly id = "discord";
   readonly platform = "discord" as const;
@@ -229,7 +238,7 @@ export class DiscordAdapter
   }
 
   async postMessage(chat: ChatRef, message: OutboundText, observer?: PostObserver): Promise<SentRef> {
-    const poster = await this.posterFor(chat, message.author);
+    const poster = await this.interimPosterFor(chat, message.author);
     const { text, userIds } = this.renderMentions(message.text, message.mentions);
     const ids: string[] = [];
     try {
@@ -252,7 +261,7 @@ export class DiscordAdapter
 
   async postApprovalCard(chat: ChatRef, card: ApprovalCard, observer?: PostObserver): Promise<SentRef> {
     // Cards come from the bot itself: presses on its buttons reach the bot's gateway.
-    const poster = new BotPoster(this.api, targetChannelOf(chat), undefined, this.logger);
+    const poster = interimFinding(new BotPoster(this.api, targetChannelOf(chat), undefined, this.logger));
     const id = await poster.send(renderApprovalCard(card), partOnce(observer?.postKey, 0));
     return { ids: [id] };
   }
@@ -276,14 +285,14 @@ export class DiscordAdapter
         { err: error, approvalId: outcome.approvalId },
         "approval card could not be edited; posting the outcome",
       );
-      const poster = new BotPoster(this.api, channelId, undefined, this.logger);
+      const poster = interimFinding(new BotPoster(this.api, channelId, undefined, this.logger));
       const posted = await poster.send(rendered, partOnce(observer?.postKey, 0));
       await observer?.posted({ ids: [posted] });
     }
   }
 
   async openStream(chat: ChatRef, author: Author, observer?: StreamObserver): Promise<MessageStream> {
-    const poster = await this.posterFor(chat, author);
+    const poster = await this.interimPosterFor(chat, author);
     return new DiscordMessageStream(poster, {
       clock: this.clock,
       intervalMs: this.options.editIntervalMs ?? 1000,
@@ -299,7 +308,7 @@ export class DiscordAdapter
    * are edited, parts the text needs beyond them posted, parts it no longer needs removed.
    */
   async editMessage(chat: ChatRef, sent: SentRef, message: OutboundText, observer?: PostObserver): Promise<SentRef> {
-    const poster = await this.posterFor(chat, message.author);
+    const poster = await this.interimPosterFor(chat, message.author);
     const { text, userIds } = this.renderMentions(message.text, message.mentions);
     const parts = renderText(text, poster.prefixName);
     const ids: string[] = [];
@@ -357,6 +366,108 @@ export class DiscordAdapter
     }
   }
 
+  // The channel primitives (docs/architecture.md, "Delivery"): one Discord message each.
+
+  /** Discord Markdown in parts of 2,000 characters, with the author's bold name where the bot posts for it. */
+  async renderParts(chat: ChatRef, message: OutboundText): Promise<DiscordPart[]> {
+    const poster = await this.posterFor(chat, message.author);
+    const { text, userIds } = this.renderMentions(message.text, message.mentions);
+    return renderText(text, poster.prefixName).map((content) => ({ content, userIds }));
+  }
+
+  /** Discord keeps a message's content without its outer whitespace: only a difference inside it shows. */
+  samePart(left: DiscordPart, right: DiscordPart): boolean {
+    return left.content.trim() === right.content.trim();
+  }
+
+  /**
+   * With `key`, the bot sends the part's nonce (an earlier post of it Discord still knows is
+   * answered instead); a webhook cannot carry one ({@link findPosted} covers it). A webhook
+   * someone deleted is found or made again once.
+   */
+  async sendPart(chat: ChatRef, author: Author, part: DiscordPart, options: SendPartOptions = {}): Promise<string> {
+    const body = this.bodyOf(author, part, options.live ?? false, options.replyTo);
+    const poster = await this.posterFor(chat, author);
+    try {
+      return await poster.send(body, options.key);
+    } catch (error) {
+      if (!(poster instanceof WebhookPoster) || discordCodeOf(error) !== discordErrorCodes.unknownWebhook) throw error;
+      this.webhooks.forget(chat.channel);
+      const again = await this.posterFor(chat, author);
+      // Rendered for the webhook (no bold name): the world's retry renders it for the bot.
+      if (!(again instanceof WebhookPoster)) throw error;
+      return again.send(body);
+    }
+  }
+
+  async editPart(chat: ChatRef, author: Author, id: string, part: DiscordPart, options: { live?: boolean } = {}) {
+    const poster = await this.posterFor(chat, author);
+    // `components: []` takes away a Stop button the message may still carry.
+    await poster.edit(id, { components: [], ...this.bodyOf(author, part, options.live ?? false) });
+  }
+
+  /** Through the author's way of posting; a message of another identity the bot's delete, then the webhook's. */
+  async deletePart(chat: ChatRef, author: Author, id: string): Promise<void> {
+    const gone = (error: unknown) => {
+      if (discordCodeOf(error) !== discordErrorCodes.unknownMessage) throw error;
+    };
+    try {
+      return await (await this.posterFor(chat, author)).delete(id);
+    } catch (error) {
+      if (discordCodeOf(error) === discordErrorCodes.unknownMessage) return;
+    }
+    const webhook = chat.workspace === undefined ? undefined : await this.webhooks.get(chat.channel);
+    try {
+      await this.api.delete(targetChannelOf(chat), id);
+    } catch (error) {
+      if (!webhook) return gone(error);
+      await this.api.deleteWebhookMessage(webhook, chat.thread, id).catch(gone);
+    }
+  }
+
+  /** The author's newest message since the key's bound: the bot's if alike, the webhook name's if not stored. */
+  async findPosted(chat: ChatRef, author: Author, key: PartKey, part: DiscordPart) {
+    const found = await (await this.posterFor(chat, author)).find(part.content, key);
+    return found && { id: found.id, shows: { content: found.content, userIds: [] } };
+  }
+
+  /** From the bot itself (presses on its buttons reach the bot's gateway), long arguments attached. */
+  async sendCard(chat: ChatRef, card: ApprovalCard, key?: PartKey): Promise<{ id: string }> {
+    const poster = new BotPoster(this.api, targetChannelOf(chat), undefined, this.logger);
+    const body = renderApprovalCard(card);
+    const found = key?.mayExist ? await poster.find(body.content, key) : undefined;
+    return { id: found ? await reuse(poster, found, body) : await poster.send(body, key) };
+  }
+
+  async editCard(chat: ChatRef, id: string, outcome: ApprovalOutcome): Promise<"edited" | "gone"> {
+    try {
+      await this.api.edit(targetChannelOf(chat), id, renderApprovalOutcome(outcome));
+      return "edited";
+    } catch (error) {
+      if (discordCodeOf(error) !== discordErrorCodes.unknownMessage) throw error;
+      return "gone";
+    }
+  }
+
+  async renderOutcome(_chat: ChatRef, outcome: ApprovalOutcome): Promise<DiscordPart> {
+    return { content: renderApprovalOutcome(outcome).content, userIds: [] };
+  }
+
+  /** Posted, then edited at most once per `editIntervalMs`; discord.js waits out Discord's rate limits. */
+  streamMode(): StreamMode<DiscordPart> {
+    return { kind: "edit", intervalMs: this.options.editIntervalMs ?? 1000 };
+  }
+
+  /** A part as Discord's body: only the people it mentions may be pinged; a live agent's part carries Stop. */
+  private bodyOf(author: Author, part: DiscordPart, live: boolean, replyTo?: string): PostBody {
+    return {
+      content: part.content,
+      allowedUserIds: part.userIds,
+      ...(live && author.kind === "agent" ? { components: stopButtonComponents(author.name) } : {}),
+      ...(replyTo === undefined ? {} : { replyTo }),
+    };
+  }
+
   private renderMentions(text: string, mentions: readonly OutboundMention[] | undefined): RenderedMentions {
     return renderMentions(text, mentions, (agent) => this.agentBots.get(agent.toLowerCase())?.userId);
   }
@@ -366,6 +477,11 @@ export class DiscordAdapter
     await typingApi(this.agentBots, chat, author, this.api).typing(targetChannelOf(chat));
   }
   async clearWorking(): Promise<void> {}
+
+  /** INTERIM until the delivery core lands: the old methods' posters look before posting. */
+  private async interimPosterFor(chat: ChatRef, author: Author): Promise<Poster> {
+    return interimFinding(await this.posterFor(chat, author));
+  }
 
   /** How `author` posts in `chat`: its own bot, the channel webhook under its name, or the bot with its name in bold. */
   private async posterFor(chat: ChatRef, author: Author): Promise<Poster> {
@@ -488,4 +604,15 @@ export class DiscordAdapter
       void handleInteraction(structuredClone(packet.d), context);
     }
   }
+}
+
+/** INTERIM: a poster that looks for an earlier post of a part that may exist before posting it (the old send). */
+function interimFinding(poster: Poster): Poster {
+  const send = poster.send.bind(poster);
+  return Object.assign(Object.create(poster) as Poster, {
+    async send(body: PostBody, key?: PartKey): Promise<string> {
+      const found = key?.mayExist ? await poster.find(body.content, key) : undefined;
+      return found ? reuse(poster, found, body) : send(body, key);
+    },
+  });
 }
