@@ -4,19 +4,16 @@ import type { ApprovalCard, ApprovalOutcome } from "../../src/world/approval-typ
 import type {
   ChannelAdapter,
   ChannelCapabilities,
-  EditingChannel,
   MessageStream,
   OutboundMention,
   OutboundText,
-  PostObserver,
   PrivateReplyChannel,
-  SentRef,
   StreamingChannel,
   StreamObserver,
   WorkingStatusChannel,
 } from "../../src/world/channel-adapter.js";
-import { partOnce } from "../../src/world/channel-adapter.js";
 import type { ChatRef } from "../../src/world/chat-ref.js";
+import { writerFor } from "../../src/world/delivery/channel-writer.js";
 import type { PartKey } from "../../src/world/delivery/post-key.js";
 import type { ChannelPrimitives, SendPartOptions, StreamMode } from "../../src/world/delivery/primitives.js";
 import { chatCommands } from "../../src/world/commands/chat-commands.js";
@@ -33,7 +30,6 @@ import { handleInteraction } from "./handle-interaction.js";
 import { handleMessage } from "./handle-message.js";
 import { type MentionDirectory, emptyMentionDirectory } from "./mentions.js";
 import { hasMessageContentIntent, messageContentAdvice } from "./message-content-intent.js";
-import { DiscordMessageStream } from "./message-stream.js";
 import { type DiscordAdapterOptions, type DiscordAgentIdentity, type DiscordClock, systemClock } from "./options.js";
 import { attachmentHostFor, type OwnIdentities, roleEntriesOf } from "./parse.js";
 import { BotPoster, type PostBody, type Poster, reuse, WebhookPoster } from "./poster.js";
@@ -59,7 +55,6 @@ export class DiscordAdapter
   implements
     ChannelAdapter,
     StreamingChannel,
-    EditingChannel,
     UserRolesChannel,
     PrivateReplyChannel,
     MessageLinks,
@@ -237,133 +232,14 @@ export class DiscordAdapter
     return this.waitingForLock || this.client?.ws.status === Status.Ready;
   }
 
-  async postMessage(chat: ChatRef, message: OutboundText, observer?: PostObserver): Promise<SentRef> {
-    const poster = await this.interimPosterFor(chat, message.author);
-    const { text, userIds } = this.renderMentions(message.text, message.mentions);
-    const ids: string[] = [];
-    try {
-      for (const [index, content] of renderText(text, poster.prefixName).entries()) {
-        // The parts already posted are recorded before the next is, so that a crash or a
-        // refusal in between makes the retry edit them rather than post them again.
-        if (index > 0) await observer?.posted({ ids: [...ids] });
-        const replyTo = index === 0 ? message.replyTo : undefined;
-        const body = { content, allowedUserIds: userIds, ...(replyTo === undefined ? {} : { replyTo }) };
-        ids.push(await poster.send(body, partOnce(observer?.postKey, index)));
-      }
-    } catch (error) {
-      if (ids.length > 0 || discordCodeOf(error) !== discordErrorCodes.unknownWebhook) throw error;
-      // Someone deleted our webhook: find or make another one and post again.
-      this.webhooks.forget(chat.channel);
-      return this.postMessage(chat, message, observer);
-    }
-    return { ids };
-  }
-
-  async postApprovalCard(chat: ChatRef, card: ApprovalCard, observer?: PostObserver): Promise<SentRef> {
-    // Cards come from the bot itself: presses on its buttons reach the bot's gateway.
-    const poster = interimFinding(new BotPoster(this.api, targetChannelOf(chat), undefined, this.logger));
-    const id = await poster.send(renderApprovalCard(card), partOnce(observer?.postKey, 0));
-    return { ids: [id] };
-  }
-
-  async updateApprovalCard(
-    chat: ChatRef,
-    sent: SentRef,
-    outcome: ApprovalOutcome,
-    observer?: PostObserver,
-  ): Promise<void> {
-    const rendered = renderApprovalOutcome(outcome);
-    const messageId = sent.ids[0];
-    const channelId = targetChannelOf(chat);
-    try {
-      if (messageId === undefined) throw new Error(`no card message id in ${JSON.stringify(sent.ids)}`);
-      await this.api.edit(channelId, messageId, rendered);
-    } catch (error) {
-      if (messageId !== undefined && discordCodeOf(error) !== discordErrorCodes.unknownMessage) throw error;
-      // The card is gone (deleted): say the outcome in a new message instead.
-      this.logger.warn(
-        { err: error, approvalId: outcome.approvalId },
-        "approval card could not be edited; posting the outcome",
-      );
-      const poster = interimFinding(new BotPoster(this.api, channelId, undefined, this.logger));
-      const posted = await poster.send(rendered, partOnce(observer?.postKey, 0));
-      await observer?.posted({ ids: [posted] });
-    }
-  }
-
-  async openStream(chat: ChatRef, author: Author, observer?: StreamObserver): Promise<MessageStream> {
-    const poster = await this.interimPosterFor(chat, author);
-    return new DiscordMessageStream(poster, {
-      clock: this.clock,
-      intervalMs: this.options.editIntervalMs ?? 1000,
-      logger: this.logger.child({ chat: chat.channel }),
-      ...(observer === undefined ? {} : { observer }),
-      renderMentions: (text, mentions) => this.renderMentions(text, mentions),
-      ...(author.kind === "agent" ? { liveComponents: stopButtonComponents(author.name) } : {}),
-    });
-  }
-
   /**
-   * Make stored messages show `message` (a draft another process started): parts that exist
-   * are edited, parts the text needs beyond them posted, parts it no longer needs removed.
+   * INTERIM until src/agents opens streams through the world's writer: the world's one edit
+   * stream on these primitives (this adapter has no stream of its own).
    */
-  async editMessage(chat: ChatRef, sent: SentRef, message: OutboundText, observer?: PostObserver): Promise<SentRef> {
-    const poster = await this.interimPosterFor(chat, message.author);
-    const { text, userIds } = this.renderMentions(message.text, message.mentions);
-    const parts = renderText(text, poster.prefixName);
-    const ids: string[] = [];
-    for (const [index, content] of parts.entries()) {
-      const existing = sent.ids[index];
-      if (existing !== undefined) {
-        try {
-          // `components: []` takes away a Stop button a draft may still carry.
-          await poster.edit(existing, { content, allowedUserIds: userIds, components: [] });
-          ids.push(existing);
-          continue;
-        } catch (error) {
-          if (discordCodeOf(error) !== discordErrorCodes.unknownMessage) throw error;
-          this.logger.warn({ messageId: existing }, "a stored part of a message is gone; posting it again");
-        }
-      }
-      ids.push(await poster.send({ content, allowedUserIds: userIds }, partOnce(observer?.postKey, index)));
-      // Recorded before the next part (see postMessage); a part posted in place of a gone one
-      // keeps the later stored parts in the record.
-      if (index < parts.length - 1) await observer?.posted({ ids: [...ids, ...sent.ids.slice(index + 1)] });
-    }
-    const surplus = sent.ids.slice(ids.length);
-    if (surplus.length > 0) {
-      // The shorter text is recorded before its surplus parts go.
-      await observer?.posted({ ids: [...ids] });
-      await this.deleteWith(poster, surplus);
-    }
-    return { ids };
-  }
-
-  async deleteMessages(chat: ChatRef, sent: SentRef): Promise<void> {
-    // Webhook posts are removed through the webhook, the bot's through the channel: try both.
-    const webhook = chat.workspace === undefined ? undefined : await this.webhooks.get(chat.channel);
-    const channelId = targetChannelOf(chat);
-    for (const id of sent.ids) {
-      try {
-        await this.api.delete(channelId, id);
-      } catch (error) {
-        if (discordCodeOf(error) === discordErrorCodes.unknownMessage) continue;
-        if (!webhook) throw error;
-        await this.api.deleteWebhookMessage(webhook, chat.thread, id).catch((webhookError: unknown) => {
-          if (discordCodeOf(webhookError) !== discordErrorCodes.unknownMessage) throw webhookError;
-        });
-      }
-    }
-  }
-
-  private async deleteWith(poster: Poster, ids: readonly string[]): Promise<void> {
-    for (const id of ids) {
-      try {
-        await poster.delete(id);
-      } catch (error) {
-        if (discordCodeOf(error) !== discordErrorCodes.unknownMessage) throw error;
-      }
-    }
+  async openStream(chat: ChatRef, author: Author, observer?: StreamObserver): Promise<MessageStream> {
+    const stream = await writerFor(this, this.logger).openStream(chat, author, observer);
+    if (!stream) throw new Error("discord answers stream by edits");
+    return stream;
   }
 
   // The channel primitives (docs/architecture.md, "Delivery"): one Discord message each.
@@ -453,9 +329,13 @@ export class DiscordAdapter
     return { content: renderApprovalOutcome(outcome).content, userIds: [] };
   }
 
-  /** Posted, then edited at most once per `editIntervalMs`; discord.js waits out Discord's rate limits. */
-  streamMode(): StreamMode<DiscordPart> {
-    return { kind: "edit", intervalMs: this.options.editIntervalMs ?? 1000 };
+  /**
+   * Posted, then edited at most once per `editIntervalMs` (per answer: discord.js waits out
+   * Discord's rate limits); an agent's part being written carries Stop.
+   */
+  streamMode(_chat: ChatRef, author: Author): StreamMode<DiscordPart> {
+    const liveControls = author.kind === "agent";
+    return { kind: "edit", intervalMs: this.options.editIntervalMs ?? 1000, liveControls, clock: this.clock };
   }
 
   /** A part as Discord's body: only the people it mentions may be pinged; a live agent's part carries Stop. */
@@ -477,11 +357,6 @@ export class DiscordAdapter
     await typingApi(this.agentBots, chat, author, this.api).typing(targetChannelOf(chat));
   }
   async clearWorking(): Promise<void> {}
-
-  /** INTERIM until the delivery core lands: the old methods' posters look before posting. */
-  private async interimPosterFor(chat: ChatRef, author: Author): Promise<Poster> {
-    return interimFinding(await this.posterFor(chat, author));
-  }
 
   /** How `author` posts in `chat`: its own bot, the channel webhook under its name, or the bot with its name in bold. */
   private async posterFor(chat: ChatRef, author: Author): Promise<Poster> {
@@ -604,15 +479,4 @@ export class DiscordAdapter
       void handleInteraction(structuredClone(packet.d), context);
     }
   }
-}
-
-/** INTERIM: a poster that looks for an earlier post of a part that may exist before posting it (the old send). */
-function interimFinding(poster: Poster): Poster {
-  const send = poster.send.bind(poster);
-  return Object.assign(Object.create(poster) as Poster, {
-    async send(body: PostBody, key?: PartKey): Promise<string> {
-      const found = key?.mayExist ? await poster.find(body.content, key) : undefined;
-      return found ? reuse(poster, found, body) : send(body, key);
-    },
-  });
 }

@@ -72,7 +72,8 @@ describe("the Discord channel primitives on the fake Discord", () => {
     }
     expect(h.adapter.samePart({ content: "Hi ", userIds: [] }, { content: "Hi", userIds: ["1"] })).toBe(true);
     expect(h.adapter.samePart({ content: "Hi", userIds: [] }, { content: "Hi!", userIds: [] })).toBe(false);
-    expect(h.adapter.streamMode()).toEqual({ kind: "edit", intervalMs: 1000 });
+    expect(h.adapter.streamMode(hooked, alice)).toMatchObject({ kind: "edit", intervalMs: 1000, liveControls: true });
+    expect(h.adapter.streamMode(hooked, system)).toMatchObject({ kind: "edit", liveControls: false });
   });
 
   it("sends a live part under the agent's name with a Stop button, edits it settled (Stop gone), and deletes it", async () => {
