@@ -262,7 +262,7 @@ export class DiscordAdapter
    * someone deleted is found or made again once.
    */
   async sendPart(chat: ChatRef, author: Author, part: DiscordPart, options: SendPartOptions = {}): Promise<string> {
-    const body = this.bodyOf(author, part, options.live ?? false, options.replyTo);
+    const body = this.bodyOf(chat, author, part, options.live ?? false, options.replyTo);
     const poster = await this.posterFor(chat, author);
     try {
       return await poster.send(body, options.key);
@@ -279,7 +279,7 @@ export class DiscordAdapter
   async editPart(chat: ChatRef, author: Author, id: string, part: DiscordPart, options: { live?: boolean } = {}) {
     const poster = await this.posterFor(chat, author);
     // `components: []` takes away a Stop button the message may still carry.
-    await poster.edit(id, { components: [], ...this.bodyOf(author, part, options.live ?? false) });
+    await poster.edit(id, { components: [], ...this.bodyOf(chat, author, part, options.live ?? false) });
   }
 
   /** Through the author's way of posting; a message of another identity the bot's delete, then the webhook's. */
@@ -338,11 +338,16 @@ export class DiscordAdapter
     return { kind: "edit", intervalMs: this.options.editIntervalMs ?? 1000, liveControls, clock: this.clock };
   }
 
-  /** A part as Discord's body: only the people it mentions may be pinged; a live agent's part carries Stop. */
-  private bodyOf(author: Author, part: DiscordPart, live: boolean, replyTo?: string): PostBody {
+  /**
+   * A part as Discord's body: only the people it mentions may be pinged; a live agent's part
+   * carries Stop; links show previews where the chat's world allows them (never the world's posts).
+   */
+  private bodyOf(chat: ChatRef, author: Author, part: DiscordPart, live: boolean, replyTo?: string): PostBody {
+    const previews = author.kind !== "system" && (this.options.linkPreviews?.(chat) ?? false);
     return {
       content: part.content,
       allowedUserIds: part.userIds,
+      ...(previews ? { linkPreviews: true } : {}),
       ...(live && author.kind === "agent" ? { components: stopButtonComponents(author.name) } : {}),
       ...(replyTo === undefined ? {} : { replyTo }),
     };
@@ -362,21 +367,20 @@ export class DiscordAdapter
   private async posterFor(chat: ChatRef, author: Author): Promise<Poster> {
     const channelId = targetChannelOf(chat);
     if (author.kind === "system") return new BotPoster(this.api, channelId, undefined, this.logger);
-    const previews = this.options.linkPreviews?.(chat) ?? false;
     const identity = this.agents.get(author.name.toLowerCase());
     const displayName = author.displayName ?? identity?.displayName ?? author.name;
     const avatarUrl = author.avatarUrl ?? identity?.avatarUrl;
     const inGuild = chat.workspace !== undefined;
     if (author.kind === "agent" && inGuild) {
       const own = this.agentBots.get(author.name.toLowerCase());
-      if (own?.userId) return new BotPoster(own.api, channelId, undefined, this.logger, previews);
+      if (own?.userId) return new BotPoster(own.api, channelId, undefined, this.logger);
       const webhook = await this.webhooks.get(chat.channel);
       if (webhook) {
         const identity = { username: displayName, ...(avatarUrl === undefined ? {} : { avatarUrl }) };
-        return new WebhookPoster(this.api, webhook, chat.thread, identity, this.logger, previews);
+        return new WebhookPoster(this.api, webhook, chat.thread, identity, this.logger);
       }
     }
-    return new BotPoster(this.api, channelId, displayName, this.logger, previews);
+    return new BotPoster(this.api, channelId, displayName, this.logger);
   }
 
   private buildDirectory(me: { id: string; username: string; global_name?: string | null }): MentionDirectory {

@@ -39,18 +39,16 @@ export class BotPoster implements Poster {
     private readonly channelId: string,
     readonly prefixName: string | undefined,
     private readonly logger: Logger,
-    private readonly linkPreviews = false,
   ) {}
 
-  async send(part: PostBody, key?: PartKey): Promise<string> {
-    const body = this.linkPreviews ? { ...part, linkPreviews: true } : part;
+  async send(body: PostBody, key?: PartKey): Promise<string> {
     if (!key) return this.api.send(this.channelId, body);
     // Discord may answer with the message an earlier run created (the same nonce).
     return reuse(this, await this.createOnce(body, key.key), body);
   }
 
   edit(messageId: string, body: PostBody): Promise<void> {
-    return this.api.edit(this.channelId, messageId, this.linkPreviews ? { ...body, linkPreviews: true } : body);
+    return this.api.edit(this.channelId, messageId, body);
   }
 
   /**
@@ -98,7 +96,6 @@ export class WebhookPoster implements Poster {
     private readonly threadId: string | undefined,
     private readonly identity: { username: string; avatarUrl?: string },
     private readonly logger: Logger,
-    private readonly linkPreviews = false,
   ) {}
 
   find(content: string, key: PartKey) {
@@ -111,20 +108,11 @@ export class WebhookPoster implements Poster {
   }
 
   send(body: PostBody): Promise<string> {
-    return this.api.executeWebhook(this.webhook, this.threadId, {
-      ...body,
-      ...this.identity,
-      ...(this.linkPreviews ? { linkPreviews: true } : {}),
-    });
+    return this.api.executeWebhook(this.webhook, this.threadId, { ...body, ...this.identity });
   }
 
   edit(messageId: string, body: PostBody): Promise<void> {
-    return this.api.editWebhookMessage(
-      this.webhook,
-      this.threadId,
-      messageId,
-      this.linkPreviews ? { ...body, linkPreviews: true } : body,
-    );
+    return this.api.editWebhookMessage(this.webhook, this.threadId, messageId, body);
   }
 
   delete(messageId: string): Promise<void> {
