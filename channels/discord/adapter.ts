@@ -4,16 +4,12 @@ import type { ApprovalCard, ApprovalOutcome } from "../../src/world/approval-typ
 import type {
   ChannelAdapter,
   ChannelCapabilities,
-  MessageStream,
   OutboundMention,
   OutboundText,
   PrivateReplyChannel,
-  StreamingChannel,
-  StreamObserver,
   WorkingStatusChannel,
 } from "../../src/world/channel-adapter.js";
 import type { ChatRef } from "../../src/world/chat-ref.js";
-import { writerFor } from "../../src/world/delivery/channel-writer.js";
 import type { PartKey } from "../../src/world/delivery/post-key.js";
 import type { ChannelPrimitives, SendPartOptions, StreamMode } from "../../src/world/delivery/primitives.js";
 import { chatCommands } from "../../src/world/commands/chat-commands.js";
@@ -54,7 +50,6 @@ import { WebhookDirectory } from "./webhooks.js";
 export class DiscordAdapter
   implements
     ChannelAdapter,
-    StreamingChannel,
     UserRolesChannel,
     PrivateReplyChannel,
     MessageLinks,
@@ -230,16 +225,6 @@ export class DiscordAdapter
 
   isConnected(): boolean {
     return this.waitingForLock || this.client?.ws.status === Status.Ready;
-  }
-
-  /**
-   * INTERIM until src/agents opens streams through the world's writer: the world's one edit
-   * stream on these primitives (this adapter has no stream of its own).
-   */
-  async openStream(chat: ChatRef, author: Author, observer?: StreamObserver): Promise<MessageStream> {
-    const stream = await writerFor(this, this.logger).openStream(chat, author, observer);
-    if (!stream) throw new Error("discord answers stream by edits");
-    return stream;
   }
 
   // The channel primitives (docs/architecture.md, "Delivery"): one Discord message each.
