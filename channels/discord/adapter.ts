@@ -4,19 +4,14 @@ import type { ApprovalCard, ApprovalOutcome } from "../../src/world/approval-typ
 import type {
   ChannelAdapter,
   ChannelCapabilities,
-  EditingChannel,
-  MessageStream,
   OutboundMention,
   OutboundText,
-  PostObserver,
   PrivateReplyChannel,
-  SentRef,
-  StreamingChannel,
-  StreamObserver,
   WorkingStatusChannel,
 } from "../../src/world/channel-adapter.js";
-import { partOnce } from "../../src/world/channel-adapter.js";
 import type { ChatRef } from "../../src/world/chat-ref.js";
+import type { PartKey } from "../../src/world/delivery/post-key.js";
+import type { ChannelPrimitives, SendPartOptions, StreamMode } from "../../src/world/delivery/primitives.js";
 import { chatCommands } from "../../src/world/commands/chat-commands.js";
 import type { InboundSink } from "../../src/world/inbound.js";
 import type { Author } from "../../src/world/message.js";
@@ -31,11 +26,16 @@ import { handleInteraction } from "./handle-interaction.js";
 import { handleMessage } from "./handle-message.js";
 import { type MentionDirectory, emptyMentionDirectory } from "./mentions.js";
 import { hasMessageContentIntent, messageContentAdvice } from "./message-content-intent.js";
-import { DiscordMessageStream } from "./message-stream.js";
 import { type DiscordAdapterOptions, type DiscordAgentIdentity, type DiscordClock, systemClock } from "./options.js";
 import { attachmentHostFor, type OwnIdentities, roleEntriesOf } from "./parse.js";
-import { BotPoster, type Poster, WebhookPoster } from "./poster.js";
-import { renderApprovalCard, renderApprovalOutcome, renderText, stopButtonComponents } from "./render.js";
+import { BotPoster, type PostBody, type Poster, reuse, WebhookPoster } from "./poster.js";
+import {
+  type DiscordPart,
+  renderApprovalCard,
+  renderApprovalOutcome,
+  renderText,
+  stopButtonComponents,
+} from "./render.js";
 import { type RenderedMentions, renderMentions } from "./render-mentions.js";
 import { ThreadRoots } from "./thread-roots.js";
 import { WebhookDirectory } from "./webhooks.js";
@@ -50,12 +50,11 @@ import { WebhookDirectory } from "./webhooks.js";
 export class DiscordAdapter
   implements
     ChannelAdapter,
-    StreamingChannel,
-    EditingChannel,
     UserRolesChannel,
     PrivateReplyChannel,
     MessageLinks,
-    WorkingStatusChannel
+    WorkingStatusChannel,
+    ChannelPrimitives<DiscordPart>
 {
   readonly id = "discord";
   readonly platform = "discord" as const;
@@ -228,133 +227,115 @@ export class DiscordAdapter
     return this.waitingForLock || this.client?.ws.status === Status.Ready;
   }
 
-  async postMessage(chat: ChatRef, message: OutboundText, observer?: PostObserver): Promise<SentRef> {
+  // The channel primitives (docs/architecture.md, "Delivery"): one Discord message each.
+
+  /** Discord Markdown in parts of 2,000 characters, with the author's bold name where the bot posts for it. */
+  async renderParts(chat: ChatRef, message: OutboundText): Promise<DiscordPart[]> {
     const poster = await this.posterFor(chat, message.author);
     const { text, userIds } = this.renderMentions(message.text, message.mentions);
-    const ids: string[] = [];
-    try {
-      for (const [index, content] of renderText(text, poster.prefixName).entries()) {
-        // The parts already posted are recorded before the next is, so that a crash or a
-        // refusal in between makes the retry edit them rather than post them again.
-        if (index > 0) await observer?.posted({ ids: [...ids] });
-        const replyTo = index === 0 ? message.replyTo : undefined;
-        const body = { content, allowedUserIds: userIds, ...(replyTo === undefined ? {} : { replyTo }) };
-        ids.push(await poster.send(body, partOnce(observer?.postKey, index)));
-      }
-    } catch (error) {
-      if (ids.length > 0 || discordCodeOf(error) !== discordErrorCodes.unknownWebhook) throw error;
-      // Someone deleted our webhook: find or make another one and post again.
-      this.webhooks.forget(chat.channel);
-      return this.postMessage(chat, message, observer);
-    }
-    return { ids };
+    return renderText(text, poster.prefixName).map((content) => ({ content, userIds }));
   }
 
-  async postApprovalCard(chat: ChatRef, card: ApprovalCard, observer?: PostObserver): Promise<SentRef> {
-    // Cards come from the bot itself: presses on its buttons reach the bot's gateway.
-    const poster = new BotPoster(this.api, targetChannelOf(chat), undefined, this.logger);
-    const id = await poster.send(renderApprovalCard(card), partOnce(observer?.postKey, 0));
-    return { ids: [id] };
-  }
-
-  async updateApprovalCard(
-    chat: ChatRef,
-    sent: SentRef,
-    outcome: ApprovalOutcome,
-    observer?: PostObserver,
-  ): Promise<void> {
-    const rendered = renderApprovalOutcome(outcome);
-    const messageId = sent.ids[0];
-    const channelId = targetChannelOf(chat);
-    try {
-      if (messageId === undefined) throw new Error(`no card message id in ${JSON.stringify(sent.ids)}`);
-      await this.api.edit(channelId, messageId, rendered);
-    } catch (error) {
-      if (messageId !== undefined && discordCodeOf(error) !== discordErrorCodes.unknownMessage) throw error;
-      // The card is gone (deleted): say the outcome in a new message instead.
-      this.logger.warn(
-        { err: error, approvalId: outcome.approvalId },
-        "approval card could not be edited; posting the outcome",
-      );
-      const poster = new BotPoster(this.api, channelId, undefined, this.logger);
-      const posted = await poster.send(rendered, partOnce(observer?.postKey, 0));
-      await observer?.posted({ ids: [posted] });
-    }
-  }
-
-  async openStream(chat: ChatRef, author: Author, observer?: StreamObserver): Promise<MessageStream> {
-    const poster = await this.posterFor(chat, author);
-    return new DiscordMessageStream(poster, {
-      clock: this.clock,
-      intervalMs: this.options.editIntervalMs ?? 1000,
-      logger: this.logger.child({ chat: chat.channel }),
-      ...(observer === undefined ? {} : { observer }),
-      renderMentions: (text, mentions) => this.renderMentions(text, mentions),
-      ...(author.kind === "agent" ? { liveComponents: stopButtonComponents(author.name) } : {}),
-    });
+  /** Discord keeps a message's content without its outer whitespace: only a difference inside it shows. */
+  samePart(left: DiscordPart, right: DiscordPart): boolean {
+    return left.content.trim() === right.content.trim();
   }
 
   /**
-   * Make stored messages show `message` (a draft another process started): parts that exist
-   * are edited, parts the text needs beyond them posted, parts it no longer needs removed.
+   * With `key`, the bot sends the part's nonce (an earlier post of it Discord still knows is
+   * answered instead); a webhook cannot carry one ({@link findPosted} covers it). A webhook
+   * someone deleted is found or made again once.
    */
-  async editMessage(chat: ChatRef, sent: SentRef, message: OutboundText, observer?: PostObserver): Promise<SentRef> {
-    const poster = await this.posterFor(chat, message.author);
-    const { text, userIds } = this.renderMentions(message.text, message.mentions);
-    const parts = renderText(text, poster.prefixName);
-    const ids: string[] = [];
-    for (const [index, content] of parts.entries()) {
-      const existing = sent.ids[index];
-      if (existing !== undefined) {
-        try {
-          // `components: []` takes away a Stop button a draft may still carry.
-          await poster.edit(existing, { content, allowedUserIds: userIds, components: [] });
-          ids.push(existing);
-          continue;
-        } catch (error) {
-          if (discordCodeOf(error) !== discordErrorCodes.unknownMessage) throw error;
-          this.logger.warn({ messageId: existing }, "a stored part of a message is gone; posting it again");
-        }
-      }
-      ids.push(await poster.send({ content, allowedUserIds: userIds }, partOnce(observer?.postKey, index)));
-      // Recorded before the next part (see postMessage); a part posted in place of a gone one
-      // keeps the later stored parts in the record.
-      if (index < parts.length - 1) await observer?.posted({ ids: [...ids, ...sent.ids.slice(index + 1)] });
+  async sendPart(chat: ChatRef, author: Author, part: DiscordPart, options: SendPartOptions = {}): Promise<string> {
+    const body = this.bodyOf(chat, author, part, options.live ?? false, options.replyTo);
+    const poster = await this.posterFor(chat, author);
+    try {
+      return await poster.send(body, options.key);
+    } catch (error) {
+      if (!(poster instanceof WebhookPoster) || discordCodeOf(error) !== discordErrorCodes.unknownWebhook) throw error;
+      this.webhooks.forget(chat.channel);
+      const again = await this.posterFor(chat, author);
+      // Rendered for the webhook (no bold name): the world's retry renders it for the bot.
+      if (!(again instanceof WebhookPoster)) throw error;
+      return again.send(body);
     }
-    const surplus = sent.ids.slice(ids.length);
-    if (surplus.length > 0) {
-      // The shorter text is recorded before its surplus parts go.
-      await observer?.posted({ ids: [...ids] });
-      await this.deleteWith(poster, surplus);
-    }
-    return { ids };
   }
 
-  async deleteMessages(chat: ChatRef, sent: SentRef): Promise<void> {
-    // Webhook posts are removed through the webhook, the bot's through the channel: try both.
+  async editPart(chat: ChatRef, author: Author, id: string, part: DiscordPart, options: { live?: boolean } = {}) {
+    const poster = await this.posterFor(chat, author);
+    // `components: []` takes away a Stop button the message may still carry.
+    await poster.edit(id, { components: [], ...this.bodyOf(chat, author, part, options.live ?? false) });
+  }
+
+  /** Through the author's way of posting; a message of another identity the bot's delete, then the webhook's. */
+  async deletePart(chat: ChatRef, author: Author, id: string): Promise<void> {
+    const gone = (error: unknown) => {
+      if (discordCodeOf(error) !== discordErrorCodes.unknownMessage) throw error;
+    };
+    try {
+      return await (await this.posterFor(chat, author)).delete(id);
+    } catch (error) {
+      if (discordCodeOf(error) === discordErrorCodes.unknownMessage) return;
+    }
     const webhook = chat.workspace === undefined ? undefined : await this.webhooks.get(chat.channel);
-    const channelId = targetChannelOf(chat);
-    for (const id of sent.ids) {
-      try {
-        await this.api.delete(channelId, id);
-      } catch (error) {
-        if (discordCodeOf(error) === discordErrorCodes.unknownMessage) continue;
-        if (!webhook) throw error;
-        await this.api.deleteWebhookMessage(webhook, chat.thread, id).catch((webhookError: unknown) => {
-          if (discordCodeOf(webhookError) !== discordErrorCodes.unknownMessage) throw webhookError;
-        });
-      }
+    try {
+      await this.api.delete(targetChannelOf(chat), id);
+    } catch (error) {
+      if (!webhook) return gone(error);
+      await this.api.deleteWebhookMessage(webhook, chat.thread, id).catch(gone);
     }
   }
 
-  private async deleteWith(poster: Poster, ids: readonly string[]): Promise<void> {
-    for (const id of ids) {
-      try {
-        await poster.delete(id);
-      } catch (error) {
-        if (discordCodeOf(error) !== discordErrorCodes.unknownMessage) throw error;
-      }
+  /** The author's newest message since the key's bound: the bot's if alike, the webhook name's if not stored. */
+  async findPosted(chat: ChatRef, author: Author, key: PartKey, part: DiscordPart) {
+    const found = await (await this.posterFor(chat, author)).find(part.content, key);
+    return found && { id: found.id, shows: { content: found.content, userIds: [] } };
+  }
+
+  /** From the bot itself (presses on its buttons reach the bot's gateway), long arguments attached. */
+  async sendCard(chat: ChatRef, card: ApprovalCard, key?: PartKey): Promise<{ id: string }> {
+    const poster = new BotPoster(this.api, targetChannelOf(chat), undefined, this.logger);
+    const body = renderApprovalCard(card);
+    const found = key?.mayExist ? await poster.find(body.content, key) : undefined;
+    return { id: found ? await reuse(poster, found, body) : await poster.send(body, key) };
+  }
+
+  async editCard(chat: ChatRef, id: string, outcome: ApprovalOutcome): Promise<"edited" | "gone"> {
+    try {
+      await this.api.edit(targetChannelOf(chat), id, renderApprovalOutcome(outcome));
+      return "edited";
+    } catch (error) {
+      if (discordCodeOf(error) !== discordErrorCodes.unknownMessage) throw error;
+      return "gone";
     }
+  }
+
+  async renderOutcome(_chat: ChatRef, outcome: ApprovalOutcome): Promise<DiscordPart> {
+    return { content: renderApprovalOutcome(outcome).content, userIds: [] };
+  }
+
+  /**
+   * Posted, then edited at most once per `editIntervalMs` (per answer: discord.js waits out
+   * Discord's rate limits); an agent's part being written carries Stop.
+   */
+  streamMode(_chat: ChatRef, author: Author): StreamMode<DiscordPart> {
+    const liveControls = author.kind === "agent";
+    return { kind: "edit", intervalMs: this.options.editIntervalMs ?? 1000, liveControls, clock: this.clock };
+  }
+
+  /**
+   * A part as Discord's body: only the people it mentions may be pinged; a live agent's part
+   * carries Stop; links show previews where the chat's world allows them (never the world's posts).
+   */
+  private bodyOf(chat: ChatRef, author: Author, part: DiscordPart, live: boolean, replyTo?: string): PostBody {
+    const previews = author.kind !== "system" && (this.options.linkPreviews?.(chat) ?? false);
+    return {
+      content: part.content,
+      allowedUserIds: part.userIds,
+      ...(previews ? { linkPreviews: true } : {}),
+      ...(live && author.kind === "agent" ? { components: stopButtonComponents(author.name) } : {}),
+      ...(replyTo === undefined ? {} : { replyTo }),
+    };
   }
 
   private renderMentions(text: string, mentions: readonly OutboundMention[] | undefined): RenderedMentions {
@@ -371,21 +352,20 @@ export class DiscordAdapter
   private async posterFor(chat: ChatRef, author: Author): Promise<Poster> {
     const channelId = targetChannelOf(chat);
     if (author.kind === "system") return new BotPoster(this.api, channelId, undefined, this.logger);
-    const previews = this.options.linkPreviews?.(chat) ?? false;
     const identity = this.agents.get(author.name.toLowerCase());
     const displayName = author.displayName ?? identity?.displayName ?? author.name;
     const avatarUrl = author.avatarUrl ?? identity?.avatarUrl;
     const inGuild = chat.workspace !== undefined;
     if (author.kind === "agent" && inGuild) {
       const own = this.agentBots.get(author.name.toLowerCase());
-      if (own?.userId) return new BotPoster(own.api, channelId, undefined, this.logger, previews);
+      if (own?.userId) return new BotPoster(own.api, channelId, undefined, this.logger);
       const webhook = await this.webhooks.get(chat.channel);
       if (webhook) {
         const identity = { username: displayName, ...(avatarUrl === undefined ? {} : { avatarUrl }) };
-        return new WebhookPoster(this.api, webhook, chat.thread, identity, this.logger, previews);
+        return new WebhookPoster(this.api, webhook, chat.thread, identity, this.logger);
       }
     }
-    return new BotPoster(this.api, channelId, displayName, this.logger, previews);
+    return new BotPoster(this.api, channelId, displayName, this.logger);
   }
 
   private buildDirectory(me: { id: string; username: string; global_name?: string | null }): MentionDirectory {

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { Logger } from "../../src/log/logger.js";
-import { earliestPostTime, type PartOnce } from "../../src/world/channel-adapter.js";
+import { earliestPostTime, type PartKey } from "../../src/world/delivery/post-key.js";
 import type { DiscordApi, ReadMessage } from "./api.js";
 
 /** Discord's nonce is at most 25 characters: a hash of the key, the same on every run. */
@@ -39,7 +39,7 @@ export async function findEarlierPost(
   channelId: string,
   from: (message: ReadMessage) => boolean,
   content: string,
-  once: PartOnce,
+  once: PartKey,
   logger: Logger,
   match: "alike" | "unstored" = "alike",
 ): Promise<{ id: string; content: string } | undefined> {

@@ -1,6 +1,6 @@
 import type { Logger } from "../../src/log/logger.js";
 import { type DiscordApi, discordCodeOf, discordErrorCodes, type OwnWebhook, type ReadMessage } from "./api.js";
-import type { PartOnce } from "../../src/world/channel-adapter.js";
+import type { PartKey } from "../../src/world/delivery/post-key.js";
 import { findEarlierPost, nonceOf } from "./post-once.js";
 import type { RenderedFile } from "./render.js";
 
@@ -23,10 +23,12 @@ export interface PostBody {
 export interface Poster {
   readonly prefixName: string | undefined;
   /**
-   * Post one part. With `once`, an earlier run's post of the same part is not made again: the
-   * bot sends a nonce, a webhook looks for it when `once.mayExist`.
+   * Post one part. With `key`, the bot sends the part's nonce: Discord answers a repeat within
+   * minutes with the message the first post created (made to show this body). A webhook cannot.
    */
-  send(body: PostBody, once?: PartOnce): Promise<string>;
+  send(body: PostBody, key?: PartKey): Promise<string>;
+  /** An earlier run's post of the part `key` names, read from the channel (see findEarlierPost). */
+  find(content: string, key: PartKey): Promise<{ id: string; content: string } | undefined>;
   edit(messageId: string, body: PostBody): Promise<void>;
   delete(messageId: string): Promise<void>;
 }
@@ -37,23 +39,16 @@ export class BotPoster implements Poster {
     private readonly channelId: string,
     readonly prefixName: string | undefined,
     private readonly logger: Logger,
-    private readonly linkPreviews = false,
   ) {}
 
-  async send(part: PostBody, once?: PartOnce): Promise<string> {
-    const body = this.linkPreviews ? { ...part, linkPreviews: true } : part;
-    if (!once) return this.api.send(this.channelId, body);
-    if (once.mayExist) {
-      // The nonce covers a few minutes; a run taken back later finds its post by reading.
-      const found = await this.findEarlier(body.content, once);
-      if (found) return reuse(this, found, body);
-    }
+  async send(body: PostBody, key?: PartKey): Promise<string> {
+    if (!key) return this.api.send(this.channelId, body);
     // Discord may answer with the message an earlier run created (the same nonce).
-    return reuse(this, await this.createOnce(body, once.key), body);
+    return reuse(this, await this.createOnce(body, key.key), body);
   }
 
   edit(messageId: string, body: PostBody): Promise<void> {
-    return this.api.edit(this.channelId, messageId, this.linkPreviews ? { ...body, linkPreviews: true } : body);
+    return this.api.edit(this.channelId, messageId, body);
   }
 
   /**
@@ -74,16 +69,17 @@ export class BotPoster implements Poster {
     return this.api.create(this.channelId, body);
   }
 
-  private async findEarlier(content: string, once: PartOnce) {
+  /** The nonce covers a few minutes; a run taken back later finds its post by reading. */
+  async find(content: string, key: PartKey) {
     let botUserId: string;
     try {
       botUserId = await this.api.ownUserId();
     } catch (error) {
-      this.logger.warn({ err: error, key: once.key }, "could not learn the bot's id to look for an earlier post");
+      this.logger.warn({ err: error, key: key.key }, "could not learn the bot's id to look for an earlier post");
       return undefined;
     }
     const fromBot = (message: ReadMessage) => message.author?.id === botUserId && message.webhook_id === undefined;
-    return findEarlierPost(this.api, this.channelId, fromBot, content, once, this.logger);
+    return findEarlierPost(this.api, this.channelId, fromBot, content, key, this.logger);
   }
 
   delete(messageId: string): Promise<void> {
@@ -100,33 +96,23 @@ export class WebhookPoster implements Poster {
     private readonly threadId: string | undefined,
     private readonly identity: { username: string; avatarUrl?: string },
     private readonly logger: Logger,
-    private readonly linkPreviews = false,
   ) {}
 
-  async send(body: PostBody, once?: PartOnce): Promise<string> {
-    if (once?.mayExist) {
-      const channelId = this.threadId ?? this.webhook.channelId;
-      const { id } = this.webhook;
-      const fromHook = (message: ReadMessage) =>
-        message.webhook_id === id && message.author?.username === this.identity.username;
-      // Every message of this webhook under this name is a post of this agent: one not stored is this one.
-      const found = await findEarlierPost(this.api, channelId, fromHook, body.content, once, this.logger, "unstored");
-      if (found) return reuse(this, found, body);
-    }
-    return this.api.executeWebhook(this.webhook, this.threadId, {
-      ...body,
-      ...this.identity,
-      ...(this.linkPreviews ? { linkPreviews: true } : {}),
-    });
+  find(content: string, key: PartKey) {
+    const channelId = this.threadId ?? this.webhook.channelId;
+    const { id } = this.webhook;
+    const fromHook = (message: ReadMessage) =>
+      message.webhook_id === id && message.author?.username === this.identity.username;
+    // Every message of this webhook under this name is a post of this agent: one not stored is this one.
+    return findEarlierPost(this.api, channelId, fromHook, content, key, this.logger, "unstored");
+  }
+
+  send(body: PostBody): Promise<string> {
+    return this.api.executeWebhook(this.webhook, this.threadId, { ...body, ...this.identity });
   }
 
   edit(messageId: string, body: PostBody): Promise<void> {
-    return this.api.editWebhookMessage(
-      this.webhook,
-      this.threadId,
-      messageId,
-      this.linkPreviews ? { ...body, linkPreviews: true } : body,
-    );
+    return this.api.editWebhookMessage(this.webhook, this.threadId, messageId, body);
   }
 
   delete(messageId: string): Promise<void> {
@@ -139,7 +125,7 @@ export class WebhookPoster implements Poster {
  * text if it differs: that run may have posted a stream's first, shorter text. Discord keeps
  * content without its outer whitespace, so only a difference inside it is an edit.
  */
-async function reuse(poster: Poster, message: { id: string; content: string }, body: PostBody): Promise<string> {
+export async function reuse(poster: Poster, message: { id: string; content: string }, body: PostBody): Promise<string> {
   if (message.content.trim() !== body.content.trim()) await poster.edit(message.id, body);
   return message.id;
 }

@@ -22,6 +22,12 @@ export interface RenderedMessage {
   files: RenderedFile[];
 }
 
+/** One Discord message of a text: its content, and the people it may ping (its mentions). */
+export interface DiscordPart {
+  content: string;
+  userIds: string[];
+}
+
 /** Mentions in our own posts never ping anyone by accident (`@everyone` in a model's answer). */
 export const noPings = { parse: [] as string[] };
 

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { type AdapterHarness, adapterHarness, logsMatching, mainToken, waitFor } from "./helpers.js";
+import { writerFor } from "../../src/world/delivery/channel-writer.js";
 
 let h: AdapterHarness | undefined;
 afterEach(async () => {
@@ -36,7 +37,7 @@ describe("the Discord adapter on the fake gateway", () => {
   it("posts an agent's answer through the channel webhook under its name and avatar; the echo starts nothing", async () => {
     h = await adapterHarness();
     const chat = { platform: "discord" as const, workspace: h.guildId, channel: h.general.id };
-    const sent = await h.adapter.postMessage(chat, {
+    const sent = await writerFor(h.adapter).postMessage(chat, {
       author: { kind: "agent", id: "alice", name: "alice" },
       text: "Hello **team**",
     });
@@ -46,7 +47,7 @@ describe("the Discord adapter on the fake gateway", () => {
     expect(posted?.webhook_id).toBeDefined();
     expect(posted?.content).toBe("Hello **team**");
     // A second post reuses the webhook.
-    await h.adapter.postMessage(chat, { author: { kind: "agent", id: "bob", name: "bob" }, text: "Hi" });
+    await writerFor(h.adapter).postMessage(chat, { author: { kind: "agent", id: "bob", name: "bob" }, text: "Hi" });
     expect(h.fake.callsTo("POST", /\/channels\/\d+\/webhooks$/)).toHaveLength(1);
     // Both echoes come back marked as our own (the world stores nothing for them, starts nothing).
     await waitFor(() => h?.sink.messages.length === 2);
@@ -59,7 +60,7 @@ describe("the Discord adapter on the fake gateway", () => {
   it("falls back to the bot with the agent's name in bold where webhooks are not allowed", async () => {
     h = await adapterHarness();
     const chat = { platform: "discord" as const, workspace: h.guildId, channel: h.locked.id };
-    const sent = await h.adapter.postMessage(chat, {
+    const sent = await writerFor(h.adapter).postMessage(chat, {
       author: { kind: "agent", id: "alice", name: "alice" },
       text: "Hello",
     });

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { ApprovalClick, ClickResult } from "../../src/world/inbound.js";
 import { type AdapterHarness, adapterHarness, aliceToken, waitFor } from "./helpers.js";
+import { writerFor } from "../../src/world/delivery/channel-writer.js";
 
 let h: AdapterHarness | undefined;
 afterEach(async () => {
@@ -15,7 +16,7 @@ describe("what else the Discord adapter offers the world", () => {
     h.fake.userMessage({ channelId: dm.id, author: h.ana, content: "hello in private" });
     await waitFor(() => h?.sink.accepted.length === 1);
     expect(h.sink.accepted[0]?.chat).toEqual({ platform: "discord", channel: dm.id });
-    const sent = await h.adapter.postMessage(
+    const sent = await writerFor(h.adapter).postMessage(
       { platform: "discord", channel: dm.id },
       { author: { kind: "agent", id: "alice", name: "alice" }, text: "hi" },
     );
@@ -54,7 +55,7 @@ describe("what else the Discord adapter offers the world", () => {
       { token: aliceToken, username: "AliceBot" },
     ]);
     const chat = { platform: "discord" as const, workspace: h.guildId, channel: h.general.id };
-    const sent = await h.adapter.postMessage(chat, {
+    const sent = await writerFor(h.adapter).postMessage(chat, {
       author: { kind: "agent", id: "alice", name: "alice" },
       text: "mine",
     });
@@ -72,7 +73,7 @@ describe("what else the Discord adapter offers the world", () => {
   it("a slow world: the press is acknowledged at once, a refusal follows as an ephemeral follow-up", async () => {
     h = await adapterHarness();
     const chat = { platform: "discord" as const, workspace: h.guildId, channel: h.general.id };
-    const card = await h.adapter.postApprovalCard(chat, {
+    const card = await writerFor(h.adapter).postApprovalCard(chat, {
       approvalId: "abc123",
       shortId: "ab12",
       agent: "alice",

@@ -6,6 +6,7 @@ import { SlowProvider } from "../fakes/slow-provider.js";
 import { temporaryDatabaseUrl } from "../world/harness.js";
 import { type AdapterHarness, adapterHarness, type DiscordWorld, discordWorld, mainToken } from "./helpers.js";
 import { type WorldDiscord, worldOnDiscord } from "./world-discord.js";
+import { writerFor } from "../../src/world/delivery/channel-writer.js";
 
 let open: WorldDiscord[] = [];
 let fake: DiscordWorld | undefined;
@@ -157,8 +158,16 @@ describe("Discord: looking for an earlier run's post", () => {
   it("a webhook post made again with the same key after a lost answer is found, not posted twice", async () => {
     h = await adapterHarness();
     const chat = { platform: "discord" as const, workspace: h.guildId, channel: h.general.id };
-    const first = await h.adapter.postMessage(chat, { author: bob, text: "The build is green." }, observer(false));
-    const again = await h.adapter.postMessage(chat, { author: bob, text: "The build is green." }, observer(true));
+    const first = await writerFor(h.adapter).postMessage(
+      chat,
+      { author: bob, text: "The build is green." },
+      observer(false),
+    );
+    const again = await writerFor(h.adapter).postMessage(
+      chat,
+      { author: bob, text: "The build is green." },
+      observer(true),
+    );
     expect(again.ids).toEqual(first.ids);
     expect(h.fake.messagesIn(h.general.id)).toHaveLength(1);
   });
@@ -166,8 +175,8 @@ describe("Discord: looking for an earlier run's post", () => {
   it("a bot post sent again with the same key is answered by Discord with the first message (nonce)", async () => {
     h = await adapterHarness();
     const chat = { platform: "discord" as const, workspace: h.guildId, channel: h.locked.id };
-    const first = await h.adapter.postMessage(chat, { author: bob, text: "Shipped." }, observer(false));
-    const again = await h.adapter.postMessage(chat, { author: bob, text: "Shipped." }, observer(false));
+    const first = await writerFor(h.adapter).postMessage(chat, { author: bob, text: "Shipped." }, observer(false));
+    const again = await writerFor(h.adapter).postMessage(chat, { author: bob, text: "Shipped." }, observer(false));
     expect(again.ids).toEqual(first.ids);
     expect(h.fake.messagesIn(h.locked.id)).toHaveLength(1);
     const bodies = h.fake.callsTo("POST", /^\/channels\/\d+\/messages$/).map((call) => call.body);
@@ -197,11 +206,11 @@ describe("Discord: looking for an earlier run's post", () => {
   it("a bot post taken back after Discord forgot its nonce (minutes later) is found by reading the channel", async () => {
     h = await adapterHarness();
     const chat = { platform: "discord" as const, workspace: h.guildId, channel: h.locked.id };
-    const first = await h.adapter.postMessage(chat, { author: bob, text: "Deployed." }, observer(false));
+    const first = await writerFor(h.adapter).postMessage(chat, { author: bob, text: "Deployed." }, observer(false));
     // Discord remembers a nonce for a few minutes: this post is older than that now.
     const posted = h.fake.message(first.ids[0] ?? "");
     if (posted) posted.timestamp = new Date(Date.now() - 10 * 60_000).toISOString();
-    const again = await h.adapter.postMessage(chat, { author: bob, text: "Deployed." }, observer(true));
+    const again = await writerFor(h.adapter).postMessage(chat, { author: bob, text: "Deployed." }, observer(true));
     expect(again.ids).toEqual(first.ids);
     expect(h.fake.messagesIn(h.locked.id)).toHaveLength(1);
   });
@@ -216,11 +225,11 @@ describe("Discord: looking for an earlier run's post", () => {
       const channel = h[where].id;
       const chat = { platform: "discord" as const, workspace: h.guildId, channel };
       const previous = "I'll check the build and tell you.";
-      const first = await h.adapter.postMessage(chat, { author: bob, text: previous }, observer(false));
+      const first = await writerFor(h.adapter).postMessage(chat, { author: bob, text: previous }, observer(false));
       const stored = new Set(first.ids);
       // The next answer's stream posts its first word on a later attempt: that word begins the
       // previous answer, which is the author's newest message.
-      const again = await h.adapter.postMessage(
+      const again = await writerFor(h.adapter).postMessage(
         chat,
         { author: bob, text: "I" },
         {
@@ -242,11 +251,15 @@ describe("Discord: looking for an earlier run's post", () => {
     const carol = { kind: "agent" as const, id: "carol", name: "carol" };
     // More messages than one read returns came after the post's bound, before the post.
     for (let index = 0; index < 110; index++) {
-      await h.adapter.postMessage(chat, { author: carol, text: `Noise ${index}.` });
+      await writerFor(h.adapter).postMessage(chat, { author: carol, text: `Noise ${index}.` });
     }
     const key = (mayExist: boolean) => ({ posted: async () => {}, postKey: { id: "turn-9#1", mayExist, since } });
-    const first = await h.adapter.postMessage(chat, { author: bob, text: "The build is green." }, key(false));
-    const again = await h.adapter.postMessage(chat, { author: bob, text: "The build is green." }, key(true));
+    const first = await writerFor(h.adapter).postMessage(
+      chat,
+      { author: bob, text: "The build is green." },
+      key(false),
+    );
+    const again = await writerFor(h.adapter).postMessage(chat, { author: bob, text: "The build is green." }, key(true));
     expect(again.ids).toEqual(first.ids);
     expect(h.fake.messagesIn(h.general.id)).toHaveLength(111);
   });
@@ -255,7 +268,7 @@ describe("Discord: looking for an earlier run's post", () => {
     h = await adapterHarness();
     const chat = { platform: "discord" as const, workspace: h.guildId, channel: h.general.id };
     for (let index = 0; index < 5; index++) {
-      await h.adapter.postMessage(chat, { author: bob, text: `Message ${index}.` });
+      await writerFor(h.adapter).postMessage(chat, { author: bob, text: `Message ${index}.` });
     }
     const list = (query: string) =>
       fetch(`${h?.fake.apiUrl}/v10/channels/${h?.general.id}/messages?${query}`, {
@@ -268,16 +281,16 @@ describe("Discord: looking for an earlier run's post", () => {
   it("a bot post removed and made again under the same key (a failed stream's retry) is posted anew, not lost", async () => {
     h = await adapterHarness();
     const chat = { platform: "discord" as const, workspace: h.guildId, channel: h.locked.id };
-    const first = await h.adapter.postMessage(chat, { author: bob, text: "Deploying" }, observer(false));
-    await h.adapter.deleteMessages(chat, first);
+    const first = await writerFor(h.adapter).postMessage(chat, { author: bob, text: "Deploying" }, observer(false));
+    await writerFor(h.adapter).deleteMessages(chat, first);
     // Discord keeps the nonce and answers it with Unknown Message: the adapter uses the part's second nonce.
-    const again = await h.adapter.postMessage(chat, { author: bob, text: "Deploying now." }, observer(true));
+    const again = await writerFor(h.adapter).postMessage(chat, { author: bob, text: "Deploying now." }, observer(true));
     expect(again.ids).not.toEqual(first.ids);
     const live = h.fake.messagesIn(h.locked.id).filter((message) => !message.deleted);
     expect(live.map((message) => message.content)).toEqual(["**bob:** Deploying now."]);
     // Removed again, and made again: no nonce is left, so it is posted without one.
-    await h.adapter.deleteMessages(chat, again);
-    const third = await h.adapter.postMessage(chat, { author: bob, text: "Deploying now." }, observer(true));
+    await writerFor(h.adapter).deleteMessages(chat, again);
+    const third = await writerFor(h.adapter).postMessage(chat, { author: bob, text: "Deploying now." }, observer(true));
     expect(
       h.fake
         .messagesIn(h.locked.id)
@@ -289,7 +302,7 @@ describe("Discord: looking for an earlier run's post", () => {
   it("a first attempt makes no look-up (no extra platform call)", async () => {
     h = await adapterHarness();
     const chat = { platform: "discord" as const, workspace: h.guildId, channel: h.general.id };
-    await h.adapter.postMessage(chat, { author: bob, text: "One call." }, observer(false));
+    await writerFor(h.adapter).postMessage(chat, { author: bob, text: "One call." }, observer(false));
     expect(h.fake.callsTo("GET", /^\/channels\/\d+\/messages$/)).toHaveLength(0);
   });
 
@@ -297,7 +310,11 @@ describe("Discord: looking for an earlier run's post", () => {
     h = await adapterHarness();
     const chat = { platform: "discord" as const, workspace: h.guildId, channel: h.general.id };
     h.fake.failNext("GET", /^\/channels\/\d+\/messages$/, 403, 50001, "Missing Access");
-    const sent = await h.adapter.postMessage(chat, { author: bob, text: "Posted regardless." }, observer(true));
+    const sent = await writerFor(h.adapter).postMessage(
+      chat,
+      { author: bob, text: "Posted regardless." },
+      observer(true),
+    );
     expect(sent.ids).toHaveLength(1);
     expect(h.fake.messagesIn(h.general.id).map((message) => message.content)).toEqual(["Posted regardless."]);
     expect(

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { renderText } from "../../channels/discord/render.js";
 import { type AdapterHarness, adapterHarness } from "./helpers.js";
+import { writerFor } from "../../src/world/delivery/channel-writer.js";
 
 let h: AdapterHarness | undefined;
 afterEach(async () => {
@@ -29,13 +30,13 @@ describe("a long answer on Discord, part by part", () => {
         if (recorded.length === 1) harness.fake.failNext("POST", /^\/webhooks\//, 400, 50035, "Invalid Form Body");
       },
     };
-    await expect(harness.adapter.postMessage(chat, { author: bob, text }, observer)).rejects.toThrow();
+    await expect(writerFor(harness.adapter).postMessage(chat, { author: bob, text }, observer)).rejects.toThrow();
     expect(recorded).toEqual([[expect.any(String)]]);
     const first = recorded[0] ?? [];
     expect(harness.fake.messagesIn(harness.general.id)).toHaveLength(1);
 
     // The retry (what the world does with that record) edits the first part and posts the rest.
-    const sent = await harness.adapter.editMessage(chat, { ids: first }, { author: bob, text }, observer);
+    const sent = await writerFor(harness.adapter).editMessage(chat, { ids: first }, { author: bob, text }, observer);
     expect(sent.ids.length).toBeGreaterThanOrEqual(3);
     expect(sent.ids[0]).toBe(first[0]);
     const shown = harness.fake.messagesIn(harness.general.id);
@@ -48,14 +49,14 @@ describe("a long answer on Discord, part by part", () => {
   it("records the shorter text before removing the parts it no longer needs", async () => {
     h = await adapterHarness();
     const chat = { platform: "discord" as const, workspace: h.guildId, channel: h.general.id };
-    const long = await h.adapter.postMessage(chat, { author: bob, text: longAnswer() });
+    const long = await writerFor(h.adapter).postMessage(chat, { author: bob, text: longAnswer() });
     const recorded: string[][] = [];
     const observer = {
       posted: async (sent: { ids: string[] }) => {
         recorded.push(sent.ids);
       },
     };
-    const sent = await h.adapter.editMessage(chat, long, { author: bob, text: "short now" }, observer);
+    const sent = await writerFor(h.adapter).editMessage(chat, long, { author: bob, text: "short now" }, observer);
     expect(sent.ids).toEqual([long.ids[0]]);
     expect(recorded).toEqual([[long.ids[0]]]);
     expect(h.fake.messagesIn(h.general.id).map((message) => message.content)).toEqual(["short now"]);
@@ -76,7 +77,7 @@ describe("a long answer on Discord, part by part", () => {
       choices: ["once", "session", "deny"] as const,
       expiresAt: new Date(Date.now() + 60_000),
     };
-    const sent = await h.adapter.postApprovalCard(chat, card);
+    const sent = await writerFor(h.adapter).postApprovalCard(chat, card);
     const shown = h.fake.message(sent.ids[0] ?? "");
     if (shown) shown.deleted = true;
     const recorded: string[][] = [];
@@ -85,7 +86,7 @@ describe("a long answer on Discord, part by part", () => {
         recorded.push(ids.ids);
       },
     };
-    await h.adapter.updateApprovalCard(
+    await writerFor(h.adapter).updateApprovalCard(
       chat,
       sent,
       {

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { DiscordApi } from "../../channels/discord/api.js";
 import { ChatLocator } from "../../channels/discord/chat-locator.js";
 import { type AdapterHarness, adapterHarness, mainToken, waitFor } from "./helpers.js";
+import { writerFor } from "../../src/world/delivery/channel-writer.js";
 
 let h: AdapterHarness | undefined;
 afterEach(async () => {
@@ -26,9 +27,9 @@ describe("the Discord adapter when things go wrong", () => {
   it("a webhook someone deleted is made again and the post goes through", async () => {
     h = await adapterHarness();
     const chat = { platform: "discord" as const, workspace: h.guildId, channel: h.general.id };
-    await h.adapter.postMessage(chat, { author: alice, text: "first" });
+    await writerFor(h.adapter).postMessage(chat, { author: alice, text: "first" });
     h.fake.state.webhooks.clear();
-    const sent = await h.adapter.postMessage(chat, { author: alice, text: "second" });
+    const sent = await writerFor(h.adapter).postMessage(chat, { author: alice, text: "second" });
     expect(h.fake.message(sent.ids[0] ?? "")).toMatchObject({ content: "second", author: { username: "Alice" } });
     expect(h.fake.callsTo("POST", /\/channels\/\d+\/webhooks$/)).toHaveLength(2);
   });

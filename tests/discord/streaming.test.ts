@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { type AdapterHarness, adapterHarness, mainToken } from "./helpers.js";
 import { ManualClock } from "../telegram/helpers.js";
-import type { DiscordMessageStream } from "../../channels/discord/message-stream.js";
+import type { EditStream } from "../../src/world/delivery/edit-stream.js";
+import { writerFor } from "../../src/world/delivery/channel-writer.js";
 
 let h: AdapterHarness | undefined;
 afterEach(async () => {
@@ -16,7 +17,7 @@ describe("streaming and rate limits on Discord", () => {
     const clock = new ManualClock();
     h = await adapterHarness({ clock });
     const chat = { platform: "discord" as const, workspace: h.guildId, channel: h.general.id };
-    const stream = (await h.adapter.openStream(chat, agent)) as DiscordMessageStream;
+    const stream = (await writerFor(h.adapter).openStream(chat, agent)) as EditStream<unknown>;
     stream.update("Hel");
     await stream.settled();
     stream.update("Hello");
@@ -48,7 +49,7 @@ describe("streaming and rate limits on Discord", () => {
     h = await adapterHarness();
     const chat = { platform: "discord" as const, workspace: h.guildId, channel: h.locked.id };
     h.fake.rateLimitNext("POST", /^\/channels\/\d+\/messages$/, 0.05);
-    const sent = await h.adapter.postMessage(chat, {
+    const sent = await writerFor(h.adapter).postMessage(chat, {
       author: { kind: "system", id: "roundtable", name: "roundtable" },
       text: "after the wait",
     });
@@ -62,7 +63,9 @@ describe("streaming and rate limits on Discord", () => {
     h = await adapterHarness();
     const chat = { platform: "discord" as const, workspace: h.guildId, channel: h.general.id };
     h.fake.failNext("POST", /^\/webhooks\//, 400, 50035, "Invalid Form Body");
-    const failure = await h.adapter.postMessage(chat, { author: agent, text: "x" }).catch((error: unknown) => error);
+    const failure = await writerFor(h.adapter)
+      .postMessage(chat, { author: agent, text: "x" })
+      .catch((error: unknown) => error);
     expect(failure).toMatchObject({ code: "platform.refused" });
     const message = (failure as Error).message;
     expect(message).toContain("50035");
