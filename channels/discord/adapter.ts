@@ -263,8 +263,14 @@ export class DiscordAdapter
 
   async editPart(chat: ChatRef, author: Author, id: string, part: DiscordPart, options: { live?: boolean } = {}) {
     const poster = await this.posterFor(chat, author);
-    // `components: []` takes away a Stop button the message may still carry.
-    await poster.edit(id, { components: [], ...this.bodyOf(chat, author, part, options.live ?? false) });
+    try {
+      // `components: []` takes away a Stop button the message may still carry.
+      await poster.edit(id, { components: [], ...this.bodyOf(chat, author, part, options.live ?? false) });
+    } catch (error) {
+      if (discordCodeOf(error) !== discordErrorCodes.unknownMessage) throw error;
+      this.logger.warn({ messageId: id }, "a stored part of a message is gone; posting it again");
+      return "gone";
+    }
   }
 
   /** Through the author's way of posting; a message of another identity the bot's delete, then the webhook's. */

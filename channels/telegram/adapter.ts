@@ -268,11 +268,19 @@ export class TelegramAdapter
     id: string,
     part: TelegramPart,
     options: { live?: boolean } = {},
-  ): Promise<void> {
+  ): Promise<void | "gone"> {
     const { bot } = this.identityFor(chat, author);
     const keyboard = options.live ? this.liveKeyboard(bot, author) : undefined;
     this.noteChange(bot, chat);
-    await this.outbound.edit(bot, chat, messageIdOf(id), part, keyboard);
+    const messageId = Number(id);
+    try {
+      if (!Number.isInteger(messageId)) return "gone";
+      await this.outbound.edit(bot, chat, messageId, part, keyboard);
+    } catch (error) {
+      if (!isRefusal(error instanceof Error ? error.cause : undefined, /message to edit not found/i)) throw error;
+      this.logger.warn({ messageId }, "a stored part of a message is gone; posting it again");
+      return "gone";
+    }
   }
 
   async deletePart(chat: ChatRef, author: Author, id: string): Promise<void> {

@@ -68,12 +68,12 @@ export async function writeText<Part>(
   };
   for (const [index, part] of parts.entries()) {
     const existing = shown[index];
-    if (existing !== undefined) {
-      await channel.editPart(chat, author, existing, part);
+    if (existing !== undefined && (await channel.editPart(chat, author, existing, part)) !== "gone") {
       ids.push(existing);
       continue;
     }
-    if (index > 0) await record(ids);
+    // A stored part someone deleted is posted anew (recorded before the next part, as any other).
+    if (index > 0 || existing !== undefined) await record([...ids, ...shown.slice(index + 1)]);
     const replyTo = index === 0 ? message.replyTo : undefined;
     ids.push(
       await sendPartOnce(channel, chat, author, part, {

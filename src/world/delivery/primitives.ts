@@ -32,8 +32,11 @@ export interface ChannelPrimitives<Part = unknown> {
    * the controls of an answer still being written on it (a Stop button).
    */
   sendPart(chat: ChatRef, author: Author, part: Part, options?: SendPartOptions): Promise<string>;
-  /** Make message `id` show `part` (`live` as in {@link sendPart}). */
-  editPart(chat: ChatRef, author: Author, id: string, part: Part, options?: { live?: boolean }): Promise<void>;
+  /**
+   * Make message `id` show `part` (`live` as in {@link sendPart}). `gone` when there is no such
+   * message any more (someone deleted it): the writer then posts the part anew.
+   */
+  editPart(chat: ChatRef, author: Author, id: string, part: Part, options?: { live?: boolean }): Promise<void | "gone">;
   /** Remove message `id`. A message already gone is no error. */
   deletePart(chat: ChatRef, author: Author, id: string): Promise<void>;
   /**

@@ -86,9 +86,15 @@ export class MemoryChannel implements ChannelPrimitives<string> {
     return id;
   }
 
-  async editPart(_chat: ChatRef, _author: Author, id: string, part: string, options: { live?: boolean } = {}) {
+  async editPart(
+    _chat: ChatRef,
+    _author: Author,
+    id: string,
+    part: string,
+    options: { live?: boolean } = {},
+  ): Promise<void | "gone"> {
     const message = this.messages.find((each) => each.id === id);
-    if (!message) throw new Error(`no message ${id}`);
+    if (!message) return "gone";
     message.text = part;
     message.live = options.live ?? false;
     this.calls.push({ kind: "edit", id, text: part, live: message.live });

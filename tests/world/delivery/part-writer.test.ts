@@ -41,6 +41,25 @@ describe("writeText: the one part writer", () => {
     expect(kinds).toEqual(["send", "record 1", "send", "record 2", "send", "record 3", "send"]);
   });
 
+  it("posts anew a recorded part someone deleted, recording before it goes on", async () => {
+    const channel = new MemoryChannel();
+    const first = await writeText(channel, chat, { author: alice, text: long });
+    const [gone, ...kept] = first.ids;
+    channel.messages.splice(0, 1);
+    channel.calls.length = 0;
+    const sent = await writeText(
+      channel,
+      chat,
+      { author: alice, text: long },
+      { shown: first.ids, record: recorder(channel) },
+    );
+    expect(sent.ids[0]).not.toBe(gone);
+    expect(sent.ids.slice(1)).toEqual(kept);
+    expect(channel.messages).toHaveLength(first.ids.length);
+    // The parts still shown stay recorded while the lost one is posted again.
+    expect(channel.calls[0]).toEqual({ kind: "record", ids: kept });
+  });
+
   it("carries the post's key per part: `<id>:<index>`", async () => {
     const channel = new MemoryChannel();
     await writeText(channel, chat, { author: alice, text: long }, { key: key(false) });
