@@ -23,7 +23,15 @@ import { type ChatRef, chatKey } from "../../src/world/chat-ref.js";
 import type { InboundSink } from "../../src/world/inbound.js";
 import type { Author } from "../../src/world/message.js";
 import type { UserRolesChannel } from "../../src/world/user-roles.js";
-import { type PostIdentity, SlackOutbound, slackErrorCode } from "./api.js";
+import { type PartKey, partKeyOf } from "../../src/world/delivery/post-key.js";
+import type {
+  ChannelPrimitives,
+  NativeStream,
+  NativeStreamSetup,
+  SendPartOptions,
+  StreamMode,
+} from "../../src/world/delivery/primitives.js";
+import { type Block, type PostIdentity, SlackOutbound, slackErrorCode } from "./api.js";
 import { type AppIdentity, identifyApp } from "./app-identity.js";
 import { ApproverGroups } from "./approver-groups.js";
 import { boltLogger } from "./bolt-logger.js";
@@ -32,8 +40,15 @@ import { type SlashCommand, SlackInboundHandler } from "./inbound-handler.js";
 import { SlackEditStream } from "./message-stream.js";
 import { SlackNativeStream } from "./native-stream.js";
 import { type SlackAdapterOptions, type SlackAgentIdentity, type SlackClock, systemClock } from "./options.js";
-import { namePrefix, renderApprovalCard, renderApprovalOutcome, renderText, slackMessageLimit } from "./render.js";
-import { postOnce, removeEarlierNativeStream } from "./post-once.js";
+import { findEarlierPost, postOnce, removeEarlierNativeStream } from "./post-once.js";
+import {
+  namePrefix,
+  renderApprovalCard,
+  renderApprovalOutcome,
+  renderText,
+  type SlackPart,
+  slackMessageLimit,
+} from "./render.js";
 import { SlackSocketReceiver } from "./socket-receiver.js";
 import { ThreadRoots } from "./thread-roots.js";
 import { stopBlocks } from "./stop-button.js";
@@ -49,6 +64,7 @@ import { UserNames } from "./user-names.js";
 export class SlackAdapter
   implements
     ChannelAdapter,
+    ChannelPrimitives<SlackPart>,
     StreamingChannel,
     EditingChannel,
     PrivateReplyChannel,
@@ -199,8 +215,11 @@ export class SlackAdapter
     const { identity, prefix } = await this.identityFor(message.author);
     if (this.options.stream === "native" && chat.thread !== undefined) {
       // A native stream of this message an earlier run left carries no key: removed, not found.
-      const stream = { authorName: this.displayNameOf(message.author), postKey: observer?.postKey };
-      await removeEarlierNativeStream(this.outbound, this.logger, chat, stream);
+      const key = observer?.postKey === undefined ? undefined : partKeyOf(observer.postKey, 0);
+      await removeEarlierNativeStream(this.outbound, this.logger, chat, {
+        authorName: this.displayNameOf(message.author),
+        key,
+      });
     }
     const ids: string[] = [];
     for (const [index, part] of renderText(message.text, prefix, undefined, message.mentions).entries()) {
@@ -322,7 +341,8 @@ export class SlackAdapter
           ...(recipient === undefined ? {} : { user: recipient }),
         },
         intervalMs,
-        ...(observer ? { observer } : {}),
+        key: observer?.postKey,
+        record: async (sent) => observer?.posted(sent),
       });
     }
     const { identity, prefix } = await this.identityFor(author);
@@ -337,6 +357,119 @@ export class SlackAdapter
       ...(observer ? { observer } : {}),
       ...(author.kind === "agent" ? { liveBlocks: (text: string) => stopBlocks(text, author.name) } : {}),
     });
+  }
+
+  async renderParts(_chat: ChatRef, message: OutboundText): Promise<SlackPart[]> {
+    const { identity, prefix } = await this.identityFor(message.author);
+    return renderText(message.text, prefix, undefined, message.mentions).map((text) => ({ text, identity }));
+  }
+
+  samePart(left: SlackPart, right: SlackPart): boolean {
+    return left.text === right.text && JSON.stringify(left.blocks ?? []) === JSON.stringify(right.blocks ?? []);
+  }
+
+  /** Posted with the part's key as the message's metadata, so that {@link findPosted} finds it after a crash. */
+  async sendPart(chat: ChatRef, author: Author, part: SlackPart, options: SendPartOptions = {}): Promise<string> {
+    const blocks = this.blocksOf(author, part, options.live);
+    return this.outbound.post(chat, part.text, part.identity, blocks, options.key?.key);
+  }
+
+  async editPart(chat: ChatRef, author: Author, id: string, part: SlackPart, options: { live?: boolean } = {}) {
+    await this.outbound.update(chat, id, part.text, this.blocksOf(author, part, options.live));
+  }
+
+  async deletePart(chat: ChatRef, _author: Author, id: string): Promise<void> {
+    try {
+      await this.outbound.delete(chat, id);
+    } catch (error) {
+      if (slackErrorCode(error instanceof Error ? error.cause : undefined) !== "message_not_found") throw error;
+    }
+  }
+
+  /**
+   * The app's message carrying `key` as its metadata. In a thread that streams natively, the
+   * answer's first part first removes the keyless native stream an earlier run left of it.
+   */
+  async findPosted(
+    chat: ChatRef,
+    author: Author,
+    key: PartKey,
+    _part?: SlackPart,
+  ): Promise<{ id: string } | undefined> {
+    if (this.streamsNatively(chat) && key.key.endsWith(":0")) {
+      await removeEarlierNativeStream(this.outbound, this.logger, chat, {
+        authorName: this.displayNameOf(author),
+        key,
+      });
+    }
+    const id = await findEarlierPost(this.outbound, this.logger, chat, key);
+    return id === undefined ? undefined : { id };
+  }
+
+  /** The card as the app, its key as metadata; an earlier run's card with that key is shown again instead. */
+  async sendCard(
+    chat: ChatRef,
+    card: ApprovalCard,
+    key?: PartKey,
+  ): Promise<{ id: string; attach?: () => Promise<void> }> {
+    const { text, blocks, attachment } = renderApprovalCard(card);
+    let id = key?.mayExist ? await findEarlierPost(this.outbound, this.logger, chat, key) : undefined;
+    if (id === undefined) id = await this.outbound.post(chat, text, {}, blocks, key?.key);
+    else await this.outbound.update(chat, id, text, blocks);
+    return { id, ...(attachment ? { attach: () => this.attachArguments(chat, card, attachment) } : {}) };
+  }
+
+  async editCard(chat: ChatRef, id: string, outcome: ApprovalOutcome): Promise<"edited" | "gone"> {
+    const { text, blocks } = renderApprovalOutcome(outcome);
+    try {
+      await this.outbound.update(chat, id, text, blocks);
+      return "edited";
+    } catch (error) {
+      const code = slackErrorCode(error instanceof Error ? error.cause : undefined);
+      if (code !== "message_not_found" && code !== "cant_update_message") throw error;
+      this.logger.warn({ err: error, approvalId: outcome.approvalId }, "approval card could not be edited");
+      return "gone";
+    }
+  }
+
+  async renderOutcome(_chat: ChatRef, outcome: ApprovalOutcome): Promise<SlackPart> {
+    return renderApprovalOutcome(outcome);
+  }
+
+  /** Slack's own streams in a thread when `stream: native`; else the world edits, one change per interval. */
+  streamMode(chat: ChatRef, author: Author): StreamMode<SlackPart> {
+    const thread = chat.thread;
+    if (this.streamsNatively(chat) && thread !== undefined) {
+      return { kind: "native", open: (setup) => this.nativeStream({ ...chat, thread }, author, setup) };
+    }
+    return { kind: "edit", intervalMs: this.options.updateIntervalMs ?? 1000 };
+  }
+
+  private streamsNatively(chat: ChatRef): boolean {
+    return this.options.stream === "native" && chat.thread !== undefined;
+  }
+
+  private nativeStream(chat: ChatRef & { thread: string }, author: Author, setup: NativeStreamSetup): NativeStream {
+    const recipient = this.handler?.lastPersonIn(chatKey(chat));
+    return new SlackNativeStream({
+      ...setup,
+      outbound: this.outbound,
+      clock: this.clock,
+      logger: this.logger.child({ chat: chat.channel }),
+      chat,
+      authorName: this.displayNameOf(author),
+      recipient: {
+        ...(this.identity ? { team: chat.workspace ?? this.identity.teamId } : {}),
+        ...(recipient === undefined ? {} : { user: recipient }),
+      },
+      intervalMs: this.options.updateIntervalMs ?? 1000,
+    });
+  }
+
+  /** A part an agent is still writing carries a Stop button (when its text fits a section). */
+  private blocksOf(author: Author, part: SlackPart, live = false): Block[] | undefined {
+    const stop = live && author.kind === "agent" ? stopBlocks(part.text, author.name) : undefined;
+    return stop ?? part.blocks;
   }
 
   private displayNameOf(author: Author): string {
