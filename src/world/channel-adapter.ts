@@ -39,17 +39,22 @@ export interface ChannelAdapter {
   stop(): Promise<void>;
   /** For `/readyz`. */
   isConnected(): boolean;
+  /*
+   * The old path, until every channel is built on the primitives (`ChannelPrimitives`,
+   * src/world/delivery/primitives.ts): an adapter that has no primitives posts with these, and
+   * the world reaches them through `writerFor` alone.
+   */
   /** Post `message` (split into parts when long), telling `observer` each part but the last. */
-  postMessage(chat: ChatRef, message: OutboundText, observer?: PostObserver): Promise<SentRef>;
+  postMessage?(chat: ChatRef, message: OutboundText, observer?: PostObserver): Promise<SentRef>;
   /**
    * Post an approval card with its choices. `observer` is told the card's id before anything
    * else is sent with it (an attached file), so that a crash in between does not post it twice.
    */
-  postApprovalCard(chat: ChatRef, card: ApprovalCard, observer?: PostObserver): Promise<SentRef>;
+  postApprovalCard?(chat: ChatRef, card: ApprovalCard, observer?: PostObserver): Promise<SentRef>;
   /**
    * Show the outcome on the card and remove its buttons, or post the outcome as a new message
    * when the card cannot be edited (gone, too old); `observer` is told that message's id the
    * moment it exists, so that a retry or a re-run after a crash does not post it twice.
    */
-  updateApprovalCard(chat: ChatRef, sent: SentRef, outcome: ApprovalOutcome, observer?: PostObserver): Promise<void>;
+  updateApprovalCard?(chat: ChatRef, sent: SentRef, outcome: ApprovalOutcome, observer?: PostObserver): Promise<void>;
 }

@@ -1,33 +1,16 @@
 import { assertNever } from "../errors/assert-never.js";
 import { RoundtableError } from "../errors/roundtable-error.js";
-import {
-  type ChannelAdapter,
-  isEditingChannel,
-  type MessageStream,
-  type OutboundMention,
-  type OutboundText,
-  type PostKey,
-  type SentRef,
-} from "./channel-adapter.js";
+import type { ChannelAdapter, MessageStream, OutboundMention, OutboundText, SentRef } from "./channel-adapter.js";
 import { type ChatRef, chatKey } from "./chat-ref.js";
+import { type ChannelWriter, writerFor } from "./delivery/channel-writer.js";
+import type { PostKey } from "./delivery/post-key.js";
+import { type PostName, postKeyFor, storedIn } from "./delivery/post-keys.js";
 import type { StoredEvent, WorldEvent } from "./events.js";
 import type { OutboundRecord } from "./records.js";
-import type { Store } from "./store.js";
 import { jobKey } from "./jobs.js";
 import { worldAuthor } from "./message.js";
 import { outboundFor } from "./outbound-for.js";
 import type { WorldContext } from "./world-context.js";
-
-/** How far before a message's event a look-up for its earlier post reaches (a stream began it). */
-const streamLookBackMs = 15 * 60_000;
-
-/** Whether a platform message in chat `key` is stored as where some post landed (`PostKey.isStored`). */
-export function storedIn(
-  store: Pick<Store, "findOutboundByPlatformId">,
-  key: string,
-): (platformMessageId: string) => Promise<boolean> {
-  return async (platformMessageId) => (await store.findOutboundByPlatformId(key, platformMessageId)) !== undefined;
-}
 
 export type EventListener = (event: StoredEvent | Extract<WorldEvent, { type: "stream" }>) => void;
 
@@ -73,9 +56,27 @@ export class Outbox {
     return storedIn(this.context.store, key);
   }
 
-  /** The key of post `id` in `chat`, whose events were stored at `since` or later. */
-  private postKey(chat: ChatRef, id: string, since: Date, mayExist: boolean): PostKey {
-    return { id, mayExist, since, isStored: this.storedIn(chatKey(chat)) };
+  /** The key of a post in `chat` (the one builder: `postKeyFor`). */
+  private postKey(chat: ChatRef, post: PostName, mayExist: boolean): PostKey {
+    return postKeyFor(this.context.store, chat, post, mayExist);
+  }
+
+  /** The writer of an adapter (built on its primitives, or its own methods until it is converted). */
+  private writer(adapter: ChannelAdapter): ChannelWriter {
+    return writerFor(adapter, this.context.logger);
+  }
+
+  /**
+   * What a message is as a post: an agent's answer is bounded by its turn's start (its stream
+   * may have begun it then, under the same key), anything else by its event's time. The bound
+   * only limits a look-up, made only when the post may exist: only then is the turn read.
+   */
+  private async messagePost(event: StoredEvent, messageId: string, turnId: string | undefined, mayExist: boolean) {
+    if (turnId !== undefined && mayExist) {
+      const turn = await this.context.store.getTurn(turnId);
+      if (turn) return { kind: "answer", messageId, turnStartedAt: turn.startedAt } as const;
+    }
+    return { kind: "message", messageId, at: event.createdAt } as const;
   }
 
   /** A draft that the delivery of message `messageId` should settle instead of posting anew. */
@@ -135,11 +136,9 @@ export class Outbox {
         const sent = await this.held(event, adapter, async () => {
           attempt += 1;
           const draft = attempt === 1 ? recorded("draft", message.id) : await store.getOutbound("draft", message.id);
-          // A stream of it may have posted its first part while the model was still writing.
-          const since = new Date(event.createdAt.getTime() - streamLookBackMs);
           const mayExist = rerun || attempt > 1 || (event.type === "message" && event.rerun === true);
-          const postKey = this.postKey(chat, message.id, since, mayExist);
-          return this.showMessage(adapter, chat, message.id, outbound, draft, postKey);
+          const post = await this.messagePost(event, message.id, message.turnId, mayExist);
+          return this.showMessage(adapter, chat, message.id, outbound, draft, this.postKey(chat, post, mayExist));
         });
         if (!sent) break;
         // The message's ids, its draft forgotten and the event delivered: one transaction.
@@ -163,8 +162,9 @@ export class Outbox {
         let attempt = 0;
         const sent = await this.held(event, adapter, () => {
           attempt += 1;
-          const postKey = this.postKey(chat, `card:${card.approvalId}`, event.createdAt, rerun || attempt > 1);
-          return adapter.postApprovalCard(chat, card, { posted: recordCard, postKey });
+          const post = { kind: "card", approvalId: card.approvalId, at: event.createdAt } as const;
+          const postKey = this.postKey(chat, post, rerun || attempt > 1);
+          return this.writer(adapter).postApprovalCard(chat, card, { posted: recordCard, postKey });
         });
         if (!sent) break;
         // The card's ids and the event delivered: one transaction.
@@ -194,8 +194,9 @@ export class Outbox {
         await this.held(event, adapter, async () => {
           if (postedAnew) return;
           attempt += 1;
-          const postKey = this.postKey(chat, `outcome:${outcome.approvalId}`, event.createdAt, rerun || attempt > 1);
-          await adapter.updateApprovalCard(chat, { ids: card.platformMessageIds }, outcome, {
+          const post = { kind: "outcome", approvalId: outcome.approvalId, at: event.createdAt } as const;
+          const postKey = this.postKey(chat, post, rerun || attempt > 1);
+          await this.writer(adapter).updateApprovalCard(chat, { ids: card.platformMessageIds }, outcome, {
             posted: recordOutcomePost,
             postKey,
           });
@@ -242,11 +243,12 @@ export class Outbox {
     // The parts of a long text are recorded as a draft as they are posted: a crash or a refusal
     // between parts leaves a draft that the next attempt edits, rather than posting it again.
     const observer = { posted: (sent: SentRef) => this.recordDraft(chatKey(chat), messageId, sent), postKey };
-    if (draft && draft.platformMessageIds.length > 0 && isEditingChannel(adapter)) {
+    const writer = this.writer(adapter);
+    if (draft && draft.platformMessageIds.length > 0 && writer.canEdit) {
       this.context.logger.info({ messageId, chat: draft.chatKey }, "finishing a recorded draft in place");
-      return adapter.editMessage(chat, { ids: draft.platformMessageIds }, outbound, observer);
+      return writer.editMessage(chat, { ids: draft.platformMessageIds }, outbound, observer);
     }
-    return adapter.postMessage(chat, outbound, observer);
+    return writer.postMessage(chat, outbound, observer);
   }
 
   /** Where a stream of message `messageId` shows, recorded the moment it exists. */
@@ -274,9 +276,10 @@ export class Outbox {
     const draft = await this.context.store.getOutbound("draft", messageId);
     if (!draft) return;
     const adapter = this.context.channels.forChat(chat);
-    if (!stream && adapter && isEditingChannel(adapter)) {
+    const writer = adapter ? this.writer(adapter) : undefined;
+    if (!stream && writer?.canEdit) {
       try {
-        await adapter.deleteMessages(chat, { ids: draft.platformMessageIds });
+        await writer.deleteMessages(chat, { ids: draft.platformMessageIds });
       } catch (error) {
         this.context.logger.warn({ err: error, messageId }, "could not remove an abandoned draft");
       }
@@ -343,7 +346,8 @@ export class Outbox {
     const stored = await store.appendEvent(key, { type: "system", chat: event.chat, level: "error", message: notice });
     this.emit(stored);
     try {
-      const sent = await adapter.postMessage(event.chat, await outboundFor(this.context, event.chat, notice));
+      const outbound = await outboundFor(this.context, event.chat, notice);
+      const sent = await this.writer(adapter).postMessage(event.chat, outbound);
       await store.recordOutbound({ chatKey: key, refKind: "message", refId: id, platformMessageIds: sent.ids });
     } catch (error) {
       logger.error({ err: error, chat: key }, "the notice of a given-up delivery could not be shown either");

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { storedIn } from "../../src/world/outbox.js";
+import { storedIn } from "../../src/world/delivery/post-keys.js";
 import { ScriptedProvider } from "../fakes/scripted-provider.js";
 import { createHarness, type Harness, openTestStore, temporaryDatabaseUrl } from "./harness.js";
 

@@ -1,4 +1,5 @@
 import type { ApprovalCard, ApprovalOutcome } from "../approval-types.js";
+import type { ChannelClock } from "../channel-clock.js";
 import type { ChatRef } from "../chat-ref.js";
 import type { Author } from "../message.js";
 import type { OutboundMention } from "../outbound-mention.js";
@@ -42,7 +43,12 @@ export interface ChannelPrimitives<Part = unknown> {
    * (log it at warn: the caller posts). Without this, a repeat is caught only by what
    * `sendPart` does with the key.
    */
-  findPosted?(chat: ChatRef, author: Author, key: PartKey, part: Part): Promise<{ id: string; shows?: Part } | undefined>;
+  findPosted?(
+    chat: ChatRef,
+    author: Author,
+    key: PartKey,
+    part: Part,
+  ): Promise<{ id: string; shows?: Part } | undefined>;
 
   /**
    * Post an approval card with its buttons (as the platform's main identity: presses are read
@@ -89,7 +95,20 @@ export interface OutboundFile {
 }
 
 export type StreamMode<Part> =
-  | { kind: "edit"; intervalMs: number; paceKey?: string; draft?: DraftSurface<Part> }
+  | {
+      kind: "edit";
+      intervalMs: number;
+      paceKey?: string;
+      draft?: DraftSurface<Part>;
+      /**
+       * The part being written carries controls (a Stop button) that `live` adds: a part is then
+       * edited when it settles (or the answer is finished) even if its text is unchanged, to take
+       * them off. Without it, `live` changes alone edit nothing.
+       */
+      liveControls?: boolean;
+      /** The channel's clock (tests inject a manual one); the real clock when absent. */
+      clock?: ChannelClock;
+    }
   | { kind: "native"; open(setup: NativeStreamSetup): NativeStream }
   | { kind: "none" };
 
@@ -121,4 +140,16 @@ export interface NativeStream {
   finish(finalText: string, mentions?: readonly OutboundMention[]): Promise<SentRef>;
   /** Remove what it showed (the answer was abandoned). */
   abort(): Promise<void>;
+}
+
+/** Whether an adapter is built on the primitives (the world then writes through `writerFor`). */
+export function isPrimitiveChannel<Adapter extends object>(
+  adapter: Adapter,
+): adapter is Adapter & ChannelPrimitives<unknown> {
+  const candidate = adapter as Partial<ChannelPrimitives<unknown>>;
+  return (
+    typeof candidate.renderParts === "function" &&
+    typeof candidate.sendPart === "function" &&
+    typeof candidate.streamMode === "function"
+  );
 }
