@@ -4,12 +4,10 @@ import type { ApprovalCard, ApprovalOutcome } from "../../src/world/approval-typ
 import type {
   ChannelAdapter,
   ChannelCapabilities,
-  MessageStream,
   OutboundText,
   PrivateReplyChannel,
-  SentRef,
-  StreamingChannel,
 } from "../../src/world/channel-adapter.js";
+import type { ChannelPrimitives, NativeStream, StreamMode } from "../../src/world/delivery/primitives.js";
 import type { ChatRef } from "../../src/world/chat-ref.js";
 import type { InboundSink } from "../../src/world/inbound.js";
 import type { Author } from "../../src/world/message.js";
@@ -44,9 +42,11 @@ const leadingAddresses = /^(?:@[\p{L}\p{N}_-]+[,:]?\s*)+/u;
 /**
  * The terminal channel: stdin lines are messages from the local user (an approver), every
  * message of the chat is printed as `<sender>: <text>`. `finished` resolves when stdin has
- * ended and every line was handed to the world.
+ * ended and every line was handed to the world. A part is one printed line (its id the number
+ * of the line it starts on); a printed line is never changed, so an answer streams natively
+ * (written as it comes) and an outcome is printed below its card.
  */
-export class ConsoleAdapter implements ChannelAdapter, StreamingChannel, PrivateReplyChannel {
+export class ConsoleAdapter implements ChannelAdapter, ChannelPrimitives<string>, PrivateReplyChannel {
   readonly id = "console";
   readonly platform = "console" as const;
   readonly capabilities: ChannelCapabilities = {
@@ -108,26 +108,54 @@ export class ConsoleAdapter implements ChannelAdapter, StreamingChannel, Private
     return this.connected;
   }
 
-  async postMessage(_chat: ChatRef, message: OutboundText): Promise<SentRef> {
-    return { ids: [this.print(renderMessageLine(message))] };
+  async renderParts(_chat: ChatRef, message: OutboundText): Promise<string[]> {
+    return [renderMessageLine(message)];
   }
+
+  samePart(left: string, right: string): boolean {
+    return left === right;
+  }
+
+  async sendPart(_chat: ChatRef, _author: Author, part: string): Promise<string> {
+    return this.print(part);
+  }
+
+  /** A printed line cannot change: the new text is printed below it. */
+  async editPart(_chat: ChatRef, _author: Author, _id: string, part: string): Promise<void> {
+    this.print(part);
+  }
+
+  /** A printed line stays printed. */
+  async deletePart(): Promise<void> {}
 
   async replyPrivately(_chat: ChatRef, _userId: string, text: string): Promise<void> {
     this.print(`roundtable: ${text}`);
   }
 
-  async postApprovalCard(_chat: ChatRef, card: ApprovalCard): Promise<SentRef> {
-    return { ids: [this.print(renderApprovalLine(card))] };
+  async sendCard(_chat: ChatRef, card: ApprovalCard): Promise<{ id: string }> {
+    return { id: this.print(renderApprovalLine(card)) };
   }
 
-  async updateApprovalCard(_chat: ChatRef, _sent: SentRef, outcome: ApprovalOutcome): Promise<void> {
+  /** The outcome is printed as a line of its own (the card's line stays as printed). */
+  async editCard(_chat: ChatRef, _id: string, outcome: ApprovalOutcome): Promise<"edited"> {
     this.print(renderOutcomeLine(outcome));
+    return "edited";
   }
 
-  async openStream(_chat: ChatRef, author: Author): Promise<MessageStream> {
+  async renderOutcome(_chat: ChatRef, outcome: ApprovalOutcome): Promise<string> {
+    return renderOutcomeLine(outcome);
+  }
+
+  /** Answers are written as they come (in a terminal), else printed whole at the end. */
+  streamMode(_chat: ChatRef, author: Author): StreamMode<string> {
+    return { kind: "native", open: () => this.nativeStream(author) };
+  }
+
+  private nativeStream(author: Author): NativeStream {
     const interactive = this.options.interactive;
     let printed = "";
     let started = false;
+    let held = false;
     let firstLine = "";
     const end = (): void => {
       if (!started) return;
@@ -137,7 +165,7 @@ export class ConsoleAdapter implements ChannelAdapter, StreamingChannel, Private
     };
     return {
       update: (textSoFar: string) => {
-        if (!interactive || !textSoFar.startsWith(printed)) return;
+        if (held || !interactive || !textSoFar.startsWith(printed)) return;
         if (!started) {
           this.streaming += 1;
           firstLine = String(this.linesWritten + 1);
@@ -146,6 +174,10 @@ export class ConsoleAdapter implements ChannelAdapter, StreamingChannel, Private
         }
         this.write(textSoFar.slice(printed.length));
         printed = textSoFar;
+      },
+      // Nothing is in flight: what is written is written at once.
+      hold: async () => {
+        held = true;
       },
       finish: async (finalText: string) => {
         if (!started) return { ids: [this.print(renderMessageLine({ author, text: finalText }))] };

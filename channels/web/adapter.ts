@@ -2,19 +2,15 @@ import { randomBytes } from "node:crypto";
 import type { ApprovalCard, ApprovalOutcome } from "../../src/world/approval-types.js";
 import type {
   PrivateReplyChannel,
-  EditingChannel,
-  StreamObserver,
   ChannelAdapter,
   ChannelCapabilities,
-  MessageStream,
   OutboundText,
-  SentRef,
-  StreamingChannel,
   WebhookChannel,
   WebhookRoute,
   WorkingActivity,
   WorkingStatusChannel,
 } from "../../src/world/channel-adapter.js";
+import type { ChannelPrimitives, SendPartOptions, StreamMode } from "../../src/world/delivery/primitives.js";
 import { workingText } from "../../src/world/channel-adapter.js";
 import { type ChatRef, chatKey } from "../../src/world/chat-ref.js";
 import type { InboundSink } from "../../src/world/inbound.js";
@@ -29,7 +25,7 @@ import { LoginAttempts } from "./login-attempts.js";
 import { memoryLoginSessions, WebSessions } from "./sessions.js";
 import type { OperatorSource } from "./operator-snapshot.js";
 import { type AgentIdentity, cardItem, decidedCard, toWebAuthor, toWebCard } from "./render.js";
-import type { WebCard, WebHistorySource, WebItem } from "./web-items.js";
+import type { WebAuthor, WebCard, WebHistorySource, WebItem } from "./web-items.js";
 import { createWebRoutes } from "./web-routes.js";
 
 export interface WebAdapterOptions {
@@ -56,12 +52,20 @@ export interface WebAdapterOptions {
   maxUploadBytes?: number;
 }
 
+/** One item of the page's timeline as the world posts it: who wrote it and its text. */
+export interface WebPart {
+  author: WebAuthor;
+  text: string;
+}
+
 /**
  * The browser console: a chat page per world whose answers stream in over Server-Sent Events,
  * approval cards with the three choices, and the operator view, all on the service's own port.
+ * Posting is the world's (`src/world/delivery/`): a part is one timeline item, a `live` part a
+ * draft item, the same id settled as a message item.
  */
 export class WebAdapter
-  implements ChannelAdapter, StreamingChannel, EditingChannel, PrivateReplyChannel, WebhookChannel, WorkingStatusChannel
+  implements ChannelAdapter, ChannelPrimitives<WebPart>, PrivateReplyChannel, WebhookChannel, WorkingStatusChannel
 {
   readonly id = "web";
   readonly platform = "web" as const;
@@ -118,64 +122,61 @@ export class WebAdapter
     this.lastReceivedAt = at;
   }
 
-  async postMessage(chat: ChatRef, message: OutboundText): Promise<SentRef> {
-    const id = newId("m");
-    this.publish(chat, {
-      kind: "message",
-      id,
-      author: toWebAuthor(message.author, this.agents),
-      text: message.text,
-      at: new Date().toISOString(),
-    });
-    return { ids: [id] };
+  async renderParts(_chat: ChatRef, message: OutboundText): Promise<WebPart[]> {
+    return [{ author: toWebAuthor(message.author, this.agents), text: message.text }];
   }
 
-  async postApprovalCard(chat: ChatRef, card: ApprovalCard): Promise<SentRef> {
+  samePart(left: WebPart, right: WebPart): boolean {
+    return left.text === right.text && JSON.stringify(left.author) === JSON.stringify(right.author);
+  }
+
+  async sendPart(chat: ChatRef, _author: Author, part: WebPart, options: SendPartOptions = {}): Promise<string> {
+    const id = newId(options.live ? "s" : "m");
+    this.show(chat, id, part, options.live ?? false);
+    return id;
+  }
+
+  /** A live part shows as a draft item; the same id settled replaces it with the message. */
+  async editPart(chat: ChatRef, _author: Author, id: string, part: WebPart, options: { live?: boolean } = {}) {
+    this.show(chat, id, part, options.live ?? false);
+  }
+
+  async deletePart(chat: ChatRef, _author: Author, id: string): Promise<void> {
+    this.hub.publish(chatKey(chat), { type: "removed", id });
+  }
+
+  async sendCard(chat: ChatRef, card: ApprovalCard): Promise<{ id: string }> {
     const webCard = toWebCard(card, this.agents);
     this.cards.set(card.approvalId, webCard);
     this.publish(chat, cardItem(webCard, new Date()));
-    return { ids: [card.approvalId] };
+    return { id: card.approvalId };
   }
 
-  async updateApprovalCard(chat: ChatRef, _sent: SentRef, outcome: ApprovalOutcome): Promise<void> {
+  /** The card is redrawn whole with its outcome (a page always can). */
+  async editCard(chat: ChatRef, _id: string, outcome: ApprovalOutcome): Promise<"edited"> {
     const webCard = decidedCard(outcome, this.cards.get(outcome.approvalId));
     this.cards.delete(outcome.approvalId);
     this.publish(chat, cardItem(webCard, outcome.at));
+    return "edited";
   }
 
-  async openStream(chat: ChatRef, author: Author, observer?: StreamObserver): Promise<MessageStream> {
-    const id = newId("s");
-    // The draft's id is known before its first text: the world records it now, so whoever
-    // finishes the answer (after a restart too) replaces this draft on the pages.
-    await observer?.posted({ ids: [id] });
-    const webAuthor = toWebAuthor(author, this.agents);
-    const interval = this.options.streamIntervalMs ?? 50;
-    let latest = "";
-    let sentAt = 0;
-    let timer: NodeJS.Timeout | undefined;
-    const flush = (): void => {
-      timer = undefined;
-      sentAt = Date.now();
-      this.publish(chat, { kind: "draft", id, author: webAuthor, text: latest });
-    };
-    return {
-      update: (textSoFar) => {
-        latest = textSoFar;
-        if (timer !== undefined) return;
-        const wait = sentAt + interval - Date.now();
-        if (wait <= 0) flush();
-        else timer = setTimeout(flush, wait);
-      },
-      finish: async (finalText) => {
-        clearTimeout(timer);
-        this.publish(chat, { kind: "message", id, author: webAuthor, text: finalText, at: new Date().toISOString() });
-        return { ids: [id] };
-      },
-      abort: async () => {
-        clearTimeout(timer);
-        this.hub.publish(chatKey(chat), { type: "removed", id });
-      },
-    };
+  async renderOutcome(_chat: ChatRef, outcome: ApprovalOutcome): Promise<WebPart> {
+    const author = toWebAuthor({ kind: "system", id: "roundtable", name: "roundtable" }, this.agents);
+    return { author, text: `${outcome.tool} (${outcome.shortId}): ${outcome.state}` };
+  }
+
+  /** Drafts stream to the pages, one update per `streamIntervalMs` (50 ms by default). */
+  streamMode(): StreamMode<WebPart> {
+    return { kind: "edit", intervalMs: this.options.streamIntervalMs ?? 50, liveControls: true };
+  }
+
+  private show(chat: ChatRef, id: string, part: WebPart, live: boolean): void {
+    this.publish(
+      chat,
+      live
+        ? { kind: "draft", id, author: part.author, text: part.text }
+        : { kind: "message", id, author: part.author, text: part.text, at: new Date().toISOString() },
+    );
   }
 
   /**
@@ -195,23 +196,6 @@ export class WebAdapter
       },
     });
     if (reached === 0) throw new Error(`no web page of ${userId} is open in this chat`);
-  }
-
-  /** Replace what the pages show under a stored id (a draft finished by another process). */
-  async editMessage(chat: ChatRef, sent: SentRef, message: OutboundText): Promise<SentRef> {
-    const id = sent.ids[0] ?? newId("m");
-    this.publish(chat, {
-      kind: "message",
-      id,
-      author: toWebAuthor(message.author, this.agents),
-      text: message.text,
-      at: new Date().toISOString(),
-    });
-    return { ids: [id] };
-  }
-
-  async deleteMessages(chat: ChatRef, sent: SentRef): Promise<void> {
-    for (const id of sent.ids) this.hub.publish(chatKey(chat), { type: "removed", id });
   }
 
   webhookRoutes(): WebhookRoute[] {

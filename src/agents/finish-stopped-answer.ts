@@ -1,6 +1,5 @@
 import type { ToolCallRecord } from "../storage/records.js";
-import type { MessageStream } from "../world/channel-adapter.js";
-import { parseChatKey } from "../world/chat-ref.js";
+import type { AnswerDraft } from "../world/delivery/answer-draft.js";
 import { recordToolResult } from "../world/record-tool-result.js";
 import { finishStoppedTurn } from "../world/stop-turn.js";
 import type { TurnStop } from "../world/turn-interrupts.js";
@@ -22,13 +21,13 @@ export async function finishStoppedAnswer(
   scope: TurnScope,
   step: number,
   partial: string,
-  stream: MessageStream | undefined,
+  answer: AnswerDraft,
   stop: TurnStop,
 ): Promise<void> {
   const { store, logger } = runtime.world;
   const { turn, agent } = scope;
   logger.info({ chat: turn.chatKey, agent: agent.name, turn: turn.id, step }, "model stream stopped");
-  await showPartialAnswer(runtime, scope, step, partial, stream, stop);
+  await showPartialAnswer(runtime, scope, step, partial, answer, stop);
   // A stop stored by another process is ended here, by the process that was running the turn.
   const current = await store.getTurn(turn.id);
   if (current) await finishStoppedTurn(runtime.world, runtime.outbox, current);
@@ -39,12 +38,12 @@ async function showPartialAnswer(
   scope: TurnScope,
   step: number,
   partial: string,
-  stream: MessageStream | undefined,
+  answer: AnswerDraft,
   stop: TurnStop,
 ): Promise<void> {
   const { turn, agent } = scope;
   if (partial.trim() === "") {
-    await runtime.outbox.discardDraft(parseChatKey(turn.chatKey), `${turn.id}#${step}`, stream);
+    await answer.discard();
     return;
   }
   const { message } = await runtime.world.store.addModelStep(
@@ -59,8 +58,8 @@ async function showPartialAnswer(
     },
     [],
   );
-  if (stream) runtime.outbox.attachStream(message.id, stream);
-  await runtime.outbox.publish(turn.chatKey, { type: "message", chat: parseChatKey(turn.chatKey), message });
+  // Held before it is published, like every answer: the delivery may run in another process.
+  await answer.publish(message);
 }
 
 /** Calls of a stopped turn that have no result get `skipped` (every call gets one result). */

@@ -1,11 +1,10 @@
 import { ProviderError } from "../errors/roundtable-error.js";
 import type { LLMResponse, Usage } from "../providers/model-provider.js";
 import type { MessageRecord, ToolCallRecord } from "../world/records.js";
-import { isStreamingChannel, type MessageStream, type StreamObserver } from "../world/channel-adapter.js";
 import { parseChatKey } from "../world/chat-ref.js";
 import { closeTurn } from "../world/close-turn.js";
 import { chatJob } from "../world/jobs.js";
-import { withIdentity } from "../world/outbound-for.js";
+import { type AnswerDraft, openAnswer, storedAnswer } from "../world/delivery/answer-draft.js";
 import { stopOf } from "../world/turn-interrupts.js";
 import { showWorking } from "../world/working-status.js";
 import { addressBack, parseAddresses } from "../world/routing/index.js";
@@ -53,7 +52,8 @@ async function runWatchedStep(runtime: AgentRuntime, turnId: string, step: numbe
     // again is safe: delivery is idempotent by message id.
     log.info("step already answered; carrying on from the stored answer");
     const calls = await store.listToolCalls({ turnId: turn.id, step });
-    await settleStoredStep(runtime, scope, step, answered, calls, undefined, true);
+    const answer = storedAnswer(runtime.outbox, turn.chatKey, answered.id);
+    await settleStoredStep(runtime, scope, step, answered, calls, answer, true);
     return;
   }
   if (step > agent.limits.maxSteps) {
@@ -108,20 +108,7 @@ async function runWatchedStep(runtime: AgentRuntime, turnId: string, step: numbe
 
   const chat = parseChatKey(turn.chatKey);
   const messageId = stepMessageId(turn.id, step);
-  // A draft recorded before a crash stays where it is: the answer is written into it at delivery.
-  const stream = (await runtime.outbox.hasDraft(messageId))
-    ? undefined
-    : await openStream(runtime, chat, agent.name, {
-        posted: (sent) => runtime.outbox.recordDraft(turn.chatKey, messageId, sent),
-        // The turn's stored step reached this one: an earlier run of it called the model and may
-        // have posted the stream's first message before a crash (read already, no query more).
-        postKey: {
-          id: messageId,
-          mayExist: turn.step >= step,
-          since: turn.startedAt,
-          isStored: runtime.outbox.storedIn(turn.chatKey),
-        },
-      });
+  const answer = await openAnswer(runtime.world, runtime.outbox, { turn, step, messageId, agent: agent.name });
   // Released when the model call is over (not AbortSignal.timeout/any: see linked-signal.ts).
   const deadline = linkedSignal([], turn.deadlineAt.getTime() - clock().getTime());
   const linked = linkedSignal([deadline.signal, runtime.stopSignal, stopped]);
@@ -135,9 +122,9 @@ async function runWatchedStep(runtime: AgentRuntime, turnId: string, step: numbe
   try {
     for await (const part of entry.provider.stream(fitted.request, signal)) {
       if (part.type === "text-delta") {
-        if (stream) working.stop();
+        if (answer.streaming) working.stop();
         streamed += part.text;
-        stream?.update(streamed);
+        answer.update(streamed);
         runtime.outbox.emitStream({
           type: "stream",
           chat,
@@ -159,8 +146,8 @@ async function runWatchedStep(runtime: AgentRuntime, turnId: string, step: numbe
       log.error({ err: settleError }, "could not settle a model call's usage; its estimate stays charged"),
     );
     const stop = stopOf(stopped);
-    if (stop) return finishStoppedAnswer(runtime, scope, step, streamed, stream, stop);
-    await runtime.outbox.discardDraft(chat, messageId, stream);
+    if (stop) return finishStoppedAnswer(runtime, scope, step, streamed, answer, stop);
+    await answer.discard();
     if (runtime.stopSignal.aborted) throw error; // shutting down: the step runs again after restart
     if (deadline.signal.aborted) {
       await endWithLimit(runtime, scope, "deadline", "reached the turn's time limit");
@@ -183,13 +170,12 @@ async function runWatchedStep(runtime: AgentRuntime, turnId: string, step: numbe
     streamed: response.text + response.toolCalls.map((call) => call.name + call.argumentsJson).join(""),
   });
   const stop = stopOf(stopped);
-  if (stop) return finishStoppedAnswer(runtime, scope, step, response.text, stream, stop);
+  if (stop) return finishStoppedAnswer(runtime, scope, step, response.text, answer, stop);
 
   const calls = response.toolCalls;
-  const answer = response;
   let stored: Awaited<ReturnType<typeof store.addModelStep>>;
   try {
-    const text = calls.length === 0 ? finalText(scope, trigger, answer.text) : answer.text;
+    const text = calls.length === 0 ? finalText(scope, trigger, response.text) : response.text;
     stored = await store.addModelStep(
       {
         id: stepMessageId(turn.id, step),
@@ -199,7 +185,7 @@ async function runWatchedStep(runtime: AgentRuntime, turnId: string, step: numbe
         turnId: turn.id,
         provider: agent.provider,
         model: agent.model,
-        ...(answer.providerFields === undefined ? {} : { providerFields: answer.providerFields }),
+        ...(response.providerFields === undefined ? {} : { providerFields: response.providerFields }),
       },
       calls.map((call, index) => ({
         id: `${turn.id}#${step}.${index + 1}`,
@@ -217,12 +203,12 @@ async function runWatchedStep(runtime: AgentRuntime, turnId: string, step: numbe
     );
   } catch (error) {
     // Storing failed (the step runs again): the draft shown so far must not stay behind.
-    await runtime.outbox.discardDraft(chat, messageId, stream);
+    await answer.discard();
     throw error;
   }
   log.info({ toolCalls: calls.length, usage: response.usage, finish: response.finishReason }, "model answered");
 
-  await settleStoredStep(runtime, scope, step, stored.message, stored.calls, stream);
+  await settleStoredStep(runtime, scope, step, stored.message, stored.calls, answer);
 }
 
 /**
@@ -236,24 +222,15 @@ async function settleStoredStep(
   step: number,
   message: MessageRecord,
   calls: ToolCallRecord[],
-  stream: MessageStream | undefined,
+  answer: AnswerDraft,
   /** The answer was stored by an earlier run of this step (see the `message` event's `rerun`). */
   rerun = false,
 ): Promise<void> {
   const { store } = runtime.world;
   const { turn, agent } = scope;
   const chat = parseChatKey(turn.chatKey);
-  if (message.text.trim() !== "") {
-    if (stream) {
-      // Whatever the stream posted is recorded before the delivery exists: another process may
-      // run it (docs/architecture.md, "Streamed answers survive crashes").
-      await stream.hold?.();
-      runtime.outbox.attachStream(message.id, stream);
-    }
-    await runtime.outbox.publish(turn.chatKey, { type: "message", chat, message, ...(rerun ? { rerun } : {}) });
-  } else {
-    await runtime.outbox.discardDraft(chat, message.id, stream);
-  }
+  if (message.text.trim() !== "") await answer.publish(message, { rerun });
+  else await answer.discard();
   if (calls.length === 0) {
     // Every turn ends through closeTurn: one owner of "this turn is over".
     await closeTurn(runtime.world, runtime.outbox, turn.id, "answered", {
@@ -296,21 +273,4 @@ function finalText(scope: TurnScope, trigger: MessageRecord | undefined, text: s
   const body = text.trim() === "" ? "(no answer)" : text;
   if (trigger?.author.kind !== "agent") return body;
   return addressBack(body, trigger.author.name, scope.agent.name, scope.world.agents);
-}
-
-async function openStream(
-  runtime: AgentRuntime,
-  chat: ReturnType<typeof parseChatKey>,
-  agent: string,
-  observer: StreamObserver,
-) {
-  const author = withIdentity(runtime.world, { kind: "agent", id: agent, name: agent });
-  const adapter = runtime.world.channels.forChat(chat, author);
-  if (!adapter || !isStreamingChannel(adapter)) return undefined;
-  try {
-    return await adapter.openStream(chat, author, observer);
-  } catch (error) {
-    runtime.world.logger.warn({ err: error }, "could not open a streamed draft; the answer is posted whole");
-    return undefined;
-  }
 }

@@ -3,6 +3,7 @@ import { RoundtableError } from "../errors/roundtable-error.js";
 import type { ChannelAdapter, MessageStream, OutboundMention, OutboundText, SentRef } from "./channel-adapter.js";
 import { type ChatRef, chatKey } from "./chat-ref.js";
 import { type ChannelWriter, writerFor } from "./delivery/channel-writer.js";
+import { LiveAnswers } from "./delivery/live-answers.js";
 import type { PostKey } from "./delivery/post-key.js";
 import { type PostName, postKeyFor, storedIn } from "./delivery/post-keys.js";
 import type { StoredEvent, WorldEvent } from "./events.js";
@@ -21,8 +22,8 @@ export type EventListener = (event: StoredEvent | Extract<WorldEvent, { type: "s
  */
 export class Outbox {
   private readonly listeners = new Set<EventListener>();
-  /** Live drafts of streamed answers, by the message id they will become. */
-  private readonly streams = new Map<string, MessageStream>();
+  /** Held streams of answers published here, by the message id they become (owned by delivery). */
+  readonly liveAnswers = new LiveAnswers();
 
   constructor(private readonly context: WorldContext) {}
 
@@ -77,11 +78,6 @@ export class Outbox {
       if (turn) return { kind: "answer", messageId, turnStartedAt: turn.startedAt } as const;
     }
     return { kind: "message", messageId, at: event.createdAt } as const;
-  }
-
-  /** A draft that the delivery of message `messageId` should settle instead of posting anew. */
-  attachStream(messageId: string, stream: MessageStream): void {
-    this.streams.set(messageId, stream);
   }
 
   /**
@@ -237,8 +233,7 @@ export class Outbox {
     draft: OutboundRecord | undefined,
     postKey: PostKey,
   ): Promise<SentRef> {
-    const stream = this.streams.get(messageId);
-    this.streams.delete(messageId);
+    const stream = this.liveAnswers.take(messageId);
     if (stream) return this.finishStream(stream, messageId, chatKey(chat), outbound.text, outbound.mentions);
     // The parts of a long text are recorded as a draft as they are posted: a crash or a refusal
     // between parts leaves a draft that the next attempt edits, rather than posting it again.
@@ -272,6 +267,7 @@ export class Outbox {
    * is left (a crash), so that nothing half-written stays behind.
    */
   async discardDraft(chat: ChatRef, messageId: string, stream?: MessageStream): Promise<void> {
+    this.liveAnswers.drop(messageId);
     if (stream) await this.abortStream(stream);
     const draft = await this.context.store.getOutbound("draft", messageId);
     if (!draft) return;

@@ -2,6 +2,8 @@ import { PassThrough, Writable } from "node:stream";
 import { describe, expect, it, vi } from "vitest";
 import { ConsoleAdapter } from "../../channels/console/adapter.js";
 import { chatBanner } from "../../src/app/run-console-chat.js";
+import type { MessageStream } from "../../src/world/channel-streaming.js";
+import { writerFor } from "../../src/world/delivery/channel-writer.js";
 import type { Author } from "../../src/world/message.js";
 import { ContractSink } from "./contract-sink.js";
 
@@ -53,7 +55,7 @@ describe("roundtable chat in a terminal (#28)", () => {
     await vi.waitFor(() => expect(console.sink.messages).toHaveLength(1));
     await vi.waitFor(() => expect(console.output().endsWith("> ")).toBe(true));
     // An answer printed while the prompt waits replaces it, and the prompt comes back below.
-    await console.adapter.postMessage(console.adapter.chat, { author: bob, text: "Hi ana." });
+    await writerFor(console.adapter).postMessage(console.adapter.chat, { author: bob, text: "Hi ana." });
     expect(screen(console.output()).split("\n").slice(2)).toEqual(["> @bob hello", "bob: Hi ana.", "> "]);
     console.input.end();
     await console.adapter.finished;
@@ -67,7 +69,7 @@ describe("roundtable chat in a terminal (#28)", () => {
 
   it("an agent-to-agent answer is printed once: the auto-mention put in front at the end is not a second copy", async () => {
     const console = await terminal();
-    const stream = await console.adapter.openStream(console.adapter.chat, bob);
+    const stream = (await writerFor(console.adapter).openStream(console.adapter.chat, bob)) as MessageStream;
     stream.update("I agree");
     stream.update("I agree, ship it.");
     await stream.finish("@alice I agree, ship it.");
@@ -80,7 +82,7 @@ describe("roundtable chat in a terminal (#28)", () => {
 
   it("a final text whose words differ from the streamed ones is still printed whole", async () => {
     const console = await terminal();
-    const stream = await console.adapter.openStream(console.adapter.chat, bob);
+    const stream = (await writerFor(console.adapter).openStream(console.adapter.chat, bob)) as MessageStream;
     stream.update("Draft answer");
     await stream.finish("Another answer entirely.");
     expect(screen(console.output())).toBe("bob: Draft answer\nbob: Another answer entirely.\n> ");
