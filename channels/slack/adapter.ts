@@ -5,14 +5,8 @@ import type { ApprovalCard, ApprovalOutcome } from "../../src/world/approval-typ
 import type {
   ChannelAdapter,
   ChannelCapabilities,
-  EditingChannel,
-  MessageStream,
   OutboundText,
-  PostObserver,
   PrivateReplyChannel,
-  SentRef,
-  StreamingChannel,
-  StreamObserver,
   WebhookChannel,
   WebhookRoute,
   WorkingActivity,
@@ -23,7 +17,7 @@ import { type ChatRef, chatKey } from "../../src/world/chat-ref.js";
 import type { InboundSink } from "../../src/world/inbound.js";
 import type { Author } from "../../src/world/message.js";
 import type { UserRolesChannel } from "../../src/world/user-roles.js";
-import { type PartKey, partKeyOf } from "../../src/world/delivery/post-key.js";
+import type { PartKey } from "../../src/world/delivery/post-key.js";
 import type {
   ChannelPrimitives,
   NativeStream,
@@ -37,10 +31,9 @@ import { ApproverGroups } from "./approver-groups.js";
 import { boltLogger } from "./bolt-logger.js";
 import { SlackHttpReceiver } from "./http-receiver.js";
 import { type SlashCommand, SlackInboundHandler } from "./inbound-handler.js";
-import { SlackEditStream } from "./message-stream.js";
 import { SlackNativeStream } from "./native-stream.js";
 import { type SlackAdapterOptions, type SlackAgentIdentity, type SlackClock, systemClock } from "./options.js";
-import { findEarlierPost, postOnce, removeEarlierNativeStream } from "./post-once.js";
+import { findEarlierPost, removeEarlierNativeStream } from "./post-once.js";
 import {
   namePrefix,
   renderApprovalCard,
@@ -65,8 +58,6 @@ export class SlackAdapter
   implements
     ChannelAdapter,
     ChannelPrimitives<SlackPart>,
-    StreamingChannel,
-    EditingChannel,
     PrivateReplyChannel,
     UserRolesChannel,
     WebhookChannel,
@@ -211,61 +202,6 @@ export class SlackAdapter
     return this.receiver ? [this.receiver.route()] : [];
   }
 
-  async postMessage(chat: ChatRef, message: OutboundText, observer?: PostObserver): Promise<SentRef> {
-    const { identity, prefix } = await this.identityFor(message.author);
-    if (this.options.stream === "native" && chat.thread !== undefined) {
-      // A native stream of this message an earlier run left carries no key: removed, not found.
-      const key = observer?.postKey === undefined ? undefined : partKeyOf(observer.postKey, 0);
-      await removeEarlierNativeStream(this.outbound, this.logger, chat, {
-        authorName: this.displayNameOf(message.author),
-        key,
-      });
-    }
-    const ids: string[] = [];
-    for (const [index, part] of renderText(message.text, prefix, undefined, message.mentions).entries()) {
-      // The parts already posted are recorded before the next is, so that a crash or a refusal
-      // in between makes the retry edit them rather than post them again.
-      if (index > 0) await observer?.posted({ ids: [...ids] });
-      ids.push(await postOnce(this.outbound, this.logger, chat, { text: part, identity }, observer?.postKey, index));
-    }
-    return { ids };
-  }
-
-  async editMessage(chat: ChatRef, sent: SentRef, message: OutboundText, observer?: PostObserver): Promise<SentRef> {
-    const { identity, prefix } = await this.identityFor(message.author);
-    const parts = renderText(message.text, prefix, undefined, message.mentions);
-    const ids: string[] = [];
-    for (const [index, part] of parts.entries()) {
-      const ts = sent.ids[index];
-      if (ts === undefined) {
-        ids.push(await postOnce(this.outbound, this.logger, chat, { text: part, identity }, observer?.postKey, index));
-        // Recorded before the next part (see postMessage).
-        if (index < parts.length - 1) await observer?.posted({ ids: [...ids] });
-      } else {
-        await this.outbound.update(chat, ts, part);
-        ids.push(ts);
-      }
-    }
-    const surplus = sent.ids.slice(parts.length);
-    if (surplus.length > 0) {
-      // The shorter text is recorded before its surplus parts go.
-      await observer?.posted({ ids: [...ids] });
-      await this.deleteMessages(chat, { ids: surplus });
-    }
-    return { ids };
-  }
-
-  async deleteMessages(chat: ChatRef, sent: SentRef): Promise<void> {
-    for (const ts of sent.ids) {
-      try {
-        await this.outbound.delete(chat, ts);
-      } catch (error) {
-        const code = slackErrorCode(error instanceof Error ? error.cause : undefined);
-        if (code !== "message_not_found") throw error;
-      }
-    }
-  }
-
   /** Slack keeps an assistant thread's status until it is cleared or the app replies. */
   readonly workingRenewMs = undefined;
 
@@ -286,77 +222,6 @@ export class SlackAdapter
 
   async rolesOf(_chat: ChatRef, userId: string): Promise<string[]> {
     return this.groups.rolesOf(userId);
-  }
-
-  async postApprovalCard(chat: ChatRef, card: ApprovalCard, observer?: PostObserver): Promise<SentRef> {
-    const rendered = renderApprovalCard(card);
-    const post = { text: rendered.text, blocks: rendered.blocks };
-    const ts = await postOnce(this.outbound, this.logger, chat, post, observer?.postKey, 0);
-    // The card is recorded before its file is sent: a crash in between loses the file (its
-    // arguments stay in the approvals audit) rather than posting the card twice.
-    if (rendered.attachment) {
-      await observer?.posted({ ids: [ts] });
-      await this.attachArguments(chat, card, rendered.attachment);
-    }
-    return { ids: [ts] };
-  }
-
-  async updateApprovalCard(
-    chat: ChatRef,
-    sent: SentRef,
-    outcome: ApprovalOutcome,
-    observer?: PostObserver,
-  ): Promise<void> {
-    const rendered = renderApprovalOutcome(outcome);
-    const ts = sent.ids[0];
-    try {
-      if (ts === undefined) throw new PlatformApiError(`no card message id in ${JSON.stringify(sent.ids)}`);
-      await this.outbound.update(chat, ts, rendered.text, rendered.blocks);
-    } catch (error) {
-      const code = slackErrorCode(error instanceof Error ? error.cause : undefined);
-      if (ts !== undefined && code !== "message_not_found" && code !== "cant_update_message") throw error;
-      this.logger.warn(
-        { err: error, approvalId: outcome.approvalId },
-        "approval card could not be edited; posting the outcome",
-      );
-      const post = { text: rendered.text, blocks: rendered.blocks };
-      const posted = await postOnce(this.outbound, this.logger, chat, post, observer?.postKey, 0);
-      await observer?.posted({ ids: [posted] });
-    }
-  }
-
-  async openStream(chat: ChatRef, author: Author, observer?: StreamObserver): Promise<MessageStream> {
-    const intervalMs = this.options.updateIntervalMs ?? 1000;
-    const logger = this.logger.child({ chat: chat.channel });
-    if (this.options.stream === "native" && chat.thread !== undefined) {
-      const recipient = this.handler?.lastPersonIn(chatKey(chat));
-      return new SlackNativeStream({
-        outbound: this.outbound,
-        clock: this.clock,
-        logger,
-        chat: { ...chat, thread: chat.thread },
-        authorName: this.displayNameOf(author),
-        recipient: {
-          ...(this.identity ? { team: chat.workspace ?? this.identity.teamId } : {}),
-          ...(recipient === undefined ? {} : { user: recipient }),
-        },
-        intervalMs,
-        key: observer?.postKey,
-        record: async (sent) => observer?.posted(sent),
-      });
-    }
-    const { identity, prefix } = await this.identityFor(author);
-    return new SlackEditStream({
-      outbound: this.outbound,
-      clock: this.clock,
-      logger,
-      chat,
-      identity,
-      prefix,
-      intervalMs,
-      ...(observer ? { observer } : {}),
-      ...(author.kind === "agent" ? { liveBlocks: (text: string) => stopBlocks(text, author.name) } : {}),
-    });
   }
 
   async renderParts(_chat: ChatRef, message: OutboundText): Promise<SlackPart[]> {
@@ -442,7 +307,9 @@ export class SlackAdapter
     if (this.streamsNatively(chat) && thread !== undefined) {
       return { kind: "native", open: (setup) => this.nativeStream({ ...chat, thread }, author, setup) };
     }
-    return { kind: "edit", intervalMs: this.options.updateIntervalMs ?? 1000 };
+    const intervalMs = this.options.updateIntervalMs ?? 1000;
+    // An agent's part being written carries a Stop button (see blocksOf).
+    return { kind: "edit", intervalMs, liveControls: author.kind === "agent", clock: this.clock };
   }
 
   private streamsNatively(chat: ChatRef): boolean {

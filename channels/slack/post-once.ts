@@ -1,7 +1,7 @@
 import type { Logger } from "../../src/log/logger.js";
-import { earliestPostTime, type PartKey, type PostKey, partKeyOf } from "../../src/world/delivery/post-key.js";
+import { earliestPostTime, type PartKey } from "../../src/world/delivery/post-key.js";
 import type { ChatRef } from "../../src/world/chat-ref.js";
-import { type Block, type PostIdentity, postEventType, type SlackOutbound } from "./api.js";
+import { postEventType, type SlackOutbound } from "./api.js";
 
 /** A Slack ts (`seconds.micros`) no later than `time`, less the clock skew allowance. */
 export function tsBefore(time: Date): string {
@@ -76,24 +76,4 @@ export async function removeEarlierNativeStream(
       "could not look for a native stream an earlier run left; streaming anew",
     );
   }
-}
-
-/** The old adapter surface's post-once (removed once the world's part writer posts through the primitives). */
-export async function postOnce(
-  outbound: SlackOutbound,
-  logger: Logger,
-  chat: ChatRef,
-  post: { text: string; identity?: PostIdentity; blocks?: Block[] },
-  postKey: PostKey | undefined,
-  index: number,
-): Promise<string> {
-  const key = postKey === undefined ? undefined : partKeyOf(postKey, index);
-  if (key?.mayExist) {
-    const found = await findEarlierPost(outbound, logger, chat, key);
-    if (found !== undefined) {
-      await outbound.update(chat, found, post.text, post.blocks);
-      return found;
-    }
-  }
-  return outbound.post(chat, post.text, post.identity, post.blocks, key?.key);
 }

@@ -189,13 +189,14 @@ describe("the Slack primitives", () => {
 
   it("streams by edits, one change per interval, unless native streams are asked for in a thread", async () => {
     const h = await started({ updateIntervalMs: 700 });
-    expect(h.adapter.streamMode(h.thread, alice)).toEqual({ kind: "edit", intervalMs: 700 });
+    expect(h.adapter.streamMode(h.thread, alice)).toMatchObject({ kind: "edit", intervalMs: 700, liveControls: true });
+    expect(h.adapter.streamMode(h.thread, system)).toMatchObject({ kind: "edit", liveControls: false });
     await h.adapter.stop();
     await h.fake.close();
     const native = await started({ stream: "native" });
     expect(native.adapter.streamMode(native.thread, alice).kind).toBe("native");
     const { thread: _thread, ...inChannel } = native.thread;
-    expect(native.adapter.streamMode(inChannel, alice)).toEqual({ kind: "edit", intervalMs: 1000 });
+    expect(native.adapter.streamMode(inChannel, alice)).toMatchObject({ kind: "edit", intervalMs: 1000 });
   });
 
   it("a native stream records its message the moment it starts and settles carrying the answer's key", async () => {
