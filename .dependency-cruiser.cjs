@@ -41,6 +41,14 @@ module.exports = {
       },
     },
     {
+      name: "agents-reach-delivery-only-through-the-answer",
+      severity: "error",
+      comment:
+        'src/agents holds one handle per answer (src/world/delivery/answer-draft.ts): no post key, draft record, stream or hold. The rest of src/world/delivery is the world\'s (docs/architecture.md, "Delivery").',
+      from: { path: "^src/agents/" },
+      to: { path: "^src/world/delivery/", pathNot: "^src/world/delivery/answer-draft\\.ts$" },
+    },
+    {
       name: "channels-import-only-world",
       severity: "error",
       comment:

@@ -1,3 +1,4 @@
+import { type PostKey, partKeyOf } from "./delivery/post-key.js";
 import type { Author } from "./message.js";
 import type { OutboundMention } from "./outbound-mention.js";
 
@@ -37,33 +38,10 @@ export interface PostObserver {
   readonly postKey?: PostKey;
 }
 
-/**
- * One post named the same on every run of the step that makes it, so that a platform that can
- * tell a post it already took shows it once: Discord gets a nonce made from it, Slack stores it
- * as the message's metadata and is asked for it (docs/architecture.md, "The window that remains").
- */
-export interface PostKey {
-  /** The world's name of the post (a message id, `card:<approval>`); adapters add the part's index. */
-  id: string;
-  /**
-   * A run before this one may have posted it and died (or lost the answer) before its id was
-   * stored: the step's job is on a later attempt, or the call is being tried again. Only then
-   * does an adapter look for it before posting; a first attempt costs no extra platform call.
-   */
-  mayExist: boolean;
-  /** No post of it is older than this (its event was stored then): bounds a look-up. */
-  since: Date;
-  /**
-   * Whether a platform message is stored as (a part of) a post the world already knows: such a
-   * message is never this post, however alike it looks. An adapter that finds an earlier run's
-   * post by its author and text rather than by its key (Discord) asks before reusing one, so
-   * that the same agent's previous answer ("I'll check." for a stream that began "I") is never
-   * taken for this one. Called only while looking, so a first attempt costs nothing.
-   */
-  isStored?: (platformMessageId: string) => Promise<boolean>;
-}
+/** A post's identity (docs/architecture.md, "Posting once"): the delivery's one type, under its old import path. */
+export type { PostKey } from "./delivery/post-key.js";
 
 /** The key of one part of a post (long texts are split; each part is its own platform message). */
 export function partKey(postKey: PostKey, part: number): string {
-  return `${postKey.id}:${part}`;
+  return partKeyOf(postKey, part).key;
 }

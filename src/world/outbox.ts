@@ -5,7 +5,7 @@ import { type ChatRef, chatKey } from "./chat-ref.js";
 import { type ChannelWriter, writerFor } from "./delivery/channel-writer.js";
 import { LiveAnswers } from "./delivery/live-answers.js";
 import type { PostKey } from "./delivery/post-key.js";
-import { type PostName, postKeyFor, storedIn } from "./delivery/post-keys.js";
+import { type PostName, postKeyFor } from "./delivery/post-keys.js";
 import type { StoredEvent, WorldEvent } from "./events.js";
 import type { OutboundRecord } from "./records.js";
 import { jobKey } from "./jobs.js";
@@ -46,15 +46,6 @@ export class Outbox {
   /** Transient stream events: emitted, never stored. */
   emitStream(event: Extract<WorldEvent, { type: "stream" }>): void {
     this.emit(event);
-  }
-
-  /**
-   * `PostKey.isStored` for posts in chat `key`: whether a platform message is already stored as
-   * where some post landed (a message, a draft's part, a card), so an adapter's look-up never
-   * takes it for the post it looks for.
-   */
-  storedIn(key: string): (platformMessageId: string) => Promise<boolean> {
-    return storedIn(this.context.store, key);
   }
 
   /** The key of a post in `chat` (the one builder: `postKeyFor`). */

@@ -88,6 +88,21 @@ describe("import rules (.dependency-cruiser.cjs)", () => {
     );
   });
 
+  it("src/agents importing delivery other than the answer handle fails", async () => {
+    await writeProject({
+      "src/world/delivery/post-key.ts": "export type PostKey = { id: string };\n",
+      "src/world/delivery/answer-draft.ts": "export const openAnswer = () => undefined;\n",
+      "src/agents/run-model-step.ts":
+        'import type { PostKey } from "../world/delivery/post-key.js";\nimport { openAnswer } from "../world/delivery/answer-draft.js";\nexport const step = (key: PostKey) => [key, openAnswer];\n',
+    });
+    const result = await cruise();
+    expect(result.code).not.toBe(0);
+    expect(result.output).toContain(
+      "error agents-reach-delivery-only-through-the-answer: src/agents/run-model-step.ts → src/world/delivery/post-key.ts",
+    );
+    expect(result.output).not.toContain("→ src/world/delivery/answer-draft.ts");
+  });
+
   it("src/world importing storage fails", async () => {
     await writeProject({
       "src/storage/open-store.ts": "export const openStore = 1;\n",
