@@ -5,14 +5,8 @@ import type { ApprovalCard, ApprovalOutcome } from "../../src/world/approval-typ
 import type {
   ChannelAdapter,
   ChannelCapabilities,
-  EditingChannel,
-  MessageStream,
   OutboundText,
-  PostObserver,
   PrivateReplyChannel,
-  SentRef,
-  StreamingChannel,
-  StreamObserver,
   WebhookChannel,
   WebhookRoute,
   WorkingActivity,
@@ -23,17 +17,31 @@ import { type ChatRef, chatKey } from "../../src/world/chat-ref.js";
 import type { InboundSink } from "../../src/world/inbound.js";
 import type { Author } from "../../src/world/message.js";
 import type { UserRolesChannel } from "../../src/world/user-roles.js";
-import { type PostIdentity, SlackOutbound, slackErrorCode } from "./api.js";
+import type { PartKey } from "../../src/world/delivery/post-key.js";
+import type {
+  ChannelPrimitives,
+  NativeStream,
+  NativeStreamSetup,
+  SendPartOptions,
+  StreamMode,
+} from "../../src/world/delivery/primitives.js";
+import { type Block, type PostIdentity, SlackOutbound, slackErrorCode } from "./api.js";
 import { type AppIdentity, identifyApp } from "./app-identity.js";
 import { ApproverGroups } from "./approver-groups.js";
 import { boltLogger } from "./bolt-logger.js";
 import { SlackHttpReceiver } from "./http-receiver.js";
 import { type SlashCommand, SlackInboundHandler } from "./inbound-handler.js";
-import { SlackEditStream } from "./message-stream.js";
 import { SlackNativeStream } from "./native-stream.js";
 import { type SlackAdapterOptions, type SlackAgentIdentity, type SlackClock, systemClock } from "./options.js";
-import { namePrefix, renderApprovalCard, renderApprovalOutcome, renderText, slackMessageLimit } from "./render.js";
-import { postOnce, removeEarlierNativeStream } from "./post-once.js";
+import { findEarlierPost, removeEarlierNativeStream } from "./post-once.js";
+import {
+  namePrefix,
+  renderApprovalCard,
+  renderApprovalOutcome,
+  renderText,
+  type SlackPart,
+  slackMessageLimit,
+} from "./render.js";
 import { SlackSocketReceiver } from "./socket-receiver.js";
 import { ThreadRoots } from "./thread-roots.js";
 import { stopBlocks } from "./stop-button.js";
@@ -49,8 +57,7 @@ import { UserNames } from "./user-names.js";
 export class SlackAdapter
   implements
     ChannelAdapter,
-    StreamingChannel,
-    EditingChannel,
+    ChannelPrimitives<SlackPart>,
     PrivateReplyChannel,
     UserRolesChannel,
     WebhookChannel,
@@ -195,58 +202,6 @@ export class SlackAdapter
     return this.receiver ? [this.receiver.route()] : [];
   }
 
-  async postMessage(chat: ChatRef, message: OutboundText, observer?: PostObserver): Promise<SentRef> {
-    const { identity, prefix } = await this.identityFor(message.author);
-    if (this.options.stream === "native" && chat.thread !== undefined) {
-      // A native stream of this message an earlier run left carries no key: removed, not found.
-      const stream = { authorName: this.displayNameOf(message.author), postKey: observer?.postKey };
-      await removeEarlierNativeStream(this.outbound, this.logger, chat, stream);
-    }
-    const ids: string[] = [];
-    for (const [index, part] of renderText(message.text, prefix, undefined, message.mentions).entries()) {
-      // The parts already posted are recorded before the next is, so that a crash or a refusal
-      // in between makes the retry edit them rather than post them again.
-      if (index > 0) await observer?.posted({ ids: [...ids] });
-      ids.push(await postOnce(this.outbound, this.logger, chat, { text: part, identity }, observer?.postKey, index));
-    }
-    return { ids };
-  }
-
-  async editMessage(chat: ChatRef, sent: SentRef, message: OutboundText, observer?: PostObserver): Promise<SentRef> {
-    const { identity, prefix } = await this.identityFor(message.author);
-    const parts = renderText(message.text, prefix, undefined, message.mentions);
-    const ids: string[] = [];
-    for (const [index, part] of parts.entries()) {
-      const ts = sent.ids[index];
-      if (ts === undefined) {
-        ids.push(await postOnce(this.outbound, this.logger, chat, { text: part, identity }, observer?.postKey, index));
-        // Recorded before the next part (see postMessage).
-        if (index < parts.length - 1) await observer?.posted({ ids: [...ids] });
-      } else {
-        await this.outbound.update(chat, ts, part);
-        ids.push(ts);
-      }
-    }
-    const surplus = sent.ids.slice(parts.length);
-    if (surplus.length > 0) {
-      // The shorter text is recorded before its surplus parts go.
-      await observer?.posted({ ids: [...ids] });
-      await this.deleteMessages(chat, { ids: surplus });
-    }
-    return { ids };
-  }
-
-  async deleteMessages(chat: ChatRef, sent: SentRef): Promise<void> {
-    for (const ts of sent.ids) {
-      try {
-        await this.outbound.delete(chat, ts);
-      } catch (error) {
-        const code = slackErrorCode(error instanceof Error ? error.cause : undefined);
-        if (code !== "message_not_found") throw error;
-      }
-    }
-  }
-
   /** Slack keeps an assistant thread's status until it is cleared or the app replies. */
   readonly workingRenewMs = undefined;
 
@@ -269,74 +224,119 @@ export class SlackAdapter
     return this.groups.rolesOf(userId);
   }
 
-  async postApprovalCard(chat: ChatRef, card: ApprovalCard, observer?: PostObserver): Promise<SentRef> {
-    const rendered = renderApprovalCard(card);
-    const post = { text: rendered.text, blocks: rendered.blocks };
-    const ts = await postOnce(this.outbound, this.logger, chat, post, observer?.postKey, 0);
-    // The card is recorded before its file is sent: a crash in between loses the file (its
-    // arguments stay in the approvals audit) rather than posting the card twice.
-    if (rendered.attachment) {
-      await observer?.posted({ ids: [ts] });
-      await this.attachArguments(chat, card, rendered.attachment);
-    }
-    return { ids: [ts] };
+  async renderParts(_chat: ChatRef, message: OutboundText): Promise<SlackPart[]> {
+    const { identity, prefix } = await this.identityFor(message.author);
+    return renderText(message.text, prefix, undefined, message.mentions).map((text) => ({ text, identity }));
   }
 
-  async updateApprovalCard(
-    chat: ChatRef,
-    sent: SentRef,
-    outcome: ApprovalOutcome,
-    observer?: PostObserver,
-  ): Promise<void> {
-    const rendered = renderApprovalOutcome(outcome);
-    const ts = sent.ids[0];
+  samePart(left: SlackPart, right: SlackPart): boolean {
+    return left.text === right.text && JSON.stringify(left.blocks ?? []) === JSON.stringify(right.blocks ?? []);
+  }
+
+  /** Posted with the part's key as the message's metadata, so that {@link findPosted} finds it after a crash. */
+  async sendPart(chat: ChatRef, author: Author, part: SlackPart, options: SendPartOptions = {}): Promise<string> {
+    const blocks = this.blocksOf(author, part, options.live);
+    return this.outbound.post(chat, part.text, part.identity, blocks, options.key?.key);
+  }
+
+  async editPart(chat: ChatRef, author: Author, id: string, part: SlackPart, options: { live?: boolean } = {}) {
+    await this.outbound.update(chat, id, part.text, this.blocksOf(author, part, options.live));
+  }
+
+  async deletePart(chat: ChatRef, _author: Author, id: string): Promise<void> {
     try {
-      if (ts === undefined) throw new PlatformApiError(`no card message id in ${JSON.stringify(sent.ids)}`);
-      await this.outbound.update(chat, ts, rendered.text, rendered.blocks);
+      await this.outbound.delete(chat, id);
     } catch (error) {
-      const code = slackErrorCode(error instanceof Error ? error.cause : undefined);
-      if (ts !== undefined && code !== "message_not_found" && code !== "cant_update_message") throw error;
-      this.logger.warn(
-        { err: error, approvalId: outcome.approvalId },
-        "approval card could not be edited; posting the outcome",
-      );
-      const post = { text: rendered.text, blocks: rendered.blocks };
-      const posted = await postOnce(this.outbound, this.logger, chat, post, observer?.postKey, 0);
-      await observer?.posted({ ids: [posted] });
+      if (slackErrorCode(error instanceof Error ? error.cause : undefined) !== "message_not_found") throw error;
     }
   }
 
-  async openStream(chat: ChatRef, author: Author, observer?: StreamObserver): Promise<MessageStream> {
-    const intervalMs = this.options.updateIntervalMs ?? 1000;
-    const logger = this.logger.child({ chat: chat.channel });
-    if (this.options.stream === "native" && chat.thread !== undefined) {
-      const recipient = this.handler?.lastPersonIn(chatKey(chat));
-      return new SlackNativeStream({
-        outbound: this.outbound,
-        clock: this.clock,
-        logger,
-        chat: { ...chat, thread: chat.thread },
+  /**
+   * The app's message carrying `key` as its metadata. In a thread that streams natively, the
+   * answer's first part first removes the keyless native stream an earlier run left of it.
+   */
+  async findPosted(
+    chat: ChatRef,
+    author: Author,
+    key: PartKey,
+    _part?: SlackPart,
+  ): Promise<{ id: string } | undefined> {
+    if (this.streamsNatively(chat) && key.key.endsWith(":0")) {
+      await removeEarlierNativeStream(this.outbound, this.logger, chat, {
         authorName: this.displayNameOf(author),
-        recipient: {
-          ...(this.identity ? { team: chat.workspace ?? this.identity.teamId } : {}),
-          ...(recipient === undefined ? {} : { user: recipient }),
-        },
-        intervalMs,
-        ...(observer ? { observer } : {}),
+        key,
       });
     }
-    const { identity, prefix } = await this.identityFor(author);
-    return new SlackEditStream({
+    const id = await findEarlierPost(this.outbound, this.logger, chat, key);
+    return id === undefined ? undefined : { id };
+  }
+
+  /** The card as the app, its key as metadata; an earlier run's card with that key is shown again instead. */
+  async sendCard(
+    chat: ChatRef,
+    card: ApprovalCard,
+    key?: PartKey,
+  ): Promise<{ id: string; attach?: () => Promise<void> }> {
+    const { text, blocks, attachment } = renderApprovalCard(card);
+    let id = key?.mayExist ? await findEarlierPost(this.outbound, this.logger, chat, key) : undefined;
+    if (id === undefined) id = await this.outbound.post(chat, text, {}, blocks, key?.key);
+    else await this.outbound.update(chat, id, text, blocks);
+    return { id, ...(attachment ? { attach: () => this.attachArguments(chat, card, attachment) } : {}) };
+  }
+
+  async editCard(chat: ChatRef, id: string, outcome: ApprovalOutcome): Promise<"edited" | "gone"> {
+    const { text, blocks } = renderApprovalOutcome(outcome);
+    try {
+      await this.outbound.update(chat, id, text, blocks);
+      return "edited";
+    } catch (error) {
+      const code = slackErrorCode(error instanceof Error ? error.cause : undefined);
+      if (code !== "message_not_found" && code !== "cant_update_message") throw error;
+      this.logger.warn({ err: error, approvalId: outcome.approvalId }, "approval card could not be edited");
+      return "gone";
+    }
+  }
+
+  async renderOutcome(_chat: ChatRef, outcome: ApprovalOutcome): Promise<SlackPart> {
+    return renderApprovalOutcome(outcome);
+  }
+
+  /** Slack's own streams in a thread when `stream: native`; else the world edits, one change per interval. */
+  streamMode(chat: ChatRef, author: Author): StreamMode<SlackPart> {
+    const thread = chat.thread;
+    if (this.streamsNatively(chat) && thread !== undefined) {
+      return { kind: "native", open: (setup) => this.nativeStream({ ...chat, thread }, author, setup) };
+    }
+    const intervalMs = this.options.updateIntervalMs ?? 1000;
+    // An agent's part being written carries a Stop button (see blocksOf).
+    return { kind: "edit", intervalMs, liveControls: author.kind === "agent", clock: this.clock };
+  }
+
+  private streamsNatively(chat: ChatRef): boolean {
+    return this.options.stream === "native" && chat.thread !== undefined;
+  }
+
+  private nativeStream(chat: ChatRef & { thread: string }, author: Author, setup: NativeStreamSetup): NativeStream {
+    const recipient = this.handler?.lastPersonIn(chatKey(chat));
+    return new SlackNativeStream({
+      ...setup,
       outbound: this.outbound,
       clock: this.clock,
-      logger,
+      logger: this.logger.child({ chat: chat.channel }),
       chat,
-      identity,
-      prefix,
-      intervalMs,
-      ...(observer ? { observer } : {}),
-      ...(author.kind === "agent" ? { liveBlocks: (text: string) => stopBlocks(text, author.name) } : {}),
+      authorName: this.displayNameOf(author),
+      recipient: {
+        ...(this.identity ? { team: chat.workspace ?? this.identity.teamId } : {}),
+        ...(recipient === undefined ? {} : { user: recipient }),
+      },
+      intervalMs: this.options.updateIntervalMs ?? 1000,
     });
+  }
+
+  /** A part an agent is still writing carries a Stop button (when its text fits a section). */
+  private blocksOf(author: Author, part: SlackPart, live = false): Block[] | undefined {
+    const stop = live && author.kind === "agent" ? stopBlocks(part.text, author.name) : undefined;
+    return stop ?? part.blocks;
   }
 
   private displayNameOf(author: Author): string {

@@ -1,11 +1,13 @@
 import type { Logger } from "../../src/log/logger.js";
-import { type MessageStream, partKey, type SentRef, type StreamObserver } from "../../src/world/channel-adapter.js";
 import type { ChatRef } from "../../src/world/chat-ref.js";
+import type { NativeStream, NativeStreamSetup } from "../../src/world/delivery/primitives.js";
+import { type PartKey, partKeyOf } from "../../src/world/delivery/post-key.js";
+import type { SentRef } from "../../src/world/outbound-text.js";
 import type { SlackOutbound } from "./api.js";
 import type { SlackClock } from "./options.js";
 import { removeEarlierNativeStream } from "./post-once.js";
 
-export interface NativeStreamSetup {
+export interface SlackNativeStreamSetup extends NativeStreamSetup {
   outbound: SlackOutbound;
   clock: SlackClock;
   logger: Logger;
@@ -15,7 +17,6 @@ export interface NativeStreamSetup {
   authorName: string;
   recipient: { user?: string; team?: string };
   intervalMs: number;
-  observer?: StreamObserver;
 }
 
 /**
@@ -23,7 +24,7 @@ export interface NativeStreamSetup {
  * `stopStream`): Slack renders the Markdown itself. Appends are batched to at most one per
  * interval; a final text that does not continue what was streamed replaces it.
  */
-export class SlackNativeStream implements MessageStream {
+export class SlackNativeStream implements NativeStream {
   private ts: string | undefined;
   private sentText = "";
   private latest = "";
@@ -33,9 +34,12 @@ export class SlackNativeStream implements MessageStream {
   private closed = false;
   private readonly timers = new AbortController();
   private readonly prefix: string;
+  /** The key of the stream's message (its only part), when the world names the answer. */
+  private readonly key: PartKey | undefined;
 
-  constructor(private readonly setup: NativeStreamSetup) {
+  constructor(private readonly setup: SlackNativeStreamSetup) {
     this.prefix = `**${setup.authorName}:** `;
+    this.key = setup.key === undefined ? undefined : partKeyOf(setup.key, 0);
   }
 
   update(textSoFar: string): void {
@@ -49,9 +53,9 @@ export class SlackNativeStream implements MessageStream {
     this.timers.abort();
     await this.pumping;
     const text = this.prefix + finalText;
-    const { outbound, chat, observer } = this.setup;
+    const { outbound, chat } = this.setup;
     // The settled stream carries its key: found again by it, never taken for one a crash left.
-    const key = observer?.postKey === undefined ? undefined : partKey(observer.postKey, 0);
+    const key = this.key?.key;
     if (this.ts === undefined) {
       this.ts = await this.start(text);
       await outbound.stopStream(chat, this.ts, undefined, key);
@@ -110,11 +114,11 @@ export class SlackNativeStream implements MessageStream {
 
   /** Start the stream (an earlier run's half-written one removed first), recorded at once. */
   private async start(text: string): Promise<string> {
-    const { outbound, chat, logger, observer, authorName } = this.setup;
-    await removeEarlierNativeStream(outbound, logger, chat, { authorName, postKey: observer?.postKey });
+    const { outbound, chat, logger, authorName } = this.setup;
+    await removeEarlierNativeStream(outbound, logger, chat, { authorName, key: this.key });
     const ts = await outbound.startStream(chat, chat.thread, text, this.setup.recipient);
     this.sentText = text;
-    await observer?.posted({ ids: [ts] });
+    await this.setup.record({ ids: [ts] });
     return ts;
   }
 

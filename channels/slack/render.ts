@@ -8,6 +8,7 @@ import {
   revealInvisible,
 } from "../../src/world/invisible-characters.js";
 import { approvalActionId, encodeApprovalValue } from "./action-value.js";
+import type { Block, PostIdentity } from "./api.js";
 import { escapeMrkdwn, markdownToMrkdwn } from "./mrkdwn.js";
 import { splitMrkdwn } from "./split-mrkdwn.js";
 
@@ -22,6 +23,16 @@ const sectionLimit = 3000;
 
 /** Arguments longer than this are shown cut on the card and attached whole as a file. */
 const argumentsPreviewLimit = 2500;
+
+/**
+ * One Slack message as the adapter posts it (the adapter's `Part`): its mrkdwn text (the
+ * notification text when it has blocks), its Block Kit blocks, and under whose name it goes.
+ */
+export interface SlackPart {
+  text: string;
+  blocks?: Block[];
+  identity?: PostIdentity;
+}
 
 /** The bold name that starts an agent's text when the app cannot post under the agent's name. */
 export function namePrefix(name: string): string {
@@ -66,8 +77,6 @@ const choiceLabels: Record<ApprovalChoice, string> = {
   session: "For session",
   deny: "Deny",
 };
-
-type Block = Record<string, unknown>;
 
 /** The approval card: text fallback (notifications), blocks, and whether the arguments need a file. */
 export interface RenderedCard {

@@ -2,13 +2,14 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { SlackAdapter } from "../../channels/slack/adapter.js";
+import { writerFor } from "../../src/world/delivery/channel-writer.js";
 import type { SlackAdapterOptions } from "../../channels/slack/options.js";
 import { platformChecks } from "../../src/cli/check/check-platforms.js";
 import { runCheck } from "../../src/cli/check/check-row.js";
 import { configSchema } from "../../src/config/schema.js";
 import { defaultScopes, FakeSlack } from "../fakes/slack-api.js";
 import { capturingLogger, InstantClock, logsMatching, ManualClock, RecordingSink } from "../telegram/helpers.js";
-import { ana, appToken, botToken, channel, signingSecret, teamId } from "./world-slack.js";
+import { ana, appToken, botToken, channel, signingSecret, teamId, openStream } from "./world-slack.js";
 
 let fake: FakeSlack | undefined;
 let adapter: SlackAdapter | undefined;
@@ -59,7 +60,7 @@ describe("the Slack adapter", () => {
       expect.stringMatching(/files:write scope: attaching long tool arguments/),
     ]);
     h.fake.messages.add({ channel, user: ana, text: "root", ts: thread.thread });
-    const sent = await h.adapter.postMessage(thread, {
+    const sent = await writerFor(h.adapter).postMessage(thread, {
       author: { kind: "agent", id: "alice", name: "alice" },
       text: "**Done** & dusted",
     });
@@ -73,7 +74,7 @@ describe("the Slack adapter", () => {
     const { logger } = capturingLogger();
     adapter = new SlackAdapter({ botToken, signingSecret, apiUrl: fake.apiUrl, logger, clock: new InstantClock() });
     fake.messages.add({ channel, user: ana, text: "root", ts: thread.thread });
-    const sent = await adapter.postMessage(thread, {
+    const sent = await writerFor(adapter).postMessage(thread, {
       author: { kind: "agent", id: "alice", name: "alice" },
       text: "early",
     });
@@ -153,7 +154,7 @@ describe("the Slack adapter", () => {
   it("stream: native streams into the thread through chat.startStream / appendStream / stopStream, led by the agent's name", async () => {
     const h = await socketAdapter(defaultScopes, { stream: "native" });
     h.fake.messages.add({ channel, user: ana, text: "root", ts: thread.thread });
-    const stream = await h.adapter.openStream(thread, { kind: "agent", id: "alice", name: "alice" });
+    const stream = await openStream(h.adapter, thread, { kind: "agent", id: "alice", name: "alice" });
     stream.update("Hello");
     stream.update("Hello, wor");
     const sent = await stream.finish("Hello, world.");
@@ -174,7 +175,7 @@ describe("the Slack adapter", () => {
     const clock = new ManualClock();
     const h = await socketAdapter(defaultScopes, { clock, updateIntervalMs: 1000 });
     h.fake.messages.add({ channel, user: ana, text: "root", ts: thread.thread });
-    const stream = await h.adapter.openStream(thread, { kind: "agent", id: "alice", name: "alice" });
+    const stream = await openStream(h.adapter, thread, { kind: "agent", id: "alice", name: "alice" });
     let text = "";
     const settle = async () => {
       for (let round = 0; round < 5; round += 1) await new Promise((resolve) => setImmediate(resolve));
@@ -357,7 +358,8 @@ describe("the Slack adapter", () => {
     const h = await socketAdapter();
     h.fake.messages.add({ channel, user: ana, text: "root", ts: thread.thread });
     const recorded: string[][] = [];
-    const stream = await h.adapter.openStream(
+    const stream = await openStream(
+      h.adapter,
       thread,
       { kind: "agent", id: "alice", name: "alice" },
       { posted: async (sent) => void recorded.push(sent.ids) },

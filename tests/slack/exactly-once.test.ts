@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { SlackAdapter } from "../../channels/slack/adapter.js";
+import { writerFor } from "../../src/world/delivery/channel-writer.js";
 import { FakeSlack } from "../fakes/slack-api.js";
 import type { HeldResponse } from "../fakes/held-responses.js";
 import type { ModelProvider } from "../../src/providers/model-provider.js";
@@ -7,7 +8,16 @@ import { ScriptedProvider } from "../fakes/scripted-provider.js";
 import { SlowProvider } from "../fakes/slow-provider.js";
 import { capturingLogger, RecordingSink } from "../telegram/helpers.js";
 import { temporaryDatabaseUrl } from "../world/harness.js";
-import { ana, botToken, channel, signingSecret, teamId, type WorldSlack, worldOnSlack } from "./world-slack.js";
+import {
+  ana,
+  botToken,
+  channel,
+  signingSecret,
+  teamId,
+  type WorldSlack,
+  worldOnSlack,
+  openStream,
+} from "./world-slack.js";
 
 let first: WorldSlack | undefined;
 let second: WorldSlack | undefined;
@@ -154,7 +164,7 @@ describe("Slack: looking for an earlier run's post", () => {
 
   it("every post carries its key as metadata; a first attempt makes no look-up", async () => {
     const { fake, adapter, chat } = await start();
-    await adapter.postMessage(chat, { author: bob, text: "One call." }, observer(false));
+    await writerFor(adapter).postMessage(chat, { author: bob, text: "One call." }, observer(false));
     const [post] = fake.callsTo("chat.postMessage");
     expect(post?.params.metadata).toEqual({ event_type: "roundtable_post", event_payload: { key: "turn-1#1:0" } });
     expect(fake.callsTo("conversations.history")).toHaveLength(0);
@@ -166,10 +176,10 @@ describe("Slack: looking for an earlier run's post", () => {
     const thread = { ...chat, thread: root.ts };
     for (let index = 0; index < 60; index += 1) {
       const key = { posted: async () => {}, postKey: { id: `m${index}`, mayExist: false, since: new Date() } };
-      await adapter.postMessage(thread, { author: bob, text: `reply ${index}` }, key);
+      await writerFor(adapter).postMessage(thread, { author: bob, text: `reply ${index}` }, key);
     }
     const again = { posted: async () => {}, postKey: { id: "m59", mayExist: true, since: new Date() } };
-    const sent = await adapter.postMessage(thread, { author: bob, text: "reply 59" }, again);
+    const sent = await writerFor(adapter).postMessage(thread, { author: bob, text: "reply 59" }, again);
     expect(sent.ids).toEqual([fake.botPosts(channel, root.ts).at(-1)?.ts]);
     expect(fake.botPosts(channel, root.ts)).toHaveLength(60);
     expect(fake.callsTo("conversations.replies").length).toBeGreaterThan(1);
@@ -180,13 +190,13 @@ describe("Slack: looking for an earlier run's post", () => {
     const root = fake.messages.add({ channel, text: "a thread", user: ana });
     const thread = { ...chat, thread: root.ts };
     // The agent's previous answer, streamed natively without a key (as before keys existed).
-    const stream = await adapter.openStream(thread, bob);
+    const stream = await openStream(adapter, thread, bob);
     stream.update("Earlier answer.");
     const previous = await stream.finish("Earlier answer.");
     const stored = new Set(previous.ids);
     const key = { id: "turn-2#1", mayExist: true, since: new Date(Date.now() - 60_000) };
     const isStored = async (ts: string) => stored.has(ts);
-    await adapter.postMessage(
+    await writerFor(adapter).postMessage(
       thread,
       { author: bob, text: "Next answer." },
       { posted: async () => {}, postKey: { ...key, isStored } },
@@ -198,9 +208,9 @@ describe("Slack: looking for an earlier run's post", () => {
 
   it("a look-up Slack refuses (missing scope) posts anyway, with a warn log line", async () => {
     const { fake, adapter, chat, lines } = await start();
-    await adapter.postMessage(chat, { author: bob, text: "Posted once." }, observer(false));
+    await writerFor(adapter).postMessage(chat, { author: bob, text: "Posted once." }, observer(false));
     fake.failNext("conversations.history", { status: 200, error: "missing_scope" });
-    await adapter.postMessage(chat, { author: bob, text: "Posted once." }, observer(true));
+    await writerFor(adapter).postMessage(chat, { author: bob, text: "Posted once." }, observer(true));
     expect(fake.botPosts(channel).map((post) => post.text)).toEqual(["Posted once.", "Posted once."]);
     expect(
       lines.some((line) => line.level === 40 && String(line.msg).includes("could not look for an earlier run's post")),
@@ -210,7 +220,7 @@ describe("Slack: looking for an earlier run's post", () => {
   it("a look-up the fake does not know (unknown_method) posts anyway, with a warn log line", async () => {
     const { fake, adapter, chat, lines } = await start();
     fake.failNext("conversations.history", { status: 200, error: "unknown_method" });
-    const sent = await adapter.postMessage(chat, { author: bob, text: "Hello." }, observer(true));
+    const sent = await writerFor(adapter).postMessage(chat, { author: bob, text: "Hello." }, observer(true));
     expect(sent.ids).toHaveLength(1);
     expect(lines.some((line) => line.level === 40)).toBe(true);
   });

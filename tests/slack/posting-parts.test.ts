@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { SlackAdapter } from "../../channels/slack/adapter.js";
+import { writerFor } from "../../src/world/delivery/channel-writer.js";
 import { renderText } from "../../channels/slack/render.js";
 import type { ApprovalCard } from "../../src/world/approval-types.js";
 import { defaultScopes, FakeSlack } from "../fakes/slack-api.js";
@@ -83,13 +84,15 @@ describe("a long answer on Slack, part by part", () => {
     const { recorded, observer } = recorder(() =>
       h.fake.failNext("chat.postMessage", { status: 200, error: "internal_error" }),
     );
-    await expect(h.adapter.postMessage(thread, { author: alice, text }, observer)).rejects.toThrow(/internal_error/);
+    await expect(writerFor(h.adapter).postMessage(thread, { author: alice, text }, observer)).rejects.toThrow(
+      /internal_error/,
+    );
     expect(recorded).toEqual([[expect.any(String)]]);
     const first = recorded[0] ?? [];
     expect(replies()).toHaveLength(1);
 
     // The retry (what the world does with that record) edits the first part and posts the rest.
-    const sent = await h.adapter.editMessage(thread, { ids: first }, { author: alice, text }, observer);
+    const sent = await writerFor(h.adapter).editMessage(thread, { ids: first }, { author: alice, text }, observer);
     expect(sent.ids.length).toBeGreaterThanOrEqual(3);
     expect(sent.ids[0]).toBe(first[0]);
     expect(replies().map((message) => message.ts)).toEqual(sent.ids);
@@ -100,9 +103,9 @@ describe("a long answer on Slack, part by part", () => {
 
   it("records the shorter text before removing the parts it no longer needs", async () => {
     const h = await started();
-    const long = await h.adapter.postMessage(thread, { author: alice, text: longAnswer() });
+    const long = await writerFor(h.adapter).postMessage(thread, { author: alice, text: longAnswer() });
     const { recorded, observer } = recorder();
-    const sent = await h.adapter.editMessage(thread, long, { author: alice, text: "short now" }, observer);
+    const sent = await writerFor(h.adapter).editMessage(thread, long, { author: alice, text: "short now" }, observer);
     expect(sent.ids).toEqual([long.ids[0]]);
     expect(recorded).toEqual([[long.ids[0]]]);
     const replies = h.fake.botPosts(channel, thread.thread).filter((message) => message.ts !== thread.thread);
@@ -115,7 +118,7 @@ describe("a long answer on Slack, part by part", () => {
     const { recorded, observer } = recorder(() => {
       filesWhenRecorded = h.fake.files.length;
     });
-    const sent = await h.adapter.postApprovalCard(thread, cardWith("x".repeat(4000)), observer);
+    const sent = await writerFor(h.adapter).postApprovalCard(thread, cardWith("x".repeat(4000)), observer);
     expect(recorded).toEqual([sent.ids]);
     expect(filesWhenRecorded).toBe(0);
     expect(h.fake.files).toHaveLength(1);
@@ -124,7 +127,7 @@ describe("a long answer on Slack, part by part", () => {
   it("tells the observer an outcome posted anew because its card is gone", async () => {
     const h = await started();
     const card = cardWith("short");
-    const sent = await h.adapter.postApprovalCard(thread, card);
+    const sent = await writerFor(h.adapter).postApprovalCard(thread, card);
     const shown = h.fake.messagesIn(channel, thread.thread).find((message) => message.ts === sent.ids[0]);
     if (shown) shown.deleted = true;
     const { recorded, observer } = recorder();
@@ -138,7 +141,7 @@ describe("a long answer on Slack, part by part", () => {
       decidedBy: { id: ana, name: "Ana" },
       at: new Date(),
     };
-    await h.adapter.updateApprovalCard(thread, sent, outcome, observer);
+    await writerFor(h.adapter).updateApprovalCard(thread, sent, outcome, observer);
     const replies = h.fake.botPosts(channel, thread.thread).filter((message) => message.ts !== thread.thread);
     expect(replies).toHaveLength(1);
     expect(recorded).toEqual([[replies[0]?.ts]]);

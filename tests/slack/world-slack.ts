@@ -2,7 +2,10 @@ import { SlackAdapter } from "../../channels/slack/adapter.js";
 import type { SlackAdapterOptions } from "../../channels/slack/options.js";
 import { createMetrics } from "../../src/metrics/metrics.js";
 import { type RunningHttpServer, startHttpServer } from "../../src/http/start-http-server.js";
+import type { StreamObserver } from "../../src/world/channel-adapter.js";
 import { type ChatRef, chatKey } from "../../src/world/chat-ref.js";
+import { writerFor } from "../../src/world/delivery/channel-writer.js";
+import type { Author } from "../../src/world/message.js";
 import { FakeSlack, type FakeSlackSetup, type SlackStoredMessage } from "../fakes/slack-api.js";
 import { capturingLogger, InstantClock } from "../telegram/helpers.js";
 import { createHarness, type Harness, type HarnessOptions } from "../world/harness.js";
@@ -28,6 +31,13 @@ export interface WorldSlackOptions extends Omit<HarnessOptions, "channels" | "ch
   reuseFake?: FakeSlack;
   /** `channels.slack.chats` (default `{ "*": "main" }`). */
   chats?: Record<string, string>;
+}
+
+/** A stream of `author`'s answer as the world opens it (Slack always streams). */
+export async function openStream(adapter: SlackAdapter, chat: ChatRef, author: Author, observer?: StreamObserver) {
+  const stream = await writerFor(adapter).openStream(chat, author, observer);
+  if (!stream) throw new Error("slack opened no stream");
+  return stream;
 }
 
 /** A Slack thread chat: the thread that a top-level message starts. */
