@@ -121,8 +121,9 @@ export class ConsoleAdapter implements ChannelAdapter, ChannelPrimitives<string>
   }
 
   /** A printed line cannot change: the new text is printed below it. */
-  async editPart(_chat: ChatRef, _author: Author, _id: string, part: string): Promise<void> {
+  async editPart(_chat: ChatRef, _author: Author, _id: string, part: string): Promise<"edited" | "gone"> {
     this.print(part);
+    return "edited";
   }
 
   /** A printed line stays printed. */

@@ -266,6 +266,7 @@ export class DiscordAdapter
     try {
       // `components: []` takes away a Stop button the message may still carry.
       await poster.edit(id, { components: [], ...this.bodyOf(chat, author, part, options.live ?? false) });
+      return "edited";
     } catch (error) {
       if (discordCodeOf(error) !== discordErrorCodes.unknownMessage) throw error;
       this.logger.warn({ messageId: id }, "a stored part of a message is gone; posting it again");

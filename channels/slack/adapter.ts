@@ -241,6 +241,7 @@ export class SlackAdapter
 
   async editPart(chat: ChatRef, author: Author, id: string, part: SlackPart, options: { live?: boolean } = {}) {
     await this.outbound.update(chat, id, part.text, this.blocksOf(author, part, options.live));
+    return "edited" as const;
   }
 
   async deletePart(chat: ChatRef, _author: Author, id: string): Promise<void> {

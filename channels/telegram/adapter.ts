@@ -18,15 +18,7 @@ import type { Author } from "../../src/world/message.js";
 import type { ChannelPrimitives, SendPartOptions, StreamMode } from "../../src/world/delivery/primitives.js";
 import type { SingletonLease, SingletonLock } from "../../src/world/singleton-lock.js";
 import { AdminRoles } from "./admin-roles.js";
-import {
-  type BotHandle,
-  TelegramOutbound,
-  createApi,
-  isPrivateChat,
-  isRefusal,
-  messageIdOf,
-  toPlatformError,
-} from "./api.js";
+import { type BotHandle, TelegramOutbound, createApi, isPrivateChat, isRefusal, toPlatformError } from "./api.js";
 import { botApiFetch } from "./bot-api-fetch.js";
 import { EditThrottle } from "./edit-throttle.js";
 import { type MentionDirectory, emptyMentionDirectory } from "./mentions.js";
@@ -268,7 +260,7 @@ export class TelegramAdapter
     id: string,
     part: TelegramPart,
     options: { live?: boolean } = {},
-  ): Promise<void | "gone"> {
+  ): Promise<"edited" | "gone"> {
     const { bot } = this.identityFor(chat, author);
     const keyboard = options.live ? this.liveKeyboard(bot, author) : undefined;
     this.noteChange(bot, chat);
@@ -276,6 +268,7 @@ export class TelegramAdapter
     try {
       if (!Number.isInteger(messageId)) return "gone";
       await this.outbound.edit(bot, chat, messageId, part, keyboard);
+      return "edited";
     } catch (error) {
       if (!isRefusal(error instanceof Error ? error.cause : undefined, /message to edit not found/i)) throw error;
       this.logger.warn({ messageId }, "a stored part of a message is gone; posting it again");

@@ -139,6 +139,7 @@ export class WebAdapter
   /** A live part shows as a draft item; the same id settled replaces it with the message. */
   async editPart(chat: ChatRef, _author: Author, id: string, part: WebPart, options: { live?: boolean } = {}) {
     this.show(chat, id, part, options.live ?? false);
+    return "edited" as const;
   }
 
   async deletePart(chat: ChatRef, _author: Author, id: string): Promise<void> {

@@ -19,9 +19,15 @@ function adapter(id: string, platform: Platform, agent?: string): ChannelAdapter
     start: async () => {},
     stop: async () => {},
     isConnected: () => true,
-    postMessage: async () => ({ ids: [] }),
-    postApprovalCard: async () => ({ ids: [] }),
-    updateApprovalCard: async () => {},
+    renderParts: async () => [],
+    samePart: () => true,
+    sendPart: async () => "1",
+    editPart: async () => "edited",
+    deletePart: async () => {},
+    sendCard: async () => ({ id: "1" }),
+    editCard: async () => "edited",
+    renderOutcome: async () => "",
+    streamMode: () => ({ kind: "none" }),
   };
   return agent === undefined ? base : Object.assign(base, { agent });
 }

@@ -1,4 +1,4 @@
-import { type PostKey, partKeyOf } from "./delivery/post-key.js";
+import type { PostKey } from "./delivery/post-key.js";
 import type { Author } from "./message.js";
 import type { OutboundMention } from "./outbound-mention.js";
 
@@ -40,8 +40,3 @@ export interface PostObserver {
 
 /** A post's identity (docs/architecture.md, "Posting once"): the delivery's one type, under its old import path. */
 export type { PostKey } from "./delivery/post-key.js";
-
-/** The key of one part of a post (long texts are split; each part is its own platform message). */
-export function partKey(postKey: PostKey, part: number): string {
-  return partKeyOf(postKey, part).key;
-}

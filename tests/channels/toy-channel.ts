@@ -108,9 +108,11 @@ export class ToyChannel implements ChannelAdapter, ChannelPrimitives<string> {
     return this.toy.post(part);
   }
 
-  async editPart(_chat: ChatRef, _author: Author, id: string, part: string): Promise<void> {
+  async editPart(_chat: ChatRef, _author: Author, id: string, part: string): Promise<"edited" | "gone"> {
     const message = this.toy.find(id);
-    if (message) message.text = part;
+    if (!message) return "gone";
+    message.text = part;
+    return "edited";
   }
 
   async deletePart(_chat: ChatRef, _author: Author, id: string): Promise<void> {

@@ -1,13 +1,9 @@
 import { PlatformApiError } from "../../src/errors/roundtable-error.js";
 import type { ApprovalCard, ApprovalOutcome } from "../../src/world/approval-types.js";
-import type {
-  ChannelAdapter,
-  ChannelCapabilities,
-  OutboundText,
-  PostKey,
-  PostObserver,
-  SentRef,
-} from "../../src/world/channel-adapter.js";
+import type { ChannelAdapter, ChannelCapabilities, OutboundText } from "../../src/world/channel-adapter.js";
+import type { PartKey } from "../../src/world/delivery/post-key.js";
+import type { ChannelPrimitives, SendPartOptions, StreamMode } from "../../src/world/delivery/primitives.js";
+import { type Author, worldAuthor } from "../../src/world/message.js";
 import type { ChatRef, Platform } from "../../src/world/chat-ref.js";
 import type {
   ApprovalClick,
@@ -27,8 +23,8 @@ export type Posted =
       author: string;
       text: string;
       outbound: OutboundText;
-      /** The key the world named the post by (`PostObserver.postKey`). */
-      postKey?: PostKey;
+      /** The key the world named the post's part by (`SendPartOptions.key`). */
+      postKey?: PartKey;
     }
   | { kind: "card"; chat: ChatRef; id: string; card: ApprovalCard }
   | { kind: "card-update"; chat: ChatRef; ids: string[]; outcome: ApprovalOutcome };
@@ -37,7 +33,7 @@ export type Posted =
  * A channel for world tests: records everything the world posts and lets the test send
  * messages and clicks through the same `InboundSink` a platform adapter uses.
  */
-export class RecordingChannel implements ChannelAdapter {
+export class RecordingChannel implements ChannelAdapter, ChannelPrimitives<OutboundText> {
   readonly posted: Posted[] = [];
   private sink: InboundSink | undefined;
   private counter = 0;
@@ -73,35 +69,54 @@ export class RecordingChannel implements ChannelAdapter {
   /** Refuse posting while this says so (a platform refusing: 5xx, rate limits, outages). */
   refusePost: ((message: OutboundText) => boolean) | undefined;
 
-  async postMessage(chat: ChatRef, message: OutboundText, observer?: PostObserver): Promise<SentRef> {
-    if (this.refusePost?.(message)) throw new PlatformApiError("the platform refused the message (test)");
+  async renderParts(_chat: ChatRef, message: OutboundText): Promise<OutboundText[]> {
+    return [message];
+  }
+
+  samePart(left: OutboundText, right: OutboundText): boolean {
+    return left.text === right.text;
+  }
+
+  async sendPart(chat: ChatRef, _author: Author, part: OutboundText, options: SendPartOptions = {}): Promise<string> {
+    if (this.refusePost?.(part)) throw new PlatformApiError("the platform refused the message (test)");
     const id = this.nextId();
-    const postKey = observer?.postKey;
+    const postKey = options.key;
     this.posted.push({
       kind: "message",
       chat,
       id,
-      author: message.author.name,
-      text: message.text,
-      outbound: message,
+      author: part.author.name,
+      text: part.text,
+      outbound: part,
       ...(postKey ? { postKey } : {}),
     });
-    return { ids: [id] };
+    return id;
   }
 
-  async postApprovalCard(chat: ChatRef, card: ApprovalCard): Promise<SentRef> {
+  /** Never called: the channel says it cannot edit (`canEdit: false`). */
+  async editPart(): Promise<"edited" | "gone"> {
+    throw new PlatformApiError("the recording channel cannot edit");
+  }
+
+  async deletePart(): Promise<void> {}
+
+  async sendCard(chat: ChatRef, card: ApprovalCard): Promise<{ id: string }> {
     const id = this.nextId();
     this.posted.push({ kind: "card", chat, id, card });
-    return { ids: [id] };
+    return { id };
   }
 
-  async updateApprovalCard(
-    chat: ChatRef,
-    sent: SentRef,
-    outcome: ApprovalOutcome,
-    _observer?: PostObserver,
-  ): Promise<void> {
-    this.posted.push({ kind: "card-update", chat, ids: sent.ids, outcome });
+  async editCard(chat: ChatRef, id: string, outcome: ApprovalOutcome): Promise<"edited" | "gone"> {
+    this.posted.push({ kind: "card-update", chat, ids: [id], outcome });
+    return "edited";
+  }
+
+  async renderOutcome(_chat: ChatRef, outcome: ApprovalOutcome): Promise<OutboundText> {
+    return { author: worldAuthor, text: `${outcome.tool}: ${outcome.state}` };
+  }
+
+  streamMode(): StreamMode<OutboundText> {
+    return { kind: "none" };
   }
 
   send(message: InboundMessage): Promise<IngressResult> {

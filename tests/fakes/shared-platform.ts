@@ -101,8 +101,9 @@ export class SharedPlatformChannel implements ChannelAdapter, AgentIdentityChann
     return this.shared.post(author.name, part);
   }
 
-  async editPart(_chat: ChatRef, _author: Author, id: string, part: string): Promise<void> {
+  async editPart(_chat: ChatRef, _author: Author, id: string, part: string): Promise<"edited" | "gone"> {
     this.shared.edit(id, part);
+    return "edited";
   }
 
   async deletePart(_chat: ChatRef, _author: Author, id: string): Promise<void> {

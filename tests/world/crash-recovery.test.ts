@@ -239,13 +239,22 @@ describe("an approval outcome posted anew", () => {
   it("an outcome posted as a new message (its card gone) is not posted again when its delivery runs again", async () => {
     const { h, approval } = await parkedOnApproval("done", "telegram");
     const outcomePosts: string[] = [];
-    h.channel.updateApprovalCard = async (_chat, _sent, _outcome, observer) => {
-      // Like the adapters when the card cannot be edited: the outcome goes out as a new message.
+    // Like the adapters when the card cannot be edited: the outcome goes out as a new message.
+    h.channel.editCard = async () => "gone";
+    h.channel.sendPart = async () => {
       const id = `outcome-${outcomePosts.length + 1}`;
       outcomePosts.push(id);
-      await observer?.posted({ ids: [id] });
-      // The first attempt dies right after the platform took the post.
-      if (outcomePosts.length === 1) throw new Error("killed after posting the outcome");
+      return id;
+    };
+    // The first attempt dies right after the outcome's post was recorded.
+    const record = h.store.recordOutbound.bind(h.store);
+    let died = false;
+    h.store.recordOutbound = async (...records) => {
+      await record(...records);
+      if (!died && records.some((each) => each.platformMessageIds.includes("outcome-1"))) {
+        died = true;
+        throw new Error("killed after posting the outcome");
+      }
     };
     await h.click(approval.id, "deny");
     await h.idle();
@@ -301,9 +310,9 @@ describe("delivery order under retries", () => {
       world: { defaultAgent: "alice" },
       platform: "telegram",
     });
-    const original = h.channel.postApprovalCard.bind(h.channel);
+    const original = h.channel.sendCard.bind(h.channel);
     let failed = false;
-    h.channel.postApprovalCard = async (chat, card) => {
+    h.channel.sendCard = async (chat, card) => {
       if (!failed) {
         failed = true;
         throw new Error("429 rate limited");

@@ -2,15 +2,12 @@ import type { Logger } from "../../log/logger.js";
 import { silentLogger } from "../../log/logger.js";
 import type { ApprovalCard, ApprovalOutcome } from "../approval-types.js";
 import type { ChannelAdapter } from "../channel-adapter.js";
-import { isEditingChannel, isStreamingChannel, type MessageStream, type StreamObserver } from "../channel-streaming.js";
+import type { MessageStream, StreamObserver } from "../channel-streaming.js";
 import type { ChatRef } from "../chat-ref.js";
 import type { Author } from "../message.js";
 import type { OutboundText, PostObserver, SentRef } from "../outbound-text.js";
 import { EditStream, PaceTable } from "./edit-stream.js";
 import { deleteParts, writeCard, writeOutcome, writeText } from "./part-writer.js";
-import { type ChannelPrimitives, isPrimitiveChannel } from "./primitives.js";
-
-export { isPrimitiveChannel } from "./primitives.js";
 
 /**
  * The world's view of one channel: post, edit, delete, cards and outcomes, streams, each built
@@ -35,21 +32,18 @@ export interface ChannelWriter {
 const writers = new WeakMap<ChannelAdapter, ChannelWriter>();
 
 /**
- * The writer of `adapter` (one per adapter: streams that share a pace key share its table).
- * An adapter not yet built on the primitives is written through its own methods. A channel
+ * The writer of `adapter` (one per adapter: streams that share a pace key share its table). A channel
  * that cannot edit gets a writer without `editMessage`/`deleteMessages` (`isEditingChannel`).
  */
 export function writerFor(adapter: ChannelAdapter, logger?: Logger): ChannelWriter {
   const known = writers.get(adapter);
   if (known) return known;
-  const writer = isPrimitiveChannel(adapter)
-    ? primitiveWriter(adapter, logger ?? silentLogger())
-    : adapterWriter(adapter);
+  const writer = primitiveWriter(adapter, logger ?? silentLogger());
   writers.set(adapter, writer);
   return writer;
 }
 
-function primitiveWriter(adapter: ChannelAdapter & ChannelPrimitives<unknown>, logger: Logger): ChannelWriter {
+function primitiveWriter(adapter: ChannelAdapter, logger: Logger): ChannelWriter {
   const pace = new PaceTable();
   const canEdit = adapter.capabilities.canEdit;
   const writer: ChannelWriter = {
@@ -88,39 +82,6 @@ function primitiveWriter(adapter: ChannelAdapter & ChannelPrimitives<unknown>, l
     },
   };
   return canEdit ? writer : withoutEdits(writer);
-}
-
-/**
- * The old path: an adapter with its own post, edit and stream methods (until every channel is
- * converted). Its methods are looked up at each call (a test may replace one).
- */
-function adapterWriter(adapter: ChannelAdapter): ChannelWriter {
-  const own = <Name extends "postMessage" | "postApprovalCard" | "updateApprovalCard">(name: Name) => {
-    const method = adapter[name];
-    if (!method) throw new Error(`channel ${adapter.id} has neither the delivery primitives nor ${name}`);
-    return method.bind(adapter) as NonNullable<ChannelAdapter[Name]>;
-  };
-  const editing = () => {
-    if (!isEditingChannel(adapter)) throw new Error(`channel ${adapter.id} cannot edit`);
-    return adapter;
-  };
-  const writer: ChannelWriter = {
-    adapter,
-    canEdit: isEditingChannel(adapter),
-    postMessage: (chat, message, observer) => own("postMessage")(chat, message, observer),
-    editMessage: (chat, sent, message, observer) => editing().editMessage(chat, sent, message, observer),
-    deleteMessages: async (chat, sent, author) => {
-      // Some adapters take the author whose identity posted them (its own bot).
-      const channel = editing();
-      const remove = channel.deleteMessages as (chat: ChatRef, sent: SentRef, author?: Author) => Promise<void>;
-      await remove.call(channel, chat, sent, author);
-    },
-    postApprovalCard: (chat, card, observer) => own("postApprovalCard")(chat, card, observer),
-    updateApprovalCard: (chat, sent, outcome, observer) => own("updateApprovalCard")(chat, sent, outcome, observer),
-    openStream: async (chat, author, observer) =>
-      isStreamingChannel(adapter) ? adapter.openStream(chat, author, observer) : undefined,
-  };
-  return writer.canEdit ? writer : withoutEdits(writer);
 }
 
 /** A writer whose channel cannot edit: no edit methods, so `isEditingChannel(writer)` is false. */

@@ -36,7 +36,13 @@ export interface ChannelPrimitives<Part = unknown> {
    * Make message `id` show `part` (`live` as in {@link sendPart}). `gone` when there is no such
    * message any more (someone deleted it): the writer then posts the part anew.
    */
-  editPart(chat: ChatRef, author: Author, id: string, part: Part, options?: { live?: boolean }): Promise<void | "gone">;
+  editPart(
+    chat: ChatRef,
+    author: Author,
+    id: string,
+    part: Part,
+    options?: { live?: boolean },
+  ): Promise<"edited" | "gone">;
   /** Remove message `id`. A message already gone is no error. */
   deletePart(chat: ChatRef, author: Author, id: string): Promise<void>;
   /**
@@ -143,16 +149,4 @@ export interface NativeStream {
   finish(finalText: string, mentions?: readonly OutboundMention[]): Promise<SentRef>;
   /** Remove what it showed (the answer was abandoned). */
   abort(): Promise<void>;
-}
-
-/** Whether an adapter is built on the primitives (the world then writes through `writerFor`). */
-export function isPrimitiveChannel<Adapter extends object>(
-  adapter: Adapter,
-): adapter is Adapter & ChannelPrimitives<unknown> {
-  const candidate = adapter as Partial<ChannelPrimitives<unknown>>;
-  return (
-    typeof candidate.renderParts === "function" &&
-    typeof candidate.sendPart === "function" &&
-    typeof candidate.streamMode === "function"
-  );
 }

@@ -1,16 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { isEditingChannel } from "../../../src/world/channel-adapter.js";
-import { isPrimitiveChannel, writerFor } from "../../../src/world/delivery/channel-writer.js";
+import { writerFor } from "../../../src/world/delivery/channel-writer.js";
 import type { NativeStreamSetup } from "../../../src/world/delivery/primitives.js";
 import type { SentRef } from "../../../src/world/outbound-text.js";
-import { RecordingChannel } from "../../fakes/recording-channel.js";
 import { alice, chat, MemoryAdapter } from "./memory-channel.js";
 
 describe("writerFor: the world's view of a channel", () => {
   it("is one writer per adapter (streams of one adapter share its pace table)", () => {
     const adapter = new MemoryAdapter();
     expect(writerFor(adapter)).toBe(writerFor(adapter));
-    expect(isPrimitiveChannel(adapter)).toBe(true);
   });
 
   it("has edit methods exactly where the channel can edit", () => {
@@ -59,16 +57,5 @@ describe("writerFor: the world's view of a channel", () => {
     expect(setups[0]?.key).toBe(postKey);
     expect(recorded).toEqual([{ ids: ["n1"] }]);
     expect(await stream?.finish("done")).toEqual({ ids: ["n1"] });
-  });
-
-  it("reaches an adapter not built on the primitives through its own methods (looked up at each call)", async () => {
-    const adapter = new RecordingChannel("telegram");
-    const writer = writerFor(adapter);
-    expect(isPrimitiveChannel(adapter)).toBe(false);
-    await writer.postMessage(chat, { author: alice, text: "hello" });
-    expect(adapter.messages().map((message) => message.text)).toEqual(["hello"]);
-    adapter.postMessage = async () => ({ ids: ["replaced"] });
-    expect(await writer.postMessage(chat, { author: alice, text: "again" })).toEqual({ ids: ["replaced"] });
-    expect(await writer.openStream(chat, alice)).toBeUndefined();
   });
 });

@@ -92,12 +92,13 @@ export class MemoryChannel implements ChannelPrimitives<string> {
     id: string,
     part: string,
     options: { live?: boolean } = {},
-  ): Promise<void | "gone"> {
+  ): Promise<"edited" | "gone"> {
     const message = this.messages.find((each) => each.id === id);
     if (!message) return "gone";
     message.text = part;
     message.live = options.live ?? false;
     this.calls.push({ kind: "edit", id, text: part, live: message.live });
+    return "edited";
   }
 
   async deletePart(_chat: ChatRef, _author: Author, id: string): Promise<void> {
