@@ -9,6 +9,7 @@
  *   npm run bench -- --db postgres --processes 1,2,3
  *                                      scale-out: N service processes on one database, one run per N
  *   npm run bench -- --quick           fewer messages (a smoke run)
+ *   npm run bench -- --chats N         N chats in the closed loop (default 100, 20 with --quick)
  *   npm run bench -- --profile DIR     the service writes a V8 CPU profile into DIR
  */
 import { spawnSync } from "node:child_process";
@@ -51,6 +52,7 @@ function readSettings(): Settings {
       db: { type: "string" },
       processes: { type: "string" },
       quick: { type: "boolean" },
+      chats: { type: "string" },
       profile: { type: "string" },
     },
     allowPositionals: true,
@@ -66,11 +68,14 @@ function readSettings(): Settings {
     if (!postgresUrl) throw new Error("--postgres needs a server URL (argument or ROUNDTABLE_TEST_POSTGRES_URL)");
   }
   const quick = values.quick === true;
+  const chats = values.chats === undefined ? undefined : Number.parseInt(values.chats, 10);
+  if (chats !== undefined && !(Number.isInteger(chats) && chats >= 1 && chats <= 1_000))
+    throw new Error("--chats is a number of chats (1 to 1000)");
   return {
     profileDirectory: values.profile,
     postgresUrl,
     latencyMessages: quick ? 30 : 200,
-    loadChats: quick ? 20 : 100,
+    loadChats: chats ?? (quick ? 20 : 100),
     loadPerChat: 10,
     historyTurns: quick ? 5 : 20,
     approvals: quick ? 10 : 50,

@@ -6,11 +6,7 @@ import { quietLogger } from "./test-databases.js";
 /** A fresh, migrated database; `open` may be called again for a second "process" on it. */
 export interface QueueDatabase {
   provider: "sqlite" | "postgresql";
-  /**
-   * Statements a job of a chain may cost (default 4, the embedded queue). graphile-worker's
-   * queue pays more: its fetch, a fetch that an add's wake-up finds blocked by the running job
-   * of the same chat, and its own completion after ours.
-   */
+  /** Statements a job of a chain may cost (default 4). */
   chainStatementsPerJob?: number;
   open(): Promise<OpenedStore>;
   remove(): Promise<void>;

@@ -6,7 +6,7 @@ import pg from "pg";
 import pino from "pino";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { migrateDatabase } from "../../src/storage/migrate.js";
-import { type OpenedStore, openStore } from "../../src/storage/open-store.js";
+import { type OpenedStore, openStore, type StoredWorkQueue } from "../../src/storage/open-store.js";
 import { waitUntil } from "../tools/wait-until.js";
 import { createPostgresDatabase, describePostgres, quietLogger } from "./test-databases.js";
 
@@ -100,6 +100,36 @@ describePostgres("PostgreSQL work queue on graphile-worker", (serverUrl) => {
       [],
     );
     expect((await queue.jobStatus("turn:t1:2"))?.state).toBe("done");
+  });
+
+  it("a chat's chain of steps wakes no other process: its adds go without NOTIFY and each finish hands the chat on", async () => {
+    const length = 10;
+    const ran: string[] = [];
+    const queues: StoredWorkQueue[] = [];
+    const stores = [await open(), await open()];
+    for (const [index, store] of stores.entries()) {
+      const queue = store.createQueue({ logger: quietLogger(), concurrency: 4 });
+      queues.push(queue);
+      await queue.start(async (job) => {
+        const step = (job.payload as { step: number }).step;
+        ran.push(`p${index}:${step}`);
+        // As the world's steps do: the chat's next step is added by the running one.
+        if (step + 1 < length) await queue.add({ queue: "chat-c", key: `c${step + 1}`, payload: { step: step + 1 } });
+      });
+    }
+    const before = stores.map((store) => store.statementCount());
+    await queues[0]?.add({ queue: "chat-c", key: "c0", payload: { step: 0 } });
+    await waitUntil("the chain ran", () => ran.length === length, 10_000);
+    const spent = stores.map((store, index) => store.statementCount() - (before[index] ?? 0));
+    // The process running the chain: per step its add, its claim, its finish (which hands the
+    // chat on); the other: one look for work, after the first add's NOTIFY. Every add used to
+    // wake a worker in both processes, and each step's end started another look in its process
+    // (a liveness sweep or a poll of the other may fall in the window: a few statements more).
+    const runner = ran[0]?.startsWith("p0") ? 0 : 1;
+    expect(new Set(ran.map((entry) => entry.split(":")[0]))).toEqual(new Set([`p${runner}`]));
+    expect(ran.map((entry) => entry.split(":")[1])).toEqual(Array.from({ length }, (_, step) => String(step)));
+    expect(spent[runner]).toBeLessThanOrEqual(3 * length + 4);
+    expect(spent[1 - runner]).toBeLessThanOrEqual(6);
   });
 
   it("a killed process's locked job and chat queue are released within seconds (forceUnlockWorkers), not after 4 hours", async () => {

@@ -14,6 +14,13 @@ export interface RunningJob {
   workerId: string;
 }
 
+/** The chat's next job, locked by {@link GraphileJobTable.finish} for the worker that ran the last one. */
+export interface HandedJob {
+  /** Our row's key (graphile-worker's payload); empty when the payload has none (the task drops it). */
+  key: string;
+  running: RunningJob;
+}
+
 interface ClaimedRecord {
   seq: number | bigint;
   key: string;
@@ -67,6 +74,33 @@ export class GraphileJobTable {
   }
 
   /**
+   * {@link insert} for a chat whose graphile-worker queue this process holds (a step of the
+   * chat is running here): graphile-worker's job is written without `add_job`, so without its
+   * NOTIFY, which would wake a worker in every process to look for a job that none can take
+   * while the queue is locked. The running step's {@link finish} hands the queue on to it.
+   */
+  async insertHeld(job: QueueJob, now: Date, queueId: number): Promise<boolean> {
+    const payload = JSON.stringify(job.payload ?? null);
+    const runAt = job.runAt ?? now;
+    const delayMs = Math.max(0, runAt.getTime() - now.getTime());
+    const rows = await this.raw.rows<{ added: number }>(sql`
+      WITH inserted AS (
+        INSERT INTO "Job" ("key", "queue", "payload", "state", "runAt", "attempts", "priority", "createdAt")
+        VALUES (${job.key}, ${job.queue}, ${payload}, 'pending', ${runAt}, 0, ${job.priority ?? 0}, ${now})
+        ON CONFLICT ("key") DO NOTHING
+        RETURNING "key", "priority"),
+      handed AS (
+        INSERT INTO graphile_worker._private_jobs (job_queue_id, task_id, payload, run_at, key, priority)
+        SELECT ${queueId}::int, tasks.id, json_build_object('key', inserted."key"),
+          now() + ${delayMs}::float8 * interval '1 millisecond', inserted."key", inserted."priority"::smallint
+        FROM inserted JOIN graphile_worker._private_tasks AS tasks ON tasks.identifier = ${graphileTask}
+        ON CONFLICT (key) DO NOTHING
+        RETURNING id)
+      SELECT (SELECT count(*) FROM inserted)::int AS added, (SELECT count(*) FROM handed)::int AS handed`);
+    return rows[0]?.added === 1;
+  }
+
+  /**
    * Take our row for the graphile-worker job now running it. graphile-worker runs one job per
    * key and queue at a time, so a row still `running` here was left by a run that did not
    * finish (a killed process whose jobs were unlocked): it is taken over, unless it used all
@@ -100,14 +134,23 @@ export class GraphileJobTable {
 
   /**
    * A run's last word: our row `done` (or `failed`, with its error, after its last attempt),
-   * and graphile-worker's job finished in the same statement (deleted, its chat's queue
-   * unlocked) so the chat's next step can start at once. graphile-worker's own completion,
-   * which it does not wait for before looking for the next job, then finds nothing left to do.
-   * False when the row is no longer this run's.
+   * and graphile-worker's job finished in the same statement (deleted). With `handOver`, the
+   * chat's next due job is locked for this worker in the same statement and its queue stays
+   * locked (the caller runs that job at once: no look for work, no wake-up); otherwise, or
+   * with none due, the queue is unlocked so the chat's next step can start at once anywhere.
+   * graphile-worker's own completion, which it does not wait for before looking for the next
+   * job, then finds nothing left to do. `changed` is false when the row is no longer this run's.
    */
-  async finish(seq: number, token: string, now: Date, running: RunningJob, lastError?: string): Promise<boolean> {
+  async finish(
+    seq: number,
+    token: string,
+    now: Date,
+    running: RunningJob,
+    options: { lastError?: string; handOver?: boolean } = {},
+  ): Promise<{ changed: boolean; next?: HandedJob }> {
+    const { lastError, handOver = false } = options;
     const state = lastError === undefined ? "done" : "failed";
-    const rows = await this.raw.rows<{ changed: number }>(sql`
+    const rows = await this.raw.rows<{ changed: number; nextId: string | null; nextKey: string | null }>(sql`
       WITH settled AS (
         UPDATE "Job" SET "state" = ${state}, "lockedBy" = NULL, "lockedAt" = NULL, "finishedAt" = ${now},
           "lastError" = COALESCE(${lastError ?? null}::text, "lastError")
@@ -116,12 +159,34 @@ export class GraphileJobTable {
       finished AS (
         DELETE FROM graphile_worker._private_jobs WHERE id = ${running.jobId}::bigint AND locked_by = ${running.workerId}
         RETURNING id),
+      next AS (
+        SELECT jobs.id FROM graphile_worker._private_jobs AS jobs
+        JOIN graphile_worker._private_job_queues AS queues
+          ON queues.id = jobs.job_queue_id AND queues.locked_by = ${running.workerId}
+        JOIN graphile_worker._private_tasks AS tasks ON tasks.id = jobs.task_id AND tasks.identifier = ${graphileTask}
+        WHERE ${handOver}::boolean AND jobs.job_queue_id = ${running.queueId}::int AND jobs.is_available
+          AND jobs.run_at <= now()
+        ORDER BY jobs.priority, jobs.run_at, jobs.id
+        LIMIT 1
+        FOR UPDATE OF jobs SKIP LOCKED),
+      taken AS (
+        UPDATE graphile_worker._private_jobs AS jobs
+        SET attempts = jobs.attempts + 1, locked_by = ${running.workerId}, locked_at = now()
+        FROM next WHERE jobs.id = next.id
+        RETURNING jobs.id, jobs.payload),
       unlocked AS (
         UPDATE graphile_worker._private_job_queues SET locked_by = NULL, locked_at = NULL
-        WHERE id = ${running.queueId}::int AND locked_by = ${running.workerId}
+        WHERE id = ${running.queueId}::int AND locked_by = ${running.workerId} AND NOT EXISTS (SELECT 1 FROM next)
         RETURNING id)
-      SELECT (SELECT count(*) FROM settled)::int AS changed`);
-    return rows[0]?.changed === 1;
+      SELECT (SELECT count(*) FROM settled)::int AS changed, (SELECT id::text FROM taken) AS "nextId",
+        (SELECT payload->>'key' FROM taken) AS "nextKey"`);
+    const row = rows[0];
+    const changed = row?.changed === 1;
+    if (!row?.nextId) return { changed };
+    return {
+      changed,
+      next: { key: row.nextKey ?? "", running: { ...running, jobId: row.nextId } },
+    };
   }
 
   /**

@@ -1,7 +1,7 @@
 import { errorMessage } from "../../errors/roundtable-error.js";
 import type { Logger } from "../../log/logger.js";
 import type { ClaimedJob, JobHandler } from "../../world/work-queue.js";
-import type { GraphileJobTable, RunningJob } from "./graphile-job-table.js";
+import type { GraphileJobTable, HandedJob, RunningJob } from "./graphile-job-table.js";
 import type { ClaimedRow, JobTable } from "./job-table.js";
 
 /** What running one claimed step needs from its queue. */
@@ -15,17 +15,26 @@ export interface StepRunContext {
   leaseMs: number;
 }
 
+/** How a step's finish hands its chat's queue on (`GraphileWorkQueue` keeps one per held queue). */
+export interface HandOver {
+  /** Whether the finish may lock the chat's next due job for this worker (not while stopping). */
+  allowed(): boolean;
+  /** Called just before each finish statement is sent (adds after this may not be seen by it). */
+  finishing(): void;
+}
+
 /**
  * Run a claimed step with the world's handler, renewing its lease meanwhile, and record the
  * outcome (with graphile-worker's job finished in the same statement): `done`, `failed` after
  * the last attempt, or `pending` again after our retry delay. Resolves with that delay when
- * the step will run again.
+ * the step will run again, or with the chat's next job when the finish handed it to this worker.
  */
 export async function runClaimedStep(
   context: StepRunContext,
   claimed: { row: ClaimedRow; token: string; running: RunningJob },
   handler: JobHandler,
-): Promise<{ retryInMs?: number }> {
+  handOver: HandOver,
+): Promise<{ retryInMs?: number; next?: HandedJob }> {
   const { row, token, running } = claimed;
   const { graphile, clock } = context;
   const log = context.logger.child({ queue: row.queue, job: row.key, attempt: row.attempts });
@@ -53,15 +62,24 @@ export async function runClaimedStep(
   } finally {
     clearInterval(heartbeat);
   }
-  if (!thrown) {
-    await settle(log, () => graphile.finish(row.seq, token, clock(), running));
-    return {};
-  }
+  const finish = async (lastError?: string): Promise<{ next?: HandedJob }> => {
+    let next: HandedJob | undefined;
+    await settle(log, async () => {
+      handOver.finishing();
+      const outcome = await graphile.finish(row.seq, token, clock(), running, {
+        ...(lastError === undefined ? {} : { lastError }),
+        handOver: handOver.allowed(),
+      });
+      next = outcome.next;
+      return outcome.changed;
+    });
+    return next ? { next } : {};
+  };
+  if (!thrown) return finish();
   const message = errorMessage(thrown.error);
   if (row.attempts >= context.maxAttempts) {
     log.error({ err: thrown.error }, "job failed %d times; giving up on it", row.attempts);
-    await settle(log, () => graphile.finish(row.seq, token, clock(), running, message));
-    return {};
+    return finish(message);
   }
   const wait = Math.max(0, context.retryDelayMs(row.attempts));
   log.warn({ err: thrown.error, retryInMs: wait }, "job failed; it will run again");

@@ -6,10 +6,10 @@ import type { Logger } from "../../log/logger.js";
 import type { JobHandler, QueueJob } from "../../world/work-queue.js";
 import type { StatementCount } from "./count-statements.js";
 import type { DatabaseClient } from "./database-client.js";
-import { GraphileJobTable, graphileTask, type RunningJob } from "./graphile-job-table.js";
+import { GraphileJobTable, graphileTask, type HandedJob, type RunningJob } from "./graphile-job-table.js";
 import { GraphileLiveness } from "./graphile-liveness.js";
 import { graphileLogFactory } from "./graphile-logger.js";
-import { runClaimedStep, type StepRunContext } from "./graphile-step-run.js";
+import { type HandOver, runClaimedStep, type StepRunContext } from "./graphile-step-run.js";
 import { type JobStatus, JobTable } from "./job-table.js";
 import { createPostgresPool } from "./postgres-pool.js";
 import { CleanupSchedule, QueueChanges, queueSettings, type SqlWorkQueueOptions } from "./queue-bookkeeping.js";
@@ -34,6 +34,15 @@ const taskPayload = z.object({ key: z.string().min(1) });
 const idleRecheckMs = 100;
 const idleWakeMs = 250;
 const longestTimerMs = 2 ** 31 - 1;
+/** A chat's graphile-worker queue while a step of it runs in this process (the queue is locked by it). */
+interface HeldQueue {
+  queueId: number;
+  /** Adds to the chat sent and not yet answered. */
+  addsInFlight: number;
+  /** An add was answered since the last finish statement was sent (that finish may not have seen it). */
+  addedSince: boolean;
+}
+
 /** How long graphile-worker gathers completions (no-ops for it: see `begin`) into one statement. */
 const completionBatchMs = 50;
 
@@ -71,6 +80,8 @@ export class GraphileWorkQueue implements StoredWorkQueue {
   private pgPool: pg.Pool | undefined;
   /** The graphile-worker jobs this process is running, by job id. */
   private readonly running = new Map<string, Promise<void>>();
+  /** The chats whose graphile-worker queue a step of this process holds, by chat key. */
+  private readonly held = new Map<string, HeldQueue>();
   private claimCount = 0;
   private readonly changes = new QueueChanges();
   private sweepTimer: NodeJS.Timeout | undefined;
@@ -107,10 +118,28 @@ export class GraphileWorkQueue implements StoredWorkQueue {
 
   async add(job: QueueJob): Promise<boolean> {
     const now = this.clock();
-    const added = await this.graphile.insert(job, now);
+    const held = this.phase === "started" ? this.held.get(job.queue) : undefined;
+    const added = held ? await this.addToHeld(held, job, now) : await this.graphile.insert(job, now);
     if (added && job.runAt && job.runAt.getTime() > now.getTime())
       this.armDueTimer(job.runAt.getTime() - now.getTime());
     return added;
+  }
+
+  /**
+   * A job for a chat whose step runs here (the step's own next step or delivery, most often):
+   * no wake-up for every process, since none could take it before that step ends; the step's
+   * finish hands the chat on to it. Should the finish have missed it (sent before this add was
+   * answered), a wake-up of this process's workers finds it.
+   */
+  private async addToHeld(held: HeldQueue, job: QueueJob, now: Date): Promise<boolean> {
+    held.addsInFlight++;
+    try {
+      return await this.graphile.insertHeld(job, now, held.queueId);
+    } finally {
+      held.addsInFlight--;
+      held.addedSince = true;
+      if (this.held.get(job.queue) !== held) this.nudge(1);
+    }
   }
 
   start(handler: JobHandler): Promise<void> {
@@ -194,7 +223,10 @@ export class GraphileWorkQueue implements StoredWorkQueue {
         // A step's own finish already deleted its graphile-worker job and unlocked its chat
         // (`GraphileJobTable.finish`): graphile-worker's completion finds nothing to do, so
         // it is batched (one statement for the completions of a while, not one per job).
-        preset: { worker: { completeJobBatchDelay: completionBatchMs } },
+        // One look for work per process at a time rather than one per idle worker: a wake-up
+        // (NOTIFY) or a worker done with its job asks the process's local queue, which fetches
+        // up to `concurrency` due jobs in one statement (at most one per chat) and hands them out.
+        preset: { worker: { completeJobBatchDelay: completionBatchMs, localQueue: { size: this.concurrency } } },
       },
       { [graphileTask]: this.task },
       this.pgPool,
@@ -223,10 +255,9 @@ export class GraphileWorkQueue implements StoredWorkQueue {
     const pool = this.pool;
     if (!pool) throw new StorageError("internal", "the work queue is not started");
     // Counted from here, claim included: whenIdle must not see a claimed row and no running step.
-    const step = this.runStep(parsed.data.key, {
-      jobId: helpers.job.id,
-      queueId: helpers.job.job_queue_id,
-      workerId: pool.id,
+    const step = this.runChain({
+      key: parsed.data.key,
+      running: { jobId: helpers.job.id, queueId: helpers.job.job_queue_id, workerId: pool.id },
     });
     this.running.set(helpers.job.id, step);
     this.changes.notify();
@@ -238,16 +269,22 @@ export class GraphileWorkQueue implements StoredWorkQueue {
     }
   };
 
-  private async runStep(key: string, running: RunningJob): Promise<void> {
+  /** A step, then each next step of its chat that its finish handed to this worker. */
+  private async runChain(first: HandedJob): Promise<void> {
+    let next: HandedJob | undefined = first;
+    while (next) next = await this.runStep(next.key, next.running);
+  }
+
+  private async runStep(key: string, running: RunningJob): Promise<HandedJob | undefined> {
     const handler = this.handler;
     if (!handler) throw new StorageError("internal", "the work queue is not started");
     if (this.phase === "stopping" || this.phase === "stopped") {
       // Fetched as the queue stopped (a look for work already on its way): left for the next start.
       await this.graphile.handBack(key, running);
-      return;
+      return undefined;
     }
     const token = `${running.workerId}:${++this.claimCount}`;
-    const row = await this.graphile.claim(key, token, this.clock(), this.maxAttempts);
+    const row = key === "" ? undefined : await this.graphile.claim(key, token, this.clock(), this.maxAttempts);
     if (!row) {
       if (await this.graphile.failExhausted(key, this.clock(), this.maxAttempts))
         this.logger.error({ job: key }, "job was interrupted after its last attempt; it is marked failed");
@@ -257,10 +294,43 @@ export class GraphileWorkQueue implements StoredWorkQueue {
           "work queue: a graphile-worker job for a step that was never added; it is dropped",
         );
       await this.graphile.finishGraphileJob(running);
-      return;
+      return undefined;
     }
-    const { retryInMs } = await runClaimedStep(this.steps, { row, token, running }, handler);
-    if (retryInMs !== undefined) this.armDueTimer(retryInMs);
+    const held = this.hold(row.queue, running.queueId);
+    let outcome: { retryInMs?: number; next?: HandedJob } = {};
+    try {
+      outcome = await runClaimedStep(this.steps, { row, token, running }, handler, this.handOverOf(held));
+    } finally {
+      if (!outcome.next) this.release(row.queue, held);
+    }
+    if (outcome.retryInMs !== undefined) this.armDueTimer(outcome.retryInMs);
+    return outcome.next;
+  }
+
+  /** The chat's queue is this process's while its step runs (graphile-worker locked it for this worker). */
+  private hold(queue: string, queueId: number | null): HeldQueue | undefined {
+    if (queueId === null) return undefined;
+    const existing = this.held.get(queue);
+    if (existing?.queueId === queueId) return existing;
+    const held: HeldQueue = { queueId, addsInFlight: 0, addedSince: false };
+    this.held.set(queue, held);
+    return held;
+  }
+
+  /** The chain ended with the queue unlocked: an add its last finish did not see is looked for. */
+  private release(queue: string, held: HeldQueue | undefined): void {
+    if (!held) return;
+    if (this.held.get(queue) === held) this.held.delete(queue);
+    if (held.addedSince) this.nudge(1);
+  }
+
+  private handOverOf(held: HeldQueue | undefined): HandOver {
+    return {
+      allowed: () => held !== undefined && this.phase === "started",
+      finishing: () => {
+        if (held) held.addedSince = false;
+      },
+    };
   }
 
   /** Rows whose lease ran out (a worker that stopped renewing it): back to pending, their jobs unlocked. */
