@@ -3,8 +3,8 @@ import { toolFilesMessageId } from "../../src/world/files/tool-files.js";
 import { notesServerCommand } from "../fakes/mcp-notes-command.js";
 import { onePixelPng } from "../fakes/mcp-notes-tools.js";
 import { ScriptedProvider } from "../fakes/scripted-provider.js";
-import { ana, groupId } from "./helpers.js";
-import { group, groupKey, type WorldTelegram, worldOnTelegram } from "./world-telegram.js";
+import { ana, groupId, mainToken } from "./helpers.js";
+import { bobToken, group, groupKey, type WorldTelegram, worldOnTelegram } from "./world-telegram.js";
 
 let t: WorldTelegram | undefined;
 afterEach(async () => {
@@ -58,6 +58,28 @@ describe("files a tool gives, posted to a Telegram group", () => {
     await t.world.idle();
     expect(t.fake.callsTo("sendPhoto")).toHaveLength(1);
     expect(t.botMessages()).toHaveLength(3);
+  });
+
+  it("an agent with its own bot posts the photo from that bot, without its name in the caption", async () => {
+    const bob = new ScriptedProvider((request) =>
+      request.messages.at(-1)?.role === "tool"
+        ? { text: "done" }
+        : { toolCalls: [{ name: "notes__picture", args: {} }] },
+    );
+    t = await worldOnTelegram({
+      agents: [{ name: "bob", provider: bob, tools: ["notes__*"] }],
+      tools: { mcpServers: { notes: notesServerCommand() }, approval: { "notes__*": "never" } },
+      world: { defaultAgent: "bob" },
+      agentConfig: { bob: { telegram: { token: bobToken } } },
+      extraBots: [{ token: bobToken, username: "bob_rt_bot", firstName: "Bob", canReadAllGroupMessages: true }],
+      adapter: { agentBots: [{ agent: "bob", token: bobToken }] },
+    });
+    await t.say(ana, "chart it");
+
+    expect(t.fake.callsTo("sendPhoto", bobToken)).toHaveLength(1);
+    expect(t.fake.callsTo("sendPhoto", mainToken)).toHaveLength(0);
+    const photo = t.botMessages().find((message) => message.photo !== undefined);
+    expect(photo).toMatchObject({ sentByToken: bobToken, text: "" });
   });
 
   it("a delivery killed after its first file is posted posts no file twice when it runs again", async () => {
