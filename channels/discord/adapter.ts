@@ -29,6 +29,7 @@ import { hasMessageContentIntent, messageContentAdvice } from "./message-content
 import { type DiscordAdapterOptions, type DiscordAgentIdentity, type DiscordClock, systemClock } from "./options.js";
 import { attachmentHostFor, type OwnIdentities, roleEntriesOf } from "./parse.js";
 import { BotPoster, type PostBody, type Poster, reuse, WebhookPoster } from "./poster.js";
+import { sendDiscordFile } from "./send-file.js";
 import {
   type DiscordPart,
   renderApprovalCard,
@@ -260,6 +261,24 @@ export class DiscordAdapter
       return again.send(body);
     }
   }
+
+  /**
+   * A file as an attachment (`send-file.ts`), from whoever posts `author`'s parts: an agent's
+   * own bot, the channel's webhook under its name and avatar, else the bot with its bold name.
+   */
+  readonly sendFile: NonNullable<ChannelPrimitives["sendFile"]> = async (chat, author, file, options) => {
+    const agent = author.kind === "agent" && chat.workspace !== undefined;
+    const own = agent ? this.agentBots.get(author.name.toLowerCase()) : undefined;
+    if (own?.userId) return sendDiscordFile(own.api.rest, chat, { ...author, kind: "bot" }, file, options);
+    const identity = this.agents.get(author.name.toLowerCase());
+    const named = { ...author, displayName: author.displayName ?? identity?.displayName ?? author.name };
+    const avatarUrl = author.avatarUrl ?? identity?.avatarUrl;
+    const webhook = agent ? await this.webhooks.get(chat.channel) : undefined;
+    return sendDiscordFile(this.api.rest, chat, avatarUrl === undefined ? named : { ...named, avatarUrl }, file, {
+      ...options,
+      ...(webhook === undefined ? {} : { webhook }),
+    });
+  };
 
   async editPart(chat: ChatRef, author: Author, id: string, part: DiscordPart, options: { live?: boolean } = {}) {
     const poster = await this.posterFor(chat, author);

@@ -42,6 +42,7 @@ import {
   type SlackPart,
   slackMessageLimit,
 } from "./render.js";
+import { sendSlackFile } from "./send-file.js";
 import { SlackSocketReceiver } from "./socket-receiver.js";
 import { ThreadRoots } from "./thread-roots.js";
 import { stopBlocks } from "./stop-button.js";
@@ -251,6 +252,10 @@ export class SlackAdapter
       if (slackErrorCode(error instanceof Error ? error.cause : undefined) !== "message_not_found") throw error;
     }
   }
+
+  /** A file through `files.uploadV2` (`send-file.ts`): as the app, the agent's name leading its comment; returns the file's id. */
+  readonly sendFile: NonNullable<ChannelPrimitives["sendFile"]> = (chat, author, file, options) =>
+    sendSlackFile(this.app.client, chat, author, file, options);
 
   /**
    * The app's message carrying `key` as its metadata. In a thread that streams natively, the

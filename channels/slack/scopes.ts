@@ -21,7 +21,11 @@ export const scopeNeeds: readonly ScopeNeed[] = [
     feature: "posting under each agent's name and icon (without it, answers start with the agent's name in bold)",
   },
   { scope: "files:read", feature: "passing files and screenshots people share on to the agents" },
-  { scope: "files:write", feature: "attaching long tool arguments to approval cards" },
+  {
+    scope: "files:write",
+    feature:
+      "posting the images and files tools give (files.uploadV2); attaching long tool arguments to approval cards",
+  },
   { scope: "usergroups:read", feature: "approvers named as role:<user group handle>" },
   { scope: "users:read", feature: "showing people's names instead of user ids" },
   { scope: "assistant:write", feature: 'showing "alice is thinking…" while an agent works in an assistant thread' },

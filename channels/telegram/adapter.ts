@@ -40,6 +40,7 @@ import {
 } from "./render.js";
 import { withTelegramMentions } from "./render-mentions.js";
 import { retryTransformer } from "./retry-transformer.js";
+import { sendTelegramFile } from "./send-file.js";
 import { webhookSecretFor } from "./verify.js";
 import { createWebhookRoute, telegramWebhookPath } from "./webhook-route.js";
 
@@ -280,6 +281,12 @@ export class TelegramAdapter
     const messageId = Number(id);
     if (Number.isInteger(messageId)) await this.outbound.delete(this.identityFor(chat, author).bot, chat, messageId);
   }
+
+  /** A file as a photo or document (`send-file.ts`) from the bot that posts `author`'s parts, named as they are. */
+  readonly sendFile: NonNullable<ChannelPrimitives["sendFile"]> = (chat, author, file, options) => {
+    const { bot, name } = this.identityFor(chat, author);
+    return sendTelegramFile(bot.api, chat, name === undefined ? { ...author, kind: "bot" } : author, file, options);
+  };
 
   /**
    * Cards always come from the main bot: its updates are the ones read, presses included.

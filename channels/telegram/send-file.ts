@@ -17,7 +17,7 @@ export const maxCaptionLength = 1024;
  * Telegram can show (PNG, JPEG, WebP up to 10 MiB) with `sendPhoto`, anything else with
  * `sendDocument`, under its name, with the caption (HTML, cut to Telegram's 1024 characters) led
  * by an agent's name in bold, the way the adapter names an agent posting through the main bot
- * (pass the agent's own bot's `Api` to post as it instead: give `author` without the name then).
+ * (pass the agent's own bot's `Api` to post as it instead: give `author` as `kind: "bot"` then, unnamed).
  * Returns the message id. Telegram cannot carry a post key, so `options.key` is not used (the
  * window between Telegram's answer and the stored id remains); `options.replyTo` replies.
  */

@@ -25,7 +25,8 @@ import { LoginAttempts } from "./login-attempts.js";
 import { memoryLoginSessions, WebSessions } from "./sessions.js";
 import type { OperatorSource } from "./operator-snapshot.js";
 import { type AgentIdentity, cardItem, decidedCard, toWebAuthor, toWebCard } from "./render.js";
-import type { WebAuthor, WebCard, WebHistorySource, WebItem } from "./web-items.js";
+import { type WebFileSource, webFileLink } from "./file-route.js";
+import type { WebAuthor, WebCard, WebFileLink, WebHistorySource, WebItem } from "./web-items.js";
 import { createWebRoutes } from "./web-routes.js";
 
 export interface WebAdapterOptions {
@@ -50,12 +51,16 @@ export interface WebAdapterOptions {
   streamIntervalMs?: number;
   /** `files.maxMessageBytes`: all files of one upload together (default 50 MiB). */
   maxUploadBytes?: number;
+  /** Where `GET /chat/file` reads a message's file (the store); without it the route is not mounted. */
+  files?: WebFileSource;
 }
 
 /** One item of the page's timeline as the world posts it: who wrote it and its text. */
 export interface WebPart {
   author: WebAuthor;
   text: string;
+  /** The message's files, linked (the world gives them to a channel that does not post files). */
+  files?: WebFileLink[];
 }
 
 /**
@@ -123,11 +128,13 @@ export class WebAdapter
   }
 
   async renderParts(_chat: ChatRef, message: OutboundText): Promise<WebPart[]> {
-    return [{ author: toWebAuthor(message.author, this.agents), text: message.text }];
+    const files = message.files?.map((file) => webFileLink(file.messageId, file.name, file.mediaType));
+    return [{ author: toWebAuthor(message.author, this.agents), text: message.text, ...(files ? { files } : {}) }];
   }
 
   samePart(left: WebPart, right: WebPart): boolean {
-    return left.text === right.text && JSON.stringify(left.author) === JSON.stringify(right.author);
+    const same = (one: unknown, other: unknown) => JSON.stringify(one) === JSON.stringify(other);
+    return left.text === right.text && same(left.author, right.author) && same(left.files, right.files);
   }
 
   async sendPart(chat: ChatRef, _author: Author, part: WebPart, options: SendPartOptions = {}): Promise<string> {
@@ -176,7 +183,14 @@ export class WebAdapter
       chat,
       live
         ? { kind: "draft", id, author: part.author, text: part.text }
-        : { kind: "message", id, author: part.author, text: part.text, at: new Date().toISOString() },
+        : {
+            kind: "message",
+            id,
+            author: part.author,
+            text: part.text,
+            at: new Date().toISOString(),
+            ...(part.files ? { files: part.files } : {}),
+          },
     );
   }
 

@@ -2,6 +2,7 @@ import type { ServerResponse } from "node:http";
 import type { ChatRef } from "../../src/world/chat-ref.js";
 import type { GuardedRoute } from "./guard.js";
 import { queryParameter, sendText } from "./http-io.js";
+import type { WebFileLink } from "./web-items.js";
 
 /** One stored file of a message, as the page may be sent it. */
 export interface WebFile {
@@ -26,6 +27,11 @@ export function webFileUrl(messageId: string, name: string): string {
 
 /** Images the page may show inline; anything else is a download. */
 const inlineTypes: ReadonlySet<string> = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
+
+/** A message's file as the page links it: its name, the route's address, and whether it shows inline. */
+export function webFileLink(messageId: string, name: string, mediaType: string): WebFileLink {
+  return { name, url: webFileUrl(messageId, name), image: inlineTypes.has(mediaType) };
+}
 
 /**
  * `GET /chat/file?message=…&name=…`: a file of a message in one of the console's web chats

@@ -9,6 +9,13 @@ export interface WebAuthor {
   avatarUrl?: string;
 }
 
+/** A stored file of a message as the page links it; an image (`image`) is shown inline too. */
+export interface WebFileLink {
+  name: string;
+  url: string;
+  image: boolean;
+}
+
 /** An approval card as the page shows it; `state` other than `pending` means decided. */
 export interface WebCard {
   approvalId: string;
@@ -41,6 +48,8 @@ export type WebItem =
       at: string;
       /** Shown only to one person's pages (a refusal, a notice), never stored as part of the chat. */
       private?: boolean;
+      /** The message's files (a tool's image, an upload), each a link to `GET /chat/file`. */
+      files?: WebFileLink[];
     }
   | { kind: "draft"; id: string; author: WebAuthor; text: string }
   | { kind: "card"; id: string; card: WebCard; at: string };

@@ -5,6 +5,7 @@ import type { WebhookRoute } from "../../src/world/channel-adapter.js";
 import { chatKey } from "../../src/world/chat-ref.js";
 import type { InboundMessage, InboundSink } from "../../src/world/inbound.js";
 import { type ChatPageWorld, renderChatPage } from "./chat-page.js";
+import { type WebFileSource, webFileRoute } from "./file-route.js";
 import type { EventHub } from "./event-hub.js";
 import type { AccessDecision, WebAuth } from "./access.js";
 import { guardRoute, type GuardedRoute } from "./guard.js";
@@ -36,6 +37,8 @@ export interface WebConsole {
     operator?: OperatorSource;
     /** `files.maxMessageBytes`: what one upload may carry (its route's body cap follows). */
     maxUploadBytes?: number;
+    /** Where `GET /chat/file` reads a message's file. */
+    files?: WebFileSource;
   };
   readonly hub: EventHub;
   readonly auth: WebAuth;
@@ -235,6 +238,8 @@ export function createWebRoutes(web: WebConsole): WebhookRoute[] {
         else sendHtml(response, 200, renderOperatorPage(snapshot));
       },
     },
+    // A message's file (a tool's image, an upload) for a logged-in page; 401 without a login.
+    ...(web.options.files === undefined ? [] : [webFileRoute(web.options.files, names)]),
     loginRoute(web.auth, logger),
     logoutRoute(web.auth, logger),
     ...assets.map(

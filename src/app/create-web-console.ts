@@ -3,6 +3,7 @@ import type { Config } from "../config/schema.js";
 import type { Logger } from "../log/logger.js";
 import type { Store } from "../storage/store.js";
 import { createOperatorSource } from "./operator-snapshot.js";
+import { storedWebFiles } from "./web-files.js";
 import { storeHistory } from "./web-history.js";
 
 export interface WebConsoleSetup {
@@ -43,6 +44,7 @@ export function createWebConsole(setup: WebConsoleSetup): WebAdapter | undefined
     history: storeHistory(store, new Map(agents.map((agent) => [agent.name, agent]))),
     operator: createOperatorSource({ config, store, channels: setup.channelStatus }),
     ...(config.files === undefined ? {} : { maxUploadBytes: config.files.maxMessageBytes }),
+    files: storedWebFiles(store),
   });
   return adapter;
 }

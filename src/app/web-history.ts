@@ -1,7 +1,8 @@
 import { hasInvisibleCharacters, invisibleCharactersNotice, revealInvisible } from "../world/invisible-characters.js";
 import type { AgentIdentity } from "../../channels/web/render.js";
 import { toWebAuthor } from "../../channels/web/render.js";
-import type { WebHistorySource, WebItem } from "../../channels/web/web-items.js";
+import { webFileLink } from "../../channels/web/file-route.js";
+import type { WebFileLink, WebHistorySource, WebItem } from "../../channels/web/web-items.js";
 import type { Store } from "../storage/store.js";
 
 /** How many stored messages a chat page opens with. */
@@ -20,8 +21,19 @@ export function storeHistory(store: Store, agents: ReadonlyMap<string, AgentIden
         (approval) => approval.createdAt.getTime() >= since,
       );
       const timed: { at: number; order: number; item: WebItem }[] = [];
+      // A message's files (read only for one that has some), linked as the delivery links them.
+      const links = new Map<string, WebFileLink[]>();
+      for (const message of messages) {
+        if ((message.fileCount ?? 0) === 0) continue;
+        const files = (await store.messageFiles(message.id)).filter((file) => file.bytes !== undefined);
+        links.set(
+          message.id,
+          files.map((file) => webFileLink(message.id, file.name, file.mediaType)),
+        );
+      }
       messages.forEach((message, order) => {
         if (message.text.trim() === "") return;
+        const files = links.get(message.id);
         timed.push({
           at: message.createdAt.getTime(),
           order,
@@ -31,6 +43,7 @@ export function storeHistory(store: Store, agents: ReadonlyMap<string, AgentIden
             author: toWebAuthor(message.author, agents),
             text: message.text,
             at: message.createdAt.toISOString(),
+            ...(files === undefined || files.length === 0 ? {} : { files }),
           },
         });
       });

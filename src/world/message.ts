@@ -26,6 +26,8 @@ export interface WorldMessage {
   turnId?: string;
   platformMessageId?: string;
   createdAt: Date;
+  /** How many files the message has (absent: none; they are read with `Store.messageFiles`). */
+  fileCount?: number;
 }
 
 /** The name under which the world itself speaks. */

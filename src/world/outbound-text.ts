@@ -18,6 +18,18 @@ export interface OutboundText {
   mentions?: readonly OutboundMention[];
   /** Platform message id to reply to, when the platform threads replies. */
   replyTo?: string;
+  /**
+   * The message's stored files, given only to a channel that cannot post files (no `sendFile`)
+   * but can show them another way: the web console links each one (`GET /chat/file`).
+   */
+  files?: readonly OutboundFileRef[];
+}
+
+/** A stored file of a message, by the message's id and the file's name. */
+export interface OutboundFileRef {
+  messageId: string;
+  name: string;
+  mediaType: string;
 }
 
 /** Where a posted message landed: one platform id per part (long texts are split). */

@@ -3,13 +3,16 @@ import { RoundtableError } from "../errors/roundtable-error.js";
 import type { ChannelAdapter, MessageStream, OutboundMention, OutboundText, SentRef } from "./channel-adapter.js";
 import { type ChatRef, chatKey } from "./chat-ref.js";
 import { type ChannelWriter, writerFor } from "./delivery/channel-writer.js";
+import { writeFiles } from "./delivery/file-writer.js";
 import { LiveAnswers } from "./delivery/live-answers.js";
 import type { PostKey } from "./delivery/post-key.js";
+import type { OutboundFile } from "./delivery/primitives.js";
 import { type PostName, postKeyFor } from "./delivery/post-keys.js";
 import type { StoredEvent, WorldEvent } from "./events.js";
 import type { OutboundRecord } from "./records.js";
 import { jobKey } from "./jobs.js";
-import { worldAuthor } from "./message.js";
+import { outboundFilesOf } from "./files/tool-files.js";
+import { type Author, type WorldMessage, worldAuthor } from "./message.js";
 import { outboundFor } from "./outbound-for.js";
 import type { WorldContext } from "./world-context.js";
 
@@ -115,7 +118,12 @@ export class Outbox {
         const message = event.message;
         // Published twice (a step re-run after a restart): it was posted once, that is enough.
         if (recorded("message", message.id)) break;
-        const outbound = await outboundFor(this.context, chat, message);
+        let outbound = await outboundFor(this.context, chat, message);
+        // Its files (a tool's), read only for a message that has some: posted after the text
+        // where the channel can (`sendFile`), else named by the text (and linked on the web).
+        const files = (message.fileCount ?? 0) > 0 ? await outboundFilesOf(store, message) : [];
+        if (files.length > 0 && !adapter.sendFile) outbound = { ...outbound, files: fileRefs(message.id, files) };
+        const filesToPost = adapter.sendFile ? files : [];
         // The draft is read again on every further attempt: an attempt that failed part way
         // recorded the parts it posted (the retry edits them), and a live stream that failed was
         // removed with its record (the retry posts anew).
@@ -125,13 +133,19 @@ export class Outbox {
           const draft = attempt === 1 ? recorded("draft", message.id) : await store.getOutbound("draft", message.id);
           const mayExist = rerun || attempt > 1 || (event.type === "message" && event.rerun === true);
           const post = await this.messagePost(event, message.id, message.turnId, mayExist);
-          return this.showMessage(adapter, chat, message.id, outbound, draft, this.postKey(chat, post, mayExist));
+          const postKey = this.postKey(chat, post, mayExist);
+          const text = await this.showMessage(adapter, chat, message.id, outbound, draft, postKey);
+          if (filesToPost.length === 0) return text;
+          return this.showFiles(adapter, chat, message, outbound.author, text, filesToPost, postKey);
         });
         if (!sent) break;
-        // The message's ids, its draft forgotten and the event delivered: one transaction.
+        // The message's ids, its draft (and files so far) forgotten and the event delivered: one transaction.
         await store.recordOutbound(
           { chatKey: message.chatKey, refKind: "message", refId: message.id, platformMessageIds: sent.ids },
           { chatKey: message.chatKey, refKind: "draft", refId: message.id, platformMessageIds: [] },
+          ...(filesToPost.length === 0
+            ? []
+            : [{ chatKey: message.chatKey, refKind: "files" as const, refId: message.id, platformMessageIds: [] }]),
           { chatKey: chatKeyOf(event), refKind: "event", refId: String(seq), platformMessageIds: sent.ids },
         );
         return;
@@ -235,6 +249,30 @@ export class Outbox {
       return writer.editMessage(chat, { ids: draft.platformMessageIds }, outbound, observer);
     }
     return writer.postMessage(chat, outbound, observer);
+  }
+
+  /**
+   * Post a message's files after its text (`text`, where it shows): the text is recorded as the
+   * message's draft first (a re-run edits it rather than posting it again), then each file not
+   * yet recorded under `files` is posted and recorded before the next. Returns the text's ids
+   * and the files' ids, the message's record.
+   */
+  private async showFiles(
+    adapter: ChannelAdapter,
+    chat: ChatRef,
+    message: WorldMessage,
+    author: Author,
+    text: SentRef,
+    files: readonly OutboundFile[],
+    postKey: PostKey,
+  ): Promise<SentRef> {
+    const { store } = this.context;
+    const posted = (await store.getOutbound("files", message.id))?.platformMessageIds ?? [];
+    if (posted.length < files.length) await this.recordDraft(message.chatKey, message.id, text);
+    const record = (ids: string[]) =>
+      store.recordOutbound({ chatKey: message.chatKey, refKind: "files", refId: message.id, platformMessageIds: ids });
+    const ids = await writeFiles(adapter, chat, author, files, { posted, key: postKey, record });
+    return { ids: [...text.ids, ...ids] };
   }
 
   /** Where a stream of message `messageId` shows, recorded the moment it exists. */
@@ -396,6 +434,11 @@ export function shouldDeliver(event: WorldEvent): boolean {
     default:
       return assertNever(event, "event");
   }
+}
+
+/** A message's files as the web links them (a channel without `sendFile`). */
+function fileRefs(messageId: string, files: readonly OutboundFile[]) {
+  return files.map((file) => ({ messageId, name: file.name, mediaType: file.mimeType }));
 }
 
 function chatKeyOf(event: WorldEvent): string {

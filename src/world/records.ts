@@ -62,8 +62,6 @@ export interface MessageRecord extends WorldMessage {
   provider?: string;
   model?: string;
   providerFields?: Record<string, unknown>;
-  /** How many files the message has (absent: none; they are read with `Store.messageFiles`). */
-  fileCount?: number;
 }
 
 export type TurnState = "running" | "parked" | "ended";
@@ -188,11 +186,13 @@ export interface SessionGrantKey {
 /**
  * Where an outbound world message (or approval card) landed on its platform. `draft` is a
  * streamed answer's message recorded the moment it exists, under the id of the message it
- * will become: whoever delivers that message edits the draft instead of posting anew.
+ * will become: whoever delivers that message edits the draft instead of posting anew. `files`
+ * are the files of a message posted so far (its text is then its draft), until the message's
+ * record holds its text's and its files' ids.
  */
 export interface OutboundRecord {
   chatKey: string;
-  refKind: "message" | "approval" | "event" | "draft";
+  refKind: "message" | "approval" | "event" | "draft" | "files";
   refId: string;
   platformMessageIds: string[];
 }

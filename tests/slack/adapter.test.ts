@@ -57,7 +57,9 @@ describe("the Slack adapter", () => {
       expect.stringMatching(
         /chat:write\.customize scope: posting under each agent's name and icon .* does not work; add it under OAuth/,
       ),
-      expect.stringMatching(/files:write scope: attaching long tool arguments/),
+      expect.stringMatching(
+        /files:write scope: posting the images and files tools give .*; attaching long tool arguments/,
+      ),
     ]);
     h.fake.messages.add({ channel, user: ana, text: "root", ts: thread.thread });
     const sent = await writerFor(h.adapter).postMessage(thread, {

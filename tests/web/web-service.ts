@@ -24,13 +24,19 @@ export interface WebService {
 }
 
 /** The YAML of a world `team` with agent `alice` (shell_cmd, approval needed) on the OpenAI fake. */
-export function teamConfig(directory: string, extra: string[] = [], agentExtra = "", worldExtra = ""): string {
+export function teamConfig(
+  directory: string,
+  extra: string[] = [],
+  agentExtra = "",
+  worldExtra = "",
+  tools: readonly string[] = ["shell_cmd"],
+): string {
   return [
     "providers:",
     // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own ${VAR} syntax
     "  openai: { apiKey: sk-test, baseUrl: ${OPENAI_BASE_URL} }",
     "agents:",
-    `  - { name: alice, provider: openai, model: gpt-4.1, systemPrompt: You are alice., tools: [shell_cmd]${agentExtra} }`,
+    `  - { name: alice, provider: openai, model: gpt-4.1, systemPrompt: You are alice., tools: ${JSON.stringify(tools)}${agentExtra} }`,
     "worlds:",
     `  - { name: team, agents: [alice], defaultAgent: alice, workdir: ${JSON.stringify(directory)}${worldExtra} }`,
     ...extra,
@@ -40,12 +46,12 @@ export function teamConfig(directory: string, extra: string[] = [], agentExtra =
 
 /** The real service (`startService`, as `roundtable start` runs it) in this process, on SQLite and the OpenAI fake. */
 export async function startWebService(
-  options: { extraConfig?: string[]; worldConfig?: string; env?: Record<string, string> } = {},
+  options: { extraConfig?: string[]; worldConfig?: string; env?: Record<string, string>; agentTools?: string[] } = {},
 ) {
   const directory = mkdtempSync(path.join(tmpdir(), "rt-web-"));
   const fake = await startOpenAIFake({ apiKey: "sk-test" });
   const configPath = path.join(directory, "roundtable.yaml");
-  writeFileSync(configPath, teamConfig(directory, options.extraConfig, "", options.worldConfig));
+  writeFileSync(configPath, teamConfig(directory, options.extraConfig, "", options.worldConfig, options.agentTools));
   const env = { OPENAI_BASE_URL: fake.baseUrl, ...options.env };
   const loaded = await loadConfig({ configPath, env, cwd: directory });
   const { logger, lines } = capturedLogger();

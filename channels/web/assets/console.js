@@ -105,6 +105,7 @@ function renderMessage(item) {
   renderMarkdown(text, item.text);
   if (item.kind === "draft") text.append(element("span", "cursor", "▍"));
   body.append(text);
+  if (item.files && item.files.length > 0) body.append(renderFiles(item.files));
   if (item.kind === "draft") {
     const stop = element("button", "stop", "Stop");
     stop.type = "button";
@@ -114,6 +115,28 @@ function renderMessage(item) {
   }
   node.append(body);
   return node;
+}
+
+// A message's files: each a link to the server's file route (a relative `/chat/file?…` address
+// the server built); an image is shown too, inside its link.
+function renderFiles(files) {
+  const list = element("div", "files-posted");
+  for (const file of files) {
+    if (typeof file.url !== "string" || !file.url.startsWith("/chat/file?")) continue;
+    const link = element("a", "file");
+    link.href = file.url;
+    link.target = "_blank";
+    link.rel = "noopener";
+    if (file.image) {
+      const image = element("img", "file-image");
+      image.src = file.url;
+      image.alt = file.name;
+      link.append(image);
+    }
+    link.append(element("span", "file-name", file.name));
+    list.append(link);
+  }
+  return list;
 }
 
 // Indented for reading only when that loses nothing (a compact JSON text that parses back to

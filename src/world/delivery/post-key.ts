@@ -37,6 +37,14 @@ export function partKeyOf(postKey: PostKey, index: number): PartKey {
   return { key: `${postKey.id}:${index}`, mayExist, since, ...(isStored ? { isStored } : {}) };
 }
 
+/**
+ * File `index` of the post `postKey` names (a message's files, posted after its text parts):
+ * `<id>:file:<index>`, the same on every run whatever the text's parts.
+ */
+export function fileKeyOf(postKey: PostKey, index: number): PartKey {
+  return partKeyOf({ ...postKey, id: `${postKey.id}:file` }, index);
+}
+
 /** The platform's clock and the service's may differ; a look-up reaches this much further back. */
 const lookupClockSkewMs = 10_000;
 

@@ -27,13 +27,20 @@ describe("a tool call's files message", () => {
     );
   });
 
-  it("is posted as its files with bytes, the text the first one's caption", async () => {
-    const store = { messageFiles: async () => [png, big, csv] };
-    const files = await outboundFilesOf(store, { id: "m", text: "chart.png, a.csv from x", fileCount: 3 });
+  it("is posted as its files with bytes, after its text (no caption)", async () => {
+    let reads = 0;
+    const store = {
+      messageFiles: async () => {
+        reads += 1;
+        return [png, big, csv];
+      },
+    };
+    const files = await outboundFilesOf(store, { id: "m", fileCount: 3 });
     expect(files).toEqual([
-      { name: "chart.png", mimeType: "image/png", bytes: png.bytes, caption: "chart.png, a.csv from x" },
+      { name: "chart.png", mimeType: "image/png", bytes: png.bytes },
       { name: "a.csv", mimeType: "text/plain; charset=utf-8", bytes: csv.bytes },
     ]);
-    expect(await outboundFilesOf(store, { id: "m", text: "hi" })).toEqual([]);
+    expect(await outboundFilesOf(store, { id: "m" })).toEqual([]);
+    expect(reads).toBe(1);
   });
 });

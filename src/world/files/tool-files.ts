@@ -1,5 +1,5 @@
 import type { OutboundFile } from "../delivery/primitives.js";
-import type { MessageFile, MessageRecord } from "../records.js";
+import type { MessageFile } from "../records.js";
 import type { Store } from "../store.js";
 import { formatSize } from "./inbound-files.js";
 
@@ -43,19 +43,14 @@ export function toolFilesResultLine(files: readonly MessageFile[]): string {
 
 /**
  * A stored message's files as a channel posts them (`ChannelPrimitives.sendFile`, one platform
- * message each, in order; part `i` of the message's post key is file `i`): those with bytes,
- * the message's text as the first one's caption. None for a message without files.
+ * message each, in order, after the message's text, which names them: so no caption), those
+ * with bytes. None, and no read, for a message without files.
  */
 export async function outboundFilesOf(
   store: Pick<Store, "messageFiles">,
-  message: Pick<MessageRecord, "id" | "text" | "fileCount">,
+  message: { id: string; fileCount?: number | undefined },
 ): Promise<OutboundFile[]> {
   if ((message.fileCount ?? 0) === 0) return [];
   const files = (await store.messageFiles(message.id)).filter((file) => file.bytes !== undefined);
-  return files.map((file, index) => ({
-    name: file.name,
-    mimeType: file.mediaType,
-    bytes: file.bytes ?? new Uint8Array(),
-    ...(index === 0 && message.text !== "" ? { caption: message.text } : {}),
-  }));
+  return files.map((file) => ({ name: file.name, mimeType: file.mediaType, bytes: file.bytes ?? new Uint8Array() }));
 }

@@ -1,0 +1,41 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { toolFilesMessageId } from "../../src/world/files/tool-files.js";
+import { notesServerCommand } from "../fakes/mcp-notes-command.js";
+import { onePixelPng } from "../fakes/mcp-notes-tools.js";
+import { ScriptedProvider } from "../fakes/scripted-provider.js";
+import { ana, channel, threadKey, type WorldSlack, worldOnSlack } from "./world-slack.js";
+
+let t: WorldSlack | undefined;
+afterEach(async () => {
+  await t?.close();
+  t = undefined;
+});
+
+describe("files a tool gives, posted to Slack", () => {
+  it("an MCP server returning an image makes the chat receive an image file once (files upload into the thread)", async () => {
+    const alice = new ScriptedProvider((request) =>
+      request.messages.at(-1)?.role === "tool"
+        ? { text: "here is the chart" }
+        : { toolCalls: [{ name: "notes__picture", args: {} }] },
+    );
+    t = await worldOnSlack({
+      mode: "http",
+      agents: [{ name: "alice", provider: alice, tools: ["notes__*"] }],
+      tools: { mcpServers: { notes: notesServerCommand() }, approval: { "notes__*": "never" } },
+    });
+    const asked = await t.say(ana, "@alice chart it");
+
+    expect(t.replies(asked.ts).map((reply) => reply.text)).toEqual([
+      "image-1.png from notes__picture",
+      "here is the chart",
+    ]);
+    expect(t.fake.calls.filter((call) => call.method === "files.completeUploadExternal")).toHaveLength(1);
+    expect(t.fake.files).toHaveLength(1);
+    const [file] = t.fake.files;
+    expect(file).toMatchObject({ filename: "image-1.png", channel, thread_ts: asked.ts, initialComment: "*alice*" });
+    expect(Buffer.from(file?.bytes ?? []).toString("base64")).toBe(onePixelPng);
+    const [picture] = await t.world.store.listToolCalls({ chatKey: threadKey(asked.ts), agent: "alice" });
+    const record = await t.world.store.getOutbound("message", toolFilesMessageId(picture?.id ?? ""));
+    expect(record?.platformMessageIds).toEqual([t.replies(asked.ts)[0]?.ts, file?.id]);
+  });
+});

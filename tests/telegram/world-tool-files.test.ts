@@ -1,0 +1,125 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { toolFilesMessageId } from "../../src/world/files/tool-files.js";
+import { notesServerCommand } from "../fakes/mcp-notes-command.js";
+import { onePixelPng } from "../fakes/mcp-notes-tools.js";
+import { ScriptedProvider } from "../fakes/scripted-provider.js";
+import { ana, groupId, mainToken } from "./helpers.js";
+import { bobToken, group, groupKey, type WorldTelegram, worldOnTelegram } from "./world-telegram.js";
+
+let t: WorldTelegram | undefined;
+afterEach(async () => {
+  await t?.close();
+  t = undefined;
+});
+
+/** The stored tool calls of alice in the group, oldest first. */
+async function calls(world: WorldTelegram) {
+  return world.world.store.listToolCalls({ chatKey: groupKey, agent: "alice" });
+}
+
+describe("files a tool gives, posted to a Telegram group", () => {
+  it("an MCP server returning an image makes the chat receive an image file once (sendPhoto), after the line naming it", async () => {
+    const alice = new ScriptedProvider((request) =>
+      request.messages.at(-1)?.role === "tool"
+        ? { text: "here is the chart" }
+        : { toolCalls: [{ name: "notes__picture", args: {} }] },
+    );
+    t = await worldOnTelegram({
+      agents: [{ name: "alice", provider: alice, tools: ["notes__*"] }],
+      tools: { mcpServers: { notes: notesServerCommand() }, approval: { "notes__*": "never" } },
+    });
+    await t.say(ana, "@alice chart it");
+
+    expect(t.fake.callsTo("sendPhoto")).toHaveLength(1);
+    const messages = t.botMessages();
+    expect(messages.map((message) => [message.text, message.photo === undefined ? "text" : "photo"])).toEqual([
+      ["alice: image-1.png from notes__picture", "text"],
+      ["alice", "photo"],
+      ["alice: here is the chart", "text"],
+    ]);
+    const photo = messages[1];
+    expect(Buffer.from(photo?.photo?.bytes ?? []).toString("base64")).toBe(onePixelPng);
+    // The message's record: its text's id, then its file's.
+    const [picture] = await calls(t);
+    const filesMessageId = toolFilesMessageId(picture?.id ?? "");
+    const record = await t.world.store.getOutbound("message", filesMessageId);
+    expect(record?.platformMessageIds).toEqual([String(messages[0]?.message_id), String(photo?.message_id)]);
+    expect(await t.world.store.getOutbound("files", filesMessageId)).toBeUndefined();
+    expect(await t.world.store.getOutbound("draft", filesMessageId)).toBeUndefined();
+
+    // Published again (a re-run of the step after a crash): the chat still has the photo once.
+    const stored = await t.world.store.getMessage(filesMessageId);
+    await t.world.roundtable.engine.outbox.publish(groupKey, {
+      type: "message",
+      chat: group,
+      message: stored as NonNullable<typeof stored>,
+      rerun: true,
+    });
+    await t.world.idle();
+    expect(t.fake.callsTo("sendPhoto")).toHaveLength(1);
+    expect(t.botMessages()).toHaveLength(3);
+  });
+
+  it("an agent with its own bot posts the photo from that bot, without its name in the caption", async () => {
+    const bob = new ScriptedProvider((request) =>
+      request.messages.at(-1)?.role === "tool"
+        ? { text: "done" }
+        : { toolCalls: [{ name: "notes__picture", args: {} }] },
+    );
+    t = await worldOnTelegram({
+      agents: [{ name: "bob", provider: bob, tools: ["notes__*"] }],
+      tools: { mcpServers: { notes: notesServerCommand() }, approval: { "notes__*": "never" } },
+      world: { defaultAgent: "bob" },
+      agentConfig: { bob: { telegram: { token: bobToken } } },
+      extraBots: [{ token: bobToken, username: "bob_rt_bot", firstName: "Bob", canReadAllGroupMessages: true }],
+      adapter: { agentBots: [{ agent: "bob", token: bobToken }] },
+    });
+    await t.say(ana, "chart it");
+
+    expect(t.fake.callsTo("sendPhoto", bobToken)).toHaveLength(1);
+    expect(t.fake.callsTo("sendPhoto", mainToken)).toHaveLength(0);
+    const photo = t.botMessages().find((message) => message.photo !== undefined);
+    expect(photo).toMatchObject({ sentByToken: bobToken, text: "" });
+  });
+
+  it("a delivery killed after its first file is posted posts no file twice when it runs again", async () => {
+    const alice = new ScriptedProvider((request) => {
+      if (request.messages.at(-1)?.role === "tool") return { text: "both written" };
+      const script = "mkdir -p outbox && printf 'a,b\\n1,2\\n' > outbox/a.csv && printf 'c,d\\n3,4\\n' > outbox/b.csv";
+      return { toolCalls: [{ name: "shell_cmd", args: { command: "sh", args: ["-c", script] } }] };
+    });
+    t = await worldOnTelegram({
+      agents: [{ name: "alice", provider: alice, tools: ["shell_cmd"] }],
+      tools: { approval: { shell_cmd: "never" } },
+    });
+    // The first attempt dies right after the first file's id is stored (before the second file).
+    const store = t.world.store;
+    const record = store.recordOutbound.bind(store);
+    let died = false;
+    store.recordOutbound = async (...records) => {
+      await record(...records);
+      if (!died && records.some((each) => each.refKind === "files" && each.platformMessageIds.length === 1)) {
+        died = true;
+        throw new Error("killed after posting the first file");
+      }
+    };
+    await t.say(ana, "@alice write both");
+
+    expect(died).toBe(true);
+    const documents = t.fake.callsTo("sendDocument");
+    expect(documents).toHaveLength(2);
+    const messages = t.botMessages();
+    expect(messages.map((message) => message.document?.file_name ?? message.text)).toEqual([
+      "alice: a.csv, b.csv from shell_cmd",
+      "a.csv",
+      "b.csv",
+      "alice: both written",
+    ]);
+    const [write] = await calls(t);
+    const filesMessageId = toolFilesMessageId(write?.id ?? "");
+    expect((await store.getOutbound("message", filesMessageId))?.platformMessageIds).toEqual(
+      messages.slice(0, 3).map((message) => String(message.message_id)),
+    );
+    expect(t.fake.messagesIn(groupId).filter((message) => message.from.is_bot)).toHaveLength(4);
+  });
+});
