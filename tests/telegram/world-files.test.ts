@@ -2,6 +2,7 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { inboxPath } from "../../src/world/files/inbound-files.js";
+import { countsCsv, inboxLineCounter } from "../fakes/inbox-line-counter.js";
 import { ScriptedProvider } from "../fakes/scripted-provider.js";
 import { ana, eve, groupId, mainToken } from "./helpers.js";
 import { groupKey, leadingMention, type WorldTelegram, worldOnTelegram } from "./world-telegram.js";
@@ -14,6 +15,10 @@ afterEach(async () => {
 
 const photo = Uint8Array.from([0xff, 0xd8, 0xff, 0xe0, 0, 16, 0x4a, 0x46, 0x49, 0x46, 0, 1, 2, 3, 4, 5]);
 const mebibyte = 1024 * 1024;
+
+interface Keyboard {
+  inline_keyboard: { text: string; callback_data: string }[][];
+}
 
 async function sendFiles(world: WorldTelegram, input: Parameters<WorldTelegram["fake"]["userFiles"]>[1]) {
   const { update } = world.fake.userFiles(mainToken, input);
@@ -131,6 +136,33 @@ describe("files and images from a Telegram group", () => {
     expect(last && "documents" in last ? last.documents : undefined).toEqual([
       { name: "report.pdf", mediaType: "application/pdf", base64: Buffer.from(pdf).toString("base64"), pages: 1 },
     ]);
+  });
+
+  it("a CSV reaches a shell_cmd run through the inbox/ path the model was given; the asker approves, the count is answered", async () => {
+    const { model: alice, paths } = inboxLineCounter("counts.csv");
+    t = await worldOnTelegram({ agents: [{ name: "alice", provider: alice, tools: ["shell_cmd"] }] });
+    const caption = "@alice how many rows?";
+    await sendFiles(t, {
+      chatId: groupId,
+      from: ana,
+      caption,
+      captionEntities: leadingMention(caption),
+      document: { bytes: new TextEncoder().encode(countsCsv), name: "counts.csv" },
+    });
+    const [message] = (await t.world.store.listMessages(groupKey)).filter((stored) => stored.author.kind === "human");
+    const csvPath = inboxPath(message?.id ?? "", "counts.csv");
+    expect(paths).toEqual([csvPath]);
+    const card = t.botMessages().find((each) => each.reply_markup !== undefined);
+    expect(card?.text).toContain(csvPath);
+    const approve = (card?.reply_markup as Keyboard).inline_keyboard
+      .flat()
+      .find((each) => /Approve once/.test(each.text));
+    await t.press(ana, card?.message_id ?? 0, approve?.callback_data ?? "");
+
+    const result = alice.requests[1]?.messages.at(-1);
+    expect(result?.role).toBe("tool");
+    expect(result?.text).toMatch(new RegExp(`^exit code: 0\nstdout:\n\s*3 ${csvPath}\n`));
+    expect(t.botTexts().at(-1)).toBe(`alice: wc says: exit code: 0 stdout: 3 ${csvPath} stderr: (empty)`);
   });
 
   it("a photo without a caption goes to the default agent", async () => {
