@@ -6,6 +6,7 @@ import { startService } from "../../src/app/start-service.js";
 import { loadConfig } from "../../src/config/load-config.js";
 import { migrateDatabase } from "../../src/storage/migrate.js";
 import { capturedLogger, type LogLine } from "../tools/captured-logger.js";
+import type { FakeServerOptions } from "../fakes/model-fake-server.js";
 import { type FakeModelServer, startOpenAIFake } from "../fakes/openai-server.js";
 
 export interface WebService {
@@ -46,10 +47,20 @@ export function teamConfig(
 
 /** The real service (`startService`, as `roundtable start` runs it) in this process, on SQLite and the OpenAI fake. */
 export async function startWebService(
-  options: { extraConfig?: string[]; worldConfig?: string; env?: Record<string, string>; agentTools?: string[] } = {},
+  options: {
+    extraConfig?: string[];
+    worldConfig?: string;
+    env?: Record<string, string>;
+    agentTools?: string[];
+    /** How the model fake answers a call when its script is empty (a model that reads its request). */
+    respond?: FakeServerOptions["respond"];
+  } = {},
 ) {
   const directory = mkdtempSync(path.join(tmpdir(), "rt-web-"));
-  const fake = await startOpenAIFake({ apiKey: "sk-test" });
+  const fake = await startOpenAIFake({
+    apiKey: "sk-test",
+    ...(options.respond === undefined ? {} : { respond: options.respond }),
+  });
   const configPath = path.join(directory, "roundtable.yaml");
   writeFileSync(configPath, teamConfig(directory, options.extraConfig, "", options.worldConfig, options.agentTools));
   const env = { OPENAI_BASE_URL: fake.baseUrl, ...options.env };
