@@ -153,15 +153,16 @@ describe("files and images from a Telegram group", () => {
     const csvPath = inboxPath(message?.id ?? "", "counts.csv");
     expect(paths).toEqual([csvPath]);
     const card = t.botMessages().find((each) => each.reply_markup !== undefined);
-    expect(card?.text).toContain(csvPath);
-    const approve = (card?.reply_markup as Keyboard).inline_keyboard
+    if (!card) throw new Error("no approval card");
+    expect(card.text).toContain(csvPath);
+    const approve = (card.reply_markup as Keyboard).inline_keyboard
       .flat()
       .find((each) => /Approve once/.test(each.text));
-    await t.press(ana, card?.message_id ?? 0, approve?.callback_data ?? "");
+    await t.press(ana, card.message_id, approve?.callback_data ?? "");
 
     const result = alice.requests[1]?.messages.at(-1);
     expect(result?.role).toBe("tool");
-    expect(result?.text).toMatch(new RegExp(`^exit code: 0\nstdout:\n\s*3 ${csvPath}\n`));
+    expect(result?.text).toMatch(new RegExp(`^exit code: 0\\nstdout:\\n\\s*3 ${csvPath}\\n`));
     expect(t.botTexts().at(-1)).toBe(`alice: wc says: exit code: 0 stdout: 3 ${csvPath} stderr: (empty)`);
   });
 

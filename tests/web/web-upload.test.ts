@@ -148,7 +148,7 @@ describe("uploads on the web chat (the real service, the OpenAI SDK against its 
 
     const answer = `wc says: exit code: 0 stdout: 3 ${csvPath} stderr: (empty)`;
     await waitUntil("the answer arrives", () => chatOf(reader?.events ?? []).some((item) => item.text === answer));
-    const result = (web.fake.requests[1]?.body as { messages: ChatMessage[] }).messages.at(-1);
+    const result = (web.fake.requests[1]?.body as { messages: ChatMessage[] } | undefined)?.messages.at(-1);
     expect(result).toMatchObject({
       role: "tool",
       content: expect.stringMatching(new RegExp(`^exit code: 0\\nstdout:\\n\\s*3 ${csvPath}\\n`)),
