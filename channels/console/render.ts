@@ -1,10 +1,11 @@
-import type { ApprovalCard, ApprovalOutcome } from "../../src/world/approval-types.js";
-import type { OutboundText } from "../../src/world/channel-adapter.js";
 import {
+  type ApprovalCard,
+  type ApprovalOutcome,
   hasInvisibleCharacters,
   invisibleCharactersNotice,
+  type OutboundText,
   revealInvisible,
-} from "../../src/world/invisible-characters.js";
+} from "../../src/world/channel-adapter.js";
 
 /** `<sender>: <text>` */
 export function renderMessageLine(message: OutboundText): string {

@@ -1,23 +1,27 @@
 import { Client, Events, GatewayIntentBits, Partials, PermissionFlagsBits, Status } from "discord.js";
 import type { Logger } from "../../src/log/logger.js";
-import type { ApprovalCard, ApprovalOutcome } from "../../src/world/approval-types.js";
-import type {
-  ChannelAdapter,
-  ChannelCapabilities,
-  OutboundMention,
-  OutboundText,
-  PrivateReplyChannel,
-  WorkingStatusChannel,
+import {
+  type ApprovalCard,
+  type ApprovalOutcome,
+  type Author,
+  type ChannelAdapter,
+  type ChannelCapabilities,
+  type ChannelPrimitives,
+  chatCommands,
+  type ChatRef,
+  type InboundSink,
+  type MessageLinks,
+  type OutboundMention,
+  type OutboundText,
+  type PartKey,
+  type PrivateReplyChannel,
+  type SendPartOptions,
+  type SingletonLease,
+  type SingletonLock,
+  type StreamMode,
+  type UserRolesChannel,
+  type WorkingStatusChannel,
 } from "../../src/world/channel-adapter.js";
-import type { ChatRef } from "../../src/world/chat-ref.js";
-import type { PartKey } from "../../src/world/delivery/post-key.js";
-import type { ChannelPrimitives, SendPartOptions, StreamMode } from "../../src/world/delivery/primitives.js";
-import { chatCommands } from "../../src/world/commands/chat-commands.js";
-import type { InboundSink } from "../../src/world/inbound.js";
-import type { Author } from "../../src/world/message.js";
-import type { MessageLinks } from "../../src/world/message-links.js";
-import type { SingletonLease, SingletonLock } from "../../src/world/singleton-lock.js";
-import type { UserRolesChannel } from "../../src/world/user-roles.js";
 import { type DiscordApi, discordCodeOf, discordErrorCodes, toPlatformError } from "./api.js";
 import { ChatLocator, targetChannelOf } from "./chat-locator.js";
 import { ClickAnswerer } from "./click-answerer.js";

@@ -1,5 +1,5 @@
 import type { Logger } from "../../src/log/logger.js";
-import type { ClickResult, CommandResult } from "../../src/world/inbound.js";
+import type { ClickResult, CommandResult } from "../../src/world/channel-adapter.js";
 import type { DiscordApi } from "./api.js";
 import { systemClock } from "./options.js";
 import { failedText, staleButtonText } from "../kit/texts.js";

@@ -1,5 +1,5 @@
 import type { Logger } from "../../src/log/logger.js";
-import type { InboundSink } from "../../src/world/inbound.js";
+import type { InboundSink } from "../../src/world/channel-adapter.js";
 import type { DiscordClock } from "./options.js";
 
 /** Attempts to hand one gateway message to the world before it is logged and dropped. */

@@ -1,30 +1,30 @@
 import { App } from "@slack/bolt";
 import { ConfigError, PlatformApiError } from "../../src/errors/roundtable-error.js";
 import type { Logger } from "../../src/log/logger.js";
-import type { ApprovalCard, ApprovalOutcome } from "../../src/world/approval-types.js";
-import type {
-  ChannelAdapter,
-  ChannelCapabilities,
-  OutboundText,
-  PrivateReplyChannel,
-  WebhookChannel,
-  WebhookRoute,
-  WorkingActivity,
-  WorkingStatusChannel,
+import {
+  type ApprovalCard,
+  type ApprovalOutcome,
+  type Author,
+  type ChannelAdapter,
+  type ChannelCapabilities,
+  type ChannelPrimitives,
+  chatKey,
+  type ChatRef,
+  type InboundSink,
+  type NativeStream,
+  type NativeStreamSetup,
+  type OutboundText,
+  type PartKey,
+  type PrivateReplyChannel,
+  type SendPartOptions,
+  type StreamMode,
+  type UserRolesChannel,
+  type WebhookChannel,
+  type WebhookRoute,
+  type WorkingActivity,
+  type WorkingStatusChannel,
+  workingText,
 } from "../../src/world/channel-adapter.js";
-import { workingText } from "../../src/world/channel-adapter.js";
-import { type ChatRef, chatKey } from "../../src/world/chat-ref.js";
-import type { InboundSink } from "../../src/world/inbound.js";
-import type { Author } from "../../src/world/message.js";
-import type { UserRolesChannel } from "../../src/world/user-roles.js";
-import type { PartKey } from "../../src/world/delivery/post-key.js";
-import type {
-  ChannelPrimitives,
-  NativeStream,
-  NativeStreamSetup,
-  SendPartOptions,
-  StreamMode,
-} from "../../src/world/delivery/primitives.js";
 import { type Block, type PostIdentity, SlackOutbound, slackErrorCode } from "./api.js";
 import { type AppIdentity, identifyApp } from "./app-identity.js";
 import { ApproverGroups } from "./approver-groups.js";

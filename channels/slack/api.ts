@@ -1,6 +1,6 @@
 import type { webApi } from "@slack/bolt";
 import { NetworkError, PlatformApiError, RoundtableError } from "../../src/errors/roundtable-error.js";
-import type { ChatRef } from "../../src/world/chat-ref.js";
+import type { ChatRef } from "../../src/world/channel-adapter.js";
 
 type WebClient = webApi.WebClient;
 /** A Block Kit block, as the Web API takes it. */

@@ -1,7 +1,6 @@
 import { assertNever } from "../../src/errors/assert-never.js";
 import type { Logger } from "../../src/log/logger.js";
-import { type ChatRef, chatKey } from "../../src/world/chat-ref.js";
-import type { InboundMessage, InboundSink } from "../../src/world/inbound.js";
+import { chatKey, type ChatRef, type InboundMessage, type InboundSink } from "../../src/world/channel-adapter.js";
 import type { SlackOutbound } from "./api.js";
 import type { ApproverGroups } from "./approver-groups.js";
 import type { SlackClock } from "./options.js";

@@ -1,8 +1,12 @@
 import type { Logger } from "../../src/log/logger.js";
-import type { ChatRef } from "../../src/world/chat-ref.js";
-import type { NativeStream, NativeStreamSetup } from "../../src/world/delivery/primitives.js";
-import { type PartKey, partKeyOf } from "../../src/world/delivery/post-key.js";
-import type { SentRef } from "../../src/world/outbound-text.js";
+import {
+  type ChatRef,
+  type NativeStream,
+  type NativeStreamSetup,
+  type PartKey,
+  partKeyOf,
+  type SentRef,
+} from "../../src/world/channel-adapter.js";
 import type { SlackOutbound } from "./api.js";
 import type { SlackClock } from "./options.js";
 import { removeEarlierNativeStream } from "./post-once.js";

@@ -1,5 +1,4 @@
-import { type ChannelClock, systemClock } from "../../src/world/channel-clock.js";
-import type { ChatRef } from "../../src/world/chat-ref.js";
+import { type ChannelClock, type ChatRef, systemClock } from "../../src/world/channel-adapter.js";
 import type { Logger } from "../../src/log/logger.js";
 import type { ReplyIn } from "./parse.js";
 

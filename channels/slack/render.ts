@@ -1,12 +1,14 @@
 import { assertNever } from "../../src/errors/assert-never.js";
-import type { ApprovalCard, ApprovalOutcome } from "../../src/world/approval-types.js";
-import { type OutboundMention, splitByMentions } from "../../src/world/channel-adapter.js";
-import type { ApprovalChoice } from "../../src/world/inbound.js";
 import {
+  type ApprovalCard,
+  type ApprovalChoice,
+  type ApprovalOutcome,
   hasInvisibleCharacters,
   invisibleCharactersNotice,
+  type OutboundMention,
   revealInvisible,
-} from "../../src/world/invisible-characters.js";
+  splitByMentions,
+} from "../../src/world/channel-adapter.js";
 import { approvalActionId, encodeApprovalValue } from "./action-value.js";
 import type { Block, PostIdentity } from "./api.js";
 import { escapeMrkdwn, markdownToMrkdwn } from "./mrkdwn.js";

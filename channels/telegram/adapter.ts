@@ -1,22 +1,26 @@
 import { Bot } from "grammy";
 import type { InlineKeyboardMarkup, Update, UserFromGetMe } from "grammy/types";
 import type { Logger } from "../../src/log/logger.js";
-import type { ApprovalCard, ApprovalOutcome } from "../../src/world/approval-types.js";
-import type {
-  ChannelAdapter,
-  ChannelCapabilities,
-  OutboundText,
-  WebhookChannel,
-  WebhookRoute,
-  WorkingStatusChannel,
+import {
+  type ApprovalCard,
+  type ApprovalOutcome,
+  type Author,
+  type ChannelAdapter,
+  type ChannelCapabilities,
+  type ChannelPrimitives,
+  chatCommands,
+  type ChatRef,
+  type InboundSink,
+  type MessageLinks,
+  type OutboundText,
+  type SendPartOptions,
+  type SingletonLease,
+  type SingletonLock,
+  type StreamMode,
+  type WebhookChannel,
+  type WebhookRoute,
+  type WorkingStatusChannel,
 } from "../../src/world/channel-adapter.js";
-import type { ChatRef } from "../../src/world/chat-ref.js";
-import { chatCommands } from "../../src/world/commands/chat-commands.js";
-import type { MessageLinks } from "../../src/world/message-links.js";
-import type { InboundSink } from "../../src/world/inbound.js";
-import type { Author } from "../../src/world/message.js";
-import type { ChannelPrimitives, SendPartOptions, StreamMode } from "../../src/world/delivery/primitives.js";
-import type { SingletonLease, SingletonLock } from "../../src/world/singleton-lock.js";
 import { AdminRoles } from "./admin-roles.js";
 import { type BotHandle, TelegramOutbound, createApi, isPrivateChat, isRefusal, toPlatformError } from "./api.js";
 import { botApiFetch } from "./bot-api-fetch.js";

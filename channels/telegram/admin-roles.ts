@@ -1,6 +1,6 @@
 import type { Api } from "grammy";
 import type { Logger } from "../../src/log/logger.js";
-import type { ChatRef } from "../../src/world/chat-ref.js";
+import type { ChatRef } from "../../src/world/channel-adapter.js";
 import { chatIdOf, isPrivateChat } from "./api.js";
 import type { TelegramClock } from "./options.js";
 

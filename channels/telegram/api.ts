@@ -2,7 +2,7 @@ import { Api, GrammyError, HttpError, InputFile, type Transformer } from "grammy
 import type { InlineKeyboardMarkup, UserFromGetMe } from "grammy/types";
 import { NetworkError, PlatformApiError, RoundtableError } from "../../src/errors/roundtable-error.js";
 import type { Logger } from "../../src/log/logger.js";
-import type { ChatRef } from "../../src/world/chat-ref.js";
+import type { ChatRef } from "../../src/world/channel-adapter.js";
 import { botApiFetch } from "./bot-api-fetch.js";
 import type { RenderedPart } from "./render.js";
 

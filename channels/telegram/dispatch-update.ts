@@ -1,8 +1,7 @@
 import type { Update } from "grammy/types";
 import { assertNever } from "../../src/errors/assert-never.js";
 import type { Logger } from "../../src/log/logger.js";
-import type { ChatRef } from "../../src/world/chat-ref.js";
-import type { InboundAttachment, InboundSink } from "../../src/world/inbound.js";
+import type { ChatRef, InboundAttachment, InboundSink } from "../../src/world/channel-adapter.js";
 import type { AdminRoles } from "./admin-roles.js";
 import type { BotHandle, TelegramOutbound } from "./api.js";
 import type { MentionDirectory } from "./mentions.js";

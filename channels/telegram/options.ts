@@ -1,7 +1,5 @@
-import { type ChannelClock, systemClock } from "../../src/world/channel-clock.js";
-import type { ChatRef } from "../../src/world/chat-ref.js";
+import { type ChannelClock, type ChatRef, type SingletonLock, systemClock } from "../../src/world/channel-adapter.js";
 import type { Logger } from "../../src/log/logger.js";
-import type { SingletonLock } from "../../src/world/singleton-lock.js";
 
 /** Time as the adapter sees it (tests inject their own). */
 export type TelegramClock = ChannelClock;

@@ -1,12 +1,13 @@
 import type { InlineKeyboardButton, InlineKeyboardMarkup } from "grammy/types";
 import { assertNever } from "../../src/errors/assert-never.js";
-import type { ApprovalCard, ApprovalOutcome } from "../../src/world/approval-types.js";
-import type { ApprovalChoice } from "../../src/world/inbound.js";
 import {
+  type ApprovalCard,
+  type ApprovalChoice,
+  type ApprovalOutcome,
   hasInvisibleCharacters,
   invisibleCharactersNotice,
   revealInvisible,
-} from "../../src/world/invisible-characters.js";
+} from "../../src/world/channel-adapter.js";
 import { encodeApprovalCallback, encodeStopCallback } from "./callback-data.js";
 import { escapeHtml, markdownToTelegramHtml } from "./markdown-html.js";
 import { splitMarkdown } from "./split-markdown.js";

@@ -1,9 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "../../src/log/logger.js";
-import type { WebhookRoute } from "../../src/world/channel-adapter.js";
-import { chatKey } from "../../src/world/chat-ref.js";
-import type { InboundMessage, InboundSink } from "../../src/world/inbound.js";
+import { chatKey, type InboundMessage, type InboundSink, type WebhookRoute } from "../../src/world/channel-adapter.js";
 import { type ChatPageWorld, renderChatPage } from "./chat-page.js";
 import type { EventHub } from "./event-hub.js";
 import type { AccessDecision, WebAuth } from "./access.js";
