@@ -21,6 +21,8 @@ import {
   type StreamMode,
   type UserRolesChannel,
   type WorkingStatusChannel,
+  type ChannelClock,
+  systemClock,
 } from "../../src/world/channel-adapter.js";
 import { type DiscordApi, discordCodeOf, discordErrorCodes, toPlatformError } from "./api.js";
 import { ChatLocator, targetChannelOf } from "./chat-locator.js";
@@ -30,7 +32,7 @@ import { handleInteraction } from "./handle-interaction.js";
 import { handleMessage } from "./handle-message.js";
 import { type MentionDirectory, emptyMentionDirectory } from "./mentions.js";
 import { hasMessageContentIntent, messageContentAdvice } from "./message-content-intent.js";
-import { type DiscordAdapterOptions, type DiscordAgentIdentity, type DiscordClock, systemClock } from "./options.js";
+import type { DiscordAdapterOptions, DiscordAgentIdentity } from "./options.js";
 import { attachmentHostFor, type OwnIdentities, roleEntriesOf } from "./parse.js";
 import { BotPoster, type PostBody, type Poster, reuse, WebhookPoster } from "./poster.js";
 import {
@@ -70,7 +72,7 @@ export class DiscordAdapter
   };
   readonly workingRenewMs: number;
   private readonly logger: Logger;
-  private readonly clock: DiscordClock;
+  private readonly clock: ChannelClock;
   private readonly api: DiscordApi;
   private readonly agents: Map<string, DiscordAgentIdentity>;
   private readonly agentBots = new Map<string, AgentBot>();

@@ -1,7 +1,6 @@
 import type { Logger } from "../../src/log/logger.js";
-import type { ClickResult, CommandResult } from "../../src/world/channel-adapter.js";
+import { type ClickResult, type CommandResult, systemClock } from "../../src/world/channel-adapter.js";
 import type { DiscordApi } from "./api.js";
-import { systemClock } from "./options.js";
 import { failedText, staleButtonText } from "../kit/texts.js";
 
 /** Discord forgets an interaction not answered within 3 s; the world gets this long first. */

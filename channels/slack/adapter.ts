@@ -7,6 +7,7 @@ import {
   type Author,
   type ChannelAdapter,
   type ChannelCapabilities,
+  type ChannelClock,
   type ChannelPrimitives,
   chatKey,
   type ChatRef,
@@ -18,6 +19,7 @@ import {
   type PrivateReplyChannel,
   type SendPartOptions,
   type StreamMode,
+  systemClock,
   type UserRolesChannel,
   type WebhookChannel,
   type WebhookRoute,
@@ -32,7 +34,7 @@ import { boltLogger } from "./bolt-logger.js";
 import { SlackHttpReceiver } from "./http-receiver.js";
 import { type SlashCommand, SlackInboundHandler } from "./inbound-handler.js";
 import { SlackNativeStream } from "./native-stream.js";
-import { type SlackAdapterOptions, type SlackAgentIdentity, type SlackClock, systemClock } from "./options.js";
+import type { SlackAdapterOptions, SlackAgentIdentity } from "./options.js";
 import { findEarlierPost, removeEarlierNativeStream } from "./post-once.js";
 import {
   namePrefix,
@@ -70,7 +72,7 @@ export class SlackAdapter
   private readonly receiver: SlackHttpReceiver | undefined;
   private readonly socket: SlackSocketReceiver | undefined;
   private readonly logger: Logger;
-  private readonly clock: SlackClock;
+  private readonly clock: ChannelClock;
   private readonly outbound: SlackOutbound;
   private readonly names: UserNames;
   private readonly groups: ApproverGroups;

@@ -1,5 +1,6 @@
 import type { Logger } from "../../src/log/logger.js";
 import {
+  type ChannelClock,
   type ChatRef,
   type NativeStream,
   type NativeStreamSetup,
@@ -8,12 +9,11 @@ import {
   type SentRef,
 } from "../../src/world/channel-adapter.js";
 import type { SlackOutbound } from "./api.js";
-import type { SlackClock } from "./options.js";
 import { removeEarlierNativeStream } from "./post-once.js";
 
 export interface SlackNativeStreamSetup extends NativeStreamSetup {
   outbound: SlackOutbound;
-  clock: SlackClock;
+  clock: ChannelClock;
   logger: Logger;
   /** A chat with a thread: Slack streams only into threads. */
   chat: ChatRef & { thread: string };

@@ -7,6 +7,7 @@ import {
   type Author,
   type ChannelAdapter,
   type ChannelCapabilities,
+  type ChannelClock,
   type ChannelPrimitives,
   chatCommands,
   type ChatRef,
@@ -17,6 +18,7 @@ import {
   type SingletonLease,
   type SingletonLock,
   type StreamMode,
+  systemClock,
   type WebhookChannel,
   type WebhookRoute,
   type WorkingStatusChannel,
@@ -27,7 +29,7 @@ import { botApiFetch } from "./bot-api-fetch.js";
 import { EditThrottle } from "./edit-throttle.js";
 import { type MentionDirectory, emptyMentionDirectory } from "./mentions.js";
 import { telegramMessageLink } from "./message-link.js";
-import { type TelegramAdapterOptions, type TelegramClock, systemClock } from "./options.js";
+import type { TelegramAdapterOptions } from "./options.js";
 import { dispatchUpdate } from "./dispatch-update.js";
 import { draftSurface } from "./draft-surface.js";
 import { telegramAttachments } from "./file-attachments.js";
@@ -73,7 +75,7 @@ export class TelegramAdapter
   private readonly main: BotHandle;
   private readonly agentBots = new Map<string, BotHandle>();
   private readonly logger: Logger;
-  private readonly clock: TelegramClock;
+  private readonly clock: ChannelClock;
   private readonly outbound: TelegramOutbound;
   /** When each bot last changed something in each chat (`showWorking` waits for room). */
   private readonly changes: EditThrottle;

@@ -28,13 +28,6 @@ export function chatIdOf(chat: ChatRef): number | string {
   return /^-?\d+$/.test(chat.channel) ? Number(chat.channel) : chat.channel;
 }
 
-/** A stored part id as Telegram's message id. */
-export function messageIdOf(id: string): number {
-  const messageId = Number(id);
-  if (!Number.isInteger(messageId)) throw new PlatformApiError(`not a telegram message id: ${JSON.stringify(id)}`);
-  return messageId;
-}
-
 /** Private chats have the user's (positive) id; groups and supergroups negative ones. */
 export function isPrivateChat(chat: ChatRef): boolean {
   return /^\d+$/.test(chat.channel);

@@ -1,5 +1,4 @@
 import type { InlineKeyboardButton, InlineKeyboardMarkup } from "grammy/types";
-import { assertNever } from "../../src/errors/assert-never.js";
 import {
   type ApprovalCard,
   type ApprovalChoice,
@@ -8,6 +7,7 @@ import {
   invisibleCharactersNotice,
   revealInvisible,
 } from "../../src/world/channel-adapter.js";
+import { outcomeEmoji, outcomeWords, prettyArguments } from "../kit/approval-texts.js";
 import { encodeApprovalCallback, encodeStopCallback } from "./callback-data.js";
 import { escapeHtml, markdownToTelegramHtml } from "./markdown-html.js";
 import { splitMarkdown } from "./split-markdown.js";
@@ -69,21 +69,12 @@ function argumentsBlock(argumentsPreview: string): string {
   return `<pre><code class="language-json">${escapeHtml(preview(revealInvisible(argumentsPreview)))}</code></pre>`;
 }
 
-/** The arguments pretty-printed whole (the text the approver must be able to read in full). */
-function wholeArguments(argumentsJson: string): string {
-  try {
-    return revealInvisible(JSON.stringify(JSON.parse(argumentsJson), null, 2) ?? argumentsJson);
-  } catch {
-    return revealInvisible(argumentsJson);
-  }
-}
-
 /**
  * The file a card attaches when its arguments do not fit on it: every byte of them, as a
  * document replying to the card. Undefined when the card shows them whole.
  */
 export function cardArgumentsFile(card: ApprovalCard): { name: string; content: string } | undefined {
-  const whole = wholeArguments(card.argumentsJson);
+  const whole = prettyArguments(card.argumentsJson);
   const previewCut = card.argumentsPreview.endsWith("…") && card.argumentsPreview.length <= whole.length;
   if (whole.length <= previewLimit && !previewCut) return undefined;
   return { name: `arguments-${card.shortId}.json`, content: whole };
@@ -125,28 +116,10 @@ export function renderApprovalCard(card: ApprovalCard): { html: string; keyboard
   return { html: lines.join("\n"), keyboard: { inline_keyboard: rows } };
 }
 
-function outcomeLine(outcome: ApprovalOutcome): string {
-  const by = outcome.decidedBy ? ` by ${escapeHtml(outcome.decidedBy.name)}` : "";
-  switch (outcome.state) {
-    case "approved":
-      return outcome.choice === "session" ? `✅ Approved for this session${by}` : `✅ Approved once${by}`;
-    case "denied":
-      return `❌ Denied${by}`;
-    case "expired":
-      return "⌛ Expired: nobody decided in time";
-    case "skipped":
-      return outcome.note === undefined
-        ? "⏭ Skipped: a newer message replaced this request"
-        : `⏭ Skipped: ${escapeHtml(outcome.note)}`;
-    default:
-      return assertNever(outcome.state, "approval state");
-  }
-}
-
 /** A decided card: the outcome and who decided, above what was asked. No buttons. */
 export function renderApprovalOutcome(outcome: ApprovalOutcome): string {
   return [
-    `<b>${outcomeLine(outcome)}</b>`,
+    `<b>${outcomeEmoji[outcome.state]} ${outcomeWords(outcome, escapeHtml)}</b>`,
     `<b>${escapeHtml(outcome.agent)}</b> · <code>${escapeHtml(outcome.tool)}</code> · id <code>${escapeHtml(outcome.shortId)}</code>`,
     argumentsBlock(outcome.argumentsPreview),
     ...(outcome.argumentsPreview.endsWith("…")
