@@ -37,7 +37,5 @@ export function renderOutcomeLine(outcome: ApprovalOutcome): string {
     return `approval ${outcome.shortId}: skipped (${outcome.note})`;
   }
   const who = outcome.decidedBy ? ` by ${outcome.decidedBy.name}` : "";
-  const state =
-    outcome.state === "skipped" && outcome.note !== undefined ? `skipped (${outcome.note})` : stateWords[outcome.state];
-  return `approval ${outcome.shortId}: ${state}${scope}${who}`;
+  return `approval ${outcome.shortId}: ${stateWords[outcome.state]}${scope}${who}`;
 }

@@ -11,7 +11,6 @@ import {
   type ChatRef,
   type InboundSink,
   type MessageLinks,
-  type OutboundMention,
   type OutboundText,
   type PartKey,
   type PrivateReplyChannel,
@@ -42,7 +41,7 @@ import {
   renderText,
   stopButtonComponents,
 } from "./render.js";
-import { type RenderedMentions, renderMentions } from "./render-mentions.js";
+import { renderMentions } from "./render-mentions.js";
 import { ThreadRoots } from "./thread-roots.js";
 import { WebhookDirectory } from "./webhooks.js";
 
@@ -238,7 +237,8 @@ export class DiscordAdapter
   /** Discord Markdown in parts of 2,000 characters, with the author's bold name where the bot posts for it. */
   async renderParts(chat: ChatRef, message: OutboundText): Promise<DiscordPart[]> {
     const poster = await this.posterFor(chat, message.author);
-    const { text, userIds } = this.renderMentions(message.text, message.mentions);
+    const ownBot = (agent: string) => this.agentBots.get(agent.toLowerCase())?.userId;
+    const { text, userIds } = renderMentions(message.text, message.mentions, ownBot);
     return renderText(text, poster.prefixName).map((content) => ({ content, userIds }));
   }
 
@@ -349,10 +349,6 @@ export class DiscordAdapter
       ...(live && author.kind === "agent" ? { components: stopButtonComponents(author.name) } : {}),
       ...(replyTo === undefined ? {} : { replyTo }),
     };
-  }
-
-  private renderMentions(text: string, mentions: readonly OutboundMention[] | undefined): RenderedMentions {
-    return renderMentions(text, mentions, (agent) => this.agentBots.get(agent.toLowerCase())?.userId);
   }
 
   /** Typing as the agent's own bot where it posts as one, else the bot; Discord ends it on a post or after ~10 s. */

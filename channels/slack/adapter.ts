@@ -414,16 +414,13 @@ export class SlackAdapter
       this.track(running);
       await running.catch(() => undefined);
     };
-    this.app.event("message", async ({ body, context }) => {
-      await handle(
-        () => this.handler?.event(body as unknown as Record<string, unknown>, context.retryNum) ?? Promise.resolve(),
-      );
-    });
-    this.app.event("app_mention", async ({ body, context }) => {
-      await handle(
-        () => this.handler?.event(body as unknown as Record<string, unknown>, context.retryNum) ?? Promise.resolve(),
-      );
-    });
+    for (const event of ["message", "app_mention"] as const) {
+      this.app.event(event, async ({ body, context }) => {
+        await handle(
+          () => this.handler?.event(body as unknown as Record<string, unknown>, context.retryNum) ?? Promise.resolve(),
+        );
+      });
+    }
     this.app.action({ type: "block_actions" }, async ({ ack, body }) => {
       await handle(() => this.handler?.action(body as unknown as Record<string, unknown>) ?? Promise.resolve());
       await ack();

@@ -53,9 +53,7 @@ export class SlackNativeStream implements NativeStream {
   }
 
   async finish(finalText: string): Promise<SentRef> {
-    this.closed = true;
-    this.timers.abort();
-    await this.pumping;
+    await this.hold();
     const text = this.prefix + finalText;
     const { outbound, chat } = this.setup;
     // The settled stream carries its key: found again by it, never taken for one a crash left.
@@ -73,6 +71,7 @@ export class SlackNativeStream implements NativeStream {
     return { ids: [this.ts] };
   }
 
+  /** No further appends; resolves once the one in flight is done. */
   async hold(): Promise<void> {
     this.closed = true;
     this.timers.abort();
@@ -80,9 +79,7 @@ export class SlackNativeStream implements NativeStream {
   }
 
   async abort(): Promise<void> {
-    this.closed = true;
-    this.timers.abort();
-    await this.pumping;
+    await this.hold();
     if (this.ts === undefined) return;
     try {
       await this.setup.outbound.stopStream(this.setup.chat, this.ts);

@@ -240,7 +240,9 @@ export class TelegramAdapter
 
   /** `message` as Telegram messages: HTML, split under the limit, the author's bold name where it needs one. */
   async renderParts(chat: ChatRef, message: OutboundText): Promise<TelegramPart[]> {
-    return renderText(this.markdownOf(message), this.identityFor(chat, message.author).name);
+    const ownBot = (agent: string) => this.agentBots.get(agent)?.me?.username;
+    const markdown = withTelegramMentions(message.text, message.mentions, ownBot);
+    return renderText(markdown, this.identityFor(chat, message.author).name);
   }
 
   samePart(left: TelegramPart, right: TelegramPart): boolean {
@@ -400,14 +402,6 @@ export class TelegramAdapter
       if (own?.me && !isPrivateChat(chat)) return { bot: own };
     }
     return { bot: this.main, name: author.displayName ?? author.name };
-  }
-
-  /** The text with structured mentions as Telegram mentions. */
-  private markdownOf(message: OutboundText): string {
-    return withTelegramMentions(message.text, message.mentions, (agent) => {
-      const own = this.agentBots.get(agent);
-      return own?.me?.username;
-    });
   }
 
   /** Links to messages exist in supergroups (and their topics); elsewhere there are none. */

@@ -4,7 +4,7 @@ import { NetworkError, PlatformApiError, RoundtableError } from "../../src/error
 import type { Logger } from "../../src/log/logger.js";
 import type { ChatRef } from "../../src/world/channel-adapter.js";
 import { botApiFetch } from "./bot-api-fetch.js";
-import type { RenderedPart } from "./render.js";
+import type { TelegramPart } from "./render.js";
 
 /** One bot that can post: the main bot, or an agent's own bot. */
 export interface BotHandle {
@@ -85,7 +85,7 @@ export class TelegramOutbound {
   async send(
     bot: BotHandle,
     chat: ChatRef,
-    part: RenderedPart,
+    part: TelegramPart,
     extra: { replyTo?: string; keyboard?: InlineKeyboardMarkup } = {},
   ): Promise<number> {
     const base = {
@@ -144,7 +144,7 @@ export class TelegramOutbound {
     bot: BotHandle,
     chat: ChatRef,
     messageId: number,
-    part: RenderedPart,
+    part: TelegramPart,
     keyboard: InlineKeyboardMarkup = { inline_keyboard: [] },
   ): Promise<void> {
     try {

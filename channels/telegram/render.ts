@@ -15,17 +15,14 @@ import { splitMarkdown } from "./split-markdown.js";
 /** Telegram's limit for a message's text after entity parsing. */
 export const telegramMessageLimit = 4096;
 
-/** One Telegram message: HTML to send, and plain text to fall back on if the HTML is refused. */
-export interface RenderedPart {
+/** One Telegram message (the adapter's `Part`): HTML to send, and plain text if the HTML is refused. */
+export interface TelegramPart {
   html: string;
   plain: string;
 }
 
-/** The adapter's `Part` for the world's delivery: one rendered Telegram message. */
-export type TelegramPart = RenderedPart;
-
 /** The bold name that starts an agent's message when it posts through the main bot. */
-function namePrefix(name: string): RenderedPart {
+function namePrefix(name: string): TelegramPart {
   return { html: `<b>${escapeHtml(name)}:</b> `, plain: `${name}: ` };
 }
 
@@ -33,10 +30,10 @@ function namePrefix(name: string): RenderedPart {
  * Markdown as one or more Telegram messages of at most `limit` visible characters, each with
  * the author's bold name in front when `authorName` is given.
  */
-export function renderText(markdown: string, authorName?: string, limit = telegramMessageLimit): RenderedPart[] {
+export function renderText(markdown: string, authorName?: string, limit = telegramMessageLimit): TelegramPart[] {
   const prefix = authorName === undefined ? { html: "", plain: "" } : namePrefix(authorName);
   const budget = Math.max(1, limit - prefix.plain.length);
-  const parts: RenderedPart[] = [];
+  const parts: TelegramPart[] = [];
   for (const piece of splitMarkdown(markdown, budget)) {
     // Telegram trims messages anyway; a piece of only whitespace is no message.
     const trimmed = piece.replace(/^\s*\n/, "").trimEnd();
