@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { App, Receiver } from "@slack/bolt";
 import type { Logger } from "../../src/log/logger.js";
 import type { WebhookRoute } from "../../src/world/channel-adapter.js";
+import { readBody, reply } from "../kit/http-text.js";
 import { ackAfterStoring } from "./ack-after-storing.js";
 import { verifySlackSignature } from "./verify.js";
 
@@ -17,22 +18,6 @@ export interface HttpReceiverSetup {
   isReady(): boolean;
   /** Keeps the work that runs after the ack, so that stopping waits for it. */
   track(work: Promise<unknown>): void;
-}
-
-function reply(
-  response: ServerResponse,
-  status: number,
-  body: string,
-  contentType = "text/plain; charset=utf-8",
-): void {
-  if (response.headersSent) return;
-  response.writeHead(status, { "content-type": contentType }).end(body);
-}
-
-async function readBody(request: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8");
 }
 
 /** A JSON event body, or a form: `payload=<json>` (interactivity) or a slash command's fields. */
