@@ -57,6 +57,14 @@ module.exports = {
       to: { path: "^src/", pathNot: ["^src/world/", "^src/errors/", "^src/log/"] },
     },
     {
+      name: "channels-through-their-entry",
+      severity: "error",
+      comment:
+        'Of src/world a channel imports only src/world/channel-adapter.ts, which re-exports everything a channel may use (docs/architecture.md, "Adding a channel").',
+      from: { path: "^channels/" },
+      to: { path: "^src/world/", pathNot: "^src/world/channel-adapter\\.ts$" },
+    },
+    {
       name: "channels-kit-is-platform-free",
       severity: "error",
       comment:
@@ -70,7 +78,7 @@ module.exports = {
       name: "channels-never-import-turns",
       severity: "error",
       comment:
-        "A turn's state machine, tool results and approvals (src/world/turn/) are the world's own: a channel sees only the approval types, through src/world/approval-types.ts.",
+        "A turn's state machine, tool results and approvals (src/world/turn/) are the world's own: a channel sees only the approval types, through the channel entry src/world/channel-adapter.ts.",
       from: { path: "^channels/" },
       to: { path: "^src/world/turn/" },
     },
@@ -78,7 +86,7 @@ module.exports = {
       name: "turns-through-their-entry",
       severity: "error",
       comment:
-        "src/world/turn/ owns a turn from start to close (one close, one expiry, one decider check); everything outside it uses src/world/turn/index.ts (src/world/approval-types.ts re-exports the types for channels).",
+        "src/world/turn/ owns a turn from start to close (one close, one expiry, one decider check); everything outside it uses src/world/turn/index.ts, except src/world/approval-types.ts, which re-exports the approval types for the world's records and for the channel entry (src/world/channel-adapter.ts).",
       from: { path: "^(src|channels)/", pathNot: ["^src/world/turn/", "^src/world/approval-types\\.ts$"] },
       to: { path: "^src/world/turn/", pathNot: "^src/world/turn/index\\.ts$" },
     },

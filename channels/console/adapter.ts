@@ -1,16 +1,19 @@
 import { randomBytes } from "node:crypto";
 import { createInterface } from "node:readline";
-import type { ApprovalCard, ApprovalOutcome } from "../../src/world/approval-types.js";
 import type {
+  ApprovalCard,
+  ApprovalOutcome,
+  Author,
   ChannelAdapter,
   ChannelCapabilities,
+  ChannelPrimitives,
+  ChatRef,
+  InboundSink,
+  NativeStream,
   OutboundText,
   PrivateReplyChannel,
+  StreamMode,
 } from "../../src/world/channel-adapter.js";
-import type { ChannelPrimitives, NativeStream, StreamMode } from "../../src/world/delivery/primitives.js";
-import type { ChatRef } from "../../src/world/chat-ref.js";
-import type { InboundSink } from "../../src/world/inbound.js";
-import type { Author } from "../../src/world/message.js";
 import { approveUsage, parseConsoleLine } from "./parse.js";
 import { renderApprovalLine, renderMessageLine, renderOutcomeLine } from "./render.js";
 

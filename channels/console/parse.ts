@@ -1,4 +1,4 @@
-import type { ApprovalChoice } from "../../src/world/inbound.js";
+import type { ApprovalChoice } from "../../src/world/channel-adapter.js";
 
 /** A line typed into the console: a message, an approval command, help, or a bad command. */
 export type ConsoleInput =

@@ -1,10 +1,11 @@
-import type { ApprovalCard, ApprovalOutcome } from "../../src/world/approval-types.js";
-import type { OutboundText } from "../../src/world/channel-adapter.js";
 import {
+  type ApprovalCard,
+  type ApprovalOutcome,
   hasInvisibleCharacters,
   invisibleCharactersNotice,
+  type OutboundText,
   revealInvisible,
-} from "../../src/world/invisible-characters.js";
+} from "../../src/world/channel-adapter.js";
 
 /** `<sender>: <text>` */
 export function renderMessageLine(message: OutboundText): string {
@@ -36,7 +37,5 @@ export function renderOutcomeLine(outcome: ApprovalOutcome): string {
     return `approval ${outcome.shortId}: skipped (${outcome.note})`;
   }
   const who = outcome.decidedBy ? ` by ${outcome.decidedBy.name}` : "";
-  const state =
-    outcome.state === "skipped" && outcome.note !== undefined ? `skipped (${outcome.note})` : stateWords[outcome.state];
-  return `approval ${outcome.shortId}: ${state}${scope}${who}`;
+  return `approval ${outcome.shortId}: ${stateWords[outcome.state]}${scope}${who}`;
 }

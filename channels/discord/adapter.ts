@@ -1,23 +1,28 @@
 import { Client, Events, GatewayIntentBits, Partials, PermissionFlagsBits, Status } from "discord.js";
 import type { Logger } from "../../src/log/logger.js";
-import type { ApprovalCard, ApprovalOutcome } from "../../src/world/approval-types.js";
-import type {
-  ChannelAdapter,
-  ChannelCapabilities,
-  OutboundMention,
-  OutboundText,
-  PrivateReplyChannel,
-  WorkingStatusChannel,
+import {
+  type ApprovalCard,
+  type ApprovalOutcome,
+  type Author,
+  type ChannelAdapter,
+  type ChannelCapabilities,
+  type ChannelPrimitives,
+  chatCommands,
+  type ChatRef,
+  type InboundSink,
+  type MessageLinks,
+  type OutboundText,
+  type PartKey,
+  type PrivateReplyChannel,
+  type SendPartOptions,
+  type SingletonLease,
+  type SingletonLock,
+  type StreamMode,
+  type UserRolesChannel,
+  type WorkingStatusChannel,
+  type ChannelClock,
+  systemClock,
 } from "../../src/world/channel-adapter.js";
-import type { ChatRef } from "../../src/world/chat-ref.js";
-import type { PartKey } from "../../src/world/delivery/post-key.js";
-import type { ChannelPrimitives, SendPartOptions, StreamMode } from "../../src/world/delivery/primitives.js";
-import { chatCommands } from "../../src/world/commands/chat-commands.js";
-import type { InboundSink } from "../../src/world/inbound.js";
-import type { Author } from "../../src/world/message.js";
-import type { MessageLinks } from "../../src/world/message-links.js";
-import type { SingletonLease, SingletonLock } from "../../src/world/singleton-lock.js";
-import type { UserRolesChannel } from "../../src/world/user-roles.js";
 import { type DiscordApi, discordCodeOf, discordErrorCodes, toPlatformError } from "./api.js";
 import { ChatLocator, targetChannelOf } from "./chat-locator.js";
 import { ClickAnswerer } from "./click-answerer.js";
@@ -26,7 +31,7 @@ import { handleInteraction } from "./handle-interaction.js";
 import { handleMessage } from "./handle-message.js";
 import { type MentionDirectory, emptyMentionDirectory } from "./mentions.js";
 import { hasMessageContentIntent, messageContentAdvice } from "./message-content-intent.js";
-import { type DiscordAdapterOptions, type DiscordAgentIdentity, type DiscordClock, systemClock } from "./options.js";
+import type { DiscordAdapterOptions, DiscordAgentIdentity } from "./options.js";
 import { attachmentHostFor, type OwnIdentities, roleEntriesOf } from "./parse.js";
 import { BotPoster, type PostBody, type Poster, reuse, WebhookPoster } from "./poster.js";
 import { sendDiscordFile } from "./send-file.js";
@@ -37,7 +42,7 @@ import {
   renderText,
   stopButtonComponents,
 } from "./render.js";
-import { type RenderedMentions, renderMentions } from "./render-mentions.js";
+import { renderMentions } from "./render-mentions.js";
 import { ThreadRoots } from "./thread-roots.js";
 import { WebhookDirectory } from "./webhooks.js";
 
@@ -67,7 +72,7 @@ export class DiscordAdapter
   };
   readonly workingRenewMs: number;
   private readonly logger: Logger;
-  private readonly clock: DiscordClock;
+  private readonly clock: ChannelClock;
   private readonly api: DiscordApi;
   private readonly agents: Map<string, DiscordAgentIdentity>;
   private readonly agentBots = new Map<string, AgentBot>();
@@ -233,7 +238,8 @@ export class DiscordAdapter
   /** Discord Markdown in parts of 2,000 characters, with the author's bold name where the bot posts for it. */
   async renderParts(chat: ChatRef, message: OutboundText): Promise<DiscordPart[]> {
     const poster = await this.posterFor(chat, message.author);
-    const { text, userIds } = this.renderMentions(message.text, message.mentions);
+    const ownBot = (agent: string) => this.agentBots.get(agent.toLowerCase())?.userId;
+    const { text, userIds } = renderMentions(message.text, message.mentions, ownBot);
     return renderText(text, poster.prefixName).map((content) => ({ content, userIds }));
   }
 
@@ -362,10 +368,6 @@ export class DiscordAdapter
       ...(live && author.kind === "agent" ? { components: stopButtonComponents(author.name) } : {}),
       ...(replyTo === undefined ? {} : { replyTo }),
     };
-  }
-
-  private renderMentions(text: string, mentions: readonly OutboundMention[] | undefined): RenderedMentions {
-    return renderMentions(text, mentions, (agent) => this.agentBots.get(agent.toLowerCase())?.userId);
   }
 
   /** Typing as the agent's own bot where it posts as one, else the bot; Discord ends it on a post or after ~10 s. */

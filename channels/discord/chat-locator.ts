@@ -1,5 +1,5 @@
 import type { Client } from "discord.js";
-import type { ChatRef } from "../../src/world/chat-ref.js";
+import type { ChatRef } from "../../src/world/channel-adapter.js";
 import type { DiscordApi } from "./api.js";
 
 /** Channel types that are threads (announcement, public and private threads). */

@@ -1,7 +1,6 @@
 import type { Logger } from "../../src/log/logger.js";
-import type { ClickResult, CommandResult } from "../../src/world/inbound.js";
+import { type ClickResult, type CommandResult, systemClock } from "../../src/world/channel-adapter.js";
 import type { DiscordApi } from "./api.js";
-import { systemClock } from "./options.js";
 import { failedText, staleButtonText } from "../kit/texts.js";
 
 /** Discord forgets an interaction not answered within 3 s; the world gets this long first. */
@@ -9,6 +8,16 @@ const quickAnswerMs = 1_500;
 
 const callback = { reply: 4, deferredReply: 5, deferredUpdate: 6 } as const;
 const ephemeral = 1 << 6;
+
+/** What `work` gives within {@link quickAnswerMs}, else undefined (it goes on). */
+async function quickly<T>(work: Promise<T>): Promise<T | undefined> {
+  const timer = new AbortController();
+  // Discord's deadline is real time, whatever clock the rest of the adapter runs on.
+  const late = systemClock.sleep(quickAnswerMs, timer.signal).catch(() => undefined);
+  const early = await Promise.race([work, late.then(() => undefined)]);
+  timer.abort();
+  return early;
+}
 
 /**
  * Answers button presses within Discord's 3 seconds. The press is acknowledged as a deferred
@@ -33,16 +42,7 @@ export class ClickAnswerer {
       (result) => ({ result }),
       (error: unknown) => ({ error }),
     );
-    const timer = new AbortController();
-    const early = await Promise.race([
-      decision,
-      // Discord's deadline is real time, whatever clock the rest of the adapter runs on.
-      systemClock.sleep(quickAnswerMs, timer.signal).then(
-        () => undefined,
-        () => undefined,
-      ),
-    ]);
-    timer.abort();
+    const early = await quickly(decision);
     if (early !== undefined) {
       if ("error" in early) {
         this.logger.error({ err: early.error, approvalId }, "approval click failed");
@@ -83,15 +83,7 @@ export class ClickAnswerer {
         return { text: failedText };
       },
     );
-    const timer = new AbortController();
-    const early = await Promise.race([
-      outcome,
-      systemClock.sleep(quickAnswerMs, timer.signal).then(
-        () => undefined,
-        () => undefined,
-      ),
-    ]);
-    timer.abort();
+    const early = await quickly(outcome);
     if (early !== undefined) {
       await this.send(interaction, { type: callback.reply, data: { content: early.text, flags: ephemeral } });
       return;

@@ -1,4 +1,4 @@
-import type { ApprovalChoice } from "../../src/world/inbound.js";
+import type { ApprovalChoice } from "../../src/world/channel-adapter.js";
 
 /**
  * A button's `custom_id`: the opaque approval id and the choice, nothing else

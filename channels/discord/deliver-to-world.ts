@@ -1,6 +1,5 @@
 import type { Logger } from "../../src/log/logger.js";
-import type { InboundSink } from "../../src/world/inbound.js";
-import type { DiscordClock } from "./options.js";
+import type { InboundSink, ChannelClock } from "../../src/world/channel-adapter.js";
 
 /** Attempts to hand one gateway message to the world before it is logged and dropped. */
 const deliveryAttempts = 3;
@@ -10,7 +9,7 @@ export async function deliverToWorld(
   sink: InboundSink,
   message: Parameters<InboundSink["message"]>[0],
   logger: Logger,
-  clock: DiscordClock,
+  clock: ChannelClock,
 ): Promise<void> {
   for (let attempt = 1; ; attempt += 1) {
     try {

@@ -1,7 +1,6 @@
 import { assertNever } from "../../src/errors/assert-never.js";
 import type { Logger } from "../../src/log/logger.js";
-import type { ChatRef } from "../../src/world/chat-ref.js";
-import type { InboundSink } from "../../src/world/inbound.js";
+import type { ChatRef, InboundSink } from "../../src/world/channel-adapter.js";
 import type { ChatLocator } from "./chat-locator.js";
 import type { ClickAnswerer } from "./click-answerer.js";
 import type { MentionDirectory } from "./mentions.js";

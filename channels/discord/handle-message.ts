@@ -1,12 +1,10 @@
 import { assertNever } from "../../src/errors/assert-never.js";
 import type { Logger } from "../../src/log/logger.js";
-import type { ChatRef } from "../../src/world/chat-ref.js";
-import type { InboundSink } from "../../src/world/inbound.js";
+import type { ChatRef, InboundSink, ChannelClock } from "../../src/world/channel-adapter.js";
 import type { ChatLocator } from "./chat-locator.js";
 import { deliverToWorld } from "./deliver-to-world.js";
 import type { MentionDirectory } from "./mentions.js";
 import { messageContentAdvice } from "./message-content-intent.js";
-import type { DiscordClock } from "./options.js";
 import { channelIdOf, type OwnIdentities, parseMessage } from "./parse.js";
 import type { ThreadRoots } from "./thread-roots.js";
 
@@ -23,7 +21,7 @@ export interface MessageContext {
   /** True the first time only: a message without text (no content intent) is warned about once. */
   firstMissingContent: () => boolean;
   logger: Logger;
-  clock: DiscordClock;
+  clock: ChannelClock;
 }
 
 /** One `MESSAGE_CREATE`: its chat found, parsed, its thread's root attached, handed to the world. */

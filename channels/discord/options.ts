@@ -1,10 +1,5 @@
-import { type ChannelClock, systemClock } from "../../src/world/channel-clock.js";
+import type { ChannelClock, ChatRef, SingletonLock } from "../../src/world/channel-adapter.js";
 import type { Logger } from "../../src/log/logger.js";
-import type { SingletonLock } from "../../src/world/singleton-lock.js";
-import type { ChatRef } from "../../src/world/chat-ref.js";
-
-/** Time as the adapter sees it (tests inject their own). */
-export type DiscordClock = ChannelClock;
 
 /** How an agent appears on Discord. */
 export interface DiscordAgentIdentity {
@@ -35,7 +30,7 @@ export interface DiscordAdapterOptions {
   webhookName?: string;
   /** How long ClientReady may take before start fails (default 30 s). */
   readyTimeoutMs?: number;
-  clock?: DiscordClock;
+  clock?: ChannelClock;
   /**
    * Discord allows one gateway session per bot: with several processes on one database, only
    * the holder of this lock connects; the others post (REST) and wait to take over.
@@ -44,5 +39,3 @@ export interface DiscordAdapterOptions {
   /** Whether posts in a chat may show link previews (its world's `linkPreviews`; default never). */
   linkPreviews?: (chat: ChatRef) => boolean;
 }
-
-export { systemClock };

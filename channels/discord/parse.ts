@@ -1,5 +1,10 @@
-import type { ChatRef } from "../../src/world/chat-ref.js";
-import type { ApprovalClick, InboundCommand, InboundMessage, Sender } from "../../src/world/inbound.js";
+import type {
+  ApprovalClick,
+  ChatRef,
+  InboundCommand,
+  InboundMessage,
+  Sender,
+} from "../../src/world/channel-adapter.js";
 import { decodeApprovalCustomId, decodeStopCustomId } from "./custom-id.js";
 import {
   type DiscordInteraction,

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { Logger } from "../../src/log/logger.js";
-import { earliestPostTime, type PartKey } from "../../src/world/delivery/post-key.js";
+import { earliestPostTime, type PartKey } from "../../src/world/channel-adapter.js";
 import type { DiscordApi, ReadMessage } from "./api.js";
 
 /** Discord's nonce is at most 25 characters: a hash of the key, the same on every run. */

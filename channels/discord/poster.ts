@@ -1,6 +1,6 @@
 import type { Logger } from "../../src/log/logger.js";
 import { type DiscordApi, discordCodeOf, discordErrorCodes, type OwnWebhook, type ReadMessage } from "./api.js";
-import type { PartKey } from "../../src/world/delivery/post-key.js";
+import type { PartKey } from "../../src/world/channel-adapter.js";
 import { findEarlierPost, nonceOf } from "./post-once.js";
 import type { RenderedFile } from "./render.js";
 

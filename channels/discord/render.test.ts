@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ApprovalCard } from "../../src/world/approval-types.js";
+import type { ApprovalCard } from "../../src/world/channel-adapter.js";
 import { renderApprovalCard, renderText } from "./render.js";
 
 function card(overrides: Partial<ApprovalCard> = {}): ApprovalCard {

@@ -1,11 +1,12 @@
-import { assertNever } from "../../src/errors/assert-never.js";
-import type { ApprovalCard, ApprovalOutcome } from "../../src/world/approval-types.js";
-import type { ApprovalChoice } from "../../src/world/inbound.js";
 import {
+  type ApprovalCard,
+  type ApprovalChoice,
+  type ApprovalOutcome,
   hasInvisibleCharacters,
   invisibleCharactersNotice,
   revealInvisible,
-} from "../../src/world/invisible-characters.js";
+} from "../../src/world/channel-adapter.js";
+import { outcomeEmoji, outcomeWords, prettyArguments } from "../kit/approval-texts.js";
 import { encodeApprovalCustomId, encodeStopCustomId } from "./custom-id.js";
 import { discordMessageLimit, splitMessage } from "./split-message.js";
 
@@ -67,21 +68,13 @@ function clockTime(at: Date): string {
   return `<t:${Math.floor(at.getTime() / 1000)}:t>`;
 }
 
-function prettyArguments(card: { argumentsJson: string }): string {
-  try {
-    return revealInvisible(JSON.stringify(JSON.parse(card.argumentsJson), null, 2));
-  } catch {
-    return revealInvisible(card.argumentsJson);
-  }
-}
-
 /**
  * An approval request: agent, tool, the arguments (whole when short, else the beginning, the
  * length and the whole JSON attached as `arguments.json`), and a row of three buttons whose
  * `custom_id` carries only the approval id and the choice.
  */
 export function renderApprovalCard(card: ApprovalCard): RenderedMessage {
-  const pretty = prettyArguments(card);
+  const pretty = prettyArguments(card.argumentsJson);
   const inline = pretty.length <= inlineArgumentsLimit;
   let content = cardContent(card, pretty, inline);
   let attach = !inline;
@@ -123,23 +116,6 @@ function cardContent(card: ApprovalCard, pretty: string, inline: boolean): strin
   return lines.join("\n");
 }
 
-function outcomeLine(outcome: ApprovalOutcome): string {
-  const by = outcome.decidedBy ? ` by ${outcome.decidedBy.name}` : "";
-  switch (outcome.state) {
-    case "approved":
-      return outcome.choice === "session" ? `✅ Approved for this session${by}` : `✅ Approved once${by}`;
-    case "denied":
-      return `❌ Denied${by}`;
-    case "expired":
-      return "⌛ Expired: nobody decided in time";
-    case "skipped":
-      // The note says who closed it (`stopped by Ana`, `chat reset by Ana`).
-      return `⏭ Skipped: ${outcome.note ?? "a newer message replaced this request"}`;
-    default:
-      return assertNever(outcome.state, "approval state");
-  }
-}
-
 /** A decided card: the outcome and who decided, above what was asked. No buttons. */
 export function renderApprovalOutcome(outcome: ApprovalOutcome): { content: string; components: unknown[] } {
   const preview =
@@ -148,7 +124,7 @@ export function renderApprovalOutcome(outcome: ApprovalOutcome): { content: stri
       : revealInvisible(outcome.argumentsPreview);
   return {
     content: [
-      `**${outcomeLine(outcome)}**`,
+      `**${outcomeEmoji[outcome.state]} ${outcomeWords(outcome)}**`,
       `**${outcome.agent}** · \`${outcome.tool}\` · id \`${outcome.shortId}\``,
       codeBlock(preview),
     ].join("\n"),

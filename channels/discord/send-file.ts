@@ -1,8 +1,6 @@
 import { createHash } from "node:crypto";
 import { type REST, Routes } from "discord.js";
-import type { ChatRef } from "../../src/world/chat-ref.js";
-import type { OutboundFile, SendPartOptions } from "../../src/world/delivery/primitives.js";
-import type { Author } from "../../src/world/message.js";
+import type { Author, ChatRef, OutboundFile, SendPartOptions } from "../../src/world/channel-adapter.js";
 import { toPlatformError } from "./api.js";
 
 /** Discord's longest message content. */

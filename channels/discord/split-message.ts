@@ -1,14 +1,7 @@
+import { closesFence, fenceOpenAt, type OpenFence } from "../kit/markdown-fences.js";
+
 /** Discord's limit for a message's content. */
 export const discordMessageLimit = 2000;
-
-const fenceOpen = /^ {0,3}(`{3,}|~{3,})\s*([^`\s]*)[^`]*$/;
-
-interface OpenFence {
-  /** The marker that closes it (``` or ~~~, as long as the opener). */
-  marker: string;
-  /** The opening line as written (with its language), to reopen it in the next piece. */
-  line: string;
-}
 
 /**
  * Markdown as pieces of at most `limit` characters, cut at paragraph breaks, else line
@@ -22,7 +15,7 @@ export function splitMessage(text: string, limit = discordMessageLimit): string[
   let rest = text;
   while (rest.length > limit) {
     let cut = cutPoint(rest, limit);
-    let span = scanFences(rest, cut);
+    let span = fenceOpenAt(rest, cut);
     if (span) {
       const blockEnd = fenceEnd(rest, span);
       if (span.start > 0 && blockEnd - span.start <= limit) {
@@ -34,15 +27,15 @@ export function splitMessage(text: string, limit = discordMessageLimit): string[
         span = undefined;
       } else {
         // Too long for any piece: cut inside, leaving room to close the fence.
-        cut = cutPoint(rest, limit - span.fence.marker.length - 1);
-        span = scanFences(rest, cut);
+        cut = cutPoint(rest, limit - span.marker.length - 1);
+        span = fenceOpenAt(rest, cut);
       }
     }
     let piece = rest.slice(0, cut);
-    if (span) piece = `${piece.replace(/\n$/, "")}\n${span.fence.marker}`;
+    if (span) piece = `${piece.replace(/\n$/, "")}\n${span.marker}`;
     if (piece.trim() !== "") pieces.push(piece.trimEnd());
     rest = rest.slice(cut).replace(/^\n+/, "");
-    if (span) rest = `${span.fence.line}\n${rest}`;
+    if (span) rest = `${span.line}\n${rest}`;
   }
   if (rest.trim() !== "" || pieces.length === 0) pieces.push(rest.trimEnd());
   return pieces;
@@ -67,42 +60,14 @@ function cutPoint(text: string, budget: number): number {
   return code >= 0xd800 && code <= 0xdbff ? budget - 1 : budget;
 }
 
-interface FenceSpan {
-  start: number;
-  fence: OpenFence;
-}
-
-/** The fence still open at `position` in `text`, with where its opening line starts. */
-function scanFences(text: string, position: number): FenceSpan | undefined {
-  let open: FenceSpan | undefined;
-  let lineStart = 0;
-  while (lineStart < position) {
-    const newline = text.indexOf("\n", lineStart);
-    const lineEnd = newline < 0 ? text.length : newline;
-    const line = text.slice(lineStart, lineEnd);
-    if (open) {
-      const trimmed = line.trim();
-      const marker = open.fence.marker;
-      if (trimmed.length >= marker.length && [...trimmed].every((char) => char === marker[0])) open = undefined;
-    } else {
-      const match = fenceOpen.exec(line);
-      if (match) open = { start: lineStart, fence: { marker: match[1] ?? "```", line: line.trim() } };
-    }
-    if (newline < 0) break;
-    lineStart = newline + 1;
-  }
-  return open;
-}
-
 /** Where the block opened at `span` ends (the end of its closing line), or the end of the text. */
-function fenceEnd(text: string, span: FenceSpan): number {
-  const marker = span.fence.marker;
+function fenceEnd(text: string, span: OpenFence): number {
+  const marker = span.marker;
   let lineStart = text.indexOf("\n", span.start);
   while (lineStart >= 0) {
     const next = text.indexOf("\n", lineStart + 1);
-    const line = text.slice(lineStart + 1, next < 0 ? text.length : next).trim();
-    if (line.length >= marker.length && [...line].every((char) => char === marker[0]))
-      return next < 0 ? text.length : next;
+    const line = text.slice(lineStart + 1, next < 0 ? text.length : next);
+    if (closesFence(line, marker)) return next < 0 ? text.length : next;
     lineStart = next;
   }
   return text.length;

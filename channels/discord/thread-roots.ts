@@ -1,6 +1,5 @@
 import type { Logger } from "../../src/log/logger.js";
-import type { ChatRef } from "../../src/world/chat-ref.js";
-import type { ThreadRoot } from "../../src/world/inbound.js";
+import type { ChatRef, ThreadRoot } from "../../src/world/channel-adapter.js";
 import { type DiscordApi, discordCodeOf, discordErrorCodes } from "./api.js";
 import type { MentionDirectory } from "./mentions.js";
 import { type OwnIdentities, parseMessage } from "./parse.js";

@@ -1,6 +1,6 @@
+import type { ChannelClock } from "../../src/world/channel-adapter.js";
 import type { Logger } from "../../src/log/logger.js";
 import { type DiscordApi, discordCodeOf, discordErrorCodes, type OwnWebhook } from "./api.js";
-import type { DiscordClock } from "./options.js";
 
 /** How long a channel where the bot may not manage webhooks is left alone before asking again. */
 const retryRefusedMs = 10 * 60_000;
@@ -20,7 +20,7 @@ export class WebhookDirectory {
     private readonly api: DiscordApi,
     private readonly name: string,
     private readonly applicationId: () => string,
-    private readonly clock: DiscordClock,
+    private readonly clock: ChannelClock,
     private readonly logger: Logger,
   ) {}
 

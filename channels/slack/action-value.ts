@@ -1,4 +1,4 @@
-import { type ApprovalChoice, approvalChoices } from "../../src/world/inbound.js";
+import { type ApprovalChoice, approvalChoices } from "../../src/world/channel-adapter.js";
 
 /** The `action_id` prefix of approval buttons; the rest is the choice. */
 const approvalActionPrefix = "roundtable_approval_";

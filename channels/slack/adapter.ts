@@ -1,30 +1,32 @@
 import { App } from "@slack/bolt";
 import { ConfigError, PlatformApiError } from "../../src/errors/roundtable-error.js";
 import type { Logger } from "../../src/log/logger.js";
-import type { ApprovalCard, ApprovalOutcome } from "../../src/world/approval-types.js";
-import type {
-  ChannelAdapter,
-  ChannelCapabilities,
-  OutboundText,
-  PrivateReplyChannel,
-  WebhookChannel,
-  WebhookRoute,
-  WorkingActivity,
-  WorkingStatusChannel,
+import {
+  type ApprovalCard,
+  type ApprovalOutcome,
+  type Author,
+  type ChannelAdapter,
+  type ChannelCapabilities,
+  type ChannelClock,
+  type ChannelPrimitives,
+  chatKey,
+  type ChatRef,
+  type InboundSink,
+  type NativeStream,
+  type NativeStreamSetup,
+  type OutboundText,
+  type PartKey,
+  type PrivateReplyChannel,
+  type SendPartOptions,
+  type StreamMode,
+  systemClock,
+  type UserRolesChannel,
+  type WebhookChannel,
+  type WebhookRoute,
+  type WorkingActivity,
+  type WorkingStatusChannel,
+  workingText,
 } from "../../src/world/channel-adapter.js";
-import { workingText } from "../../src/world/channel-adapter.js";
-import { type ChatRef, chatKey } from "../../src/world/chat-ref.js";
-import type { InboundSink } from "../../src/world/inbound.js";
-import type { Author } from "../../src/world/message.js";
-import type { UserRolesChannel } from "../../src/world/user-roles.js";
-import type { PartKey } from "../../src/world/delivery/post-key.js";
-import type {
-  ChannelPrimitives,
-  NativeStream,
-  NativeStreamSetup,
-  SendPartOptions,
-  StreamMode,
-} from "../../src/world/delivery/primitives.js";
 import { type Block, type PostIdentity, SlackOutbound, slackErrorCode } from "./api.js";
 import { type AppIdentity, identifyApp } from "./app-identity.js";
 import { ApproverGroups } from "./approver-groups.js";
@@ -32,7 +34,7 @@ import { boltLogger } from "./bolt-logger.js";
 import { SlackHttpReceiver } from "./http-receiver.js";
 import { type SlashCommand, SlackInboundHandler } from "./inbound-handler.js";
 import { SlackNativeStream } from "./native-stream.js";
-import { type SlackAdapterOptions, type SlackAgentIdentity, type SlackClock, systemClock } from "./options.js";
+import type { SlackAdapterOptions, SlackAgentIdentity } from "./options.js";
 import { findEarlierPost, removeEarlierNativeStream } from "./post-once.js";
 import {
   namePrefix,
@@ -71,7 +73,7 @@ export class SlackAdapter
   private readonly receiver: SlackHttpReceiver | undefined;
   private readonly socket: SlackSocketReceiver | undefined;
   private readonly logger: Logger;
-  private readonly clock: SlackClock;
+  private readonly clock: ChannelClock;
   private readonly outbound: SlackOutbound;
   private readonly names: UserNames;
   private readonly groups: ApproverGroups;
@@ -417,16 +419,13 @@ export class SlackAdapter
       this.track(running);
       await running.catch(() => undefined);
     };
-    this.app.event("message", async ({ body, context }) => {
-      await handle(
-        () => this.handler?.event(body as unknown as Record<string, unknown>, context.retryNum) ?? Promise.resolve(),
-      );
-    });
-    this.app.event("app_mention", async ({ body, context }) => {
-      await handle(
-        () => this.handler?.event(body as unknown as Record<string, unknown>, context.retryNum) ?? Promise.resolve(),
-      );
-    });
+    for (const event of ["message", "app_mention"] as const) {
+      this.app.event(event, async ({ body, context }) => {
+        await handle(
+          () => this.handler?.event(body as unknown as Record<string, unknown>, context.retryNum) ?? Promise.resolve(),
+        );
+      });
+    }
     this.app.action({ type: "block_actions" }, async ({ ack, body }) => {
       await handle(() => this.handler?.action(body as unknown as Record<string, unknown>) ?? Promise.resolve());
       await ack();

@@ -1,6 +1,6 @@
 import type { webApi } from "@slack/bolt";
 import { NetworkError, PlatformApiError, RoundtableError } from "../../src/errors/roundtable-error.js";
-import type { ChatRef } from "../../src/world/chat-ref.js";
+import type { ChatRef } from "../../src/world/channel-adapter.js";
 
 type WebClient = webApi.WebClient;
 /** A Block Kit block, as the Web API takes it. */
@@ -78,6 +78,15 @@ export class SlackOutbound {
     private readonly linkPreviews: (chat: ChatRef) => boolean = () => false,
   ) {}
 
+  /** Runs one Web API call; its failure becomes a RoundtableError naming it. */
+  private async call<T>(what: string, run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (error) {
+      throw toPlatformError(error, what);
+    }
+  }
+
   /**
    * Post a message. `key` (the post's key, the same on every run of its step) goes with it as
    * the message's metadata, so that {@link findPosted} can find it after a crash.
@@ -89,7 +98,7 @@ export class SlackOutbound {
     blocks?: Block[],
     key?: string,
   ): Promise<string> {
-    try {
+    return this.call("chat.postMessage", async () => {
       const result = await this.client.chat.postMessage({
         ...place(chat),
         text,
@@ -103,9 +112,7 @@ export class SlackOutbound {
       });
       if (typeof result.ts !== "string") throw new PlatformApiError("slack chat.postMessage returned no ts");
       return result.ts;
-    } catch (error) {
-      throw toPlatformError(error, "chat.postMessage");
-    }
+    });
   }
 
   /**
@@ -166,41 +173,29 @@ export class SlackOutbound {
   }
 
   async update(chat: ChatRef, ts: string, text: string, blocks?: Block[]): Promise<void> {
-    try {
-      await this.client.chat.update({ channel: chat.channel, ts, text, blocks: (blocks ?? []) as never });
-    } catch (error) {
-      throw toPlatformError(error, "chat.update");
-    }
+    await this.call("chat.update", () =>
+      this.client.chat.update({ channel: chat.channel, ts, text, blocks: (blocks ?? []) as never }),
+    );
   }
 
   /** An assistant thread's status line ("alice is thinking…"); "" clears it (so does the app's next reply). */
   async setStatus(chat: ChatRef & { thread: string }, status: string): Promise<void> {
-    try {
-      await this.client.assistant.threads.setStatus({ channel_id: chat.channel, thread_ts: chat.thread, status });
-    } catch (error) {
-      throw toPlatformError(error, "assistant.threads.setStatus");
-    }
+    await this.call("assistant.threads.setStatus", () =>
+      this.client.assistant.threads.setStatus({ channel_id: chat.channel, thread_ts: chat.thread, status }),
+    );
   }
 
   async delete(chat: ChatRef, ts: string): Promise<void> {
-    try {
-      await this.client.chat.delete({ channel: chat.channel, ts });
-    } catch (error) {
-      throw toPlatformError(error, "chat.delete");
-    }
+    await this.call("chat.delete", () => this.client.chat.delete({ channel: chat.channel, ts }));
   }
 
   async postEphemeral(chat: ChatRef, user: string, text: string): Promise<void> {
-    try {
-      await this.client.chat.postEphemeral({ ...place(chat), user, text });
-    } catch (error) {
-      throw toPlatformError(error, "chat.postEphemeral");
-    }
+    await this.call("chat.postEphemeral", () => this.client.chat.postEphemeral({ ...place(chat), user, text }));
   }
 
   /** A text file in the chat (Slack shows it as a snippet), with a comment. */
   async uploadSnippet(chat: ChatRef, filename: string, content: string, comment: string): Promise<string> {
-    try {
+    return this.call("files.uploadV2", async () => {
       const result = await this.client.filesUploadV2({
         channel_id: chat.channel,
         ...(chat.thread === undefined ? {} : { thread_ts: chat.thread }),
@@ -212,9 +207,7 @@ export class SlackOutbound {
       } as never);
       const files = (result as { files?: { files?: { id?: string }[] }[] }).files ?? [];
       return files[0]?.files?.[0]?.id ?? filename;
-    } catch (error) {
-      throw toPlatformError(error, "files.uploadV2");
-    }
+    });
   }
 
   /** Native streaming (`chat.startStream`): Slack shows it under the app's identity. */
@@ -224,7 +217,7 @@ export class SlackOutbound {
     text: string,
     recipient: { user?: string; team?: string },
   ): Promise<string> {
-    try {
+    return this.call("chat.startStream", async () => {
       const result = await this.client.chat.startStream({
         channel: chat.channel,
         thread_ts: threadTs,
@@ -234,30 +227,24 @@ export class SlackOutbound {
       });
       if (typeof result.ts !== "string") throw new PlatformApiError("slack chat.startStream returned no ts");
       return result.ts;
-    } catch (error) {
-      throw toPlatformError(error, "chat.startStream");
-    }
+    });
   }
 
   async appendStream(chat: ChatRef, ts: string, text: string): Promise<void> {
-    try {
-      await this.client.chat.appendStream({ channel: chat.channel, ts, markdown_text: text });
-    } catch (error) {
-      throw toPlatformError(error, "chat.appendStream");
-    }
+    await this.call("chat.appendStream", () =>
+      this.client.chat.appendStream({ channel: chat.channel, ts, markdown_text: text }),
+    );
   }
 
   /** End a native stream; `key` goes with it as metadata (`chat.startStream` takes none). */
   async stopStream(chat: ChatRef, ts: string, text?: string, key?: string): Promise<void> {
-    try {
-      await this.client.chat.stopStream({
+    await this.call("chat.stopStream", () =>
+      this.client.chat.stopStream({
         channel: chat.channel,
         ts,
         ...(text ? { markdown_text: text } : {}),
         ...(key === undefined ? {} : { metadata: { event_type: postEventType, event_payload: { key } } }),
-      });
-    } catch (error) {
-      throw toPlatformError(error, "chat.stopStream");
-    }
+      }),
+    );
   }
 }

@@ -2,13 +2,12 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { App, Receiver } from "@slack/bolt";
 import type { Logger } from "../../src/log/logger.js";
 import type { WebhookRoute } from "../../src/world/channel-adapter.js";
+import { readBody, reply } from "../kit/http-text.js";
+import { ackAfterStoring } from "./ack-after-storing.js";
 import { verifySlackSignature } from "./verify.js";
 
 /** Where Slack's events and interactivity arrive on the service's port. */
 const slackEventsPath = "/slack/events";
-
-/** Slack waits 3 s for an answer; a request nobody acked by then is answered anyway. */
-const unackedAnswerMs = 2500;
 
 export interface HttpReceiverSetup {
   signingSecret: string;
@@ -19,22 +18,6 @@ export interface HttpReceiverSetup {
   isReady(): boolean;
   /** Keeps the work that runs after the ack, so that stopping waits for it. */
   track(work: Promise<unknown>): void;
-}
-
-function reply(
-  response: ServerResponse,
-  status: number,
-  body: string,
-  contentType = "text/plain; charset=utf-8",
-): void {
-  if (response.headersSent) return;
-  response.writeHead(status, { "content-type": contentType }).end(body);
-}
-
-async function readBody(request: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8");
 }
 
 /** A JSON event body, or a form: `payload=<json>` (interactivity) or a slash command's fields. */
@@ -54,8 +37,8 @@ function parseBody(raw: string, contentType: string): Record<string, unknown> {
 /**
  * Bolt's receiver for HTTP events served on the service's one port (the webhook route
  * `/slack/events`): transport only. Checks the signature (401 and a log line otherwise),
- * answers Slack's URL check, hands the body to Bolt, and answers Slack as soon as Bolt acks;
- * what the listeners do after the ack runs on, tracked by the adapter.
+ * answers Slack's URL check and hands the body to Bolt; Slack is answered as
+ * `ackAfterStoring` says, and what runs after the answer is tracked by the adapter.
  */
 export class SlackHttpReceiver implements Receiver {
   private app: App | undefined;
@@ -113,46 +96,29 @@ export class SlackHttpReceiver implements Receiver {
       reply(response, 503, "not ready");
       return;
     }
-    const retryHeader = request.headers["x-slack-retry-num"];
-    const retryNum = retryHeader === undefined ? undefined : Number(retryHeader);
+    const retryNum = Number(request.headers["x-slack-retry-num"] ?? Number.NaN);
     const retryReason = request.headers["x-slack-retry-reason"];
-    // Bolt acks an event before its listeners run; the answer waits for them instead (they
-    // resolve once the world has stored the message), so that a crash in between leaves the
-    // event unanswered and Slack delivers it again rather than it being lost.
-    const isEvent = body.type === "event_callback";
     await new Promise<void>((answered) => {
-      const timer = setTimeout(() => {
-        logger.warn({ type: body.type }, "slack request not acknowledged in time; answering 200 anyway");
-        reply(response, 200, "");
-        answered();
-      }, unackedAnswerMs);
-      const ack = async (answer?: unknown): Promise<void> => {
-        if (isEvent) return;
-        clearTimeout(timer);
-        if (answer === undefined || answer === "") reply(response, 200, "");
-        else if (typeof answer === "string") reply(response, 200, answer);
-        else reply(response, 200, JSON.stringify(answer), "application/json");
-        answered();
+      const delivery = {
+        body,
+        isEvent: body.type === "event_callback",
+        retryNum: Number.isNaN(retryNum) ? undefined : retryNum,
+        retryReason: typeof retryReason === "string" ? retryReason : undefined,
       };
-      const work = app
-        .processEvent({
-          body,
-          ack,
-          ...(retryNum === undefined || Number.isNaN(retryNum) ? {} : { retryNum }),
-          ...(typeof retryReason === "string" ? { retryReason } : {}),
-        })
-        .then(() => {
-          if (!isEvent) return;
-          clearTimeout(timer);
-          reply(response, 200, "");
+      const work = ackAfterStoring(app, delivery, {
+        ack: async (answer) => {
+          if (answer === undefined || answer === "") reply(response, 200, "");
+          else if (typeof answer === "string") reply(response, 200, answer);
+          else reply(response, 200, JSON.stringify(answer), "application/json");
           answered();
-        })
-        .catch((error: unknown) => {
+        },
+        late: () => logger.warn({ type: body.type }, "slack request not acknowledged in time; answering 200 anyway"),
+        failed: (error) => {
           logger.error({ err: error }, "slack event handling failed");
-          clearTimeout(timer);
           reply(response, 500, "not handled");
           answered();
-        });
+        },
+      });
       this.setup.track(work);
     });
   }

@@ -1,10 +1,14 @@
 import { assertNever } from "../../src/errors/assert-never.js";
 import type { Logger } from "../../src/log/logger.js";
-import { type ChatRef, chatKey } from "../../src/world/chat-ref.js";
-import type { InboundMessage, InboundSink } from "../../src/world/inbound.js";
+import {
+  type ChannelClock,
+  chatKey,
+  type ChatRef,
+  type InboundMessage,
+  type InboundSink,
+} from "../../src/world/channel-adapter.js";
 import type { SlackOutbound } from "./api.js";
 import type { ApproverGroups } from "./approver-groups.js";
-import type { SlackClock } from "./options.js";
 import { type ParseContext, parseAction, parseEvent, userIdsToName } from "./parse.js";
 import type { ThreadRoots } from "./thread-roots.js";
 import type { UserNames } from "./user-names.js";
@@ -20,7 +24,7 @@ export interface InboundHandlerSetup {
   outbound: SlackOutbound;
   names: UserNames;
   groups: ApproverGroups;
-  clock: SlackClock;
+  clock: ChannelClock;
   logger: Logger;
   context: Omit<ParseContext, "userNames">;
   threadRoots: ThreadRoots;

@@ -1,15 +1,19 @@
 import type { Logger } from "../../src/log/logger.js";
-import type { ChatRef } from "../../src/world/chat-ref.js";
-import type { NativeStream, NativeStreamSetup } from "../../src/world/delivery/primitives.js";
-import { type PartKey, partKeyOf } from "../../src/world/delivery/post-key.js";
-import type { SentRef } from "../../src/world/outbound-text.js";
+import {
+  type ChannelClock,
+  type ChatRef,
+  type NativeStream,
+  type NativeStreamSetup,
+  type PartKey,
+  partKeyOf,
+  type SentRef,
+} from "../../src/world/channel-adapter.js";
 import type { SlackOutbound } from "./api.js";
-import type { SlackClock } from "./options.js";
 import { removeEarlierNativeStream } from "./post-once.js";
 
 export interface SlackNativeStreamSetup extends NativeStreamSetup {
   outbound: SlackOutbound;
-  clock: SlackClock;
+  clock: ChannelClock;
   logger: Logger;
   /** A chat with a thread: Slack streams only into threads. */
   chat: ChatRef & { thread: string };
@@ -49,9 +53,7 @@ export class SlackNativeStream implements NativeStream {
   }
 
   async finish(finalText: string): Promise<SentRef> {
-    this.closed = true;
-    this.timers.abort();
-    await this.pumping;
+    await this.hold();
     const text = this.prefix + finalText;
     const { outbound, chat } = this.setup;
     // The settled stream carries its key: found again by it, never taken for one a crash left.
@@ -69,6 +71,7 @@ export class SlackNativeStream implements NativeStream {
     return { ids: [this.ts] };
   }
 
+  /** No further appends; resolves once the one in flight is done. */
   async hold(): Promise<void> {
     this.closed = true;
     this.timers.abort();
@@ -76,9 +79,7 @@ export class SlackNativeStream implements NativeStream {
   }
 
   async abort(): Promise<void> {
-    this.closed = true;
-    this.timers.abort();
-    await this.pumping;
+    await this.hold();
     if (this.ts === undefined) return;
     try {
       await this.setup.outbound.stopStream(this.setup.chat, this.ts);

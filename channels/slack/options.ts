@@ -1,10 +1,6 @@
-import { type ChannelClock, systemClock } from "../../src/world/channel-clock.js";
-import type { ChatRef } from "../../src/world/chat-ref.js";
+import type { ChannelClock, ChatRef } from "../../src/world/channel-adapter.js";
 import type { Logger } from "../../src/log/logger.js";
 import type { ReplyIn } from "./parse.js";
-
-/** Time as the adapter sees it (tests inject their own). */
-export type SlackClock = ChannelClock;
 
 /** How an answer appears while the model writes. */
 export type SlackStreamMode = "edit" | "native";
@@ -41,7 +37,5 @@ export interface SlackAdapterOptions {
   updateIntervalMs?: number;
   /** Retries of one Web API call after 429 or a network failure (default 5). */
   retries?: number;
-  clock?: SlackClock;
+  clock?: ChannelClock;
 }
-
-export { systemClock };

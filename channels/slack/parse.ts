@@ -1,5 +1,10 @@
-import type { ChatRef } from "../../src/world/chat-ref.js";
-import type { ApprovalClick, InboundAttachment, InboundCommand, InboundMessage } from "../../src/world/inbound.js";
+import type {
+  ApprovalClick,
+  ChatRef,
+  InboundAttachment,
+  InboundCommand,
+  InboundMessage,
+} from "../../src/world/channel-adapter.js";
 import { decodeApprovalValue, stopActionId } from "./action-value.js";
 import { resolveSlackText, type SlackNames } from "./mentions.js";
 import {

@@ -1,6 +1,5 @@
 import type { Logger } from "../../src/log/logger.js";
-import { earliestPostTime, type PartKey } from "../../src/world/delivery/post-key.js";
-import type { ChatRef } from "../../src/world/chat-ref.js";
+import { type ChatRef, earliestPostTime, type PartKey } from "../../src/world/channel-adapter.js";
 import { postEventType, type SlackOutbound } from "./api.js";
 
 /** A Slack ts (`seconds.micros`) no later than `time`, less the clock skew allowance. */

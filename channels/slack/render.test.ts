@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ApprovalCard } from "../../src/world/approval-types.js";
+import type { ApprovalCard } from "../../src/world/channel-adapter.js";
 import { renderApprovalCard } from "./render.js";
 
 function card(args: unknown): ApprovalCard {

@@ -1,12 +1,14 @@
-import { assertNever } from "../../src/errors/assert-never.js";
-import type { ApprovalCard, ApprovalOutcome } from "../../src/world/approval-types.js";
-import { type OutboundMention, splitByMentions } from "../../src/world/channel-adapter.js";
-import type { ApprovalChoice } from "../../src/world/inbound.js";
 import {
+  type ApprovalCard,
+  type ApprovalChoice,
+  type ApprovalOutcome,
   hasInvisibleCharacters,
   invisibleCharactersNotice,
+  type OutboundMention,
   revealInvisible,
-} from "../../src/world/invisible-characters.js";
+  splitByMentions,
+} from "../../src/world/channel-adapter.js";
+import { outcomeWords, prettyArguments } from "../kit/approval-texts.js";
 import { approvalActionId, encodeApprovalValue } from "./action-value.js";
 import type { Block, PostIdentity } from "./api.js";
 import { escapeMrkdwn, markdownToMrkdwn } from "./mrkdwn.js";
@@ -110,7 +112,7 @@ const codeBlockLimit = sectionLimit - 100;
  * a note that the whole JSON is attached (never a silent cut).
  */
 function argumentsBlocks(fullJson: string): { blocks: Block[]; attach: boolean } {
-  const pretty = prettyJson(fullJson).trimEnd();
+  const pretty = prettyArguments(fullJson).trimEnd();
   if (codeBlock(pretty).length <= codeBlockLimit) return { blocks: [section(codeBlock(pretty))], attach: false };
   let kept = Math.min(pretty.length, argumentsPreviewLimit);
   while (kept > 0 && codeBlock(`${pretty.slice(0, kept)}…`).length > codeBlockLimit) kept -= 100;
@@ -151,7 +153,7 @@ export function renderApprovalCard(card: ApprovalCard): RenderedCard {
       ? {
           attachment: {
             filename: `${card.tool}-${card.shortId}-arguments.json`,
-            content: prettyJson(card.argumentsJson),
+            content: prettyArguments(card.argumentsJson, "\n"),
           },
         }
       : {}),
@@ -180,42 +182,21 @@ function button(card: ApprovalCard, choice: ApprovalChoice): Block {
   };
 }
 
-/** The arguments pretty-printed, invisible characters shown as escapes (valid JSON for the same value). */
-function prettyJson(json: string): string {
-  try {
-    return revealInvisible(`${JSON.stringify(JSON.parse(json), null, 2)}\n`);
-  } catch {
-    return revealInvisible(json);
-  }
-}
-
-/** The outcome line of a decided card. */
-function outcomeText(outcome: ApprovalOutcome): string {
-  const by = outcome.decidedBy ? ` by ${escapeMrkdwn(outcome.decidedBy.name)}` : "";
-  switch (outcome.state) {
-    case "approved":
-      return outcome.choice === "session"
-        ? `:white_check_mark: Approved for this session${by}`
-        : `:white_check_mark: Approved once${by}`;
-    case "denied":
-      return `:x: Denied${by}`;
-    case "expired":
-      return ":hourglass: Expired: nobody decided in time";
-    case "skipped":
-      // The note says who closed it (`stopped by Ana`, `chat reset by Ana`).
-      return `:fast_forward: Skipped: ${outcome.note === undefined ? "a newer message replaced this request" : escapeMrkdwn(outcome.note)}`;
-    default:
-      return assertNever(outcome.state, "approval state");
-  }
-}
+/** The emoji in front of a decided card's outcome. */
+const outcomeEmoji: Record<ApprovalOutcome["state"], string> = {
+  approved: ":white_check_mark:",
+  denied: ":x:",
+  expired: ":hourglass:",
+  skipped: ":fast_forward:",
+};
 
 /** A decided card: the outcome and who decided, above what was asked. No buttons. */
 export function renderApprovalOutcome(outcome: ApprovalOutcome): { text: string; blocks: Block[] } {
-  const line = outcomeText(outcome);
+  const words = outcomeWords(outcome, escapeMrkdwn);
   return {
-    text: `${line.replace(/^:[a-z_]+: /, "")}: ${outcome.agent} · ${outcome.tool}`,
+    text: `${words}: ${outcome.agent} · ${outcome.tool}`,
     blocks: [
-      section(`*${line}*`),
+      section(`*${outcomeEmoji[outcome.state]} ${words}*`),
       context(
         `*${escapeMrkdwn(outcome.agent)}* · \`${escapeMrkdwn(outcome.tool)}\` · id \`${escapeMrkdwn(outcome.shortId)}\``,
       ),

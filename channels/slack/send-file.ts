@@ -1,8 +1,6 @@
 import type { webApi } from "@slack/bolt";
 import { PlatformApiError } from "../../src/errors/roundtable-error.js";
-import type { ChatRef } from "../../src/world/chat-ref.js";
-import type { SendPartOptions, OutboundFile } from "../../src/world/delivery/primitives.js";
-import type { Author } from "../../src/world/message.js";
+import type { Author, ChatRef, OutboundFile, SendPartOptions } from "../../src/world/channel-adapter.js";
 import { toPlatformError } from "./api.js";
 
 type WebClient = webApi.WebClient;

@@ -1,9 +1,7 @@
 import type { App, Receiver, Logger as SlackLogger } from "@slack/bolt";
 import { SocketModeClient } from "@slack/socket-mode";
 import type { Logger } from "../../src/log/logger.js";
-
-/** Slack redelivers an envelope not acknowledged in about 3 s; one nobody acked by then is acked anyway. */
-const unackedAnswerMs = 2500;
+import { ackAfterStoring } from "./ack-after-storing.js";
 
 export interface SocketReceiverSetup {
   appToken: string;
@@ -28,12 +26,8 @@ interface SocketEnvelope {
 
 /**
  * Bolt's receiver for Socket Mode: transport only, like `SlackHttpReceiver`. Bolt's own
- * `SocketModeReceiver` sends an event envelope's ack the moment Bolt acks it, before the
- * listeners run, so a process killed in between loses the message. Here an event envelope is
- * acknowledged only once Bolt's processing (the world storing the message) is done, other
- * envelopes (button presses, slash commands) when their listener acks, and any envelope after
- * 2.5 s at the latest. An envelope whose processing fails is left unacknowledged, so that Slack
- * delivers it again (with `retry_attempt`; the world dedupes by message id).
+ * `SocketModeReceiver` acks an event envelope before the listeners run; here envelopes are
+ * acknowledged as `ackAfterStoring` says (an event once the world has stored it).
  */
 export class SlackSocketReceiver implements Receiver {
   readonly client: SocketModeClient;
@@ -74,41 +68,30 @@ export class SlackSocketReceiver implements Receiver {
       );
       return;
     }
-    let acknowledged = false;
-    const acknowledge = async (payload?: unknown): Promise<void> => {
-      if (acknowledged) return;
-      acknowledged = true;
-      clearTimeout(timer);
-      try {
-        await envelope.ack(payload);
-      } catch (error) {
-        logger.warn({ ...where, err: error }, "slack socket envelope could not be acknowledged; Slack sends it again");
-      }
+    const delivery = {
+      body,
+      isEvent: envelope.type === "events_api",
+      retryNum: envelope.retry_num,
+      retryReason: envelope.retry_reason,
     };
-    const timer = setTimeout(() => {
-      logger.warn(where, "slack socket envelope not acknowledged in time; acknowledging it anyway");
-      void acknowledge();
-    }, unackedAnswerMs);
-    // Bolt acks an event before its listeners run; the ack waits for them instead (they resolve
-    // once the world has stored the message).
-    const isEvent = envelope.type === "events_api";
-    const work = app
-      .processEvent({
-        body,
-        ack: async (payload?: unknown) => {
-          if (!isEvent) await acknowledge(payload);
-        },
-        ...(envelope.retry_num === undefined ? {} : { retryNum: envelope.retry_num }),
-        ...(envelope.retry_reason === undefined ? {} : { retryReason: envelope.retry_reason }),
-      })
-      .then(() => acknowledge())
-      .catch((error: unknown) => {
-        clearTimeout(timer);
+    const work = ackAfterStoring(app, delivery, {
+      ack: async (payload) => {
+        try {
+          await envelope.ack(payload);
+        } catch (error) {
+          logger.warn(
+            { ...where, err: error },
+            "slack socket envelope could not be acknowledged; Slack sends it again",
+          );
+        }
+      },
+      late: () => logger.warn(where, "slack socket envelope not acknowledged in time; acknowledging it anyway"),
+      failed: (error, acknowledged) =>
         logger.error(
           { ...where, err: error },
           acknowledged ? "slack event handling failed" : "slack event handling failed; left for Slack to send again",
-        );
-      });
+        ),
+    });
     this.setup.track(work);
   }
 }

@@ -1,7 +1,6 @@
 import type { webApi } from "@slack/bolt";
 import type { Logger } from "../../src/log/logger.js";
-import { chatKey } from "../../src/world/chat-ref.js";
-import type { InboundMessage, ThreadRoot } from "../../src/world/inbound.js";
+import { chatKey, type InboundMessage, type ThreadRoot } from "../../src/world/channel-adapter.js";
 import { resolveSlackText, type SlackNames } from "./mentions.js";
 import type { UserNames } from "./user-names.js";
 

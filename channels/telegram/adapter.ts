@@ -1,29 +1,35 @@
 import { Bot } from "grammy";
 import type { InlineKeyboardMarkup, Update, UserFromGetMe } from "grammy/types";
 import type { Logger } from "../../src/log/logger.js";
-import type { ApprovalCard, ApprovalOutcome } from "../../src/world/approval-types.js";
-import type {
-  ChannelAdapter,
-  ChannelCapabilities,
-  OutboundText,
-  WebhookChannel,
-  WebhookRoute,
-  WorkingStatusChannel,
+import {
+  type ApprovalCard,
+  type ApprovalOutcome,
+  type Author,
+  type ChannelAdapter,
+  type ChannelCapabilities,
+  type ChannelClock,
+  type ChannelPrimitives,
+  chatCommands,
+  type ChatRef,
+  type InboundSink,
+  type MessageLinks,
+  type OutboundText,
+  type SendPartOptions,
+  type SingletonLease,
+  type SingletonLock,
+  type StreamMode,
+  systemClock,
+  type WebhookChannel,
+  type WebhookRoute,
+  type WorkingStatusChannel,
 } from "../../src/world/channel-adapter.js";
-import type { ChatRef } from "../../src/world/chat-ref.js";
-import { chatCommands } from "../../src/world/commands/chat-commands.js";
-import type { MessageLinks } from "../../src/world/message-links.js";
-import type { InboundSink } from "../../src/world/inbound.js";
-import type { Author } from "../../src/world/message.js";
-import type { ChannelPrimitives, SendPartOptions, StreamMode } from "../../src/world/delivery/primitives.js";
-import type { SingletonLease, SingletonLock } from "../../src/world/singleton-lock.js";
 import { AdminRoles } from "./admin-roles.js";
 import { type BotHandle, TelegramOutbound, createApi, isPrivateChat, isRefusal, toPlatformError } from "./api.js";
 import { botApiFetch } from "./bot-api-fetch.js";
 import { EditThrottle } from "./edit-throttle.js";
 import { type MentionDirectory, emptyMentionDirectory } from "./mentions.js";
 import { telegramMessageLink } from "./message-link.js";
-import { type TelegramAdapterOptions, type TelegramClock, systemClock } from "./options.js";
+import type { TelegramAdapterOptions } from "./options.js";
 import { dispatchUpdate } from "./dispatch-update.js";
 import { draftSurface } from "./draft-surface.js";
 import { telegramAttachments } from "./file-attachments.js";
@@ -70,7 +76,7 @@ export class TelegramAdapter
   private readonly main: BotHandle;
   private readonly agentBots = new Map<string, BotHandle>();
   private readonly logger: Logger;
-  private readonly clock: TelegramClock;
+  private readonly clock: ChannelClock;
   private readonly outbound: TelegramOutbound;
   /** When each bot last changed something in each chat (`showWorking` waits for room). */
   private readonly changes: EditThrottle;
@@ -235,7 +241,9 @@ export class TelegramAdapter
 
   /** `message` as Telegram messages: HTML, split under the limit, the author's bold name where it needs one. */
   async renderParts(chat: ChatRef, message: OutboundText): Promise<TelegramPart[]> {
-    return renderText(this.markdownOf(message), this.identityFor(chat, message.author).name);
+    const ownBot = (agent: string) => this.agentBots.get(agent)?.me?.username;
+    const markdown = withTelegramMentions(message.text, message.mentions, ownBot);
+    return renderText(markdown, this.identityFor(chat, message.author).name);
   }
 
   samePart(left: TelegramPart, right: TelegramPart): boolean {
@@ -401,14 +409,6 @@ export class TelegramAdapter
       if (own?.me && !isPrivateChat(chat)) return { bot: own };
     }
     return { bot: this.main, name: author.displayName ?? author.name };
-  }
-
-  /** The text with structured mentions as Telegram mentions. */
-  private markdownOf(message: OutboundText): string {
-    return withTelegramMentions(message.text, message.mentions, (agent) => {
-      const own = this.agentBots.get(agent);
-      return own?.me?.username;
-    });
   }
 
   /** Links to messages exist in supergroups (and their topics); elsewhere there are none. */

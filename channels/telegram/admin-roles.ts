@@ -1,8 +1,7 @@
 import type { Api } from "grammy";
 import type { Logger } from "../../src/log/logger.js";
-import type { ChatRef } from "../../src/world/chat-ref.js";
+import type { ChannelClock, ChatRef } from "../../src/world/channel-adapter.js";
 import { chatIdOf, isPrivateChat } from "./api.js";
-import type { TelegramClock } from "./options.js";
 
 /** How long a looked-up membership is trusted. */
 const cacheMs = 60_000;
@@ -16,7 +15,7 @@ export class AdminRoles {
 
   constructor(
     private readonly api: Api,
-    private readonly clock: TelegramClock,
+    private readonly clock: ChannelClock,
     private readonly logger: Logger,
   ) {}
 

@@ -2,9 +2,9 @@ import { Api, GrammyError, HttpError, InputFile, type Transformer } from "grammy
 import type { InlineKeyboardMarkup, UserFromGetMe } from "grammy/types";
 import { NetworkError, PlatformApiError, RoundtableError } from "../../src/errors/roundtable-error.js";
 import type { Logger } from "../../src/log/logger.js";
-import type { ChatRef } from "../../src/world/chat-ref.js";
+import type { ChatRef } from "../../src/world/channel-adapter.js";
 import { botApiFetch } from "./bot-api-fetch.js";
-import type { RenderedPart } from "./render.js";
+import type { TelegramPart } from "./render.js";
 
 /** One bot that can post: the main bot, or an agent's own bot. */
 export interface BotHandle {
@@ -26,13 +26,6 @@ export function createApi(token: string, apiRoot: string | undefined, transforme
 /** The chat id grammY wants: numeric ids as numbers, `@channelname` as is. */
 export function chatIdOf(chat: ChatRef): number | string {
   return /^-?\d+$/.test(chat.channel) ? Number(chat.channel) : chat.channel;
-}
-
-/** A stored part id as Telegram's message id. */
-export function messageIdOf(id: string): number {
-  const messageId = Number(id);
-  if (!Number.isInteger(messageId)) throw new PlatformApiError(`not a telegram message id: ${JSON.stringify(id)}`);
-  return messageId;
 }
 
 /** Private chats have the user's (positive) id; groups and supergroups negative ones. */
@@ -92,7 +85,7 @@ export class TelegramOutbound {
   async send(
     bot: BotHandle,
     chat: ChatRef,
-    part: RenderedPart,
+    part: TelegramPart,
     extra: { replyTo?: string; keyboard?: InlineKeyboardMarkup } = {},
   ): Promise<number> {
     const base = {
@@ -151,7 +144,7 @@ export class TelegramOutbound {
     bot: BotHandle,
     chat: ChatRef,
     messageId: number,
-    part: RenderedPart,
+    part: TelegramPart,
     keyboard: InlineKeyboardMarkup = { inline_keyboard: [] },
   ): Promise<void> {
     try {

@@ -1,5 +1,5 @@
 import { RoundtableError } from "../../src/errors/roundtable-error.js";
-import type { ApprovalChoice } from "../../src/world/inbound.js";
+import type { ApprovalChoice } from "../../src/world/channel-adapter.js";
 
 /** Telegram's limit for `callback_data`, in bytes. */
 export const callbackDataLimit = 64;

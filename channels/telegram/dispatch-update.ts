@@ -1,13 +1,12 @@
 import type { Update } from "grammy/types";
 import { assertNever } from "../../src/errors/assert-never.js";
 import type { Logger } from "../../src/log/logger.js";
-import type { ChatRef } from "../../src/world/chat-ref.js";
-import type { InboundAttachment, InboundSink } from "../../src/world/inbound.js";
+import type { InboundAttachment, InboundSink } from "../../src/world/channel-adapter.js";
 import type { AdminRoles } from "./admin-roles.js";
 import type { BotHandle, TelegramOutbound } from "./api.js";
 import type { MentionDirectory } from "./mentions.js";
 import { failedText, staleButtonText } from "../kit/texts.js";
-import { parseUpdate, type TelegramFileRef } from "./parse.js";
+import { type ParsedUpdate, parseUpdate, type TelegramFileRef } from "./parse.js";
 
 /** What handing one update to the world needs from the adapter. */
 export interface UpdateDispatch {
@@ -42,38 +41,9 @@ export async function dispatchUpdate(update: Update, parts: UpdateDispatch): Pro
       log.debug({ chat: parsed.message.chat.channel, status: result.status }, "telegram message handed in");
       return;
     }
-    case "click": {
-      const { click } = parsed;
-      const answer = await answerPress(
-        parts,
-        click.chat,
-        click.user.id,
-        log,
-        { approvalId: click.approvalId },
-        "approval click failed",
-        async (roles) => {
-          const result = await sink.click(roles.length === 0 ? click : { ...click, user: { ...click.user, roles } });
-          return { text: result.text, alert: result.status !== "decided" && result.status !== "already-decided" };
-        },
-      );
-      await outbound.answerCallback(main, parsed.callbackQueryId, answer.text, answer.alert);
-      return;
-    }
+    case "click":
     case "command": {
-      const { command } = parsed;
-      const answer = await answerPress(
-        parts,
-        command.chat,
-        command.sender.id,
-        log,
-        { command: command.name },
-        "command button failed",
-        async (roles) => {
-          const sender = roles.length === 0 ? command.sender : { ...command.sender, roles };
-          const result = await sink.command({ ...command, sender });
-          return { text: result.text, alert: result.status !== "done" };
-        },
-      );
+      const answer = await answerPress(parts, parsed, log);
       await outbound.answerCallback(main, parsed.callbackQueryId, answer.text, answer.alert);
       return;
     }
@@ -92,20 +62,29 @@ export async function dispatchUpdate(update: Update, parts: UpdateDispatch): Pro
   }
 }
 
-/** A press with the presser's admin roles; a failure becomes an alert and a log line. */
+/**
+ * A press (an approval click, a command button) with the presser's admin roles; a failure
+ * becomes an alert and a log line.
+ */
 async function answerPress(
   parts: UpdateDispatch,
-  chat: ChatRef,
-  userId: string,
+  parsed: Extract<ParsedUpdate, { kind: "click" | "command" }>,
   log: Logger,
-  context: Record<string, string>,
-  failure: string,
-  press: (roles: string[]) => Promise<PressAnswer>,
 ): Promise<PressAnswer> {
+  const { chat, user } = parsed.kind === "click" ? parsed.click : { ...parsed.command, user: parsed.command.sender };
   try {
-    return await press(await parts.adminRoles.rolesOf(chat, userId));
+    const roles = await parts.adminRoles.rolesOf(chat, user.id);
+    const presser = roles.length === 0 ? user : { ...user, roles };
+    if (parsed.kind === "click") {
+      const result = await parts.sink.click({ ...parsed.click, user: presser });
+      return { text: result.text, alert: result.status !== "decided" && result.status !== "already-decided" };
+    }
+    const result = await parts.sink.command({ ...parsed.command, sender: presser });
+    return { text: result.text, alert: result.status !== "done" };
   } catch (error) {
-    log.error({ err: error, ...context }, failure);
+    if (parsed.kind === "click")
+      log.error({ err: error, approvalId: parsed.click.approvalId }, "approval click failed");
+    else log.error({ err: error, command: parsed.command.name }, "command button failed");
     return { text: failedText, alert: true };
   }
 }

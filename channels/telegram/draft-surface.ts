@@ -1,7 +1,6 @@
 import { randomInt } from "node:crypto";
 import { GrammyError } from "grammy";
-import type { ChatRef } from "../../src/world/chat-ref.js";
-import type { DraftSurface } from "../../src/world/delivery/primitives.js";
+import type { ChatRef, DraftSurface } from "../../src/world/channel-adapter.js";
 import type { BotHandle, TelegramOutbound } from "./api.js";
 import type { TelegramPart } from "./render.js";
 

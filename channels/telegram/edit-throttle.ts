@@ -1,4 +1,4 @@
-import type { TelegramClock } from "./options.js";
+import type { ChannelClock } from "../../src/world/channel-adapter.js";
 
 /**
  * When each bot last changed something in each chat (Telegram allows about one message a
@@ -8,7 +8,7 @@ import type { TelegramClock } from "./options.js";
 export class EditThrottle {
   private readonly last = new Map<string, number>();
 
-  constructor(private readonly clock: TelegramClock) {}
+  constructor(private readonly clock: ChannelClock) {}
 
   /** Milliseconds until the next change under `key` is allowed (0: now). */
   waitMs(key: string, intervalMs: number): number {

@@ -1,5 +1,5 @@
 import type { Api } from "grammy";
-import type { InboundAttachment } from "../../src/world/inbound.js";
+import type { InboundAttachment } from "../../src/world/channel-adapter.js";
 import { toPlatformError } from "./api.js";
 import type { TelegramFileRef } from "./parse.js";
 

@@ -1,3 +1,5 @@
+import { closesFence, fenceOpener } from "../kit/markdown-fences.js";
+
 /**
  * The Markdown that models write, as Telegram HTML (parse_mode HTML). Supported: **bold**,
  * __bold__, *italic*, _italic_, ~~strike~~, `code`, fenced code blocks, [links](https://…),
@@ -17,23 +19,8 @@ function escapeAttribute(text: string): string {
   return escapeHtml(text).replaceAll('"', "&quot;");
 }
 
-const fenceOpen = /^ {0,3}(`{3,}|~{3,})\s*([^`\s]*)[^`]*$/;
 const heading = /^ {0,3}#{1,6}[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$/;
 const quote = /^ {0,3}> ?(.*)$/;
-
-/** Is `line` the closing fence of a block opened by `opener` (e.g. "```")? */
-export function closesFence(line: string, opener: string): boolean {
-  const trimmed = line.trim();
-  const marker = opener[0] ?? "`";
-  return trimmed.length >= opener.length && [...trimmed].every((char) => char === marker);
-}
-
-/** The fence marker that `line` opens, if it opens one. */
-export function fenceOpener(line: string): { marker: string; language: string } | undefined {
-  const match = fenceOpen.exec(line);
-  if (!match) return undefined;
-  return { marker: match[1] ?? "```", language: match[2] ?? "" };
-}
 
 export function markdownToTelegramHtml(markdown: string): string {
   const lines = markdown.split("\n");

@@ -1,4 +1,4 @@
-import type { ChatRef } from "../../src/world/chat-ref.js";
+import type { ChatRef } from "../../src/world/channel-adapter.js";
 
 /**
  * `https://t.me/c/<chat>/<message>` for a message in a supergroup (ids `-100…`), with the topic

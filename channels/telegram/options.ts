@@ -1,10 +1,5 @@
-import { type ChannelClock, systemClock } from "../../src/world/channel-clock.js";
-import type { ChatRef } from "../../src/world/chat-ref.js";
+import type { ChannelClock, ChatRef, SingletonLock } from "../../src/world/channel-adapter.js";
 import type { Logger } from "../../src/log/logger.js";
-import type { SingletonLock } from "../../src/world/singleton-lock.js";
-
-/** Time as the adapter sees it (tests inject their own). */
-export type TelegramClock = ChannelClock;
 
 /** An agent that posts as its own Telegram bot instead of the main bot with a bold name. */
 export interface TelegramAgentBot {
@@ -64,7 +59,5 @@ export interface TelegramAdapterOptions {
   pollingTimeoutSeconds?: number;
   /** Attempts to hand one update to the world before it is logged and skipped (default 5). */
   maxDeliveryAttempts?: number;
-  clock?: TelegramClock;
+  clock?: ChannelClock;
 }
-
-export { systemClock };

@@ -1,11 +1,11 @@
 import { type Api, GrammyError } from "grammy";
 import type { Update } from "grammy/types";
 import type { Logger } from "../../src/log/logger.js";
-import type { TelegramClock } from "./options.js";
+import type { ChannelClock } from "../../src/world/channel-adapter.js";
 
 export interface UpdatePollerSetup {
   api: Api;
-  clock: TelegramClock;
+  clock: ChannelClock;
   logger: Logger;
   timeoutSeconds: number;
   maxDeliveryAttempts: number;

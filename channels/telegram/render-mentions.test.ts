@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { OutboundMention } from "../../src/world/outbound-mention.js";
+import type { OutboundMention } from "../../src/world/channel-adapter.js";
 import { renderText } from "./render.js";
 import { withTelegramMentions } from "./render-mentions.js";
 

@@ -1,4 +1,4 @@
-import { splitByMentions, type OutboundMention } from "../../src/world/outbound-mention.js";
+import { type OutboundMention, splitByMentions } from "../../src/world/channel-adapter.js";
 
 /** Markdown link text must not end the link early. */
 function linkText(name: string): string {

@@ -1,12 +1,13 @@
 import type { InlineKeyboardButton, InlineKeyboardMarkup } from "grammy/types";
-import { assertNever } from "../../src/errors/assert-never.js";
-import type { ApprovalCard, ApprovalOutcome } from "../../src/world/approval-types.js";
-import type { ApprovalChoice } from "../../src/world/inbound.js";
 import {
+  type ApprovalCard,
+  type ApprovalChoice,
+  type ApprovalOutcome,
   hasInvisibleCharacters,
   invisibleCharactersNotice,
   revealInvisible,
-} from "../../src/world/invisible-characters.js";
+} from "../../src/world/channel-adapter.js";
+import { outcomeEmoji, outcomeWords, prettyArguments } from "../kit/approval-texts.js";
 import { encodeApprovalCallback, encodeStopCallback } from "./callback-data.js";
 import { escapeHtml, markdownToTelegramHtml } from "./markdown-html.js";
 import { splitMarkdown } from "./split-markdown.js";
@@ -14,17 +15,14 @@ import { splitMarkdown } from "./split-markdown.js";
 /** Telegram's limit for a message's text after entity parsing. */
 export const telegramMessageLimit = 4096;
 
-/** One Telegram message: HTML to send, and plain text to fall back on if the HTML is refused. */
-export interface RenderedPart {
+/** One Telegram message (the adapter's `Part`): HTML to send, and plain text if the HTML is refused. */
+export interface TelegramPart {
   html: string;
   plain: string;
 }
 
-/** The adapter's `Part` for the world's delivery: one rendered Telegram message. */
-export type TelegramPart = RenderedPart;
-
 /** The bold name that starts an agent's message when it posts through the main bot. */
-function namePrefix(name: string): RenderedPart {
+function namePrefix(name: string): TelegramPart {
   return { html: `<b>${escapeHtml(name)}:</b> `, plain: `${name}: ` };
 }
 
@@ -32,10 +30,10 @@ function namePrefix(name: string): RenderedPart {
  * Markdown as one or more Telegram messages of at most `limit` visible characters, each with
  * the author's bold name in front when `authorName` is given.
  */
-export function renderText(markdown: string, authorName?: string, limit = telegramMessageLimit): RenderedPart[] {
+export function renderText(markdown: string, authorName?: string, limit = telegramMessageLimit): TelegramPart[] {
   const prefix = authorName === undefined ? { html: "", plain: "" } : namePrefix(authorName);
   const budget = Math.max(1, limit - prefix.plain.length);
-  const parts: RenderedPart[] = [];
+  const parts: TelegramPart[] = [];
   for (const piece of splitMarkdown(markdown, budget)) {
     // Telegram trims messages anyway; a piece of only whitespace is no message.
     const trimmed = piece.replace(/^\s*\n/, "").trimEnd();
@@ -68,21 +66,12 @@ function argumentsBlock(argumentsPreview: string): string {
   return `<pre><code class="language-json">${escapeHtml(preview(revealInvisible(argumentsPreview)))}</code></pre>`;
 }
 
-/** The arguments pretty-printed whole (the text the approver must be able to read in full). */
-function wholeArguments(argumentsJson: string): string {
-  try {
-    return revealInvisible(JSON.stringify(JSON.parse(argumentsJson), null, 2) ?? argumentsJson);
-  } catch {
-    return revealInvisible(argumentsJson);
-  }
-}
-
 /**
  * The file a card attaches when its arguments do not fit on it: every byte of them, as a
  * document replying to the card. Undefined when the card shows them whole.
  */
 export function cardArgumentsFile(card: ApprovalCard): { name: string; content: string } | undefined {
-  const whole = wholeArguments(card.argumentsJson);
+  const whole = prettyArguments(card.argumentsJson);
   const previewCut = card.argumentsPreview.endsWith("…") && card.argumentsPreview.length <= whole.length;
   if (whole.length <= previewLimit && !previewCut) return undefined;
   return { name: `arguments-${card.shortId}.json`, content: whole };
@@ -124,28 +113,10 @@ export function renderApprovalCard(card: ApprovalCard): { html: string; keyboard
   return { html: lines.join("\n"), keyboard: { inline_keyboard: rows } };
 }
 
-function outcomeLine(outcome: ApprovalOutcome): string {
-  const by = outcome.decidedBy ? ` by ${escapeHtml(outcome.decidedBy.name)}` : "";
-  switch (outcome.state) {
-    case "approved":
-      return outcome.choice === "session" ? `✅ Approved for this session${by}` : `✅ Approved once${by}`;
-    case "denied":
-      return `❌ Denied${by}`;
-    case "expired":
-      return "⌛ Expired: nobody decided in time";
-    case "skipped":
-      return outcome.note === undefined
-        ? "⏭ Skipped: a newer message replaced this request"
-        : `⏭ Skipped: ${escapeHtml(outcome.note)}`;
-    default:
-      return assertNever(outcome.state, "approval state");
-  }
-}
-
 /** A decided card: the outcome and who decided, above what was asked. No buttons. */
 export function renderApprovalOutcome(outcome: ApprovalOutcome): string {
   return [
-    `<b>${outcomeLine(outcome)}</b>`,
+    `<b>${outcomeEmoji[outcome.state]} ${outcomeWords(outcome, escapeHtml)}</b>`,
     `<b>${escapeHtml(outcome.agent)}</b> · <code>${escapeHtml(outcome.tool)}</code> · id <code>${escapeHtml(outcome.shortId)}</code>`,
     argumentsBlock(outcome.argumentsPreview),
     ...(outcome.argumentsPreview.endsWith("…")

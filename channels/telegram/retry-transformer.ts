@@ -1,9 +1,9 @@
+import type { ChannelClock } from "../../src/world/channel-adapter.js";
 import type { Transformer } from "grammy";
 import type { Logger } from "../../src/log/logger.js";
-import type { TelegramClock } from "./options.js";
 
 export interface RetryTransformerOptions {
-  clock: TelegramClock;
+  clock: ChannelClock;
   logger: Logger;
   /** A `retry_after` above this is not waited for; the refusal goes to the caller. */
   maxDelaySeconds: number;

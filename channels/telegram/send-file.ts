@@ -1,7 +1,5 @@
 import { type Api, InputFile } from "grammy";
-import type { ChatRef } from "../../src/world/chat-ref.js";
-import type { OutboundFile, SendPartOptions } from "../../src/world/delivery/primitives.js";
-import type { Author } from "../../src/world/message.js";
+import type { Author, ChatRef, OutboundFile, SendPartOptions } from "../../src/world/channel-adapter.js";
 import { chatIdOf, toPlatformError } from "./api.js";
 import { escapeHtml } from "./markdown-html.js";
 

@@ -1,4 +1,4 @@
-import { closesFence, fenceOpener } from "./markdown-html.js";
+import { fenceOpenAt } from "../kit/markdown-fences.js";
 
 /**
  * Split Markdown into pieces of at most `limit` characters, preferring paragraph breaks, then
@@ -51,24 +51,4 @@ function lastSpace(head: string): number {
     if (head[index] === " " || head[index] === "\t") return index + 1;
   }
   return -1;
-}
-
-/** The fence still open at `position` (a cut there must close and reopen it). */
-function fenceOpenAt(text: string, position: number): { marker: string; line: string } | undefined {
-  let open: { marker: string; line: string } | undefined;
-  let lineStart = 0;
-  while (lineStart < position) {
-    const newline = text.indexOf("\n", lineStart);
-    const lineEnd = newline < 0 ? text.length : newline;
-    const line = text.slice(lineStart, lineEnd);
-    if (open) {
-      if (closesFence(line, open.marker)) open = undefined;
-    } else {
-      const opener = fenceOpener(line);
-      if (opener) open = { marker: opener.marker, line: line.trim() };
-    }
-    if (newline < 0) break;
-    lineStart = newline + 1;
-  }
-  return open;
 }

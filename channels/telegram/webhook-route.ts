@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { type Bot, webhookCallback } from "grammy";
 import type { Logger } from "../../src/log/logger.js";
 import type { WebhookRoute } from "../../src/world/channel-adapter.js";
+import { reply } from "../kit/http-text.js";
 import { checkWebhookSecret } from "./verify.js";
 
 /** Where Telegram's webhook arrives on the service's port. */
@@ -13,14 +14,6 @@ export interface WebhookRouteSetup {
   logger: Logger;
   /** False until the adapter has started (the bot knows who it is and where to deliver). */
   isReady(): boolean;
-}
-
-function reply(response: ServerResponse, status: number, body: string): void {
-  if (response.headersSent) {
-    response.end();
-    return;
-  }
-  response.writeHead(status, { "content-type": "text/plain; charset=utf-8" }).end(body);
 }
 
 /**

@@ -1,22 +1,26 @@
 import { randomBytes } from "node:crypto";
-import type { ApprovalCard, ApprovalOutcome } from "../../src/world/approval-types.js";
-import type {
-  PrivateReplyChannel,
-  ChannelAdapter,
-  ChannelCapabilities,
-  OutboundText,
-  WebhookChannel,
-  WebhookRoute,
-  WorkingActivity,
-  WorkingStatusChannel,
+import {
+  type ApprovalCard,
+  type ApprovalOutcome,
+  type Author,
+  type ChannelAdapter,
+  type ChannelCapabilities,
+  type ChannelPrimitives,
+  chatKey,
+  type ChatRef,
+  type InboundSink,
+  type LoginSessionStore,
+  type OutboundText,
+  type PrivateReplyChannel,
+  type SendPartOptions,
+  type StreamMode,
+  type WebhookChannel,
+  type WebhookRoute,
+  type WorkingActivity,
+  type WorkingStatusChannel,
+  workingText,
 } from "../../src/world/channel-adapter.js";
-import type { ChannelPrimitives, SendPartOptions, StreamMode } from "../../src/world/delivery/primitives.js";
-import { workingText } from "../../src/world/channel-adapter.js";
-import { type ChatRef, chatKey } from "../../src/world/chat-ref.js";
-import type { InboundSink } from "../../src/world/inbound.js";
-import type { Author } from "../../src/world/message.js";
 import type { Logger } from "../../src/log/logger.js";
-import type { LoginSessionStore } from "../../src/world/login-session-store.js";
 import type { WebAuth } from "./access.js";
 import type { ChatPageWorld } from "./chat-page.js";
 import { WebCredentials } from "./credentials.js";

@@ -109,17 +109,14 @@ export class EventHub {
 
   /** Send an event to every page showing `chatKey`. */
   publish(chatKey: string, event: WebEvent): void {
-    for (const subscriber of this.subscribers.get(chatKey) ?? []) {
-      if (subscriber.buffered) subscriber.buffered.push(event);
-      else this.write(subscriber, event);
-    }
+    this.publishTo(chatKey, undefined, event);
   }
 
-  /** Send an event only to the pages of `chatKey` opened under `name`; returns how many got it. */
-  publishTo(chatKey: string, name: string, event: WebEvent): number {
+  /** Send an event only to the pages of `chatKey` opened under `name` (all when undefined); returns how many got it. */
+  publishTo(chatKey: string, name: string | undefined, event: WebEvent): number {
     let count = 0;
     for (const subscriber of this.subscribers.get(chatKey) ?? []) {
-      if (subscriber.name !== name) continue;
+      if (name !== undefined && subscriber.name !== name) continue;
       count += 1;
       if (subscriber.buffered) subscriber.buffered.push(event);
       else this.write(subscriber, event);

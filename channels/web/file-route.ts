@@ -1,5 +1,5 @@
 import type { ServerResponse } from "node:http";
-import type { ChatRef } from "../../src/world/chat-ref.js";
+import type { ChatRef } from "../../src/world/channel-adapter.js";
 import type { GuardedRoute } from "./guard.js";
 import { queryParameter, sendText } from "./http-io.js";
 import type { WebFileLink } from "./web-items.js";

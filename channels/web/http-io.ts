@@ -1,13 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { securityHeaders } from "./html.js";
 
-/** The request body as text (the HTTP server has already capped its size). */
-export async function readBody(request: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8");
-}
-
 export function send(
   response: ServerResponse,
   status: number,

@@ -1,6 +1,11 @@
 import { z } from "zod";
-import type { ChatRef } from "../../src/world/chat-ref.js";
-import type { ApprovalClick, InboundCommand, InboundMessage, Sender } from "../../src/world/inbound.js";
+import type {
+  ApprovalClick,
+  ChatRef,
+  InboundCommand,
+  InboundMessage,
+  Sender,
+} from "../../src/world/channel-adapter.js";
 
 /** The longest message the page may send (the world keeps it whole). */
 const maxMessageLength = 20_000;

@@ -1,11 +1,12 @@
-import type { ApprovalCard, ApprovalOutcome } from "../../src/world/approval-types.js";
-import type { Author } from "../../src/world/message.js";
-import type { WebAuthor, WebCard, WebItem } from "./web-items.js";
 import {
+  type ApprovalCard,
+  type ApprovalOutcome,
+  type Author,
   hasInvisibleCharacters,
   invisibleCharactersNotice,
   revealInvisible,
-} from "../../src/world/invisible-characters.js";
+} from "../../src/world/channel-adapter.js";
+import type { WebAuthor, WebCard, WebItem } from "./web-items.js";
 
 /** How an agent appears on the page (`agents[].displayName`, `agents[].avatarUrl`). */
 export interface AgentIdentity {

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { LoginSessionRecord, LoginSessionStore } from "../../src/world/login-session-store.js";
+import type { LoginSessionRecord, LoginSessionStore } from "../../src/world/channel-adapter.js";
 import { sameSecret, sessionIdHash, type WebCredentials, type WebLogin } from "./credentials.js";
 
 /** How long a login lasts. */

@@ -1,5 +1,4 @@
-import type { ApprovalChoice } from "../../src/world/inbound.js";
-import type { AuthorKind } from "../../src/world/message.js";
+import type { ApprovalChoice, AuthorKind } from "../../src/world/channel-adapter.js";
 
 /** Who wrote an item on the page: the agent's display name and avatar when it has them. */
 export interface WebAuthor {

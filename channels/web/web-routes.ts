@@ -1,15 +1,14 @@
 import { readFileSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "../../src/log/logger.js";
-import type { WebhookRoute } from "../../src/world/channel-adapter.js";
-import { chatKey } from "../../src/world/chat-ref.js";
-import type { InboundMessage, InboundSink } from "../../src/world/inbound.js";
+import { chatKey, type InboundMessage, type InboundSink, type WebhookRoute } from "../../src/world/channel-adapter.js";
 import { type ChatPageWorld, renderChatPage } from "./chat-page.js";
 import { type WebFileSource, webFileRoute } from "./file-route.js";
 import type { EventHub } from "./event-hub.js";
 import type { AccessDecision, WebAuth } from "./access.js";
 import { guardRoute, type GuardedRoute } from "./guard.js";
-import { queryParameter, readBody, send, sendHtml, sendJson, sendText } from "./http-io.js";
+import { readBody } from "../kit/http-text.js";
+import { queryParameter, send, sendHtml, sendJson, sendText } from "./http-io.js";
 import { loginRoute, logoutRoute } from "./login-route.js";
 import { renderOperatorPage } from "./operator-page.js";
 import type { OperatorSource } from "./operator-snapshot.js";

@@ -3,12 +3,27 @@ import type { Platform } from "./chat-ref.js";
 import type { InboundSink } from "./inbound.js";
 import type { ChannelPrimitives } from "./delivery/primitives.js";
 
+/*
+ * The one file of src/world a channel imports (with src/errors and src/log; `npm run deps`
+ * checks): everything a channel may use is re-exported here, and nothing else of the world
+ * reaches a channel.
+ */
+export type { ApprovalCard, ApprovalOutcome } from "./approval-types.js";
 export type { ChannelCapabilities } from "./channel-capabilities.js";
+export * from "./channel-clock.js";
 export * from "./channel-optional.js";
 export * from "./channel-streaming.js";
-export type { OutboundText, PostKey, PostObserver, SentRef } from "./outbound-text.js";
-export type { OutboundMention } from "./outbound-mention.js";
-export { splitByMentions } from "./outbound-mention.js";
+export * from "./chat-ref.js";
+export * from "./commands/chat-commands.js";
+export type * from "./delivery/primitives.js";
+export { earliestPostTime, type PartKey, partKeyOf, type PostKey } from "./delivery/post-key.js";
+export * from "./inbound.js";
+export * from "./invisible-characters.js";
+export type * from "./login-session-store.js";
+export type { Author, AuthorKind } from "./message.js";
+export * from "./outbound-mention.js";
+export type { OutboundText, PostObserver, SentRef } from "./outbound-text.js";
+export * from "./singleton-lock.js";
 
 /**
  * One platform connection: these few members and the delivery primitives (render, send, edit,

@@ -74,3 +74,25 @@ export function canShowWorking<Adapter extends object>(adapter: Adapter): adapte
 export function workingText(agent: string, activity: WorkingActivity): string {
   return activity.kind === "thinking" ? `${agent} is thinking…` : `${agent} is running ${activity.tool}…`;
 }
+
+/**
+ * Capability: the roles a person has in a chat (Discord roles, Slack user groups, `admin` for
+ * chat administrators), for `role:<name>` and `admins` in approver and member lists.
+ */
+export interface UserRolesChannel {
+  rolesOf(chat: ChatRef, userId: string): Promise<string[]>;
+}
+
+export function isUserRolesChannel<Adapter extends object>(adapter: Adapter): adapter is Adapter & UserRolesChannel {
+  return typeof (adapter as Partial<UserRolesChannel>).rolesOf === "function";
+}
+
+/** Capability: a channel whose posted messages have addresses people can open (a card's link). */
+export interface MessageLinks {
+  /** The link to a posted message, or undefined where this chat has none (a private chat). */
+  messageLink(chat: ChatRef, platformMessageId: string): string | undefined;
+}
+
+export function hasMessageLinks<Adapter extends object>(adapter: Adapter): adapter is Adapter & MessageLinks {
+  return typeof (adapter as Partial<MessageLinks>).messageLink === "function";
+}

@@ -16,7 +16,8 @@ import {
   unaddressedNotice,
   unknownAgentNotice,
 } from "./routing/index.js";
-import { isUserRolesChannel, rolesLookup } from "./user-roles.js";
+import { isUserRolesChannel } from "./channel-optional.js";
+import { rolesLookup } from "./user-roles.js";
 import type { WorldContext } from "./world-context.js";
 
 /** How often a person who addresses no agent (in a world without a default agent) is told how to. */

@@ -1,20 +1,8 @@
-import type { ChannelAdapter } from "./channel-adapter.js";
+import { isUserRolesChannel } from "./channel-optional.js";
 import type { WorldContext } from "./world-context.js";
 import type { ChatRef } from "./chat-ref.js";
 import type { RolesLookup } from "./access-list.js";
 import type { Sender } from "./inbound.js";
-
-/**
- * Capability: the roles a person has in a chat (Discord roles, Slack user groups, `admin` for
- * chat administrators), for `role:<name>` and `admins` in approver and member lists.
- */
-export interface UserRolesChannel {
-  rolesOf(chat: ChatRef, userId: string): Promise<string[]>;
-}
-
-export function isUserRolesChannel(adapter: ChannelAdapter): adapter is ChannelAdapter & UserRolesChannel {
-  return typeof (adapter as Partial<UserRolesChannel>).rolesOf === "function";
-}
 
 /**
  * The roles of a sender: those the channel handed in with the sender, else asked of the

@@ -45,6 +45,7 @@ async function cruise(): Promise<{ code: number; output: string }> {
 }
 
 const worldTypes = "export type ChatRef = { channel: string };\n";
+const channelEntry = 'export type { ChatRef } from "./chat-ref.js";\n';
 
 beforeEach(async () => {
   project = await mkdtemp(path.join(tmpdir(), "roundtable-deps-"));
@@ -58,9 +59,10 @@ describe("import rules (.dependency-cruiser.cjs)", () => {
   it("a project that keeps the rules passes", async () => {
     await writeProject({
       "src/world/chat-ref.ts": worldTypes,
+      "src/world/channel-adapter.ts": channelEntry,
       "src/errors/roundtable-error.ts": "export class RoundtableError extends Error {}\n",
       "channels/telegram/parse.ts":
-        'import type { ChatRef } from "../../src/world/chat-ref.js";\nimport { RoundtableError } from "../../src/errors/roundtable-error.js";\nexport const parse = (chat: ChatRef) => new RoundtableError(chat.channel);\n',
+        'import type { ChatRef } from "../../src/world/channel-adapter.js";\nimport { RoundtableError } from "../../src/errors/roundtable-error.js";\nexport const parse = (chat: ChatRef) => new RoundtableError(chat.channel);\n',
       "src/storage/prisma/generated/client.ts": "export const client = 1;\n",
       "src/storage/prisma/prisma-store.ts":
         'import { client } from "./generated/client.js";\nimport type { Store } from "../../world/store.js";\nexport const store: Store = { client };\n',
@@ -157,6 +159,29 @@ describe("import rules (.dependency-cruiser.cjs)", () => {
     );
   });
 
+  it("a channel or the kit importing src/world beside the channel entry fails; through the entry passes", async () => {
+    await writeProject({
+      "src/world/chat-ref.ts": worldTypes,
+      "src/world/channel-adapter.ts": channelEntry,
+      "src/world/delivery/post-key.ts": "export type PartKey = { key: string };\n",
+      "channels/slack/parse.ts":
+        'import type { ChatRef } from "../../src/world/chat-ref.js";\nexport const parse = (chat: ChatRef) => chat;\n',
+      "channels/kit/part.ts":
+        'import type { PartKey } from "../../src/world/delivery/post-key.js";\nexport const part = (key: PartKey) => key;\n',
+      "channels/telegram/parse.ts":
+        'import type { ChatRef } from "../../src/world/channel-adapter.js";\nexport const parse = (chat: ChatRef) => chat;\n',
+    });
+    const result = await cruise();
+    expect(result.code).not.toBe(0);
+    expect(result.output).toContain(
+      "error channels-through-their-entry: channels/slack/parse.ts → src/world/chat-ref.ts",
+    );
+    expect(result.output).toContain(
+      "error channels-through-their-entry: channels/kit/part.ts → src/world/delivery/post-key.ts",
+    );
+    expect(result.output).not.toContain("channels/telegram/parse.ts →");
+  });
+
   it("channels/kit importing a platform SDK or a channel fails; a channel importing the kit passes", async () => {
     await writeProject({
       "channels/telegram/render.ts": "export const render = 1;\n",
@@ -189,7 +214,7 @@ describe("import rules (.dependency-cruiser.cjs)", () => {
     );
   });
 
-  it("the turn folder is used through its entry; a channel never imports it, only the approval types", async () => {
+  it("the turn folder is used through its entry; a channel never imports it, only the approval types through the channel entry", async () => {
     const turnTypes = "export type ApprovalCard = { approvalId: string };\n";
     await writeProject({
       "src/world/turn/approval-types.ts": turnTypes,
@@ -197,11 +222,12 @@ describe("import rules (.dependency-cruiser.cjs)", () => {
       "src/world/turn/index.ts":
         'export type { ApprovalCard } from "./approval-types.js";\nexport { closeTurn } from "./close-turn.js";\n',
       "src/world/approval-types.ts": 'export type { ApprovalCard } from "./turn/approval-types.js";\n',
+      "src/world/channel-adapter.ts": 'export type { ApprovalCard } from "./approval-types.js";\n',
       "src/world/route-message.ts": 'import { closeTurn } from "./turn/index.js";\nexport const route = closeTurn;\n',
       "src/agents/end-turn.ts":
         'import { closeTurn } from "../world/turn/close-turn.js";\nexport const end = closeTurn;\n',
       "channels/slack/render.ts":
-        'import type { ApprovalCard } from "../../src/world/approval-types.js";\nexport const render = (card: ApprovalCard) => card.approvalId;\n',
+        'import type { ApprovalCard } from "../../src/world/channel-adapter.js";\nexport const render = (card: ApprovalCard) => card.approvalId;\n',
       "channels/slack/adapter.ts":
         'import { closeTurn } from "../../src/world/turn/index.js";\nexport const adapter = closeTurn;\n',
     });
@@ -216,6 +242,7 @@ describe("import rules (.dependency-cruiser.cjs)", () => {
     expect(result.output).not.toContain("src/world/route-message.ts →");
     expect(result.output).not.toContain("channels/slack/render.ts →");
     expect(result.output).not.toContain("src/world/approval-types.ts →");
+    expect(result.output).not.toContain("src/world/channel-adapter.ts →");
   });
 
   it("a cycle fails", async () => {

@@ -1,5 +1,6 @@
 import { TelegramAdapter } from "../../channels/telegram/adapter.js";
-import type { TelegramAdapterOptions, TelegramClock } from "../../channels/telegram/options.js";
+import type { TelegramAdapterOptions } from "../../channels/telegram/options.js";
+import type { ChannelClock as TelegramClock } from "../../src/world/channel-adapter.js";
 import { createLogger, type Logger } from "../../src/log/logger.js";
 import type {
   ApprovalClick,

@@ -1,5 +1,6 @@
 import { TelegramAdapter } from "../../channels/telegram/adapter.js";
-import type { TelegramAdapterOptions, TelegramClock } from "../../channels/telegram/options.js";
+import type { TelegramAdapterOptions } from "../../channels/telegram/options.js";
+import type { ChannelClock as TelegramClock } from "../../src/world/channel-adapter.js";
 import { type ChatRef, chatKey } from "../../src/world/chat-ref.js";
 import type { FakeEntity } from "../fakes/telegram-html.js";
 import { FakeTelegramApi, type FakeBotSetup, type FakeUser, type StoredMessage } from "../fakes/telegram-api.js";

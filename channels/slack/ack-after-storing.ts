@@ -1,0 +1,58 @@
+import type { App } from "@slack/bolt";
+
+/** Slack sends a payload again when it is not answered in about 3 s; one nobody acked by then is answered anyway. */
+const unackedAnswerMs = 2500;
+
+/** One payload from Slack, as either receiver got it; `isEvent`: a message (events API). */
+type SlackDelivery = {
+  body: Record<string, unknown>;
+  isEvent: boolean;
+  retryNum: number | undefined;
+  retryReason: string | undefined;
+};
+
+/** How a receiver answers Slack. */
+export interface SlackAnswer {
+  /** Answer Slack with the listener's payload, if any (called at most once). */
+  ack(payload?: unknown): Promise<void>;
+  /** Nobody acked within 2.5 s (the answer follows at once). */
+  late(): void;
+  /** Processing failed; `acknowledged`: Slack has its answer already. */
+  failed(error: unknown, acknowledged: boolean): void;
+}
+
+/**
+ * Slack's ack-after-storing policy, for both receivers. Bolt acks an event before its
+ * listeners run, so a process killed in between loses the message; here an event is answered
+ * only once Bolt's processing (the world storing the message) is done, other payloads (button
+ * presses, slash commands) when their listener acks, and any payload after 2.5 s at the latest.
+ * A payload whose processing fails before the answer is not acknowledged (the HTTP receiver
+ * answers 500), so that Slack delivers it again (the world dedupes by message id).
+ */
+export function ackAfterStoring(app: App, delivery: SlackDelivery, answer: SlackAnswer): Promise<void> {
+  let acknowledged = false;
+  const acknowledge = async (payload?: unknown): Promise<void> => {
+    if (acknowledged) return;
+    acknowledged = true;
+    clearTimeout(timer);
+    await answer.ack(payload);
+  };
+  const timer = setTimeout(() => {
+    answer.late();
+    void acknowledge();
+  }, unackedAnswerMs);
+  return app
+    .processEvent({
+      body: delivery.body,
+      ack: async (payload?: unknown) => {
+        if (!delivery.isEvent) await acknowledge(payload);
+      },
+      ...(delivery.retryNum === undefined ? {} : { retryNum: delivery.retryNum }),
+      ...(delivery.retryReason === undefined ? {} : { retryReason: delivery.retryReason }),
+    })
+    .then(() => acknowledge())
+    .catch((error: unknown) => {
+      clearTimeout(timer);
+      answer.failed(error, acknowledged);
+    });
+}
