@@ -85,6 +85,12 @@ export interface Store extends AccountingStore, LoginSessionStore {
     id: string,
     change: Partial<Pick<TurnRecord, "state" | "step" | "endReason" | "endedAt" | "deadlineAt">>,
   ): Promise<TurnRecord>;
+  /**
+   * End a turn that is not ended yet, in one statement: the ended turn, or undefined when it was
+   * already ended (by another process's `/stop`, say) or is unknown. Whoever gets the turn back
+   * is the one who ended it.
+   */
+  endTurn(id: string, end: { endReason: string; endedAt: Date }): Promise<TurnRecord | undefined>;
   /** Turns, oldest first; `chatKeyPrefix` takes a channel's chat and its threads' chats at once. */
   listTurns(filter: {
     chatKey?: string;

@@ -180,6 +180,7 @@ describePostgres("PostgresRawSql", (serverUrl) => {
     await same((s) =>
       s.store.updateTurn("t1", { state: "ended", endReason: "done", endedAt: new Date("2026-03-04T05:07:00.5Z") }),
     );
+    await same((s) => s.store.endTurn("t1", { endReason: "again", endedAt: new Date("2026-03-04T05:08:00Z") }));
     await expect(same((s) => s.store.updateTurn("none", { step: 2 }))).rejects.toMatchObject({
       code: "storage.failed",
     });

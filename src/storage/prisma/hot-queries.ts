@@ -191,6 +191,16 @@ export class HotQueries {
     return rows[0] ? toTurnRecord(rows[0]) : undefined;
   }
 
+  /** Ended here only if not ended yet (`Store.endTurn`): the turn, or undefined. */
+  async endTurn(id: string, end: { endReason: string; endedAt: Date }): Promise<TurnRecord | undefined> {
+    const rows = await this.raw.rows<Turn>(sql`
+      UPDATE "Turn" SET "state" = 'ended', "endReason" = ${end.endReason}, "endedAt" = ${end.endedAt}
+      WHERE "id" = ${id} AND "state" <> 'ended'
+      RETURNING "id", "chatKey", "agent", "state", "triggerMessageId", "startedById", "step", "deadlineAt",
+        "endReason", "startedAt", "endedAt", "stoppedById", "stoppedByName"`);
+    return rows[0] ? toTurnRecord(rows[0]) : undefined;
+  }
+
   /**
    * Replace the platform ids of each ref, in one batched transaction (no round trip back to us
    * between its statements; one delete for up to three refs, one insert for up to two rows), or

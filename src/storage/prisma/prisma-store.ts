@@ -287,6 +287,10 @@ export class PrismaStore implements Store {
     return turn;
   }
 
+  endTurn(id: string, end: { endReason: string; endedAt: Date }): Promise<TurnRecord | undefined> {
+    return this.hot.endTurn(id, end);
+  }
+
   async listTurns(filter: {
     chatKey?: string;
     chatKeyPrefix?: string;
