@@ -79,7 +79,14 @@ export interface Store extends AccountingStore, LoginSessionStore {
   listRecentEvents(limit: number): Promise<StoredEvent[]>;
 
   // turns
-  createTurn(turn: Omit<TurnRecord, "state" | "step" | "startedAt"> & { state?: TurnState }): Promise<TurnRecord>;
+  /**
+   * `countInChat`: the chat's `agentTurnsSinceHuman` goes up by one with it (on PostgreSQL in
+   * the same statement: a turn that already exists counts nothing).
+   */
+  createTurn(
+    turn: Omit<TurnRecord, "state" | "step" | "startedAt"> & { state?: TurnState },
+    options?: { countInChat?: boolean },
+  ): Promise<TurnRecord>;
   getTurn(id: string): Promise<TurnRecord | undefined>;
   updateTurn(
     id: string,
