@@ -115,6 +115,8 @@ export interface Store extends AccountingStore, LoginSessionStore {
   /** Store an agent's response message and its tool calls in one transaction. */
   addModelStep(message: NewMessage, calls: NewToolCall[]): Promise<{ message: MessageRecord; calls: ToolCallRecord[] }>;
   getToolCall(id: string): Promise<ToolCallRecord | undefined>;
+  /** Whether the turn has a call without its result (not `done`) or a pending approval. */
+  turnHasOpenWork(turnId: string): Promise<boolean>;
   listToolCalls(filter: {
     turnId?: string;
     chatKey?: string;

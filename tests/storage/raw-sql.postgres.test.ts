@@ -281,6 +281,8 @@ describePostgres("PostgresRawSql", (serverUrl) => {
     );
     await same((s) => s.store.listApprovals({ turnId: "t1", states: ["pending"] }));
     await same((s) => s.store.listApprovals({ turnId: "t1", states: ["approved"] }));
+    await same((s) => s.store.turnHasOpenWork("t1"));
+    await same((s) => s.store.turnHasOpenWork("none"));
     await same((s) => s.store.listTurns({ chatKey: chat, agent: "alice", states: ["running"] }));
 
     const usage = {

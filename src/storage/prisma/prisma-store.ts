@@ -350,6 +350,10 @@ export class PrismaStore implements Store {
     return row ? toToolCallRecord(row) : undefined;
   }
 
+  turnHasOpenWork(turnId: string): Promise<boolean> {
+    return this.steps.turnHasOpenWork(turnId);
+  }
+
   async listToolCalls(filter: {
     turnId?: string;
     chatKey?: string;

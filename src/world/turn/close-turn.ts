@@ -37,6 +37,23 @@ export async function closeTurn(
   const turn = typeof of === "string" ? await store.getTurn(of) : of;
   if (!turn || turn.state === "ended") return;
   const turnId = turn.id;
+  // Most turns end with nothing open (an answer after every call had its result): one look, not two lists.
+  if (open.interruptRunning || (await store.turnHasOpenWork(turnId)))
+    await closeOpenWork(context, outbox, turnId, open);
+  if (!(await store.endTurn(turnId, { endReason: reason, endedAt: clock() }))) return;
+  await outbox.publish(turn.chatKey, {
+    type: "turn-ended",
+    chat: parseChatKey(turn.chatKey),
+    agent: turn.agent,
+    turnId,
+    reason,
+    startedAt: turn.startedAt,
+  });
+}
+
+/** Every open call of the turn gets its synthetic result, every pending approval is closed (see {@link closeTurn}). */
+async function closeOpenWork(context: WorldContext, outbox: Outbox, turnId: string, open: OpenWork): Promise<void> {
+  const { store, clock } = context;
   if (open.interruptRunning) {
     for (const call of await store.listToolCalls({ turnId })) {
       if (call.state === "running") await recordToolResult(context, outbox, call, "interrupted", open.detail);
@@ -58,15 +75,6 @@ export async function closeTurn(
     if (call.state === "done") continue;
     await recordToolResult(context, outbox, call, open.kind, open.detail);
   }
-  if (!(await store.endTurn(turnId, { endReason: reason, endedAt: clock() }))) return;
-  await outbox.publish(turn.chatKey, {
-    type: "turn-ended",
-    chat: parseChatKey(turn.chatKey),
-    agent: turn.agent,
-    turnId,
-    reason,
-    startedAt: turn.startedAt,
-  });
 }
 
 /**
