@@ -233,7 +233,8 @@ async function settleStoredStep(
   else await answer.discard();
   if (calls.length === 0) {
     // Every turn ends through closeTurn: one owner of "this turn is over".
-    await closeTurn(runtime.world, runtime.outbox, turn.id, "answered", {
+    // The turn as this step read it (no read again): closeTurn ends it only if nobody has.
+    await closeTurn(runtime.world, runtime.outbox, turn, "answered", {
       kind: "skipped",
       detail: "the turn answered",
     });

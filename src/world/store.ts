@@ -79,12 +79,25 @@ export interface Store extends AccountingStore, LoginSessionStore {
   listRecentEvents(limit: number): Promise<StoredEvent[]>;
 
   // turns
-  createTurn(turn: Omit<TurnRecord, "state" | "step" | "startedAt"> & { state?: TurnState }): Promise<TurnRecord>;
+  /**
+   * `countInChat`: the chat's `agentTurnsSinceHuman` goes up by one with it (on PostgreSQL in
+   * the same statement: a turn that already exists counts nothing).
+   */
+  createTurn(
+    turn: Omit<TurnRecord, "state" | "step" | "startedAt"> & { state?: TurnState },
+    options?: { countInChat?: boolean },
+  ): Promise<TurnRecord>;
   getTurn(id: string): Promise<TurnRecord | undefined>;
   updateTurn(
     id: string,
     change: Partial<Pick<TurnRecord, "state" | "step" | "endReason" | "endedAt" | "deadlineAt">>,
   ): Promise<TurnRecord>;
+  /**
+   * End a turn that is not ended yet, in one statement: the ended turn, or undefined when it was
+   * already ended (by another process's `/stop`, say) or is unknown. Whoever gets the turn back
+   * is the one who ended it.
+   */
+  endTurn(id: string, end: { endReason: string; endedAt: Date }): Promise<TurnRecord | undefined>;
   /** Turns, oldest first; `chatKeyPrefix` takes a channel's chat and its threads' chats at once. */
   listTurns(filter: {
     chatKey?: string;
@@ -102,6 +115,8 @@ export interface Store extends AccountingStore, LoginSessionStore {
   /** Store an agent's response message and its tool calls in one transaction. */
   addModelStep(message: NewMessage, calls: NewToolCall[]): Promise<{ message: MessageRecord; calls: ToolCallRecord[] }>;
   getToolCall(id: string): Promise<ToolCallRecord | undefined>;
+  /** Whether the turn has a call without its result (not `done`) or a pending approval. */
+  turnHasOpenWork(turnId: string): Promise<boolean>;
   listToolCalls(filter: {
     turnId?: string;
     chatKey?: string;

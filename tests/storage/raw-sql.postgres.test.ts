@@ -175,11 +175,14 @@ describePostgres("PostgresRawSql", (serverUrl) => {
     await same((s) => s.store.createTurn(turn));
     await expect(same((s) => s.store.createTurn(turn))).rejects.toMatchObject({ code: "storage.conflict" });
     await same((s) => s.store.getTurn("t1"));
+    await same((s) => s.store.createTurn({ ...turn, id: "t0" }, { countInChat: true }));
+    await same((s) => s.store.getChat(chat));
     await same((s) => s.store.updateTurn("t1", { step: 1 }));
     await same((s) => s.store.updateTurn("t1", { state: "parked", deadlineAt: new Date("2026-03-04T07:00:00Z") }));
     await same((s) =>
       s.store.updateTurn("t1", { state: "ended", endReason: "done", endedAt: new Date("2026-03-04T05:07:00.5Z") }),
     );
+    await same((s) => s.store.endTurn("t1", { endReason: "again", endedAt: new Date("2026-03-04T05:08:00Z") }));
     await expect(same((s) => s.store.updateTurn("none", { step: 2 }))).rejects.toMatchObject({
       code: "storage.failed",
     });
@@ -278,6 +281,8 @@ describePostgres("PostgresRawSql", (serverUrl) => {
     );
     await same((s) => s.store.listApprovals({ turnId: "t1", states: ["pending"] }));
     await same((s) => s.store.listApprovals({ turnId: "t1", states: ["approved"] }));
+    await same((s) => s.store.turnHasOpenWork("t1"));
+    await same((s) => s.store.turnHasOpenWork("none"));
     await same((s) => s.store.listTurns({ chatKey: chat, agent: "alice", states: ["running"] }));
 
     const usage = {

@@ -88,6 +88,26 @@ export function storeAccountingContract(name: string, open: () => Promise<StoreF
       ).toBe(true);
     });
 
+    it("never lets two concurrent reservations of a world's day pass its budget together", async () => {
+      // Two agents (two rows) at once, each fitting alone, not both: exactly one passes, every
+      // round, for the token cap and for the cost cap (the reservation is one statement).
+      const day = "2026-11-24";
+      const estimate = { day, outputTokens: 0, cachedInputTokens: 0, calls: 1, estimatedCalls: 1 };
+      for (let round = 0; round < 12; round++) {
+        const world = unique("world");
+        const caps = round % 2 === 0 ? { tokens: 150 } : { costUsd: 1.5 };
+        const passed = await Promise.all(
+          ["alice", "bob"].map((agent) =>
+            store.reserveUsage({ ...estimate, world, agent, inputTokens: 100, costUsd: 1 }, caps),
+          ),
+        );
+        expect(passed.filter(Boolean)).toHaveLength(1);
+        const rows = await store.listUsage({ world });
+        expect(rows.reduce((sum, row) => sum + row.inputTokens, 0)).toBe(100);
+        expect(rows.reduce((sum, row) => sum + row.costUsd, 0)).toBe(1);
+      }
+    });
+
     it("counts a person's human messages on a platform in a time range", async () => {
       const person = unique("person");
       const chat = `telegram::${unique("chat")}:`;

@@ -142,6 +142,23 @@ export function storeApprovalContract(name: string, open: () => Promise<StoreFix
     });
 
     describe("approvals", () => {
+      it("tells whether a turn has a call without its result or a pending approval", async () => {
+        const call = await storedCall();
+        expect(await store.turnHasOpenWork(call.turnId)).toBe(true);
+        await store.addToolResult({ toolCallId: call.id, kind: "ok", content: "done" });
+        expect(await store.turnHasOpenWork(call.turnId)).toBe(false);
+        const pending = await store.createApproval(approval(call.chatKey, call.id, { turnId: call.turnId }));
+        expect(await store.turnHasOpenWork(call.turnId)).toBe(true);
+        await store.decideApproval(pending.id, {
+          state: "approved",
+          actorId: "u1",
+          actorName: "U",
+          at: new Date("2030-01-01T00:01:00.000Z"),
+        });
+        expect(await store.turnHasOpenWork(call.turnId)).toBe(false);
+        expect(await store.turnHasOpenWork(unique("turn"))).toBe(false);
+      });
+
       it("creates a pending approval and finds it by id, short id and filters", async () => {
         const chat = chatKey();
         const call = await storedCall(chat);

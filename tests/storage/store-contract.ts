@@ -332,6 +332,51 @@ export function storeContract(name: string, open: () => Promise<StoreFixture>): 
         expect(await store.getTurn(unique("turn"))).toBeUndefined();
       });
 
+      it("creates a turn counted in its chat, and a turn that exists counts nothing", async () => {
+        const key = chatKey();
+        await store.ensureChat(key, "team", "telegram");
+        const turn = {
+          id: unique("turn"),
+          chatKey: key,
+          agent: "alice",
+          triggerMessageId: "m1",
+          startedById: "u1",
+          deadlineAt: new Date("2030-01-01T00:00:00.000Z"),
+        };
+        const created = await store.createTurn(turn, { countInChat: true });
+        expect(created).toMatchObject({ id: turn.id, state: "running", step: 0 });
+        expect(await store.getTurn(turn.id)).toEqual(created);
+        expect((await store.getChat(key))?.agentTurnsSinceHuman).toBe(1);
+        await expect(store.createTurn(turn, { countInChat: true })).rejects.toThrow(/already exists/);
+        await store.createTurn({ ...turn, id: unique("turn") });
+        expect((await store.getChat(key))?.agentTurnsSinceHuman).toBe(1);
+        await expect(
+          store.createTurn({ ...turn, id: unique("turn"), chatKey: chatKey() }, { countInChat: true }),
+        ).rejects.toThrow(/does not exist/);
+      });
+
+      it("ends a turn once: the first end gets the turn, a second or concurrent one gets nothing", async () => {
+        const turn = await store.createTurn({
+          id: unique("turn"),
+          chatKey: chatKey(),
+          agent: "alice",
+          triggerMessageId: "m1",
+          startedById: "u1",
+          deadlineAt: new Date("2030-01-01T00:00:00.000Z"),
+        });
+        const endedAt = new Date("2030-01-01T00:01:00.000Z");
+        const ends = await Promise.all([
+          store.endTurn(turn.id, { endReason: "answered", endedAt }),
+          store.endTurn(turn.id, { endReason: "stopped", endedAt }),
+        ]);
+        const won = ends.filter((end) => end !== undefined);
+        expect(won).toHaveLength(1);
+        expect(await store.getTurn(turn.id)).toEqual(won[0]);
+        expect(won[0]).toMatchObject({ state: "ended", endedAt });
+        expect(await store.endTurn(turn.id, { endReason: "answered", endedAt })).toBeUndefined();
+        expect(await store.endTurn(unique("turn"), { endReason: "answered", endedAt })).toBeUndefined();
+      });
+
       it("refuses to update an unknown turn", async () => {
         await expect(store.updateTurn(unique("turn"), { state: "ended" })).rejects.toThrow(/does not exist/);
       });

@@ -25,15 +25,32 @@ export class AccountingQueries implements AccountingStore {
 
   /**
    * The day's row is added to only when the world's day, with the change, stays within the
-   * caps: one statement whose condition reads the world's rows of the day. On SQLite one writer
-   * at a time makes it atomic; on PostgreSQL a transaction-scoped advisory lock on the world's
-   * day comes first, so a concurrent reservation reads this one's row (READ COMMITTED takes a
-   * snapshot per statement).
+   * caps; one statement, one round trip. Without caps it is the plain upsert of `addUsage`.
+   * On SQLite the condition reads the world's rows of the day in the upsert itself (one writer
+   * at a time makes it atomic). On PostgreSQL it is `roundtable_reserve_usage` (migration
+   * 0010): a transaction-scoped advisory lock on the world's day, then the sum and the upsert,
+   * each statement of that VOLATILE function with a fresh snapshot, so a concurrent
+   * reservation reads this one's row once it holds the lock.
    */
   async reserveUsage(change: UsageChange, caps: DayCaps): Promise<boolean> {
+    if (caps.tokens === undefined && caps.costUsd === undefined) {
+      await this.addUsage(change);
+      return true;
+    }
     const noCap = Number.MAX_SAFE_INTEGER;
     const tokenCap = caps.tokens ?? noCap;
     const costCap = caps.costUsd ?? noCap;
+    if (this.dialect === "postgresql") {
+      const lockKey = advisoryKey(`usage:${change.world}:${change.day}`);
+      const rows = await this.raw.rows<{ reserved: boolean }>(sql`
+        SELECT "roundtable_reserve_usage"(CAST(${lockKey} AS BIGINT), CAST(${change.world} AS TEXT),
+          CAST(${change.agent} AS TEXT), CAST(${change.day} AS TEXT), CAST(${change.calls} AS INTEGER),
+          CAST(${change.estimatedCalls} AS INTEGER), CAST(${change.inputTokens} AS INTEGER),
+          CAST(${change.outputTokens} AS INTEGER), CAST(${change.cachedInputTokens} AS INTEGER),
+          CAST(${change.costUsd} AS DOUBLE PRECISION), CAST(${this.clock()} AS TIMESTAMP(3)),
+          CAST(${tokenCap} AS BIGINT), CAST(${costCap} AS DOUBLE PRECISION)) AS reserved`);
+      return rows[0]?.reserved === true;
+    }
     const tokens = change.inputTokens + change.outputTokens;
     const guarded = this.upsertUsage(
       change,
@@ -43,11 +60,7 @@ export class AccountingQueries implements AccountingStore {
           WHERE "world" = ${change.world} AND "day" = ${change.day}) + CAST(${change.costUsd} AS DOUBLE PRECISION)
           <= CAST(${costCap} AS DOUBLE PRECISION)`,
     );
-    const returning = concatStatements([guarded, sql` RETURNING "calls"`]);
-    if (this.dialect === "sqlite") return (await this.raw.rows(returning)).length > 0;
-    const lock = sql`SELECT 1 AS locked FROM (SELECT pg_advisory_xact_lock(CAST(${advisoryKey(`usage:${change.world}:${change.day}`)} AS BIGINT))) AS held`;
-    const [, added] = await this.raw.batch([lock, returning]);
-    return (added?.length ?? 0) > 0;
+    return (await this.raw.rows(concatStatements([guarded, sql` RETURNING "calls"`]))).length > 0;
   }
 
   /** Insert-or-add of a change; `condition` (a `WHERE …`) makes it conditional. */

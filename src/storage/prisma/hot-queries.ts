@@ -162,6 +162,31 @@ export class HotQueries {
     return toTurnRecord(onlyRow(rows, "turn insert"));
   }
 
+  /**
+   * PostgreSQL only (a data-modifying CTE): {@link createTurn} and the chat's agent-turn count
+   * up by one, in one statement (one round trip; a unique violation undoes both). `counted`:
+   * the chat existed.
+   */
+  async createCountedTurn(
+    turn: Omit<TurnRecord, "state" | "step" | "startedAt"> & { state?: TurnState },
+  ): Promise<{ turn: TurnRecord; counted: boolean }> {
+    const rows = await this.raw.rows<Turn & { counted: number | bigint }>(sql`
+      WITH counted AS (
+        UPDATE "Chat" SET "agentTurnsSinceHuman" = "agentTurnsSinceHuman" + 1 WHERE "key" = ${turn.chatKey}
+        RETURNING 1 AS one
+      ), inserted AS (
+        INSERT INTO "Turn" ("id", "chatKey", "agent", "state", "triggerMessageId", "startedById", "step",
+          "deadlineAt", "endReason", "startedAt", "endedAt")
+        VALUES (${turn.id}, ${turn.chatKey}, ${turn.agent}, ${turn.state ?? "running"}, ${turn.triggerMessageId},
+          ${turn.startedById}, 0, ${turn.deadlineAt}, ${turn.endReason ?? null}, ${this.clock()}, ${turn.endedAt ?? null})
+        RETURNING "id", "chatKey", "agent", "state", "triggerMessageId", "startedById", "step", "deadlineAt",
+          "endReason", "startedAt", "endedAt", "stoppedById", "stoppedByName"
+      )
+      SELECT inserted.*, (SELECT COUNT(*) FROM counted) AS counted FROM inserted`);
+    const row = onlyRow(rows, "turn insert");
+    return { turn: toTurnRecord(row), counted: Number(row.counted) > 0 };
+  }
+
   async getTurn(id: string): Promise<TurnRecord | undefined> {
     const rows = await this.raw.rows<Turn>(sql`
       SELECT "id", "chatKey", "agent", "state", "triggerMessageId", "startedById", "step", "deadlineAt",
@@ -186,6 +211,16 @@ export class HotQueries {
         "endedAt" = CASE WHEN ${change.endedAt !== undefined} THEN ${change.endedAt ?? this.clock()} ELSE "endedAt" END,
         "deadlineAt" = CASE WHEN ${change.deadlineAt !== undefined} THEN ${change.deadlineAt ?? this.clock()} ELSE "deadlineAt" END
       WHERE "id" = ${id}
+      RETURNING "id", "chatKey", "agent", "state", "triggerMessageId", "startedById", "step", "deadlineAt",
+        "endReason", "startedAt", "endedAt", "stoppedById", "stoppedByName"`);
+    return rows[0] ? toTurnRecord(rows[0]) : undefined;
+  }
+
+  /** Ended here only if not ended yet (`Store.endTurn`): the turn, or undefined. */
+  async endTurn(id: string, end: { endReason: string; endedAt: Date }): Promise<TurnRecord | undefined> {
+    const rows = await this.raw.rows<Turn>(sql`
+      UPDATE "Turn" SET "state" = 'ended', "endReason" = ${end.endReason}, "endedAt" = ${end.endedAt}
+      WHERE "id" = ${id} AND "state" <> 'ended'
       RETURNING "id", "chatKey", "agent", "state", "triggerMessageId", "startedById", "step", "deadlineAt",
         "endReason", "startedAt", "endedAt", "stoppedById", "stoppedByName"`);
     return rows[0] ? toTurnRecord(rows[0]) : undefined;

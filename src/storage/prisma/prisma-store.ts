@@ -60,6 +60,7 @@ export class PrismaStore implements Store {
   private readonly steps: StepQueries;
   private readonly recent: RecentMessages | undefined;
   private readonly outboundWriter: OutboundWriter | undefined;
+  private readonly dialect: "sqlite" | "postgresql";
   /** Chat → world bindings seen (they never change); bounded, emptied when full. */
   private readonly worldsOfChats = new Map<string, string>();
 
@@ -75,6 +76,7 @@ export class PrismaStore implements Store {
       outboundWriter?: OutboundWriter;
     } = {},
   ) {
+    this.dialect = options.dialect ?? "sqlite";
     this.accounting = new AccountingQueries(db, clock, options.dialect);
     this.approvals = new ApprovalQueries(db, clock);
     this.logins = new LoginSessionQueries(db);
@@ -266,12 +268,18 @@ export class PrismaStore implements Store {
 
   async createTurn(
     turn: Omit<TurnRecord, "state" | "step" | "startedAt"> & { state?: TurnState },
+    options: { countInChat?: boolean } = {},
   ): Promise<TurnRecord> {
+    let created: { turn: TurnRecord; counted: boolean };
     try {
-      return await this.hot.createTurn(turn);
+      if (options.countInChat && this.dialect === "postgresql") created = await this.hot.createCountedTurn(turn);
+      else created = { turn: await this.hot.createTurn(turn), counted: false };
     } catch (error) {
       throw conflictOr(error, `turn ${turn.id} already exists`);
     }
+    if (options.countInChat && this.dialect !== "postgresql") await this.incrementAgentTurns(turn.chatKey);
+    else if (options.countInChat && !created.counted) throw missing("chat", turn.chatKey);
+    return created.turn;
   }
 
   getTurn(id: string): Promise<TurnRecord | undefined> {
@@ -285,6 +293,10 @@ export class PrismaStore implements Store {
     const turn = await this.hot.updateTurn(id, change);
     if (!turn) throw missing("turn", id);
     return turn;
+  }
+
+  endTurn(id: string, end: { endReason: string; endedAt: Date }): Promise<TurnRecord | undefined> {
+    return this.hot.endTurn(id, end);
   }
 
   async listTurns(filter: {
@@ -336,6 +348,10 @@ export class PrismaStore implements Store {
   async getToolCall(id: string): Promise<ToolCallRecord | undefined> {
     const row = await this.db.toolCall.findUnique({ where: { id } });
     return row ? toToolCallRecord(row) : undefined;
+  }
+
+  turnHasOpenWork(turnId: string): Promise<boolean> {
+    return this.steps.turnHasOpenWork(turnId);
   }
 
   async listToolCalls(filter: {

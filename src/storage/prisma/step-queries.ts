@@ -82,6 +82,15 @@ export class StepQueries {
     return rows.map(toToolCallRecord);
   }
 
+  /** Whether a turn has a call without its result or a pending approval: one statement. */
+  async turnHasOpenWork(turnId: string): Promise<boolean> {
+    const rows = await this.raw.rows<{ open: number | bigint }>(sql`
+      SELECT CASE WHEN EXISTS (SELECT 1 FROM "ToolCall" WHERE "turnId" = ${turnId} AND "state" <> 'done')
+        OR EXISTS (SELECT 1 FROM "Approval" WHERE "turnId" = ${turnId} AND "state" = 'pending')
+        THEN 1 ELSE 0 END AS open`);
+    return Number(rows[0]?.open ?? 0) === 1;
+  }
+
   /** A turn's approvals in one state, oldest first. */
   async approvalsOfTurn(turnId: string, state: ApprovalRecord["state"]): Promise<ApprovalRecord[]> {
     const rows = await this.raw.rows<Approval>(sql`

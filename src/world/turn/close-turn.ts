@@ -22,18 +22,38 @@ export interface OpenWork {
  * this turn now with reason X"). It keeps the closure invariant: every call of the turn that
  * has no result gets a synthetic one (`kind: detail`), every pending approval of the turn is
  * closed and its card updated, then the turn is marked ended and `turn-ended` is published.
- * Idempotent.
+ * Idempotent: the turn is marked ended only if it is not yet (`Store.endTurn`), and only the
+ * call that marked it publishes. A step that holds the turn as it read it passes the record
+ * (one read fewer); a turn another process ended meanwhile is then left as that one ended it.
  */
 export async function closeTurn(
   context: WorldContext,
   outbox: Outbox,
-  turnId: string,
+  of: string | TurnRecord,
   reason: TurnEndReason,
   open: OpenWork,
 ): Promise<void> {
   const { store, clock } = context;
-  const turn = await store.getTurn(turnId);
+  const turn = typeof of === "string" ? await store.getTurn(of) : of;
   if (!turn || turn.state === "ended") return;
+  const turnId = turn.id;
+  // Most turns end with nothing open (an answer after every call had its result): one look, not two lists.
+  if (open.interruptRunning || (await store.turnHasOpenWork(turnId)))
+    await closeOpenWork(context, outbox, turnId, open);
+  if (!(await store.endTurn(turnId, { endReason: reason, endedAt: clock() }))) return;
+  await outbox.publish(turn.chatKey, {
+    type: "turn-ended",
+    chat: parseChatKey(turn.chatKey),
+    agent: turn.agent,
+    turnId,
+    reason,
+    startedAt: turn.startedAt,
+  });
+}
+
+/** Every open call of the turn gets its synthetic result, every pending approval is closed (see {@link closeTurn}). */
+async function closeOpenWork(context: WorldContext, outbox: Outbox, turnId: string, open: OpenWork): Promise<void> {
+  const { store, clock } = context;
   if (open.interruptRunning) {
     for (const call of await store.listToolCalls({ turnId })) {
       if (call.state === "running") await recordToolResult(context, outbox, call, "interrupted", open.detail);
@@ -55,15 +75,6 @@ export async function closeTurn(
     if (call.state === "done") continue;
     await recordToolResult(context, outbox, call, open.kind, open.detail);
   }
-  await store.updateTurn(turnId, { state: "ended", endReason: reason, endedAt: clock() });
-  await outbox.publish(turn.chatKey, {
-    type: "turn-ended",
-    chat: parseChatKey(turn.chatKey),
-    agent: turn.agent,
-    turnId,
-    reason,
-    startedAt: turn.startedAt,
-  });
 }
 
 /**

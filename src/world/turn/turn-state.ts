@@ -27,15 +27,17 @@ export async function startTurn(
   deadlineMs: number,
 ): Promise<TurnRecord> {
   const { store, clock } = context;
-  const turn = await store.createTurn({
-    id: turnIdFor(message.id, agent),
-    chatKey: message.chatKey,
-    agent,
-    triggerMessageId: message.id,
-    startedById,
-    deadlineAt: new Date(clock().getTime() + deadlineMs),
-  });
-  await store.incrementAgentTurns(message.chatKey);
+  const turn = await store.createTurn(
+    {
+      id: turnIdFor(message.id, agent),
+      chatKey: message.chatKey,
+      agent,
+      triggerMessageId: message.id,
+      startedById,
+      deadlineAt: new Date(clock().getTime() + deadlineMs),
+    },
+    { countInChat: true },
+  );
   return turn;
 }
 

@@ -1,0 +1,2 @@
+-- PostgreSQL only (its usage reservation in one statement, a function). On SQLite the reservation
+-- is one conditional upsert already: one writer at a time makes it atomic. Nothing to change here.
