@@ -5,7 +5,7 @@ import { parseChatKey } from "../world/chat-ref.js";
 import { closeTurn } from "../world/turn/index.js";
 import { chatJob } from "../world/jobs.js";
 import { type AnswerDraft, openAnswer, storedAnswer } from "../world/delivery/answer-draft.js";
-import { stopOf } from "../world/turn/index.js";
+import { beginStep, stopOf } from "../world/turn/index.js";
 import { showWorking } from "../world/working-status.js";
 import { addressBack, parseAddresses } from "../world/routing/index.js";
 import { type AgentRuntime, loadTurnScope, type TurnScope } from "./agent-runtime.js";
@@ -79,7 +79,7 @@ async function runWatchedStep(runtime: AgentRuntime, turnId: string, step: numbe
     log.error({ provider: agent.provider }, "agent's provider is not configured");
     return;
   }
-  await store.updateTurn(turn.id, { state: "running", step });
+  await beginStep(runtime.world, turn.id, step);
 
   const tools = runtime.tools.definitionsFor(agent.tools);
   // Read once: the view places the turn after it, the final text may address its author back.
