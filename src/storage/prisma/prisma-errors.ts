@@ -28,3 +28,8 @@ export function isUniqueViolation(error: unknown): boolean {
 export function conflictOr(error: unknown, message: string): unknown {
   return isUniqueViolation(error) ? new StorageError("storage.conflict", message, { cause: error }) : error;
 }
+
+/** A row a write needs is not there. */
+export function missing(what: string, id: string): StorageError {
+  return new StorageError("storage.failed", `${what} ${id} does not exist`);
+}

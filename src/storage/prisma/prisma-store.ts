@@ -28,8 +28,9 @@ import { HotQueries } from "./hot-queries.js";
 import { LoginSessionQueries } from "./login-session-queries.js";
 import { RecentMessages } from "./recent-messages.js";
 import { StepQueries } from "./step-queries.js";
+import { ToolResultQueries } from "./tool-result-queries.js";
 import type { DatabaseClient } from "./database-client.js";
-import { conflictOr, isUniqueViolation } from "./prisma-errors.js";
+import { conflictOr, isUniqueViolation, missing } from "./prisma-errors.js";
 import { omittedRaw } from "../../world/records.js";
 import { encodeOptional } from "./json-text.js";
 import type { OutboundWriter } from "./postgres-outbound-writer.js";
@@ -40,7 +41,6 @@ import {
   toMessageRecord,
   toStoredEvent,
   toToolCallRecord,
-  toToolResultRecord,
   toTurnRecord,
 } from "./record-mappers.js";
 
@@ -58,6 +58,7 @@ export class PrismaStore implements Store {
   /** The hot statements' way to the database (around Prisma's client on SQLite). */
   private readonly raw: RawSql;
   private readonly steps: StepQueries;
+  private readonly results: ToolResultQueries;
   private readonly recent: RecentMessages | undefined;
   private readonly outboundWriter: OutboundWriter | undefined;
   private readonly dialect: "sqlite" | "postgresql";
@@ -84,6 +85,7 @@ export class PrismaStore implements Store {
     this.outboundWriter = options.outboundWriter;
     this.hot = new HotQueries(this.raw, clock, options.outboundWriter);
     this.steps = new StepQueries(this.raw, clock);
+    this.results = new ToolResultQueries(db, clock);
     this.recent = options.recentMessages
       ? new RecentMessages((chatKey, latest, afterSeq) => this.hot.latestMessages(chatKey, latest, afterSeq))
       : undefined;
@@ -393,39 +395,20 @@ export class PrismaStore implements Store {
     return rows.map(toToolCallRecord);
   }
 
-  async setToolCallState(id: string, state: ToolCallState): Promise<void> {
-    const { count } = await this.db.toolCall.updateMany({ where: { id }, data: { state } });
-    if (count === 0) throw missing("tool call", id);
+  setToolCallState(id: string, state: ToolCallState): Promise<void> {
+    return this.results.setToolCallState(id, state);
   }
 
-  async addToolResult(result: Omit<ToolResultRecord, "createdAt">): Promise<boolean> {
-    try {
-      await this.db.$transaction(async (tx) => {
-        await tx.toolResult.create({
-          data: { toolCallId: result.toolCallId, kind: result.kind, content: result.content, createdAt: this.clock() },
-        });
-        const { count } = await tx.toolCall.updateMany({ where: { id: result.toolCallId }, data: { state: "done" } });
-        if (count === 0) throw missing("tool call", result.toolCallId);
-      });
-      return true;
-    } catch (error) {
-      if (isUniqueViolation(error)) return false;
-      throw error;
-    }
+  addToolResult(result: Omit<ToolResultRecord, "createdAt">): Promise<boolean> {
+    return this.results.addToolResult(result);
   }
 
-  async getToolResult(toolCallId: string): Promise<ToolResultRecord | undefined> {
-    const row = await this.db.toolResult.findUnique({ where: { toolCallId } });
-    return row ? toToolResultRecord(row) : undefined;
+  getToolResult(toolCallId: string): Promise<ToolResultRecord | undefined> {
+    return this.results.getToolResult(toolCallId);
   }
 
-  async listToolResults(toolCallIds: string[]): Promise<ToolResultRecord[]> {
-    if (toolCallIds.length === 0) return [];
-    const rows = await this.db.toolResult.findMany({
-      where: { toolCallId: { in: [...new Set(toolCallIds)] } },
-      orderBy: { seq: "asc" },
-    });
-    return rows.map(toToolResultRecord);
+  listToolResults(toolCallIds: string[]): Promise<ToolResultRecord[]> {
+    return this.results.listToolResults(toolCallIds);
   }
 
   // approvals and session grants
@@ -506,7 +489,3 @@ export class PrismaStore implements Store {
 
 /** Chat bindings kept in memory: enough for every active chat, a few hundred KiB at most. */
 const maxRememberedChats = 10_000;
-
-function missing(what: string, id: string): StorageError {
-  return new StorageError("storage.failed", `${what} ${id} does not exist`);
-}
