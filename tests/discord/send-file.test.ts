@@ -1,24 +1,8 @@
 import { REST } from "discord.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { sendDiscordFile } from "../../channels/discord/send-file.js";
-import type { OutboundFile } from "../../src/world/delivery/primitives.js";
-import type { Author } from "../../src/world/message.js";
-import { onePixelPng } from "../fakes/mcp-notes-tools.js";
+import { alice, csv, png } from "../fakes/outbound-files.js";
 import { FakeDiscord } from "../fakes/discord-api.js";
-
-const alice: Author = { kind: "agent", id: "alice", name: "alice" };
-const png: OutboundFile = {
-  name: "chart.png",
-  mimeType: "image/png",
-  bytes: new Uint8Array(Buffer.from(onePixelPng, "base64")),
-  caption: "chart.png from notes__picture",
-};
-const csv: OutboundFile = {
-  name: "report.csv",
-  mimeType: "text/plain; charset=utf-8",
-  bytes: new TextEncoder().encode("a,b\n1,2\n"),
-  caption: "report.csv from shell_cmd",
-};
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
