@@ -6,7 +6,6 @@
 import type { ApprovalCard, ApprovalOutcome } from "../../../src/world/approval-types.js";
 import type { ChannelAdapter } from "../../../src/world/channel-adapter.js";
 import type { ChannelCapabilities } from "../../../src/world/channel-capabilities.js";
-import type { ChannelClock } from "../../../src/world/channel-clock.js";
 import type { ChatRef } from "../../../src/world/chat-ref.js";
 import type { PartKey } from "../../../src/world/delivery/post-key.js";
 import type {
@@ -166,41 +165,8 @@ export class MemoryChannel implements ChannelPrimitives<string> {
   }
 }
 
-/** A clock whose time moves only when a test advances it. */
-export class StepClock implements ChannelClock {
-  private time = 1_800_000_000_000;
-  private sleepers: { at: number; resolve: () => void }[] = [];
-
-  now(): number {
-    return this.time;
-  }
-
-  sleep(ms: number, signal?: AbortSignal): Promise<void> {
-    return new Promise((resolve, reject) => {
-      const sleeper = { at: this.time + ms, resolve };
-      this.sleepers.push(sleeper);
-      signal?.addEventListener(
-        "abort",
-        () => {
-          this.sleepers = this.sleepers.filter((entry) => entry !== sleeper);
-          reject(new Error("aborted"));
-        },
-        { once: true },
-      );
-    });
-  }
-
-  sleeping(): number {
-    return this.sleepers.length;
-  }
-
-  advance(ms: number): void {
-    this.time += ms;
-    const due = this.sleepers.filter((sleeper) => sleeper.at <= this.time);
-    this.sleepers = this.sleepers.filter((sleeper) => sleeper.at > this.time);
-    for (const sleeper of due) sleeper.resolve();
-  }
-}
+/** The delivery tests step time by hand, as the platforms' tests do. */
+export { ManualClock as StepClock } from "../../fakes/manual-clock.js";
 
 export const chat: ChatRef = { platform: "console", workspace: "w", channel: "c" };
 export const alice: Author = { kind: "agent", id: "alice", name: "alice" };
