@@ -1,6 +1,5 @@
 import type { OutboundText, PostKey, PostObserver, SentRef } from "./outbound-text.js";
 import type { ChatRef } from "./chat-ref.js";
-import type { Author } from "./message.js";
 import type { OutboundMention } from "./outbound-mention.js";
 
 /** A live message that grows while a model streams. The adapter throttles its edits itself. */
@@ -31,15 +30,6 @@ export interface StreamObserver {
   posted(sent: SentRef): Promise<void>;
   /** The key of the message the stream will become (its first post carries it where the platform can). */
   readonly postKey?: PostKey;
-}
-
-/** Capability: show an answer while it is being written (edits or native drafts). */
-export interface StreamingChannel {
-  openStream(chat: ChatRef, author: Author, observer?: StreamObserver): Promise<MessageStream>;
-}
-
-export function isStreamingChannel<Adapter extends object>(adapter: Adapter): adapter is Adapter & StreamingChannel {
-  return typeof (adapter as Partial<StreamingChannel>).openStream === "function";
 }
 
 /**

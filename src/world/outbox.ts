@@ -56,7 +56,7 @@ export class Outbox {
     return postKeyFor(this.context.store, chat, post, mayExist);
   }
 
-  /** The writer of an adapter (built on its primitives, or its own methods until it is converted). */
+  /** The writer of an adapter: posting, streams and once-ness built on its primitives. */
   private writer(adapter: ChannelAdapter): ChannelWriter {
     return writerFor(adapter, this.context.logger);
   }
