@@ -36,13 +36,7 @@ import { encodeOptional } from "./json-text.js";
 import type { OutboundWriter } from "./postgres-outbound-writer.js";
 import { rawSqlOf } from "./prisma-raw-sql.js";
 import { type RawSql, sql } from "./raw-sql.js";
-import {
-  toChatRecord,
-  toMessageRecord,
-  toStoredEvent,
-  toToolCallRecord,
-  toTurnRecord,
-} from "./record-mappers.js";
+import { toChatRecord, toMessageRecord, toStoredEvent, toToolCallRecord, toTurnRecord } from "./record-mappers.js";
 
 /**
  * The Store over Prisma, one class for SQLite and PostgreSQL. Every method is one statement
