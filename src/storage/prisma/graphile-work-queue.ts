@@ -223,10 +223,7 @@ export class GraphileWorkQueue implements StoredWorkQueue {
         // A step's own finish already deleted its graphile-worker job and unlocked its chat
         // (`GraphileJobTable.finish`): graphile-worker's completion finds nothing to do, so
         // it is batched (one statement for the completions of a while, not one per job).
-        // One look for work per process at a time rather than one per idle worker: a wake-up
-        // (NOTIFY) or a worker done with its job asks the process's local queue, which fetches
-        // up to `concurrency` due jobs in one statement (at most one per chat) and hands them out.
-        preset: { worker: { completeJobBatchDelay: completionBatchMs, localQueue: { size: this.concurrency } } },
+        preset: { worker: { completeJobBatchDelay: completionBatchMs } },
       },
       { [graphileTask]: this.task },
       this.pgPool,
