@@ -12,9 +12,17 @@ import type { StoredEvent, WorldEvent } from "./events.js";
 import type { OutboundRecord } from "./records.js";
 import { jobKey } from "./jobs.js";
 import { outboundFilesOf } from "./files/tool-files.js";
-import { type Author, type WorldMessage, worldAuthor } from "./message.js";
+import { givenUpNotice } from "./given-up-notice.js";
+import type { Author, WorldMessage } from "./message.js";
 import { outboundFor } from "./outbound-for.js";
 import type { WorldContext } from "./world-context.js";
+import { postWorldNotice } from "./world-notice.js";
+
+/** What a delivery of a message with files has shown so far: its text, then its files' ids. */
+interface MessageShown {
+  text?: SentRef;
+  fileIds: string[];
+}
 
 export type EventListener = (event: StoredEvent | Extract<WorldEvent, { type: "stream" }>) => void;
 
@@ -79,7 +87,7 @@ export class Outbox {
    * stopped process): a post may then have reached the platform without its id being stored, so
    * adapters that can look for it do (`PostKey.mayExist`).
    */
-  async deliver(seq: number, rerun = false): Promise<void> {
+  async deliver(seq: number, rerun = false, options: { oneTry?: boolean } = {}): Promise<void> {
     const { store, channels, logger } = this.context;
     const event = await store.getEvent(seq);
     if (!event) {
@@ -126,18 +134,28 @@ export class Outbox {
         const filesToPost = adapter.sendFile ? files : [];
         // The draft is read again on every further attempt: an attempt that failed part way
         // recorded the parts it posted (the retry edits them), and a live stream that failed was
-        // removed with its record (the retry posts anew).
+        // removed with its record (the retry posts anew). What is shown so far is kept: when
+        // only its files keep failing, the notice names those, and the text stays the message's.
+        const shown: MessageShown = { fileIds: [] };
         let attempt = 0;
-        const sent = await this.held(event, adapter, async () => {
-          attempt += 1;
-          const draft = attempt === 1 ? recorded("draft", message.id) : await store.getOutbound("draft", message.id);
-          const mayExist = rerun || attempt > 1 || (event.type === "message" && event.rerun === true);
-          const post = await this.messagePost(event, message.id, message.turnId, mayExist);
-          const postKey = this.postKey(chat, post, mayExist);
-          const text = await this.showMessage(adapter, chat, message.id, outbound, draft, postKey);
-          if (filesToPost.length === 0) return text;
-          return this.showFiles(adapter, chat, message, outbound.author, text, filesToPost, postKey);
-        });
+        let sent = await this.held(
+          event,
+          options,
+          async () => {
+            attempt += 1;
+            const draft = attempt === 1 ? recorded("draft", message.id) : await store.getOutbound("draft", message.id);
+            const mayExist = rerun || attempt > 1 || (event.type === "message" && event.rerun === true);
+            const post = await this.messagePost(event, message.id, message.turnId, mayExist);
+            const postKey = this.postKey(chat, post, mayExist);
+            const text = await this.showMessage(adapter, chat, message.id, outbound, draft, postKey);
+            if (filesToPost.length === 0) return text;
+            shown.text = text;
+            return this.showFiles(adapter, chat, message, outbound.author, text, filesToPost, postKey, shown);
+          },
+          () => givenUpNotice(event, shown.text && filesToPost.slice(shown.fileIds.length).map((file) => file.name)),
+        );
+        // Given up with its text shown (only files failed): the message is where its text is.
+        if (!sent && shown.text) sent = { ids: [...shown.text.ids, ...shown.fileIds] };
         if (!sent) break;
         // The message's ids, its draft (and files so far) forgotten and the event delivered: one transaction.
         await store.recordOutbound(
@@ -161,7 +179,7 @@ export class Outbox {
             platformMessageIds: sent.ids,
           });
         let attempt = 0;
-        const sent = await this.held(event, adapter, () => {
+        const sent = await this.held(event, options, () => {
           attempt += 1;
           const post = { kind: "card", approvalId: card.approvalId, at: event.createdAt } as const;
           const postKey = this.postKey(chat, post, rerun || attempt > 1);
@@ -192,7 +210,7 @@ export class Outbox {
           await store.recordOutbound({ ...delivery, platformMessageIds: sent.ids });
         };
         let attempt = 0;
-        await this.held(event, adapter, async () => {
+        await this.held(event, options, async () => {
           if (postedAnew) return;
           attempt += 1;
           const post = { kind: "outcome", approvalId: outcome.approvalId, at: event.createdAt } as const;
@@ -265,12 +283,21 @@ export class Outbox {
     text: SentRef,
     files: readonly OutboundFile[],
     postKey: PostKey,
+    shown: MessageShown,
   ): Promise<SentRef> {
     const { store } = this.context;
     const posted = (await store.getOutbound("files", message.id))?.platformMessageIds ?? [];
+    shown.fileIds = posted;
     if (posted.length < files.length) await this.recordDraft(message.chatKey, message.id, text);
-    const record = (ids: string[]) =>
-      store.recordOutbound({ chatKey: message.chatKey, refKind: "files", refId: message.id, platformMessageIds: ids });
+    const record = async (ids: string[]) => {
+      await store.recordOutbound({
+        chatKey: message.chatKey,
+        refKind: "files",
+        refId: message.id,
+        platformMessageIds: ids,
+      });
+      shown.fileIds = ids;
+    };
     const ids = await writeFiles(adapter, chat, author, files, { posted, key: postKey, record });
     return { ids: [...text.ids, ...ids] };
   }
@@ -320,11 +347,16 @@ export class Outbox {
   /**
    * Run a platform call of a delivery. A refusal is tried again (backing off) for up to
    * `deliveryHoldMs` while the chat's later deliveries wait behind it, so answers keep the
-   * order of the messages they answer; then it is given up: a log line, a notice in the chat
-   * (unless the notice itself is what failed), and undefined.
+   * order of the messages they answer; then it is given up: a log line, a world notice saying
+   * what was not shown (`notice`, read then; none for a world notice itself), and undefined.
    */
-  private async held<T>(event: StoredEvent, adapter: ChannelAdapter, call: () => Promise<T>): Promise<T | undefined> {
-    const holdMs = this.context.deliveryHoldMs ?? 30_000;
+  private async held<T>(
+    event: StoredEvent,
+    options: { oneTry?: boolean },
+    call: () => Promise<T>,
+    notice: () => string | undefined = () => givenUpNotice(event),
+  ): Promise<T | undefined> {
+    const holdMs = options.oneTry === true ? 0 : (this.context.deliveryHoldMs ?? 30_000);
     const started = Date.now();
     for (let attempt = 1; ; attempt++) {
       try {
@@ -337,7 +369,7 @@ export class Outbox {
             { err: error, attempts: attempt },
             "delivery given up after holding the chat; later messages go on",
           );
-          await this.noticeGivenUp(event, adapter);
+          await this.noticeGivenUp(event, notice());
           return undefined;
         }
         log.warn({ err: error, attempt, retryInMs: wait }, "delivery refused; holding the chat's later deliveries");
@@ -347,37 +379,20 @@ export class Outbox {
   }
 
   /**
-   * Say in the chat, where the given-up item would have been, that it could not be shown. Posted
-   * at once (one try) rather than queued, so it keeps that place.
+   * Say in the chat what a given-up delivery did not show: a world notice
+   * (`postWorldNotice`) under an id derived from the event, so a delivery run again (a retry,
+   * a restart) never stores or shows it twice. It is delivered at once (one try), so it shows
+   * where the given-up item would have been; its queued `deliver` step then finds it delivered.
    */
-  private async noticeGivenUp(event: StoredEvent, adapter: ChannelAdapter): Promise<void> {
-    if (event.type === "system") return;
-    const { store, logger } = this.context;
-    const key = chatKeyOf(event);
+  private async noticeGivenUp(event: StoredEvent, text: string | undefined): Promise<void> {
+    if (text === undefined) return;
     const id = `undelivered:${event.seq}`;
-    if (await store.getMessage(id)) return;
-    const what =
-      event.type === "message"
-        ? `An answer from ${event.message.author.name}`
-        : event.type === "approval-requested"
-          ? `An approval request from ${event.card.agent}`
-          : "An update of an approval card";
-    const notice = await store.addMessage({
-      id,
-      chatKey: key,
-      author: worldAuthor,
-      text: `${what} could not be shown here: the platform kept refusing it. The details are in the service log.`,
-    });
-    const stored = await store.appendEvent(key, { type: "system", chat: event.chat, level: "error", message: notice });
-    this.emit(stored);
-    try {
-      const outbound = await outboundFor(this.context, event.chat, notice);
-      const sent = await this.writer(adapter).postMessage(event.chat, outbound);
-      await store.recordOutbound({ chatKey: key, refKind: "message", refId: id, platformMessageIds: sent.ids });
-    } catch (error) {
-      logger.error({ err: error, chat: key }, "the notice of a given-up delivery could not be shown either");
-    }
-    await store.recordOutbound({ chatKey: key, refKind: "event", refId: String(stored.seq), platformMessageIds: [] });
+    let stored: StoredEvent | undefined;
+    const outbox = {
+      publish: async (...args: Parameters<Outbox["publish"]>) => (stored = await this.publish(...args)),
+    };
+    await postWorldNotice(this.context, outbox, { chat: event.chat, id, text, level: "error" });
+    if (stored) await this.deliver(stored.seq, false, { oneTry: true });
   }
 
   /** Settle a live stream; when that fails, remove it (and its draft record) so a retry posts anew. */

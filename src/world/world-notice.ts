@@ -2,9 +2,14 @@ import { createHash } from "node:crypto";
 import type { MessageRecord } from "./records.js";
 import { canReplyPrivately } from "./channel-optional.js";
 import { type ChatRef, chatKey } from "./chat-ref.js";
+import type { WorldEvent } from "./events.js";
 import { worldAuthor } from "./message.js";
-import type { Outbox } from "./outbox.js";
 import type { WorldContext } from "./world-context.js";
+
+/** What a notice is published through: the outbox (its type only, so the outbox can post notices too). */
+export interface NoticeOutbox {
+  publish(chatKey: string, event: Exclude<WorldEvent, { type: "stream" }>): Promise<unknown>;
+}
 
 /** A notice from the world in a chat: shown once under its fixed id. */
 export interface WorldNotice {
@@ -26,7 +31,7 @@ export interface WorldNotice {
  */
 export async function postWorldNotice(
   context: Pick<WorldContext, "store">,
-  outbox: Outbox,
+  outbox: NoticeOutbox,
   notice: WorldNotice,
 ): Promise<boolean> {
   const { store } = context;
@@ -62,7 +67,7 @@ export function periodBucket(at: Date, periodMs: number): string {
  */
 export async function noticeOnce(
   context: WorldContext,
-  outbox: Outbox,
+  outbox: NoticeOutbox,
   chat: ChatRef,
   userId: string | undefined,
   onceKey: string,

@@ -38,4 +38,31 @@ describe("files a tool gives, posted to Slack", () => {
     const record = await t.world.store.getOutbound("message", toolFilesMessageId(picture?.id ?? ""));
     expect(record?.platformMessageIds).toEqual([t.replies(asked.ts)[0]?.ts, file?.id]);
   });
+  it("an image upload Slack keeps refusing is given up with one notice naming it; the text stays", async () => {
+    const alice = new ScriptedProvider((request) =>
+      request.messages.at(-1)?.role === "tool"
+        ? { text: "here is the chart" }
+        : { toolCalls: [{ name: "notes__picture", args: {} }] },
+    );
+    t = await worldOnSlack({
+      mode: "http",
+      agents: [{ name: "alice", provider: alice, tools: ["notes__*"] }],
+      tools: { mcpServers: { notes: notesServerCommand() }, approval: { "notes__*": "never" } },
+      deliveryHoldMs: 400,
+    });
+    t.fake.failNext("files.getUploadURLExternal", { status: 200, error: "internal_error" }, 1_000);
+    const asked = await t.say(ana, "@alice chart it");
+
+    const notice =
+      "1 file of a message from alice (image-1.png) could not be shown here: the platform kept refusing it. The details are in the service log.";
+    expect(t.replies(asked.ts).map((reply) => reply.text)).toEqual([
+      "image-1.png from notes__picture",
+      notice,
+      "here is the chart",
+    ]);
+    expect(t.fake.files).toHaveLength(0);
+    const [picture] = await t.world.store.listToolCalls({ chatKey: threadKey(asked.ts), agent: "alice" });
+    const record = await t.world.store.getOutbound("message", toolFilesMessageId(picture?.id ?? ""));
+    expect(record?.platformMessageIds).toEqual([t.replies(asked.ts)[0]?.ts]);
+  });
 });

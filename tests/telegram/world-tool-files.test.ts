@@ -122,4 +122,69 @@ describe("files a tool gives, posted to a Telegram group", () => {
     );
     expect(t.fake.messagesIn(groupId).filter((message) => message.from.is_bot)).toHaveLength(4);
   });
+  it("a file Telegram keeps refusing is given up with a notice naming it, once, after the text and the other file", async () => {
+    const alice = new ScriptedProvider((request) => {
+      if (request.messages.at(-1)?.role === "tool") return { text: "both written" };
+      const script = "mkdir -p outbox && printf 'a,b\\n1,2\\n' > outbox/a.csv && printf 'c,d\\n3,4\\n' > outbox/b.csv";
+      return { toolCalls: [{ name: "shell_cmd", args: { command: "sh", args: ["-c", script] } }] };
+    });
+    t = await worldOnTelegram({
+      agents: [{ name: "alice", provider: alice, tools: ["shell_cmd"] }],
+      tools: { approval: { shell_cmd: "never" } },
+      deliveryHoldMs: 400,
+    });
+    // The first document goes through, every later one is refused.
+    t.fake.failNext(
+      "sendDocument",
+      { error_code: 400, description: "Bad Request: failed to upload" },
+      { after: 1, times: 1_000 },
+    );
+    // The first give-up dies before its records are written (after the notice is stored): the
+    // delivery runs again, gives up again, and the notice is not shown twice.
+    const store = t.world.store;
+    const record = store.recordOutbound.bind(store);
+    let died = false;
+    store.recordOutbound = async (...records) => {
+      if (!died && records.some((each) => each.refKind === "message" && each.refId.endsWith(":tool-files"))) {
+        died = true;
+        throw new Error("killed after giving up");
+      }
+      await record(...records);
+    };
+    await t.say(ana, "@alice write both");
+    // The killed delivery runs again after the queue's retry delay.
+    const [write] = await calls(t);
+    const filesMessageId = toolFilesMessageId(write?.id ?? "");
+    await t.world.waitFor(async () => (await store.getOutbound("message", filesMessageId)) !== undefined, 10_000);
+    await t.world.idle();
+
+    expect(died).toBe(true);
+    const notice =
+      "1 file of a message from alice (b.csv) could not be shown here: the platform kept refusing it. The details are in the service log.";
+    expect(t.botMessages().map((message) => message.document?.file_name ?? message.text)).toEqual([
+      "alice: a.csv, b.csv from shell_cmd",
+      "a.csv",
+      notice,
+      "alice: both written",
+    ]);
+    // The message's record keeps what was shown: its text and the one file.
+    const shown = t.botMessages().slice(0, 2);
+    expect((await store.getOutbound("message", filesMessageId))?.platformMessageIds).toEqual(
+      shown.map((message) => String(message.message_id)),
+    );
+
+    // Published again (a re-run of the step): nothing more is posted, the notice stays one.
+    const stored = await store.getMessage(filesMessageId);
+    const documents = t.fake.callsTo("sendDocument").length;
+    await t.world.roundtable.engine.outbox.publish(groupKey, {
+      type: "message",
+      chat: group,
+      message: stored as NonNullable<typeof stored>,
+      rerun: true,
+    });
+    await t.world.idle();
+    expect(t.fake.callsTo("sendDocument")).toHaveLength(documents);
+    expect(t.botTexts().filter((text) => text === notice)).toHaveLength(1);
+    expect(t.botMessages()).toHaveLength(4);
+  });
 });
