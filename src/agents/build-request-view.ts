@@ -1,11 +1,11 @@
 import type { AgentConfig } from "../config/schema.js";
-import type { ModelRequest, ToolDefinition, ViewMessage } from "../providers/model-provider.js";
+import type { ModelRequest, ToolDefinition, ViewImage, ViewMessage } from "../providers/model-provider.js";
 import type { MessageRecord, ToolCallRecord, ToolResultRecord } from "../world/records.js";
 import { parseChatKey } from "../world/chat-ref.js";
-import { isToolFilesMessage } from "../world/files/tool-files.js";
+import { isToolFilesMessage, toolFilesMessageId } from "../world/files/tool-files.js";
 import type { Store } from "../world/store.js";
 import type { WorldSettings } from "../world/world-settings.js";
-import { type FilesInView, filesInView } from "./view/file-view.js";
+import { type FilesInView, filesInView, toolImagesInView } from "./view/file-view.js";
 import { orderConversation } from "./view/order-conversation.js";
 import { worldBriefing } from "./view/world-briefing.js";
 
@@ -67,16 +67,24 @@ export async function buildRequestView(
     list.push(call);
     callsByMessage.set(call.messageId, list);
   }
-  // Files are read only for the messages that have them (a chat without files reads none).
+  // Files are read only for the messages that have them (a chat without files reads none):
+  // others' messages for their lines and input, the agent's own tool files for their images
+  // (given back with the call's result), only when it takes image input.
+  const vision = agent.vision !== false;
   const filesByMessage = new Map<string, FilesInView>();
+  const toolImages = new Map<string, ViewImage[]>();
   for (const message of messages) {
-    if (message.fileCount === undefined || isOwn(message, agent.name)) continue;
-    const files = await store.messageFiles(message.id);
-    filesByMessage.set(message.id, filesInView(message.id, files, agent.vision !== false));
+    if (message.fileCount === undefined) continue;
+    if (!isOwn(message, agent.name)) {
+      filesByMessage.set(message.id, filesInView(message.id, await store.messageFiles(message.id), vision));
+    } else if (vision && isToolFilesMessage(message)) {
+      const images = toolImagesInView(await store.messageFiles(message.id), vision);
+      if (images.length > 0) toolImages.set(message.id, images);
+    }
   }
   const view: ViewMessage[] = [];
   for (const message of messages)
-    view.push(...toView(message, agent.name, callsByMessage, results, filesByMessage.get(message.id)));
+    view.push(...toView(message, agent.name, callsByMessage, results, filesByMessage.get(message.id), toolImages));
   return {
     model: agent.model,
     system: room === undefined ? agent.systemPrompt : withBriefing(agent, room, turn.chatKey, messages),
@@ -119,6 +127,8 @@ function toView(
   callsByMessage: Map<string, ToolCallRecord[]>,
   results: Map<string, ToolResultRecord>,
   files: FilesInView | undefined,
+  /** Images of the agent's tool calls, by their files message id (`<call id>:tool-files`). */
+  toolImages: ReadonlyMap<string, ViewImage[]>,
 ): ViewMessage[] {
   if (message.author.kind === "system") return [];
   // The agent's own tool files: it read them as its tool's result already.
@@ -159,7 +169,15 @@ function toView(
   for (const call of calls) {
     const result = results.get(call.id);
     if (!result) continue;
-    out.push({ role: "tool", toolCallId: call.providerCallId, toolName: call.name, text: result.content, ...origin });
+    const images = toolImages.get(toolFilesMessageId(call.id));
+    out.push({
+      role: "tool",
+      toolCallId: call.providerCallId,
+      toolName: call.name,
+      text: result.content,
+      ...origin,
+      ...(images === undefined ? {} : { images }),
+    });
   }
   return out;
 }

@@ -55,7 +55,18 @@ export type ViewMessage =
       /** Provider-specific fields of the whole response (e.g. Anthropic thinking blocks). */
       providerFields?: Record<string, unknown>;
     }
-  | { role: "tool"; toolCallId: string; toolName: string; text: string; origin?: Origin };
+  | {
+      role: "tool";
+      toolCallId: string;
+      toolName: string;
+      text: string;
+      origin?: Origin;
+      /**
+       * Images the call gave (an MCP `image` content, an image it left in `outbox/`), for models
+       * that take image input: each provider sends them with the result in its own shape.
+       */
+      images?: ViewImage[];
+    };
 
 /** What one provider call gets. */
 export interface ModelRequest {

@@ -37,7 +37,12 @@ export function estimateMessageTokens(message: ViewMessage): number {
         (message.documents ?? []).reduce((sum, document) => sum + document.pages * documentPageTokens, 0)
       );
     case "tool":
-      return messageOverheadTokens + toolCallOverheadTokens + estimateTextTokens(message.text);
+      return (
+        messageOverheadTokens +
+        toolCallOverheadTokens +
+        estimateTextTokens(message.text) +
+        (message.images?.length ?? 0) * imageTokens
+      );
     case "assistant":
       return (
         messageOverheadTokens +

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { documentPageTokens, estimateMessageTokens, imageTokens } from "./estimate-tokens.js";
-import { filesInView, inlineTextBudget } from "./file-view.js";
+import { filesInView, inlineTextBudget, toolImagesInView } from "./file-view.js";
+import { maskToolHistory } from "./mask-tool-history.js";
 
 describe("filesInView", () => {
   it("cuts a long text file to the budget and says so, names other files and refused ones", () => {
@@ -64,5 +65,44 @@ describe("filesInView", () => {
       documents: [{ name: "a.pdf", mediaType: "application/pdf", base64: "AAAA", pages: 3 }],
     });
     expect(withDocument - plain).toBe(3 * documentPageTokens);
+  });
+});
+
+describe("a tool's images in the view", () => {
+  const png = Uint8Array.from([0x89, 0x50, 0x4e, 0x47]);
+  const files = [
+    { name: "chart.png", mediaType: "image/png", size: 4, bytes: png },
+    { name: "report.csv", mediaType: "text/plain; charset=utf-8", size: 4, bytes: new TextEncoder().encode("a,b\n") },
+    { name: "huge.png", mediaType: "application/octet-stream", size: 31_457_280, refusal: "too big" },
+  ];
+
+  it("are its stored images (not its other files, nor those refused), only for an agent with image input", () => {
+    expect(toolImagesInView(files, true)).toEqual([
+      { mediaType: "image/png", base64: Buffer.from(png).toString("base64") },
+    ]);
+    expect(toolImagesInView(files, false)).toEqual([]);
+  });
+
+  it("count in the budget like a person's, and stay with a result masked for another provider", () => {
+    const images = toolImagesInView(files, true);
+    const result = { role: "tool", toolCallId: "c1", toolName: "notes__picture", text: "a dot", images } as const;
+    const { images: _left, ...withoutImages } = result;
+    expect(estimateMessageTokens(result) - estimateMessageTokens(withoutImages)).toBe(imageTokens);
+    const origin = { provider: "openai", model: "gpt-4.1" };
+    const { messages } = maskToolHistory(
+      [
+        { role: "assistant", text: "", toolCalls: [{ id: "c1", name: "notes__picture", argumentsJson: "{}" }], origin },
+        { ...result, origin },
+      ],
+      {
+        provider: "anthropic",
+        model: "claude-opus-4-6",
+        providerType: "anthropic",
+        budgetTokens: 1,
+        reserveOutputTokens: 0,
+      },
+      true,
+    );
+    expect(messages[1]).toEqual({ role: "user", text: "[result of notes__picture: a dot]", images });
   });
 });

@@ -47,6 +47,21 @@ export function filesInView(messageId: string, files: readonly MessageFile[], vi
   return { lines, images, documents };
 }
 
+/**
+ * The images among a tool call's files (its files message, `<call id>:tool-files`) as image
+ * input, under the same rules as a person's: stored within `files.maxBytes`, PNG, JPEG, GIF or
+ * WebP by their bytes, and only for an agent that takes image input (`vision`). The files are
+ * named to the model by the line after the tool's result already.
+ */
+export function toolImagesInView(files: readonly MessageFile[], vision: boolean): ViewImage[] {
+  if (!vision) return [];
+  return files.flatMap((file) =>
+    file.bytes !== undefined && imageMediaTypes.has(file.mediaType)
+      ? [{ mediaType: file.mediaType, base64: Buffer.from(file.bytes).toString("base64") }]
+      : [],
+  );
+}
+
 const pdfMediaType = "application/pdf";
 
 /**

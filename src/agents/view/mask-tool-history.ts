@@ -40,8 +40,10 @@ function callAsText(call: ModelToolCall): string {
   return `[called tool ${call.name} with ${call.argumentsJson}]`;
 }
 
-function resultAsText(toolName: string, text: string): string {
-  return `[result of ${toolName}: ${text}]`;
+/** A masked result as user text `[result of X: …]`, its images (if any) kept as the user's. */
+function resultAsUser(result: Extract<ViewMessage, { role: "tool" }>): ViewMessage {
+  const text = `[result of ${result.toolName}: ${result.text}]`;
+  return result.images === undefined ? { role: "user", text } : { role: "user", text, images: result.images };
 }
 
 /**
@@ -73,7 +75,7 @@ export function maskToolHistory(
     const message = messages[index] as ViewMessage;
     if (message.role === "tool") {
       // Reached only when no assistant message before it claimed it.
-      out[index] = { role: "user", text: resultAsText(message.toolName, message.text) };
+      out[index] = resultAsUser(message);
       record([index], "a tool result without its call", estimateMessageTokens(message));
       continue;
     }
@@ -119,7 +121,7 @@ export function maskToolHistory(
     }
     for (const resultIndex of maskedResults) {
       const result = messages[resultIndex] as Extract<ViewMessage, { role: "tool" }>;
-      out[resultIndex] = { role: "user", text: resultAsText(result.toolName, result.text) };
+      out[resultIndex] = resultAsUser(result);
     }
     if (maskedCalls.length > 0 || maskedResults.length > 0) {
       const indexes = [index, ...maskedResults];

@@ -1,11 +1,12 @@
 import type {
   ContentBlockParam,
+  ImageBlockParam,
   MessageCreateParamsStreaming,
   MessageParam,
   TextBlockParam,
   Tool,
 } from "@anthropic-ai/sdk/resources/messages";
-import type { ModelRequest, ViewMessage } from "../model-provider.js";
+import type { ModelRequest, ViewImage, ViewMessage } from "../model-provider.js";
 import { ownFields } from "../provider-fields.js";
 import { argumentsObject } from "../tool-arguments.js";
 
@@ -16,7 +17,8 @@ export const conversationContinues = "[the conversation continues]";
  * A neutral request view as an Anthropic Messages request. The stable prefix is cached: a
  * `cache_control` breakpoint on the last tool definition and one on the system prompt (the
  * cache covers tools, then system, in that order). Consecutive messages of one role are
- * merged (tool results of one step become one user message), empty text is left out
+ * merged (tool results of one step become one user message), a tool's images go inside its
+ * `tool_result` after its text, empty text is left out
  * (the API refuses empty text blocks), and a view that starts with the assistant gets a
  * short user message first.
  */
@@ -60,28 +62,23 @@ function convertMessages(messages: ViewMessage[]): MessageParam[] {
               source: { type: "base64", media_type: document.mediaType, data: document.base64 },
             }),
           ),
-          ...(message.images ?? []).map(
-            (image): ContentBlockParam => ({
-              type: "image",
-              source: {
-                type: "base64",
-                media_type: image.mediaType as "image/png" | "image/jpeg" | "image/gif" | "image/webp",
-                data: image.base64,
-              },
-            }),
-          ),
+          ...(message.images ?? []).map(imageBlock),
           ...textBlocks(message.text),
         ]);
         break;
-      case "tool":
+      case "tool": {
+        // A tool's images go inside its result, after its text (a `tool_result` takes both).
+        const text = message.text === "" ? "(empty)" : message.text;
+        const images = message.images ?? [];
         push("user", [
           {
             type: "tool_result",
             tool_use_id: message.toolCallId,
-            content: message.text === "" ? "(empty)" : message.text,
+            content: images.length === 0 ? text : [{ type: "text", text }, ...images.map(imageBlock)],
           },
         ]);
         break;
+      }
       case "assistant":
         push("assistant", [
           ...thinkingBlocks(message.providerFields),
@@ -100,6 +97,18 @@ function convertMessages(messages: ViewMessage[]): MessageParam[] {
   }
   if (out[0]?.role !== "user") out.unshift({ role: "user", content: [{ type: "text", text: conversationContinues }] });
   return out;
+}
+
+/** An image as a base64 `image` block (PNG, JPEG, GIF or WebP: what the view passes on). */
+function imageBlock(image: ViewImage): ImageBlockParam {
+  return {
+    type: "image",
+    source: {
+      type: "base64",
+      media_type: image.mediaType as "image/png" | "image/jpeg" | "image/gif" | "image/webp",
+      data: image.base64,
+    },
+  };
 }
 
 function textBlocks(text: string): ContentBlockParam[] {

@@ -1,3 +1,4 @@
+import type { Content } from "@google/genai";
 import { describe, expect, it } from "vitest";
 import type { ProviderError } from "../../errors/roundtable-error.js";
 import type { StreamPart } from "../model-provider.js";
@@ -47,6 +48,49 @@ describe("convertGoogleRequest", () => {
       },
     ]);
     expect(request.config.automaticFunctionCalling).toEqual({ disable: true });
+  });
+
+  it("puts a tool's images in its function response on Gemini 3, and after the run of responses before it", () => {
+    const png = { mediaType: "image/png", base64: "iVBORw0KGgo=" };
+    const view = (model: string) =>
+      convertGoogleRequest({
+        model,
+        system: "",
+        messages: [
+          {
+            role: "user",
+            text: "ana: chart both",
+          },
+          {
+            role: "assistant",
+            text: "",
+            toolCalls: [
+              { id: "gemini_call_1", name: "a", argumentsJson: "{}" },
+              { id: "gemini_call_2", name: "b", argumentsJson: "{}" },
+            ],
+          },
+          { role: "tool", toolCallId: "gemini_call_1", toolName: "a", text: "ra", images: [png] },
+          { role: "tool", toolCallId: "gemini_call_2", toolName: "b", text: "rb" },
+        ],
+        tools: [],
+      }).contents;
+    const lastTurn = (model: string) => (view(model) as Content[]).at(-1);
+    const inline = { inlineData: { mimeType: "image/png", data: png.base64 } };
+    expect(lastTurn("gemini-3-pro-preview")).toEqual({
+      role: "user",
+      parts: [
+        { functionResponse: { name: "a", response: { output: "ra" }, parts: [inline] } },
+        { functionResponse: { name: "b", response: { output: "rb" } } },
+      ],
+    });
+    expect(lastTurn("gemini-2.5-flash")).toEqual({
+      role: "user",
+      parts: [
+        { functionResponse: { name: "a", response: { output: "ra" } } },
+        { functionResponse: { name: "b", response: { output: "rb" } } },
+        inline,
+      ],
+    });
   });
 });
 

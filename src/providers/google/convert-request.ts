@@ -1,5 +1,5 @@
 import type { Content, FunctionDeclaration, GenerateContentParameters, Part } from "@google/genai";
-import type { ModelRequest, ModelToolCall, ViewMessage } from "../model-provider.js";
+import type { ModelRequest, ModelToolCall, ViewImage, ViewMessage } from "../model-provider.js";
 import { ownFields } from "../provider-fields.js";
 import { argumentsObject } from "../tool-arguments.js";
 
@@ -23,9 +23,12 @@ export type GoogleRequest = Pick<GenerateContentParameters, "model" | "contents"
  * `systemInstruction`, the agent's messages as `model` contents with `functionCall` parts
  * (thought signatures sent back as they came; ids only when Gemini gave them), tool results
  * as `functionResponse` parts in a `user` content, consecutive contents of one role merged.
+ * A result's images go inside its function response (`parts`) on Gemini 3, which takes
+ * multimodal function responses; before it, as `inlineData` parts after the run of function
+ * responses, in the same user turn.
  */
 export function convertGoogleRequest(request: ModelRequest): GoogleRequest {
-  const needsSignatures = /^gemini-3/.test(request.model.replace(/^models\//, ""));
+  const gemini3 = /^gemini-3/.test(request.model.replace(/^models\//, ""));
   const contents: Content[] = [];
   const push = (role: "user" | "model", parts: Part[]) => {
     if (parts.length === 0) return;
@@ -33,7 +36,18 @@ export function convertGoogleRequest(request: ModelRequest): GoogleRequest {
     if (last && last.role === role) last.parts = [...(last.parts ?? []), ...parts];
     else contents.push({ role, parts });
   };
-  for (const message of request.messages) push(roleOf(message), partsOf(message, needsSignatures));
+  // Before Gemini 3 a function response carries no media: a run of results' images follows
+  // their function responses in the same user turn, as inline parts.
+  let toolImages: Part[] = [];
+  for (const message of request.messages) {
+    if (message.role !== "tool" && toolImages.length > 0) {
+      push("user", toolImages);
+      toolImages = [];
+    }
+    push(roleOf(message), partsOf(message, gemini3));
+    if (message.role === "tool" && !gemini3) toolImages.push(...(message.images ?? []).map(inlinePart));
+  }
+  if (toolImages.length > 0) push("user", toolImages);
   if (contents[0]?.role !== "user") contents.unshift({ role: "user", parts: [{ text: conversationContinues }] });
   const functionDeclarations: FunctionDeclaration[] = request.tools.map((tool) => ({
     name: tool.name,
@@ -59,24 +73,29 @@ function roleOf(message: ViewMessage): "user" | "model" {
   return message.role === "assistant" ? "model" : "user";
 }
 
-function partsOf(message: ViewMessage, needsSignatures: boolean): Part[] {
+function partsOf(message: ViewMessage, gemini3: boolean): Part[] {
   switch (message.role) {
     case "user":
       return [
         ...(message.text.trim() === "" ? [] : [{ text: message.text }]),
-        ...(message.images ?? []).map((image) => ({ inlineData: { mimeType: image.mediaType, data: image.base64 } })),
+        ...(message.images ?? []).map(inlinePart),
         ...(message.documents ?? []).map((document) => ({
           inlineData: { mimeType: document.mediaType, data: document.base64 },
         })),
       ];
     case "tool": {
       const fromModel = !message.toolCallId.startsWith(generatedIdPrefix);
+      // Gemini 3 takes a result's images inside its function response (`parts`).
+      const images = gemini3 ? (message.images ?? []) : [];
       return [
         {
           functionResponse: {
             name: message.toolName,
             response: { output: message.text },
             ...(fromModel ? { id: message.toolCallId } : {}),
+            ...(images.length === 0
+              ? {}
+              : { parts: images.map((image) => ({ inlineData: { mimeType: image.mediaType, data: image.base64 } })) }),
           },
         },
       ];
@@ -88,11 +107,15 @@ function partsOf(message: ViewMessage, needsSignatures: boolean): Part[] {
         parts.push({ text: message.text, ...(typeof signature === "string" ? { thoughtSignature: signature } : {}) });
       }
       message.toolCalls.forEach((call, index) => {
-        parts.push(functionCallPart(call, needsSignatures && index === 0));
+        parts.push(functionCallPart(call, gemini3 && index === 0));
       });
       return parts;
     }
   }
+}
+
+function inlinePart(image: ViewImage): Part {
+  return { inlineData: { mimeType: image.mediaType, data: image.base64 } };
 }
 
 function functionCallPart(call: ModelToolCall, signatureRequired: boolean): Part {

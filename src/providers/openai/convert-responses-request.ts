@@ -13,7 +13,7 @@ function isReasoningModel(model: string): boolean {
 /**
  * A neutral request view as a Responses API request (`api: responses`): the system prompt as
  * `instructions`, messages as input items, tool calls as `function_call` items and results as
- * `function_call_output` items. Stateless (`store: false`): the whole view goes every time,
+ * `function_call_output` items (a result with images as a list: its text, then `input_image`s). Stateless (`store: false`): the whole view goes every time,
  * and a reasoning model's reasoning items come back encrypted and are sent back as they came.
  */
 export function convertResponsesRequest(request: ModelRequest): ResponsesParams {
@@ -65,8 +65,26 @@ function convertMessage(message: ViewMessage): InputItem[] {
           ],
         },
       ];
-    case "tool":
-      return [{ type: "function_call_output", call_id: message.toolCallId, output: message.text }];
+    case "tool": {
+      // A tool's images go with its output, after its text (`input_image` items).
+      const images = message.images ?? [];
+      if (images.length === 0)
+        return [{ type: "function_call_output", call_id: message.toolCallId, output: message.text }];
+      return [
+        {
+          type: "function_call_output",
+          call_id: message.toolCallId,
+          output: [
+            { type: "input_text", text: message.text },
+            ...images.map((image) => ({
+              type: "input_image" as const,
+              image_url: `data:${image.mediaType};base64,${image.base64}`,
+              detail: "auto" as const,
+            })),
+          ],
+        },
+      ];
+    }
     case "assistant": {
       const reasoning = ownFields(message.providerFields, "openai-responses")?.reasoning;
       // A copy: the stored fields must never change.
