@@ -111,7 +111,7 @@ export function runProcess(options: RunProcessOptions): Promise<ProcessStart> {
         finish({ started: false, error: report.startError });
       } else if (!report.started && ending === "exited") {
         // unshare itself failed (say, no namespaces left): what it said is on stderr.
-        const said = stderr.text().trim() || `exit code ${exitCode ?? signal}`;
+        const said = stderr.text().trim().split("\n")[0] || `exit code ${exitCode ?? signal}`;
         finish({ started: false, error: new Error(`its PID namespace could not be made (${said})`) });
       } else {
         // The init's report is the command's own ending; without one (the init was killed), unshare's.

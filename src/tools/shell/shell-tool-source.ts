@@ -44,8 +44,11 @@ export class ShellToolSource implements ToolSource, ArgumentPrecheck {
     private readonly config: ShellConfig,
     private readonly options: ShellToolOptions = {},
   ) {
+    // Probed only when the tool is offered (the probe starts a process).
     this.isolation =
-      options.isolation === "marker" ? { kind: "marker", reason: "chosen by the caller" } : processIsolation();
+      options.isolation === "marker" || !config.enabled
+        ? { kind: "marker", reason: config.enabled ? "chosen by the caller" : "shell_cmd is turned off" }
+        : processIsolation();
     this.definition = shellToolDefinition(Math.max(1, Math.floor(config.timeout / 1000)), this.isolation.kind);
     this.killGraceMs = options.killGraceMs ?? 2000;
     if (config.enabled) logIsolation(options.logger, this.isolation);
