@@ -7,6 +7,7 @@ import { shellConfigSchema } from "../../src/config/schema.js";
 import { processIsolation } from "../../src/tools/shell/process-namespace.js";
 import { ShellToolSource, type ShellToolOptions } from "../../src/tools/shell/shell-tool-source.js";
 import type { ToolRunContext } from "../../src/tools/tool-source.js";
+import { capturedLogger } from "./captured-logger.js";
 import { isRecordedAlive, readRecordedPid, recordPid } from "./recorded-pid.js";
 import { waitUntil } from "./wait-until.js";
 
@@ -115,6 +116,23 @@ for (const { mode: thisMode, skip } of modes)
         expect(description).toContain("a marker in the environment they inherited");
         expect(description).not.toContain("namespace");
       }
+    });
+
+    it("logs the mode in effect once, when it is made (a warning with the reason for the marker)", () => {
+      const { logger, lines } = capturedLogger();
+      shell({}, { logger });
+      expect(lines.map(({ level, msg, isolation }) => ({ level, msg, isolation }))).toEqual([
+        mode === "pid-namespace"
+          ? { level: 30, msg: "shell_cmd runs each call in a PID namespace of its own", isolation: "pid-namespace" }
+          : {
+              level: 40,
+              msg:
+                "shell_cmd finds a call's processes by an environment marker (no PID namespace): one that clears its " +
+                "environment, leaves its session and its parent can outlive the call",
+              isolation: "marker",
+            },
+      ]);
+      expect(lines[0]?.reason).toBe(mode === "marker" ? "chosen by the caller" : undefined);
     });
 
     it("gives the command an empty stdin", async () => {
