@@ -26,7 +26,7 @@ export async function openTools(
   options: OpenToolsOptions = {},
 ): Promise<OpenedTools> {
   const mcp = await connectMcpServers(tools, logger, options);
-  const shell = new ShellToolSource(tools.shell, options.shell ?? {});
+  const shell = new ShellToolSource(tools.shell, { logger, ...options.shell });
   const registry = new ToolRegistry([shell, ...mcp.sources], logger);
   return { registry, mcp, close: () => registry.close() };
 }

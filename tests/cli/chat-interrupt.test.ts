@@ -1,9 +1,9 @@
-import { existsSync, readFileSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type FakeModelServer, startOpenAIFake } from "../fakes/openai-server.js";
+import { isRecordedAlive, readRecordedPid, recordPid } from "../tools/recorded-pid.js";
 import { spawnBundle } from "./run-bundle.js";
 import { collect } from "./run-roundtable.js";
 
@@ -22,17 +22,6 @@ afterEach(async () => {
   model = undefined;
   await rm(directory, { recursive: true, force: true });
 });
-
-/** Alive and not a zombie waiting for its parent. */
-function running(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  return !/^\d+ \(.*\) Z/.test(stat);
-}
 
 async function until(condition: () => boolean): Promise<void> {
   while (!condition()) await new Promise((resolve) => setTimeout(resolve, 50));
@@ -62,7 +51,9 @@ tools:
             {
               id: "call_1",
               name: "shell_cmd",
-              argumentChunks: [JSON.stringify({ command: "sh", args: ["-c", "echo $$ > tool.pid; exec sleep 30"] })],
+              argumentChunks: [
+                JSON.stringify({ command: "sh", args: ["-c", `${recordPid("$$", "tool.pid")}; exec sleep 30`] }),
+              ],
             },
           ],
         },
@@ -79,15 +70,16 @@ tools:
     // stdin stays open: the person is still at the terminal.
     chat.stdin?.write("@alice wait half a minute\n");
     const pidFile = path.join(workdir, "tool.pid");
-    await until(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").endsWith("\n"));
-    const toolPid = Number(readFileSync(pidFile, "utf8").trim());
-    expect(running(toolPid)).toBe(true);
+    await until(() => readRecordedPid(pidFile) !== undefined);
+    const tool = readRecordedPid(pidFile);
+    if (!tool) throw new Error("unreachable");
+    expect(isRecordedAlive(tool)).toBe(true);
 
     chat.kill("SIGINT");
     const run = await finished;
     expect(run.code, run.stderr).toBe(130);
     expect(run.stderr).toContain("roundtable: stopping");
-    expect(running(toolPid)).toBe(false);
+    expect(isRecordedAlive(tool)).toBe(false);
 
     // The next run: the cut step runs again (after the queue's retry delay) and records the call
     // as interrupted, which it was; the model then answers.

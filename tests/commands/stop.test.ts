@@ -4,7 +4,9 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ScriptedProvider } from "../fakes/scripted-provider.js";
 import { SlowProvider } from "../fakes/slow-provider.js";
-import { isAlive, waitUntil } from "../tools/wait-until.js";
+import { processIsolation } from "../../src/tools/shell/process-namespace.js";
+import { isRecordedAlive, killRecorded, type RecordedPid, readRecordedPid, recordPid } from "../tools/recorded-pid.js";
+import { waitUntil } from "../tools/wait-until.js";
 import { createHarness, type Harness, openTestStore } from "../world/harness.js";
 
 let h: Harness | undefined;
@@ -28,7 +30,7 @@ async function onlyTurn(harness: Harness) {
   return turns[0] as NonNullable<(typeof turns)[0]>;
 }
 
-/** Runs `sh -c` that starts `sleep 30` in the background (same process group), writes its pid, and waits. */
+/** Runs `sh -c` that starts `sleep 30` in the background (same process group), records its pid, and waits. */
 function sleeper() {
   return new ScriptedProvider((request) =>
     request.messages.at(-1)?.role === "tool"
@@ -36,7 +38,10 @@ function sleeper() {
       : {
           text: "",
           toolCalls: [
-            { name: "shell_cmd", args: { command: "sh", args: ["-c", "sleep 30 & echo $! > sleep.pid; wait"] } },
+            {
+              name: "shell_cmd",
+              args: { command: "sh", args: ["-c", `sleep 30 & ${recordPid("$!", "sleep.pid")}; wait`] },
+            },
           ],
         },
   );
@@ -75,18 +80,14 @@ describe("/stop", () => {
     });
     await h.say("sleep a while");
     const pidFile = path.join(workdir, "sleep.pid");
-    let pid = 0;
+    let sleep: RecordedPid | undefined;
     await waitUntil("the tool's sleep is running", () => {
-      try {
-        pid = Number(readFileSync(pidFile, "utf8").trim());
-      } catch {
-        return false;
-      }
-      return pid > 0 && isAlive(pid);
+      sleep = readRecordedPid(pidFile);
+      return sleep !== undefined && isRecordedAlive(sleep);
     });
 
     await h.say("/stop");
-    await waitUntil("the sleep is gone", () => !isAlive(pid), 5_000);
+    await waitUntil("the sleep is gone", () => sleep === undefined || !isRecordedAlive(sleep), 5_000);
     await h.idle();
     const [call] = await h.store.listToolCalls({ chatKey: chat });
     expect((await h.store.getToolResult(call?.id ?? ""))?.content).toBe("interrupted: stopped by ana");
@@ -97,9 +98,16 @@ describe("/stop", () => {
 
   it("ends a running tool's whole process tree: a setsid'd sleep and a daemon's double fork are gone too", async () => {
     const workdir = mkdtempSync(path.join(tmpdir(), "rt-stop-"));
-    // shell_cmd runs no shell: the command is sh, the script its argument.
-    const script =
-      "setsid sleep 300 & echo $! > setsid.pid\nsetsid sh -c '(sleep 300 & echo $! > daemon.pid) &' &\nsleep 300";
+    // shell_cmd runs no shell: the command is sh, the script its argument. In a PID namespace
+    // (where the host allows one) also a sleep with no marker in a session of its own, reparented.
+    const inNamespace = processIsolation().kind === "pid-namespace";
+    const files = inNamespace ? ["setsid.pid", "daemon.pid", "cleared.pid"] : ["setsid.pid", "daemon.pid"];
+    const script = [
+      `setsid sleep 300 & ${recordPid("$!", "setsid.pid")}`,
+      `setsid sh -c '(sleep 300 & ${recordPid("$!", "daemon.pid")}) &' &`,
+      ...(inNamespace ? [`env -i setsid -f sh -c '${recordPid("$$", "cleared.pid")}; exec sleep 300'`] : []),
+      "sleep 300",
+    ].join("\n");
     const alice = new ScriptedProvider((request) =>
       request.messages.at(-1)?.role === "tool"
         ? { text: "after the tool" }
@@ -111,32 +119,24 @@ describe("/stop", () => {
       tools: { approval: { shell_cmd: "never" } },
     });
     await h.say("start a daemon");
-    const pids: number[] = [];
-    await waitUntil("both escaped sleeps are running", () => {
+    const pids: RecordedPid[] = [];
+    await waitUntil("the escaped sleeps are running", () => {
       pids.length = 0;
-      for (const file of ["setsid.pid", "daemon.pid"]) {
-        try {
-          pids.push(Number(readFileSync(path.join(workdir, file), "utf8").trim()));
-        } catch {
-          return false;
-        }
+      for (const file of files) {
+        const recorded = readRecordedPid(path.join(workdir, file));
+        if (!recorded) return false;
+        pids.push(recorded);
       }
-      return pids.every((pid) => pid > 0 && isAlive(pid));
+      return pids.every(isRecordedAlive);
     });
     try {
       await h.say("/stop");
-      await waitUntil("the escaped sleeps are gone", () => pids.every((pid) => !isAlive(pid)), 5_000);
+      await waitUntil("the escaped sleeps are gone", () => !pids.some(isRecordedAlive), 5_000);
       await h.idle();
       const [call] = await h.store.listToolCalls({ chatKey: chat });
       expect((await h.store.getToolResult(call?.id ?? ""))?.content).toBe("interrupted: stopped by ana");
     } finally {
-      for (const pid of pids) {
-        try {
-          process.kill(pid, "SIGKILL");
-        } catch {
-          // gone
-        }
-      }
+      for (const recorded of pids) killRecorded(recorded);
     }
   });
 

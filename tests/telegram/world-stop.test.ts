@@ -1,11 +1,12 @@
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ScriptedProvider } from "../fakes/scripted-provider.js";
 import { SlowProvider } from "../fakes/slow-provider.js";
 import type { StoredMessage } from "../fakes/telegram-api.js";
-import { isAlive, waitUntil } from "../tools/wait-until.js";
+import { isRecordedAlive, type RecordedPid, readRecordedPid, recordPid } from "../tools/recorded-pid.js";
+import { waitUntil } from "../tools/wait-until.js";
 import { ana, eve, groupId, mainToken } from "./helpers.js";
 import { groupKey, type WorldTelegram, worldOnTelegram } from "./world-telegram.js";
 
@@ -90,7 +91,10 @@ describe("/stop on Telegram", () => {
         : {
             text: "",
             toolCalls: [
-              { name: "shell_cmd", args: { command: "sh", args: ["-c", "sleep 30 & echo $! > sleep.pid; wait"] } },
+              {
+                name: "shell_cmd",
+                args: { command: "sh", args: ["-c", `sleep 30 & ${recordPid("$!", "sleep.pid")}; wait`] },
+              },
             ],
           },
     );
@@ -100,17 +104,13 @@ describe("/stop on Telegram", () => {
       tools: { approval: { shell_cmd: "never" } },
     });
     t.fake.userMessage(mainToken, { chatId: groupId, from: ana, text: "sleep" });
-    let pid = 0;
+    let sleep: RecordedPid | undefined;
     await waitUntil("the tool's sleep runs", () => {
-      try {
-        pid = Number(readFileSync(path.join(workdir, "sleep.pid"), "utf8").trim());
-      } catch {
-        return false;
-      }
-      return pid > 0 && isAlive(pid);
+      sleep = readRecordedPid(path.join(workdir, "sleep.pid"));
+      return sleep !== undefined && isRecordedAlive(sleep);
     });
     await t.say(ana, "/stop");
-    await waitUntil("the sleep is gone", () => !isAlive(pid), 5_000);
+    await waitUntil("the sleep is gone", () => sleep === undefined || !isRecordedAlive(sleep), 5_000);
     const [call] = await t.world.store.listToolCalls({ chatKey: groupKey });
     expect((await t.world.store.getToolResult(call?.id ?? ""))?.content).toBe("interrupted: stopped by Ana");
     expect(alice.requests).toHaveLength(1);

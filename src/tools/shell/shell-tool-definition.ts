@@ -1,5 +1,6 @@
 import type { ToolDefinition } from "../../providers/model-provider.js";
 import { shellToolName } from "../tool-list-entry.js";
+import type { ProcessIsolation } from "./process-namespace.js";
 
 /** What the model passes to `shell_cmd`. */
 export interface ShellInput {
@@ -9,8 +10,28 @@ export interface ShellInput {
   timeoutSeconds?: number;
 }
 
-/** The `shell_cmd` definition; `maxTimeoutSeconds` is the configured cap, said to the model. */
-export function shellToolDefinition(maxTimeoutSeconds: number): ToolDefinition {
+/** What the description says of the processes a call leaves: only what holds in the mode in effect. */
+function processTreeSentence(isolation: ProcessIsolation["kind"]): string {
+  switch (isolation) {
+    case "pid-namespace":
+      return (
+        "The program runs in a PID namespace of its own (it sees only its own processes); when it " +
+        "exits, times out or is stopped, every process it started is ended with it, however it detached."
+      );
+    case "marker":
+      return (
+        "When the program exits, times out or is stopped, the processes it started are ended too, also " +
+        "ones that detached (setsid, a double fork, a new process group): they are found by their process " +
+        "group, their parent and a marker in the environment they inherited."
+      );
+  }
+}
+
+/**
+ * The `shell_cmd` definition; `maxTimeoutSeconds` is the configured cap, said to the model, and
+ * `isolation` the mode its calls run in.
+ */
+export function shellToolDefinition(maxTimeoutSeconds: number, isolation: ProcessIsolation["kind"]): ToolDefinition {
   return {
     name: shellToolName,
     description:
@@ -18,9 +39,7 @@ export function shellToolDefinition(maxTimeoutSeconds: number): ToolDefinition {
       "(looked up on PATH) or a path; `args` are passed to it exactly as given: no globbing, pipes, " +
       "redirection, variables or quoting (to use those, run a shell yourself, e.g. command `sh` with " +
       'args ["-c", "…"]). stdin is empty. Returns the exit code, stdout and stderr; long output is cut ' +
-      "in the middle. When the program exits, times out or is stopped, the processes it started are " +
-      "ended too, also ones that detached (setsid, a double fork, a new process group): they are found " +
-      "by their process group, their parent and a marker in the environment they inherited.",
+      `in the middle. ${processTreeSentence(isolation)}`,
     inputSchema: {
       type: "object",
       properties: {

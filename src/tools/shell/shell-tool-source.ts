@@ -1,12 +1,14 @@
 import path from "node:path";
 import type { ShellConfig } from "../../config/schema.js";
 import type { ToolDefinition } from "../../providers/model-provider.js";
+import type { Logger } from "../../log/logger.js";
 import { formatSeconds } from "../format-seconds.js";
 import { shellToolName } from "../tool-list-entry.js";
 import type { ArgumentPrecheck, ToolOutcome, ToolRunContext, ToolSource } from "../tool-source.js";
 import { checkArguments } from "../validate-arguments.js";
 import { confineDirectory } from "./confine-directory.js";
 import { formatShellResult, formatStreams } from "./format-shell-result.js";
+import { type ProcessIsolation, processIsolation } from "./process-namespace.js";
 import { runProcess } from "./run-process.js";
 import { allowedEnvironment } from "./shell-environment.js";
 import { type ShellInput, shellToolDefinition } from "./shell-tool-definition.js";
@@ -16,6 +18,13 @@ export interface ShellToolOptions {
   killGraceMs?: number;
   /** The environment allowlisted variables are taken from (default `process.env`). */
   environment?: NodeJS.ProcessEnv;
+  /**
+   * `auto` (default): each call in a PID namespace of its own where the host allows one (probed
+   * once), else the marker; `marker`: the marker alone (tests of that mode).
+   */
+  isolation?: "auto" | "marker";
+  /** Told once which mode is in effect. */
+  logger?: Logger;
 }
 
 /**
@@ -28,13 +37,21 @@ export interface ShellToolOptions {
 export class ShellToolSource implements ToolSource, ArgumentPrecheck {
   readonly definition: ToolDefinition;
   private readonly killGraceMs: number;
+  /** The mode calls run in (`process-namespace.ts`). */
+  readonly isolation: ProcessIsolation;
 
   constructor(
     private readonly config: ShellConfig,
     private readonly options: ShellToolOptions = {},
   ) {
-    this.definition = shellToolDefinition(Math.max(1, Math.floor(config.timeout / 1000)));
+    // Probed only when the tool is offered (the probe starts a process).
+    this.isolation =
+      options.isolation === "marker" || !config.enabled
+        ? { kind: "marker", reason: config.enabled ? "chosen by the caller" : "shell_cmd is turned off" }
+        : processIsolation();
+    this.definition = shellToolDefinition(Math.max(1, Math.floor(config.timeout / 1000)), this.isolation.kind);
     this.killGraceMs = options.killGraceMs ?? 2000;
+    if (config.enabled) logIsolation(options.logger, this.isolation);
   }
 
   list(): ToolDefinition[] {
@@ -62,6 +79,7 @@ export class ShellToolSource implements ToolSource, ArgumentPrecheck {
       maxOutputBytes: this.config.maxOutputBytes,
       signal: context.signal,
       killGraceMs: this.killGraceMs,
+      isolation: this.isolation,
     });
     if (!start.started) return { kind: "failed", text: describeStartError(input.command, start.error) };
     const run = start.run;
@@ -90,6 +108,18 @@ export class ShellToolSource implements ToolSource, ArgumentPrecheck {
   }
 
   async close(): Promise<void> {}
+}
+
+function logIsolation(logger: Logger | undefined, isolation: ProcessIsolation): void {
+  if (isolation.kind === "pid-namespace") {
+    logger?.info({ isolation: isolation.kind }, "shell_cmd runs each call in a PID namespace of its own");
+  } else {
+    logger?.warn(
+      { isolation: isolation.kind, reason: isolation.reason },
+      "shell_cmd finds a call's processes by an environment marker (no PID namespace): one that clears its " +
+        "environment, leaves its session and its parent can outlive the call",
+    );
+  }
 }
 
 /** The call's own timeout, never above the configured one. */
