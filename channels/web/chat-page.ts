@@ -27,7 +27,7 @@ export function renderChatPage(world: ChatPageWorld, worlds: readonly string[], 
   <p class="hint">World <strong>${world.name}</strong>. Address agents with ${agents}at the start of a line; chat commands such as <code>/help</code> work here too.</p>
   <ol class="timeline" id="timeline" aria-live="polite"></ol>
   <p class="working" id="working" aria-live="polite" hidden></p>
-  <p class="status" id="status" role="status">connecting…</p>
+  <p class="status" id="status" role="status">connecting\u2026</p>
   <form class="composer" id="composer" autocomplete="off">
     ${
       fixedName === undefined

@@ -43,7 +43,7 @@ export function layout(title: string, body: RawHtml, script?: string): string {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title} · Roundtable</title>
+<title>${title} \u00b7 Roundtable</title>
 <link rel="stylesheet" href="/assets/console.css">
 ${script === undefined ? "" : raw(`<script type="module" src="${escapeHtml(script)}"></script>`)}
 </head>

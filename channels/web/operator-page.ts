@@ -8,7 +8,7 @@ function when(date: Date | undefined): RawHtml | string {
 }
 
 function shorten(text: string, max = 160): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+  return text.length <= max ? text : `${text.slice(0, max - 1)}\u2026`;
 }
 
 function section(title: string, id: string, count: number | undefined, body: RawHtml | RawHtml[], empty: string) {
@@ -29,7 +29,7 @@ function approvalRow(approval: OperatorApproval, pending: boolean): RawHtml {
   ${
     pending
       ? html`<td>${approval.deciders}</td><td>${when(approval.expiresAt)}</td>`
-      : html`<td class="state state-${approval.state}">${approval.state}${approval.choice === undefined ? "" : ` (${approval.choice})`}</td><td>${approval.decidedBy ?? "—"}</td><td>${when(approval.decidedAt)}</td><td>${approval.resultKind ?? "—"}</td>`
+      : html`<td class="state state-${approval.state}">${approval.state}${approval.choice === undefined ? "" : ` (${approval.choice})`}</td><td>${approval.decidedBy ?? "\u2014"}</td><td>${when(approval.decidedAt)}</td><td>${approval.resultKind ?? "\u2014"}</td>`
   }
 </tr>`;
 }
@@ -41,7 +41,7 @@ export function renderOperatorPage(snapshot: OperatorSnapshot): string {
       world,
     ) => html`<li><strong>${world.name}</strong>${world.defaultAgent === undefined ? "" : html` <span class="muted">(default @${world.defaultAgent})</span>`}
   <a href="/chat?world=${encodeURIComponent(world.name)}">open chat</a>
-  <ul>${world.agents.map((agent) => html`<li>${agent.displayName} <code>@${agent.name}</code> <span class="muted">${agent.provider} · ${agent.model}</span></li>`)}</ul></li>`,
+  <ul>${world.agents.map((agent) => html`<li>${agent.displayName} <code>@${agent.name}</code> <span class="muted">${agent.provider} \u00b7 ${agent.model}</span></li>`)}</ul></li>`,
   );
   const channels = snapshot.channels.map(
     (channel) => html`<tr><td>${channel.platform}</td>
@@ -51,7 +51,7 @@ export function renderOperatorPage(snapshot: OperatorSnapshot): string {
   const chats = snapshot.chats.map(
     (
       chat,
-    ) => html`<li><span class="chat-key">${chat.chatKey}</span> <span class="muted">${chat.platform}${chat.world === undefined ? "" : ` · ${chat.world}`}</span>
+    ) => html`<li><span class="chat-key">${chat.chatKey}</span> <span class="muted">${chat.platform}${chat.world === undefined ? "" : ` \u00b7 ${chat.world}`}</span>
   ${chat.webPath === undefined ? "" : html`<a href="${chat.webPath}">open</a>`}
   <ul>${chat.lastMessages.map((message) => html`<li><strong>${message.author}:</strong> ${shorten(message.text)} <span class="muted">${when(message.at)}</span></li>`)}</ul></li>`,
   );
@@ -59,7 +59,7 @@ export function renderOperatorPage(snapshot: OperatorSnapshot): string {
     (
       row,
     ) => html`<tr class="${row.agent === undefined ? "total" : "share"}"><td>${row.world}</td><td>${row.agent ?? "all agents"}</td><td>${row.day}</td><td>${row.tokens}</td>
-  <td>${row.costUsd === undefined ? "—" : `$${row.costUsd.toFixed(4)}`}</td><td>${row.agent === undefined ? (row.limit ?? "none") : ""}</td></tr>`,
+  <td>${row.costUsd === undefined ? "\u2014" : `$${row.costUsd.toFixed(4)}`}</td><td>${row.agent === undefined ? (row.limit ?? "none") : ""}</td></tr>`,
   );
   const errors = snapshot.errors.map(
     (error) =>
@@ -68,7 +68,7 @@ export function renderOperatorPage(snapshot: OperatorSnapshot): string {
   const body = html`<header class="bar">
   <strong class="brand">Roundtable</strong>
   <nav class="worlds">${snapshot.worlds.map((world) => html`<a href="/chat?world=${encodeURIComponent(world.name)}">${world.name}</a>`)}</nav>
-  <span class="operator-link">Operator view · ${when(snapshot.generatedAt)}</span>
+  <span class="operator-link">Operator view \u00b7 ${when(snapshot.generatedAt)}</span>
 </header>
 <main class="operator" id="operator">
 ${section(

@@ -1,7 +1,6 @@
 import { type Config, providerConfigSchema } from "../config/schema.js";
 import type { Logger } from "../log/logger.js";
 import { type ProviderEnvironment, resolveEndpoint } from "../providers/create-provider.js";
-import { createOpenAITranscriber } from "../providers/openai/transcribe-audio.js";
 import type { InboundFiles } from "../world/files/inbound-files.js";
 import { audioMediaTypes } from "../world/files/media-type-of.js";
 import type { Transcriber } from "../world/files/transcripts.js";
@@ -49,11 +48,23 @@ export function transcriberFrom(
   if (name === undefined) return undefined;
   const provider = config.providers[name] ?? providerConfigSchema.parse({});
   const endpoint = resolveEndpoint(name, provider, env);
-  return createOpenAITranscriber({
+  const options = {
     name,
     apiKey: endpoint.apiKey,
     baseUrl: endpoint.baseUrl,
     model: config.files.transcribeModel,
     timeoutMs: provider.timeout,
-  });
+  };
+  // Loaded by the first transcription: the transcriber's module imports the OpenAI SDK (its
+  // error classes), megabytes of memory a process that transcribes nothing would keep
+  // (docs/performance.md, "Idle memory").
+  let transcriber: Promise<Transcriber> | undefined;
+  return {
+    async transcribe(file, signal) {
+      transcriber ??= import("../providers/openai/transcribe-audio.js").then((module) =>
+        module.createOpenAITranscriber(options),
+      );
+      return (await transcriber).transcribe(file, signal);
+    },
+  };
 }

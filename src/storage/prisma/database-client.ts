@@ -3,6 +3,7 @@ import type { Logger } from "../../log/logger.js";
 import { countStatements, type StatementCount } from "./count-statements.js";
 import type { DatabaseTarget } from "./database-target.js";
 import type { PrismaClient as SqlitePrismaClient } from "./generated/sqlite/index.js";
+import { lazyClient } from "./lazy-client.js";
 import { useRawSql } from "./raw-sql.js";
 import { SqliteAdapterFactory } from "./sqlite-adapter.js";
 import { openSqliteClient } from "./sqlite-client.js";
@@ -79,8 +80,15 @@ export async function createDatabaseClient(
     }),
   );
   const counted = options.statements ? countStatements(adapter, options.statements) : adapter;
-  const { PrismaClient } = await import("./generated/sqlite/index.js");
-  const client = new PrismaClient({ adapter: counted, transactionOptions });
+  // Prisma's client is loaded and its engine started by the first statement that needs it: a
+  // start and an idle process run none (docs/performance.md, "Idle memory").
+  const client = lazyClient(
+    async () => {
+      const { PrismaClient } = await import("./generated/sqlite/index.js");
+      return new PrismaClient({ adapter: counted, transactionOptions });
+    },
+    () => adapter.close(),
+  );
   // The statements every message runs skip Prisma's client (docs/architecture.md, "The cost of a message").
   useRawSql(client, new SqliteRawSql(() => adapter.connection(), options.statements));
   return client;

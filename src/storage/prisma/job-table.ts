@@ -2,7 +2,7 @@ import type { QueueJob } from "../../world/work-queue.js";
 import type { DatabaseClient } from "./database-client.js";
 import { isUniqueViolation } from "./prisma-errors.js";
 import { rawSqlOf } from "./prisma-raw-sql.js";
-import { type RawSql, sql } from "./raw-sql.js";
+import { concatStatements, type RawSql, sql } from "./raw-sql.js";
 
 export type JobState = "pending" | "running" | "done" | "failed";
 
@@ -35,7 +35,7 @@ export interface ClaimedRow {
 export class JobTable {
   private readonly raw: RawSql;
 
-  constructor(private readonly db: DatabaseClient) {
+  constructor(db: DatabaseClient) {
     this.raw = rawSqlOf(db);
   }
 
@@ -116,7 +116,8 @@ export class JobTable {
   /**
    * Take back running jobs whose worker is gone: all of them, or (`lockedBefore`) those whose
    * lease expired. A job that already used its attempts fails instead of running again, so a
-   * step that kills the process cannot do so forever.
+   * step that kills the process cannot do so forever. Like the statements below, around
+   * Prisma's client: a start and an idle queue run them, and load none of it.
    */
   async recover(options: {
     now: Date;
@@ -125,51 +126,64 @@ export class JobTable {
   }): Promise<{ requeued: number; failed: number }> {
     const lease =
       options.lockedBefore === undefined
-        ? {}
-        : { OR: [{ lockedAt: null }, { lockedAt: { lt: options.lockedBefore } }] };
+        ? sql``
+        : sql` AND ("lockedAt" IS NULL OR "lockedAt" < ${options.lockedBefore})`;
     const interrupted = "interrupted: the process running it stopped";
-    const failed = await this.db.job.updateMany({
-      where: { state: "running", attempts: { gte: options.maxAttempts }, ...lease },
-      data: { state: "failed", lockedBy: null, lockedAt: null, finishedAt: options.now, lastError: interrupted },
-    });
-    const requeued = await this.db.job.updateMany({
-      where: { state: "running", ...lease },
-      data: { state: "pending", lockedBy: null, lockedAt: null, lastError: interrupted },
-    });
-    return { requeued: requeued.count, failed: failed.count };
+    const failed = await this.raw.execute(
+      concatStatements([
+        sql`UPDATE "Job" SET "state" = 'failed', "lockedBy" = NULL, "lockedAt" = NULL, "finishedAt" = ${options.now},
+          "lastError" = ${interrupted}
+        WHERE "state" = 'running' AND "attempts" >= ${options.maxAttempts}`,
+        lease,
+      ]),
+    );
+    const requeued = await this.raw.execute(
+      concatStatements([
+        sql`UPDATE "Job" SET "state" = 'pending', "lockedBy" = NULL, "lockedAt" = NULL, "lastError" = ${interrupted}
+        WHERE "state" = 'running'`,
+        lease,
+      ]),
+    );
+    return { requeued, failed };
   }
 
   /** The earliest `runAt` of a pending job not yet due. */
   async nextRunAt(now: Date): Promise<Date | undefined> {
-    const row = await this.db.job.findFirst({
-      where: { state: "pending", runAt: { gt: now } },
-      orderBy: { runAt: "asc" },
-      select: { runAt: true },
-    });
-    return row?.runAt;
+    const rows = await this.raw.rows<{ runAt: Date | string }>(sql`
+      SELECT "runAt" FROM "Job" WHERE "state" = 'pending' AND "runAt" > ${now} ORDER BY "runAt" LIMIT 1`);
+    const runAt = rows[0]?.runAt;
+    return runAt === undefined ? undefined : asDate(runAt);
   }
 
   async countDue(now: Date): Promise<number> {
-    return this.db.job.count({ where: { state: "pending", runAt: { lte: now } } });
+    const rows = await this.raw.rows<{ due: number | bigint }>(sql`
+      SELECT COUNT(*) AS due FROM "Job" WHERE "state" = 'pending' AND "runAt" <= ${now}`);
+    return Number(rows[0]?.due ?? 0);
   }
 
   /** Forget finished jobs (and so their keys) that ended before `before`. */
-  async deleteFinished(before: Date): Promise<number> {
-    const { count } = await this.db.job.deleteMany({
-      where: { state: { in: ["done", "failed"] }, finishedAt: { lt: before } },
-    });
-    return count;
+  deleteFinished(before: Date): Promise<number> {
+    return this.raw.execute(sql`
+      DELETE FROM "Job" WHERE "state" IN ('done', 'failed') AND "finishedAt" < ${before}`);
   }
 
   async status(key: string): Promise<JobStatus | undefined> {
-    const row = await this.db.job.findUnique({ where: { key } });
+    const rows = await this.raw.rows<{
+      key: string;
+      queue: string;
+      state: string;
+      attempts: number | bigint;
+      runAt: Date | string;
+      lastError: string | null;
+    }>(sql`SELECT "key", "queue", "state", "attempts", "runAt", "lastError" FROM "Job" WHERE "key" = ${key}`);
+    const row = rows[0];
     if (!row) return undefined;
     return {
       key: row.key,
       queue: row.queue,
       state: row.state as JobState,
-      attempts: row.attempts,
-      runAt: row.runAt,
+      attempts: Number(row.attempts),
+      runAt: asDate(row.runAt),
       ...(row.lastError === null ? {} : { lastError: row.lastError }),
     };
   }
@@ -193,6 +207,10 @@ function toClaimedRow(rows: RawClaimedRow[]): ClaimedRow | undefined {
     queue: row.queue,
     payload: JSON.parse(row.payload) as unknown,
     attempts: Number(row.attempts),
-    runAt: row.runAt instanceof Date ? row.runAt : new Date(row.runAt),
+    runAt: asDate(row.runAt),
   };
+}
+
+function asDate(value: Date | string): Date {
+  return value instanceof Date ? value : new Date(value);
 }

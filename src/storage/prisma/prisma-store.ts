@@ -30,6 +30,7 @@ import { RecentMessages } from "./recent-messages.js";
 import { StepQueries } from "./step-queries.js";
 import { ToolResultQueries } from "./tool-result-queries.js";
 import type { DatabaseClient } from "./database-client.js";
+import type { Event } from "./generated/sqlite/index.js";
 import { conflictOr, isUniqueViolation, missing } from "./prisma-errors.js";
 import { omittedRaw } from "../../world/records.js";
 import { encodeOptional } from "./json-text.js";
@@ -256,7 +257,10 @@ export class PrismaStore implements Store {
   }
 
   async listRecentEvents(limit: number): Promise<StoredEvent[]> {
-    const rows = await this.db.event.findMany({ orderBy: { seq: "desc" }, take: limit });
+    // Around Prisma's client: a start runs it (recovering lost steps), and a start loads none of it.
+    const rows = await this.raw.rows<Event>(sql`
+      SELECT "seq", "chatKey", "type", "payload", "createdAt" FROM "Event"
+      ORDER BY "seq" DESC LIMIT ${Math.max(0, Math.floor(limit))}`);
     return rows.reverse().map(toStoredEvent);
   }
 
@@ -470,7 +474,7 @@ export class PrismaStore implements Store {
 
   async ping(): Promise<void> {
     try {
-      await this.db.$queryRaw`SELECT 1 AS ok`;
+      await this.raw.rows(sql`SELECT 1 AS ok`);
     } catch (error) {
       throw new StorageError("storage.failed", "the database does not answer", { cause: error });
     }

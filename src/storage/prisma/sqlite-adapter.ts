@@ -40,6 +40,12 @@ export class SqliteAdapterFactory implements SqlMigrationAwareDriverAdapterFacto
     return this.client;
   }
 
+  /** Closes the connection if it is open (what disposing Prisma's adapter does). */
+  close(): Promise<void> {
+    if (this.client && !this.client.closed) this.client.close();
+    return Promise.resolve();
+  }
+
   connectToShadowDb(): Promise<SqlDriverAdapter> {
     return Promise.reject(new Error("roundtable's SQLite adapter has no shadow database (migrations are its own)"));
   }

@@ -53,5 +53,5 @@ function removeSelfAddresses(text: string, self: string): string {
 }
 
 function opensWithBlock(text: string): boolean {
-  return /^(?:```|~~~|>|[-*+•]\s|\d+[.)]\s|#)/.test(text);
+  return /^(?:```|~~~|>|[-*+\u2022]\s|\d+[.)]\s|#)/.test(text);
 }

@@ -68,7 +68,7 @@ export function scanMentions(text: string): ScannedMentions {
 
 const namePattern = /\p{L}[\p{L}\p{N}_-]*/uy;
 const notBeforeMention = /[\p{L}\p{N}_\-./+=\\@]/u;
-const possessivePattern = /['’]s(?![\p{L}\p{N}_])/uy;
+const possessivePattern = /['\u2019]s(?![\p{L}\p{N}_])/uy;
 const separatorPattern = /\**[^\S\n]*(?:,[^\S\n]*)?(?:(?:and|&)[^\S\n]+)?\**/iy;
 
 function mentionAt(text: string, at: number): Mention | undefined {
