@@ -56,8 +56,7 @@ describe("one owner per turn", () => {
   });
 
   it("every world notice is stored and shown by postWorldNotice", async () => {
-    // outbox.ts's notice of a given-up delivery is posted at once, in the delivery's place: the
-    // delivery redesign (#29) owns that file.
-    expect(await filesMatching(/author: worldAuthor/)).toEqual(["src/world/outbox.ts", "src/world/world-notice.ts"]);
+    // The outbox's notice of a given-up delivery goes through it too (src/world/given-up-notice.ts).
+    expect(await filesMatching(/author: worldAuthor/)).toEqual(["src/world/world-notice.ts"]);
   });
 });

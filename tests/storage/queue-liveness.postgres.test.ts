@@ -56,7 +56,8 @@ describePostgres("PostgreSQL work queue: dead workers", (serverUrl) => {
       ran.push(job.key);
     });
     await waitUntil("the dead worker's job runs again", () => ran.includes("step-1"), 10_000);
-    expect((await queue.jobStatus("step-1"))?.state).toBe("done");
+    // The handler has returned; the job's finish is written right after it.
+    await waitUntil("the job is done", async () => (await queue.jobStatus("step-1"))?.state === "done", 10_000);
   });
 
   it("a living worker's running job is left alone by another worker", async () => {
