@@ -4,6 +4,7 @@ import { WebCredentials } from "./credentials.js";
 import { LoginAttempts } from "./login-attempts.js";
 import { safeNext } from "./safe-next.js";
 import { memoryLoginSessions, sessionLifetimeMs, WebSessions } from "./sessions.js";
+import { TrustedProxies } from "./trusted-proxies.js";
 
 function auth(users: Record<string, string> = {}, now: () => Date = () => new Date("2026-11-26T12:00:00Z")): WebAuth {
   const credentials = new WebCredentials("shared-token", users);
@@ -11,6 +12,7 @@ function auth(users: Record<string, string> = {}, now: () => Date = () => new Da
     credentials,
     sessions: new WebSessions(memoryLoginSessions(), credentials, now),
     attempts: new LoginAttempts(),
+    proxies: new TrustedProxies(),
   };
 }
 
@@ -145,14 +147,22 @@ describe("safeNext", () => {
 });
 
 describe("cookieIsSecure", () => {
+  const secure = (address: string, headers: Record<string, string> = {}, encrypted = false, proxy?: string) =>
+    cookieIsSecure({ origin: proxy === undefined ? { address } : { address, proxy }, headers, encrypted });
+
   it("is Secure unless plain HTTP from a loopback address", () => {
-    expect(cookieIsSecure({ remoteAddress: "127.0.0.1", headers: {}, encrypted: false })).toBe(false);
-    expect(cookieIsSecure({ remoteAddress: "::1", headers: {}, encrypted: false })).toBe(false);
-    expect(
-      cookieIsSecure({ remoteAddress: "127.0.0.1", headers: { "x-forwarded-proto": "https" }, encrypted: false }),
-    ).toBe(true);
-    expect(cookieIsSecure({ remoteAddress: "192.0.2.7", headers: {}, encrypted: false })).toBe(true);
-    expect(cookieIsSecure({ remoteAddress: "127.0.0.1", headers: {}, encrypted: true })).toBe(true);
+    expect(secure("127.0.0.1")).toBe(false);
+    expect(secure("::1")).toBe(false);
+    expect(secure("127.0.0.1", { "x-forwarded-proto": "https" })).toBe(true);
+    expect(secure("192.0.2.7")).toBe(true);
+    expect(secure("127.0.0.1", {}, true)).toBe(true);
+  });
+
+  it("behind a trusted proxy, judges the client it forwarded, not the proxy's loopback address", () => {
+    expect(secure("203.0.113.9", {}, false, "127.0.0.1")).toBe(true);
+    expect(secure("203.0.113.9", { "x-forwarded-proto": "http" }, false, "127.0.0.1")).toBe(true);
+    expect(secure("127.0.0.1", { "x-forwarded-proto": "http" }, false, "127.0.0.1")).toBe(false);
+    expect(secure("127.0.0.1", { "x-forwarded-proto": "https" }, false, "127.0.0.1")).toBe(true);
   });
 });
 

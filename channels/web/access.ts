@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from "node:http";
 import type { WebCredentials, WebLogin } from "./credentials.js";
 import type { LoginAttempts } from "./login-attempts.js";
 import type { WebSessions } from "./sessions.js";
+import type { RequestOrigin, TrustedProxies } from "./trusted-proxies.js";
 
 /** The cookie the login sets: a random session id kept server-side (see `sessions.ts`). */
 export const sessionCookieName = "roundtable_console";
@@ -20,17 +21,21 @@ export interface AccessRequest {
   headers: IncomingHttpHeaders;
 }
 
-/** What access is checked against: the tokens, the stored sessions and the failed-login counter. */
+/**
+ * What access is checked against: the tokens, the stored sessions, the failed-login counter and
+ * the proxies whose `X-Forwarded-For` names the client.
+ */
 export interface WebAuth {
   credentials: WebCredentials;
   sessions: WebSessions;
   attempts: LoginAttempts;
+  proxies: TrustedProxies;
 }
 
 const loopbackAddresses = new Set(["127.0.0.1", "::1", "::ffff:127.0.0.1"]);
 
-function isLoopbackAddress(address: string | undefined): boolean {
-  return address !== undefined && (loopbackAddresses.has(address) || /^(::ffff:)?127\./.test(address));
+function isLoopbackAddress(address: string): boolean {
+  return loopbackAddresses.has(address) || /^(::ffff:)?127\./.test(address);
 }
 
 /** The host name of a `Host` header without its port (`[::1]` keeps its brackets). */
@@ -56,23 +61,19 @@ export function cookieValue(headers: IncomingHttpHeaders, name: string): string 
   return undefined;
 }
 
-/** The client address failed logins are counted under (the TCP peer, never a header). */
-export function clientAddress(remoteAddress: string | undefined): string {
-  return remoteAddress?.replace(/^::ffff:(?=\d+\.)/, "") ?? "unknown";
-}
-
 /**
  * Who may use the web console. **Network position is never a credential**: every request must
  * present a token (`Authorization: Bearer`, the shared `WEB_CONSOLE_TOKEN` or a person's token
  * of `channels.web.users`) or the cookie of a stored login, from the loopback interface too (a
  * reverse proxy on the same machine makes every request come from 127.0.0.1). A wrong bearer
- * token counts as a failed login of the client's address.
+ * token counts as a failed login of the client's address (the peer's, or behind a trusted proxy
+ * the one it forwarded: see `trusted-proxies.ts`).
  */
 export async function decideAccess(request: AccessRequest, auth: WebAuth): Promise<AccessDecision> {
   const { headers } = request;
   const bearer = bearerToken(headers);
   if (bearer !== undefined) {
-    const address = clientAddress(request.remoteAddress);
+    const { address } = auth.proxies.originOf(request);
     if (auth.attempts.blocked(address)) {
       return { outcome: "throttled", reason: `too many failed logins from ${address}: wait a minute` };
     }
@@ -119,15 +120,17 @@ export function checkCrossSite(headers: IncomingHttpHeaders, decision: AccessDec
 
 /**
  * Whether the session cookie gets `Secure`: always, unless the request came over plain HTTP
- * from a loopback address (a browser on this machine, or a proxy here that did not say it
- * took the request over HTTPS).
+ * from a loopback client (a browser on this machine, or a proxy here that did not say it took
+ * the request over HTTPS). Behind a trusted proxy the client is the one it forwarded, so a
+ * client on another machine gets `Secure` whatever the proxy's own address; `X-Forwarded-Proto:
+ * https` makes any request `Secure` (a header can only make the cookie stricter).
  */
 export function cookieIsSecure(request: {
-  remoteAddress: string | undefined;
+  origin: RequestOrigin;
   headers: IncomingHttpHeaders;
   encrypted: boolean;
 }): boolean {
   if (request.encrypted) return true;
-  if (!isLoopbackAddress(request.remoteAddress)) return true;
+  if (!isLoopbackAddress(request.origin.address)) return true;
   return request.headers["x-forwarded-proto"] === "https";
 }

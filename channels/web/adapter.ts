@@ -27,6 +27,7 @@ import { WebCredentials } from "./credentials.js";
 import { EventHub, type EventHubLimits } from "./event-hub.js";
 import { LoginAttempts } from "./login-attempts.js";
 import { memoryLoginSessions, WebSessions } from "./sessions.js";
+import { TrustedProxies } from "./trusted-proxies.js";
 import type { OperatorSource } from "./operator-snapshot.js";
 import { type AgentIdentity, cardItem, decidedCard, toWebAuthor, toWebCard } from "./render.js";
 import { type WebFileSource, webFileLink } from "./file-route.js";
@@ -42,6 +43,11 @@ export interface WebAdapterOptions {
   token: string;
   /** `channels.web.users`: each person's own token; their name then comes from the login. */
   users?: Readonly<Record<string, string>>;
+  /**
+   * `web.trustedProxies`: reverse proxies (addresses, CIDR ranges) whose `X-Forwarded-For` names
+   * the client for the login limit, the logs and the cookie's `Secure`; none: the TCP peer is the client.
+   */
+  trustedProxies?: readonly string[];
   /** Where logins are kept (the database: they survive restarts and are seen by every process). */
   sessions?: LoginSessionStore;
   /** Caps on the event streams (per chat, in all, unsent bytes per client). */
@@ -100,6 +106,7 @@ export class WebAdapter
       credentials,
       sessions: new WebSessions(options.sessions ?? memoryLoginSessions(), credentials),
       attempts: new LoginAttempts(),
+      proxies: new TrustedProxies(options.trustedProxies),
     };
     this.agents = new Map(options.agents.map((agent) => [agent.name, agent]));
   }

@@ -5,6 +5,7 @@ import { type AccessDecision, checkCrossSite, decideAccess, type WebAuth } from 
 import { sendHtml, sendText } from "./http-io.js";
 import { renderLoginPage } from "./login-page.js";
 import { safeNext } from "./safe-next.js";
+import { originLogFields } from "./trusted-proxies.js";
 
 /**
  * How a route is protected: `page` shows the login form to a request without a login, `api`
@@ -36,6 +37,7 @@ export function guardRoute(route: GuardedRoute, auth: WebAuth, logger: Logger): 
         return;
       }
       const remoteAddress = request.socket.remoteAddress;
+      const from = originLogFields(auth.proxies.originOf({ remoteAddress, headers: request.headers }));
       // Open routes (the login form, logout, static files) need no login: no session lookup for them.
       const access: AccessDecision =
         route.kind === "open"
@@ -43,13 +45,13 @@ export function guardRoute(route: GuardedRoute, auth: WebAuth, logger: Logger): 
           : await decideAccess({ remoteAddress, headers: request.headers }, auth);
       if (access.outcome === "throttled") {
         request.resume();
-        logger.warn({ path: route.path, remoteAddress }, `web console refused: ${access.reason}`);
+        logger.warn({ path: route.path, ...from }, `web console refused: ${access.reason}`);
         sendText(response, 429, `refused: ${access.reason}`);
         return;
       }
       if (access.outcome === "login" && route.kind !== "open") {
         request.resume();
-        logger.info({ path: route.path, remoteAddress }, `web console: login required (${access.reason})`);
+        logger.info({ path: route.path, ...from }, `web console: login required (${access.reason})`);
         if (route.kind === "page" && method === "GET")
           sendHtml(response, 401, renderLoginPage(safeNext(request.url ?? "/")));
         else sendText(response, 401, "login required: log in at /login or send Authorization: Bearer <token>");
@@ -59,10 +61,7 @@ export function guardRoute(route: GuardedRoute, auth: WebAuth, logger: Logger): 
         const crossSite = checkCrossSite(request.headers, access);
         if (!crossSite.ok) {
           request.resume();
-          logger.warn(
-            { path: route.path, remoteAddress },
-            `web console refused a cross-site request: ${crossSite.reason}`,
-          );
+          logger.warn({ path: route.path, ...from }, `web console refused a cross-site request: ${crossSite.reason}`);
           sendText(response, 403, `forbidden: cross-site request refused (${crossSite.reason})`);
           return;
         }

@@ -6,8 +6,9 @@ const maxAddresses = 10_000;
 
 /**
  * Failed logins per client address over a sliding minute (this process's memory). The address
- * is the TCP peer's: a proxy on the same host makes every client one address, which limits
- * them together rather than trusting a header anyone can send.
+ * is the TCP peer's, or, when the peer is one of `web.trustedProxies`, the client's it forwarded
+ * (`trusted-proxies.ts`); an unlisted proxy on the same host makes every client one address,
+ * which limits them together rather than trusting a header anyone can send.
  */
 export class LoginAttempts {
   private readonly failures = new Map<string, number[]>();

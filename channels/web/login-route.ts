@@ -1,16 +1,22 @@
 import type { IncomingMessage } from "node:http";
 import type { Logger } from "../../src/log/logger.js";
-import { clientAddress, cookieIsSecure, cookieValue, sessionCookieName, type WebAuth } from "./access.js";
+import { cookieIsSecure, cookieValue, sessionCookieName, type WebAuth } from "./access.js";
 import type { GuardedRoute } from "./guard.js";
 import { readBody } from "../kit/http-text.js";
 import { sendHtml } from "./http-io.js";
 import { renderLoginPage } from "./login-page.js";
 import { safeNext } from "./safe-next.js";
 import { sessionLifetimeMs } from "./sessions.js";
+import { originLogFields, type RequestOrigin } from "./trusted-proxies.js";
 
-function cookieAttributes(request: IncomingMessage): string {
+/** The client a request came from: its peer, or behind a trusted proxy the address it forwarded. */
+function originOf(request: IncomingMessage, auth: WebAuth): RequestOrigin {
+  return auth.proxies.originOf({ remoteAddress: request.socket.remoteAddress, headers: request.headers });
+}
+
+function cookieAttributes(request: IncomingMessage, origin: RequestOrigin): string {
   const secure = cookieIsSecure({
-    remoteAddress: request.socket.remoteAddress,
+    origin,
     headers: request.headers,
     encrypted: "encrypted" in request.socket && request.socket.encrypted === true,
   });
@@ -20,7 +26,8 @@ function cookieAttributes(request: IncomingMessage): string {
 /**
  * `/login`: the form, and its POST that checks the `token` field (the shared token or a
  * person's), opens a stored session and sets its cookie. At most 10 failed logins a minute
- * per client address; `next` is a path on this site or `/`.
+ * per client address (behind a trusted proxy, the client's it forwarded); `next` is a path on
+ * this site or `/`.
  */
 export function loginRoute(auth: WebAuth, logger: Logger): GuardedRoute {
   return {
@@ -33,18 +40,20 @@ export function loginRoute(auth: WebAuth, logger: Logger): GuardedRoute {
         sendHtml(response, 200, renderLoginPage(safeNext(url.searchParams.get("next"))));
         return;
       }
-      const address = clientAddress(request.socket.remoteAddress);
+      const origin = originOf(request, auth);
+      const { address } = origin;
+      const from = originLogFields(origin);
       const form = new URLSearchParams(await readBody(request));
       const next = safeNext(form.get("next"));
       if (auth.attempts.blocked(address)) {
-        logger.warn({ remoteAddress: address }, "web console: login refused, too many failed logins in a minute");
+        logger.warn(from, "web console: login refused, too many failed logins in a minute");
         sendHtml(response, 429, renderLoginPage(next, "Too many failed logins from here: wait a minute."));
         return;
       }
       const login = auth.credentials.match(form.get("token") ?? "");
       if (!login) {
         auth.attempts.failed(address);
-        logger.warn({ remoteAddress: address }, "web console: login with a wrong token");
+        logger.warn(from, "web console: login with a wrong token");
         sendHtml(response, 401, renderLoginPage(next, "That token is not right."));
         return;
       }
@@ -52,12 +61,12 @@ export function loginRoute(auth: WebAuth, logger: Logger): GuardedRoute {
       response
         .writeHead(303, {
           location: next,
-          "set-cookie": `${sessionCookieName}=${session}; ${cookieAttributes(request)}; Max-Age=${sessionLifetimeMs / 1000}`,
+          "set-cookie": `${sessionCookieName}=${session}; ${cookieAttributes(request, origin)}; Max-Age=${sessionLifetimeMs / 1000}`,
           "cache-control": "no-store",
         })
         .end();
       logger.info(
-        { remoteAddress: address, person: login.kind === "person" ? login.name : "(shared token)" },
+        { ...from, person: login.kind === "person" ? login.name : "(shared token)" },
         "web console: logged in",
       );
     },
@@ -72,16 +81,17 @@ export function logoutRoute(auth: WebAuth, logger: Logger): GuardedRoute {
     methods: ["POST"],
     async handle(request, response) {
       request.resume();
+      const origin = originOf(request, auth);
       const session = cookieValue(request.headers, sessionCookieName);
       if (session !== undefined && session !== "") await auth.sessions.end(session);
       response
         .writeHead(303, {
           location: "/login",
-          "set-cookie": `${sessionCookieName}=; ${cookieAttributes(request)}; Max-Age=0`,
+          "set-cookie": `${sessionCookieName}=; ${cookieAttributes(request, origin)}; Max-Age=0`,
           "cache-control": "no-store",
         })
         .end();
-      logger.info({ remoteAddress: clientAddress(request.socket.remoteAddress) }, "web console: logged out");
+      logger.info(originLogFields(origin), "web console: logged out");
     },
   };
 }

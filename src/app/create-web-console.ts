@@ -39,6 +39,7 @@ export function createWebConsole(setup: WebConsoleSetup): WebAdapter | undefined
     agents,
     token: setup.token,
     users: config.channels.web?.users ?? {},
+    trustedProxies: config.web.trustedProxies,
     sessions: store,
     logger: logger.child({ platform: "web" }),
     history: storeHistory(store, new Map(agents.map((agent) => [agent.name, agent]))),

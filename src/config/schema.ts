@@ -1,3 +1,4 @@
+import { isIP } from "node:net";
 import { z } from "zod";
 import { parseDuration } from "./duration.js";
 
@@ -265,6 +266,19 @@ const channelsConfigSchema = z
   })
   .strict();
 
+/** An IP address (`127.0.0.1`, `::1`) or a CIDR range (`10.0.0.0/8`, `fd00::/8`). */
+const ipRangeSchema = z.string().superRefine((value, context) => {
+  const [address = "", prefix, ...rest] = value.trim().split("/");
+  const family = isIP(address);
+  const prefixOk = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
+  if (family === 0 || rest.length > 0 || !prefixOk) {
+    context.addIssue({
+      code: "custom",
+      message: `expected an IP address or a CIDR range such as 127.0.0.1, ::1 or 10.0.0.0/8, got ${JSON.stringify(value)}`,
+    });
+  }
+});
+
 /** `web`: the browser console on the service's port (`WEB_CONSOLE_TOKEN` fills `token`). */
 const webConsoleSchema = z
   .object({
@@ -274,6 +288,22 @@ const webConsoleSchema = z
      * `./data/web-console-token`. Every request needs a login either way.
      */
     token: optionalString,
+    /**
+     * The reverse proxies in front of the console (addresses or CIDR ranges): from these peers the
+     * client's address is the right-most `X-Forwarded-For` entry that is not itself one of them.
+     */
+    trustedProxies: z
+      .preprocess(
+        (value) =>
+          typeof value === "string"
+            ? value
+                .split(",")
+                .map((entry) => entry.trim())
+                .filter((entry) => entry !== "")
+            : value,
+        z.array(ipRangeSchema),
+      )
+      .default([]),
   })
   .strict();
 

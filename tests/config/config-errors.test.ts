@@ -61,6 +61,14 @@ describe("a bad config file is refused with a message naming file, path and expe
     );
   });
 
+  it("a trusted proxy that is neither an address nor a CIDR range", async () => {
+    const yaml = `${twoAgents}worlds:\n  - { name: team, agents: [alice] }\nweb:\n  trustedProxies: [127.0.0.1, localhost, 10.0.0.0/33]\n`;
+    expect((await errorFor(yaml)).split("\n")).toEqual([
+      'roundtable.yaml: web.trustedProxies[1]: expected an IP address or a CIDR range such as 127.0.0.1, ::1 or 10.0.0.0/8, got "localhost"',
+      'roundtable.yaml: web.trustedProxies[2]: expected an IP address or a CIDR range such as 127.0.0.1, ::1 or 10.0.0.0/8, got "10.0.0.0/33"',
+    ]);
+  });
+
   it("wrong type", async () => {
     expect(await errorFor(`${twoAgents}worlds:\n  - { name: team, agents: [alice], turnLimit: six }\n`)).toBe(
       'roundtable.yaml: worlds[0].turnLimit: expected a number, got "six"',

@@ -284,6 +284,21 @@ describe("numbers in the file", () => {
     expect(config.agents[0]?.limits.maxSteps).toBe(7);
   });
 
+  it("reads web.trustedProxies as a list, or as comma-separated text through ${VAR}; none by default", async () => {
+    const file = (web: string) => `${worldFile("team")}${web}`;
+    await writeFile(path.join(directory, "roundtable.yaml"), file(""));
+    expect((await loadConfig({ env: { OPENAI_API_KEY: "sk" }, cwd: directory })).config.web.trustedProxies).toEqual([]);
+    await writeFile(path.join(directory, "roundtable.yaml"), file("web:\n  trustedProxies: [127.0.0.1, fd00::/8]\n"));
+    expect((await loadConfig({ env: { OPENAI_API_KEY: "sk" }, cwd: directory })).config.web.trustedProxies).toEqual([
+      "127.0.0.1",
+      "fd00::/8",
+    ]);
+    await writeFile(path.join(directory, "roundtable.yaml"), file('web:\n  trustedProxies: "${PROXIES:-}"\n'));
+    const env = { OPENAI_API_KEY: "sk", PROXIES: "127.0.0.1, 10.0.0.0/8" };
+    expect((await loadConfig({ env, cwd: directory })).config.web.trustedProxies).toEqual(["127.0.0.1", "10.0.0.0/8"]);
+    expect((await loadConfig({ env: { OPENAI_API_KEY: "sk" }, cwd: directory })).config.web.trustedProxies).toEqual([]);
+  });
+
   it("keeps long ids written without quotes exact (Discord snowflakes), as strings", async () => {
     const yaml = [
       "agents:",

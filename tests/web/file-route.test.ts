@@ -7,6 +7,7 @@ import { webFileRoute, webFileUrl } from "../../channels/web/file-route.js";
 import { guardRoute } from "../../channels/web/guard.js";
 import { LoginAttempts } from "../../channels/web/login-attempts.js";
 import { memoryLoginSessions, WebSessions } from "../../channels/web/sessions.js";
+import { TrustedProxies } from "../../channels/web/trusted-proxies.js";
 import { storedWebFiles } from "../../src/app/web-files.js";
 import { onePixelPng } from "../fakes/mcp-notes-tools.js";
 import { openTestStore, temporaryDatabaseUrl } from "../world/harness.js";
@@ -52,6 +53,7 @@ async function serve() {
     credentials,
     sessions: new WebSessions(memoryLoginSessions(), credentials),
     attempts: new LoginAttempts(),
+    proxies: new TrustedProxies(),
   };
   const route = guardRoute(webFileRoute(storedWebFiles(store), ["team"]), auth, pino({ level: "silent" }));
   const server: Server = createServer((request, response) => void route.handle(request, response));
