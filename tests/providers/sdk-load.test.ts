@@ -1,13 +1,7 @@
-import { spawn } from "node:child_process";
-import path from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import type { FakeModelServer } from "../fakes/model-fake-server.js";
 import { startOpenAIFake } from "../fakes/openai-server.js";
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const loader = pathToFileURL(path.join(root, "node_modules/tsx/dist/loader.mjs")).href;
-const child = path.join(root, "tests/providers/sdk-load-child.ts");
+import { runJsonChild } from "../fakes/run-json-child.js";
 
 let fake: FakeModelServer | undefined;
 afterEach(async () => {
@@ -15,41 +9,12 @@ afterEach(async () => {
   fake = undefined;
 });
 
-/** Runs the child to its end; its stdout lines parsed as JSON. */
-function runChild(baseUrl: string): Promise<Array<Record<string, unknown>>> {
-  return new Promise((resolve, reject) => {
-    const process_ = spawn(process.execPath, ["--import", loader, child, baseUrl], {
-      cwd: root,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    process_.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    process_.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    process_.on("error", reject);
-    process_.on("exit", (code) => {
-      if (code !== 0) reject(new Error(`the child exited with ${code}: ${stderr}`));
-      else
-        resolve(
-          stdout
-            .trim()
-            .split("\n")
-            .map((line) => JSON.parse(line) as Record<string, unknown>),
-        );
-    });
-  });
-}
-
 describe("a provider's SDK", () => {
   // Idle memory (docs/performance.md): an SDK imported is megabytes of heap for good, so a
   // process that never calls a provider never loads its SDK.
   it("is loaded by the provider's first call, not when the provider is created", async () => {
     fake = await startOpenAIFake({ steps: [{ type: "reply", text: ["hello from the fake"] }] });
-    const [created, called] = await runChild(fake.baseUrl);
+    const [created, called] = await runJsonChild("tests/providers/sdk-load-child.ts", [fake.baseUrl]);
     expect(created).toEqual({ phase: "created", sdkModules: 0 });
     expect(called?.phase).toBe("called");
     expect(called?.text).toBe("hello from the fake");
