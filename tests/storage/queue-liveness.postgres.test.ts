@@ -56,6 +56,8 @@ describePostgres("PostgreSQL work queue: dead workers", (serverUrl) => {
       ran.push(job.key);
     });
     await waitUntil("the dead worker's job runs again", () => ran.includes("step-1"), 10_000);
+    // The handler has returned; the step's finish is recorded a moment later.
+    await waitUntil("its row is done", async () => (await queue.jobStatus("step-1"))?.state === "done");
     expect((await queue.jobStatus("step-1"))?.state).toBe("done");
   });
 
