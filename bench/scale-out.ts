@@ -36,7 +36,8 @@ export interface ScaleOutSettings {
   /**
    * Warm-up messages for each process before anything is measured, so that every process of
    * N has seen (at least) as many as the one process of N = 1: a production process runs for
-   * days, its code long optimized.
+   * days, its code long optimized and its chats long met. Every N gets the same warm-up (this
+   * many for each process of the largest N), in the load's own chats.
    */
   warmupPerProcess: number;
   channel: ScaleOutChannel;
@@ -48,7 +49,7 @@ export interface ScaleOutSettings {
 export interface ScaleOutFigures {
   channel: ScaleOutChannel;
   processes: number;
-  /** Warm-up messages before the idle and load measurements (per process × N). */
+  /** Warm-up messages, in the load's chats, before the idle and load measurements (the same for every N). */
   warmupMessages: number;
   messages: number;
   repliesPerSecond: number;
@@ -206,12 +207,15 @@ async function runOnce(settings: ScaleOutSettings, processes: number): Promise<S
     for (const service of services) await healthy(service);
     slack?.setTargets(services.map((service) => service.port));
     await sleep(2_000);
-    // As many messages for each process as N = 1 gives its one process, in the load's shape.
-    const warmupPerChat = Math.ceil((settings.warmupPerProcess * processes) / settings.chats);
+    // The load's own chats, so no process meets a chat for the first time while measured (a
+    // production process has long met its chats); as many messages for every N (the same
+    // history for the load), at least `warmupPerProcess` for each process of the largest N.
+    const largest = Math.max(...settings.processCounts);
+    const warmupPerChat = Math.ceil((settings.warmupPerProcess * largest) / settings.chats);
     const warmupMessages = warmupPerChat * settings.chats;
-    log(`N=${processes}: warm-up, ${warmupMessages} messages`);
+    log(`N=${processes}: warm-up, ${warmupMessages} messages in the load's chats`);
     await Promise.all(
-      Array.from({ length: settings.chats }, (_, index) => sequential(world, 5_000 + index, warmupPerChat)),
+      Array.from({ length: settings.chats }, (_, index) => sequential(world, 10_000 + index, warmupPerChat)),
     );
 
     log(`N=${processes}: idle for ${idleSeconds} s`);
