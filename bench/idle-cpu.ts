@@ -1,10 +1,12 @@
 /**
- * `npx tsx bench/idle-cpu.ts [--seconds S] [--profile DIR] [--env NAME=VALUE]...`: what one
+ * `npx tsx bench/idle-cpu.ts [--messages M] [--seconds S] [--windows K] [--profile DIR] [--env NAME=VALUE]...`: what one
  * service process on PostgreSQL costs with nothing to do. Starts the built service (run
  * `npm run build` first) on a fresh database of `$ROUNDTABLE_TEST_POSTGRES_URL` with the
- * bench's world (Telegram polling, an OpenAI fake, an MCP tool), answers 20 messages, then
- * measures S seconds of idleness: the process's CPU, its statements (by the
- * `roundtable_database_statements_total` counter) and the database backends' CPU, per second.
+ * bench's world (Telegram polling, an OpenAI fake, an MCP tool), answers M messages (20 chats,
+ * default 20 messages), then measures K windows of S seconds of idleness one after another (the
+ * first shows the load's tail: garbage collection, compilation): the process's CPU by thread,
+ * its statements (by the `roundtable_database_statements_total` counter) and the database
+ * backends' CPU, per second.
  * With `--profile DIR` the service writes a V8 CPU profile there when it stops
  * (`bench/summarize-profile.ts` reads it).
  */
@@ -23,11 +25,15 @@ import { round } from "./statistics.js";
 const { values } = parseArgs({
   options: {
     seconds: { type: "string", default: "20" },
+    windows: { type: "string", default: "1" },
+    messages: { type: "string", default: "20" },
     profile: { type: "string" },
     env: { type: "string", multiple: true },
   },
 });
 const seconds = Number.parseInt(values.seconds, 10);
+const windows = Number.parseInt(values.windows, 10);
+const messages = Number.parseInt(values.messages, 10);
 const serverUrl = process.env.ROUNDTABLE_TEST_POSTGRES_URL;
 if (!serverUrl) throw new Error("set ROUNDTABLE_TEST_POSTGRES_URL");
 const extraEnv = Object.fromEntries(
@@ -49,8 +55,21 @@ const service = await startServiceProcess({
 const databaseCpu = await DatabaseCpu.connect(databaseUrl);
 try {
   await world.firstPollAt();
-  for (let index = 0; index < 20; index++) await world.send(1);
-  await sleep(3_000);
+  await Promise.all(
+    Array.from({ length: 20 }, async (_, chat) => {
+      for (let index = chat; index < messages; index += 20) await world.send(1 + chat);
+    }),
+  );
+  for (let window = 0; window < windows; window++) await measureWindow();
+} finally {
+  await service.stop();
+  await databaseCpu.close().catch(() => undefined);
+  await world.close();
+  await dropPostgresDatabase(serverUrl, databaseUrl).catch(() => undefined);
+  await rm(directory, { recursive: true, force: true });
+}
+
+async function measureWindow(): Promise<void> {
   const statementsBefore = (await service.metric("roundtable_database_statements_total")) ?? Number.NaN;
   const cpuBefore = treeCpuMilliseconds(service.pid);
   const threadsBefore = threadCpuMilliseconds(service.pid);
@@ -74,10 +93,4 @@ try {
       env: extraEnv,
     })}\n`,
   );
-} finally {
-  await service.stop();
-  await databaseCpu.close().catch(() => undefined);
-  await world.close();
-  await dropPostgresDatabase(serverUrl, databaseUrl).catch(() => undefined);
-  await rm(directory, { recursive: true, force: true });
 }

@@ -14,6 +14,12 @@ import { quantile, round } from "./statistics.js";
 
 /** How long each run measures the processes' CPU with nothing to do. */
 const idleSeconds = 10;
+/**
+ * How long the processes rest after the warm-up before their idle CPU is measured: V8's
+ * memory reducer collects the load's garbage some 5 to 10 s after it (about 0.2 s of CPU on its
+ * worker threads, bench/idle-cpu.ts --windows), the load's cost, not the idle process's.
+ */
+const settleSeconds = 15;
 
 /** Where messages come from: Telegram long polling (one process polls) or Slack HTTP events (every process). */
 export type ScaleOutChannel = "telegram" | "slack";
@@ -218,7 +224,8 @@ async function runOnce(settings: ScaleOutSettings, processes: number): Promise<S
       Array.from({ length: settings.chats }, (_, index) => sequential(world, 10_000 + index, warmupPerChat)),
     );
 
-    log(`N=${processes}: idle for ${idleSeconds} s`);
+    log(`N=${processes}: rest for ${settleSeconds} s, then idle for ${idleSeconds} s`);
+    await sleep(settleSeconds * 1000);
     const idleBefore = services.map((service) => treeCpuMilliseconds(service.pid));
     await sleep(idleSeconds * 1000);
     const idle = services.map(
