@@ -65,3 +65,26 @@ export function processCpuMilliseconds(pid: number): number | undefined {
   const entry = readEntry(pid);
   return entry === undefined ? undefined : (entry.cpuTicks / ticksPerSecond) * 1000;
 }
+
+/** CPU time (user + system) so far of each thread of a process, in milliseconds, by thread name (summed over same names). */
+export function threadCpuMilliseconds(pid: number): Map<string, number> {
+  const byName = new Map<string, number>();
+  let tasks: string[] = [];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return byName;
+  }
+  for (const task of tasks) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${task}/stat`, "utf8");
+      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      const ms = ((Number(fields[11]) + Number(fields[12])) / ticksPerSecond) * 1000;
+      byName.set(name, (byName.get(name) ?? 0) + ms);
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return byName;
+}

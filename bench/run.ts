@@ -8,6 +8,10 @@
  *   npm run bench -- --db postgres     the same as --postgres
  *   npm run bench -- --db postgres --processes 1,2,3
  *                                      scale-out: N service processes on one database, one run per N
+ *   npm run bench -- --db postgres --processes 1,2,3 --channel slack
+ *                                      the same with Slack HTTP events sent round robin to every process
+ *                                      (default --channel telegram: long polling in one process)
+ *   npm run bench -- ... --warmup N    scale-out: N warm-up messages per process (default 300, 40 with --quick)
  *   npm run bench -- --quick           fewer messages (a smoke run)
  *   npm run bench -- --chats N         N chats in the closed loop (default 100, 20 with --quick)
  *   npm run bench -- --profile DIR     the service writes a V8 CPU profile into DIR
@@ -24,7 +28,7 @@ import { treeCpuMilliseconds, treeRssMebibytes } from "./process-stats.js";
 import { type FigureRow, renderTable, writeResults } from "./report.js";
 import { DatabaseCpu } from "./postgres-cpu.js";
 import { dropPostgresDatabase, freshPostgresDatabase } from "./postgres-database.js";
-import { runScaleOut } from "./scale-out.js";
+import { runScaleOut, type ScaleOutChannel } from "./scale-out.js";
 import { seedHistory } from "./seed-history.js";
 import { repositoryRoot, type ServiceProcess, startServiceProcess } from "./service-process.js";
 import { mean, quantile, round } from "./statistics.js";
@@ -43,6 +47,10 @@ interface Settings {
   approvals: number;
   /** `--processes 1,2,3`: the scale-out runs instead of the single-process figures. */
   processCounts: number[] | undefined;
+  /** `--channel`: where the scale-out's messages come from. */
+  channel: ScaleOutChannel;
+  /** `--warmup N`: the scale-out's warm-up messages per process. */
+  warmupPerProcess: number;
 }
 
 function readSettings(): Settings {
@@ -54,6 +62,8 @@ function readSettings(): Settings {
       quick: { type: "boolean" },
       chats: { type: "string" },
       profile: { type: "string" },
+      channel: { type: "string" },
+      warmup: { type: "string" },
     },
     allowPositionals: true,
   });
@@ -68,6 +78,13 @@ function readSettings(): Settings {
     if (!postgresUrl) throw new Error("--postgres needs a server URL (argument or ROUNDTABLE_TEST_POSTGRES_URL)");
   }
   const quick = values.quick === true;
+  const channel = values.channel ?? "telegram";
+  if (channel !== "telegram" && channel !== "slack") throw new Error("--channel is telegram or slack");
+  if (values.channel !== undefined && processCounts === undefined)
+    throw new Error("--channel is for the scale-out runs (--processes)");
+  const warmup = values.warmup === undefined ? undefined : Number.parseInt(values.warmup, 10);
+  if (warmup !== undefined && !(Number.isInteger(warmup) && warmup >= 0 && warmup <= 100_000))
+    throw new Error("--warmup is a number of messages per process");
   const chats = values.chats === undefined ? undefined : Number.parseInt(values.chats, 10);
   if (chats !== undefined && !(Number.isInteger(chats) && chats >= 1 && chats <= 1_000))
     throw new Error("--chats is a number of chats (1 to 1000)");
@@ -80,6 +97,8 @@ function readSettings(): Settings {
     historyTurns: quick ? 5 : 20,
     approvals: quick ? 10 : 50,
     processCounts,
+    channel,
+    warmupPerProcess: warmup ?? (quick ? 40 : 300),
   };
 }
 
@@ -124,6 +143,8 @@ async function main(): Promise<void> {
         processCounts: settings.processCounts,
         chats: settings.loadChats,
         perChat: settings.loadPerChat,
+        warmupPerProcess: settings.warmupPerProcess,
+        channel: settings.channel,
         directory,
         log,
       });

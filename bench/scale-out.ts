@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { cpus, loadavg } from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
@@ -9,10 +9,28 @@ import { dropPostgresDatabase, freshPostgresDatabase } from "./postgres-database
 import { treeCpuMilliseconds } from "./process-stats.js";
 import { type FigureRow, renderTable, writeResults } from "./report.js";
 import { repositoryRoot, type ServiceProcess, startServiceProcess } from "./service-process.js";
+import { SlackBenchWorld } from "./slack-bench-world.js";
 import { quantile, round } from "./statistics.js";
 
 /** How long each run measures the processes' CPU with nothing to do. */
 const idleSeconds = 10;
+/**
+ * How long the processes rest after the warm-up before their idle CPU is measured: V8's
+ * memory reducer collects the load's garbage some 5 to 10 s after it (about 0.2 s of CPU on its
+ * worker threads, bench/idle-cpu.ts --windows), the load's cost, not the idle process's.
+ */
+const settleSeconds = 15;
+
+/** Where messages come from: Telegram long polling (one process polls) or Slack HTTP events (every process). */
+export type ScaleOutChannel = "telegram" | "slack";
+
+/** What a run needs of its world, either channel's. */
+interface ScaleWorld {
+  replyTimeoutMs: number;
+  configYaml(): string;
+  send(chatId: number): Promise<Exchange>;
+  close(): Promise<void>;
+}
 
 export interface ScaleOutSettings {
   /** The PostgreSQL server; each N runs on a fresh database of it. */
@@ -21,19 +39,32 @@ export interface ScaleOutSettings {
   processCounts: number[];
   chats: number;
   perChat: number;
+  /**
+   * Warm-up messages for each process before anything is measured, so that every process of
+   * N has seen (at least) as many as the one process of N = 1: a production process runs for
+   * days, its code long optimized and its chats long met. Every N gets the same warm-up (this
+   * many for each process of the largest N), in the load's own chats.
+   */
+  warmupPerProcess: number;
+  channel: ScaleOutChannel;
   directory: string;
   log(text: string): void;
 }
 
 /** What one run with N processes measured. */
 export interface ScaleOutFigures {
+  channel: ScaleOutChannel;
   processes: number;
+  /** Warm-up messages, in the load's chats, before the idle and load measurements (the same for every N). */
+  warmupMessages: number;
   messages: number;
   repliesPerSecond: number;
   /** Each process's CPU (its process tree) per answered message, the polling one first. */
   cpuPerMessageMsByProcess: number[];
   /** SQL statements each process sent per answered message (its share of the work included). */
   statementsPerMessageByProcess: number[];
+  /** The share of the events each process received (Slack: the round robin; Telegram: the polling one). */
+  eventShareByProcess: number[];
   /** The share of the turns each process ran (graphile-worker spreads the steps). */
   turnShareByProcess: number[];
   /** Each process's CPU while no message is in flight (pollers, sweeps, timers), ms per second. */
@@ -80,6 +111,12 @@ export async function runScaleOut(settings: ScaleOutSettings): Promise<ScaleOutF
         aim: "",
       },
       {
+        key: `eventShare${n}`,
+        name: `N=${n}: share of the events received, each process`,
+        value: figures.eventShareByProcess.join(" / "),
+        aim: "",
+      },
+      {
         key: `turnShare${n}`,
         name: `N=${n}: share of the turns, each process`,
         value: figures.turnShareByProcess.join(" / "),
@@ -112,13 +149,25 @@ export async function runScaleOut(settings: ScaleOutSettings): Promise<ScaleOutF
       { key: `load${n}`, name: `N=${n}: load average at start`, value: String(figures.loadAverage), aim: "" },
     ];
   });
-  const title = `scale-out (PostgreSQL, Node ${process.versions.node}, ${cpus().length} cores)`;
+  const title = `scale-out, ${settings.channel} (PostgreSQL, Node ${process.versions.node}, ${cpus().length} cores)`;
   process.stdout.write(`${renderTable(rows, title)}\n`);
-  await writeResults(path.join(repositoryRoot, "bench", "scale-out.json"), {
-    date: new Date().toISOString(),
-    command: process.argv.slice(2).join(" "),
-    runs: results,
-    table: rows,
+  // One block per channel: a run of one channel keeps the other's last results.
+  const file = path.join(repositoryRoot, "bench", "scale-out.json");
+  const previous = await readFile(file, "utf8")
+    .then((text) => JSON.parse(text) as Record<string, unknown>)
+    .catch(() => ({}));
+  const kept = Object.fromEntries(
+    Object.entries(previous).filter(([key]) => key !== settings.channel && (key === "telegram" || key === "slack")),
+  );
+  await writeResults(file, {
+    ...kept,
+    [settings.channel]: {
+      date: new Date().toISOString(),
+      command: process.argv.slice(2).join(" "),
+      channel: settings.channel,
+      runs: results,
+      table: rows,
+    },
   });
   return results;
 }
@@ -126,7 +175,10 @@ export async function runScaleOut(settings: ScaleOutSettings): Promise<ScaleOutF
 async function runOnce(settings: ScaleOutSettings, processes: number): Promise<ScaleOutFigures> {
   const { log } = settings;
   const databaseUrl = await freshPostgresDatabase(settings.serverUrl);
-  const world = await BenchWorld.start();
+  const slack = settings.channel === "slack" ? await SlackBenchWorld.start() : undefined;
+  const telegram = slack ? undefined : await BenchWorld.start();
+  const world: ScaleWorld | undefined = slack ?? telegram;
+  if (!world) throw new Error("no world");
   world.replyTimeoutMs = 120_000;
   const directory = path.join(settings.directory, `n${processes}`);
   await mkdir(directory, { recursive: true });
@@ -149,16 +201,31 @@ async function runOnce(settings: ScaleOutSettings, processes: number): Promise<S
       services.push(service);
       return service;
     };
-    log(`N=${processes}: starting the polling process (it migrates the database)`);
-    await start(0);
-    await world.firstPollAt();
+    if (telegram) {
+      log(`N=${processes}: starting the polling process (it migrates the database)`);
+      await start(0);
+      await telegram.firstPollAt();
+    } else {
+      log(`N=${processes}: starting the first process (it migrates the database)`);
+      await healthy(await start(0));
+    }
     for (let index = 1; index < processes; index++) await start(index);
     for (const service of services) await healthy(service);
+    slack?.setTargets(services.map((service) => service.port));
     await sleep(2_000);
-    log(`N=${processes}: warm-up`);
-    await Promise.all(Array.from({ length: 20 }, (_, index) => sequential(world, 5_000 + index, 2)));
+    // The load's own chats, so no process meets a chat for the first time while measured (a
+    // production process has long met its chats); as many messages for every N (the same
+    // history for the load), at least `warmupPerProcess` for each process of the largest N.
+    const largest = Math.max(...settings.processCounts);
+    const warmupPerChat = Math.ceil((settings.warmupPerProcess * largest) / settings.chats);
+    const warmupMessages = warmupPerChat * settings.chats;
+    log(`N=${processes}: warm-up, ${warmupMessages} messages in the load's chats`);
+    await Promise.all(
+      Array.from({ length: settings.chats }, (_, index) => sequential(world, 10_000 + index, warmupPerChat)),
+    );
 
-    log(`N=${processes}: idle for ${idleSeconds} s`);
+    log(`N=${processes}: rest for ${settleSeconds} s, then idle for ${idleSeconds} s`);
+    await sleep(settleSeconds * 1000);
     const idleBefore = services.map((service) => treeCpuMilliseconds(service.pid));
     await sleep(idleSeconds * 1000);
     const idle = services.map(
@@ -176,6 +243,9 @@ async function runOnce(settings: ScaleOutSettings, processes: number): Promise<S
         })),
       );
     const countersBefore = await counters();
+    const eventsBefore = slack
+      ? services.map((service) => slack.deliveriesByTarget.get(`http://127.0.0.1:${service.port}/slack/events`) ?? 0)
+      : [];
     const cpuBefore = services.map((service) => treeCpuMilliseconds(service.pid));
     await databaseCpu.start();
     const started = performance.now();
@@ -191,15 +261,25 @@ async function runOnce(settings: ScaleOutSettings, processes: number): Promise<S
     const delta = (index: number, key: "statements" | "turns") =>
       (countersAfter[index]?.[key] ?? Number.NaN) - (countersBefore[index]?.[key] ?? Number.NaN);
     const turns = services.reduce((sum, _, index) => sum + delta(index, "turns"), 0);
+    const deliveries = (counts: Map<string, number> | undefined) =>
+      services.map((service, index) =>
+        counts ? (counts.get(`http://127.0.0.1:${service.port}/slack/events`) ?? 0) : index === 0 ? total : 0,
+      );
+    const eventsAfter = deliveries(slack?.deliveriesByTarget);
+    const events = eventsAfter.map((count, index) => count - (eventsBefore[index] ?? 0));
+    const allEvents = events.reduce((sum, count) => sum + count, 0);
     const latencies = exchanges.flatMap((exchange) =>
       exchange.replyAt === undefined ? [] : [exchange.replyAt - exchange.sentAt],
     );
     const figures: ScaleOutFigures = {
+      channel: settings.channel,
       processes,
+      warmupMessages,
       messages: total,
       repliesPerSecond: round(total / seconds),
       cpuPerMessageMsByProcess: cpu.map((value) => round(value / total)),
       statementsPerMessageByProcess: services.map((_, index) => round(delta(index, "statements") / total)),
+      eventShareByProcess: events.map((count) => round(count / allEvents)),
       turnShareByProcess: services.map((_, index) => round(delta(index, "turns") / turns)),
       idleCpuMsPerSecondByProcess: idle.map(round),
       serviceCpuPerMessageMs: round(cpu.reduce((sum, value) => sum + value, 0) / total),
@@ -218,7 +298,7 @@ async function runOnce(settings: ScaleOutSettings, processes: number): Promise<S
 }
 
 /** Messages one after another in one chat, each sent when the previous one is answered. */
-async function sequential(world: BenchWorld, chatId: number, count: number): Promise<Exchange[]> {
+async function sequential(world: ScaleWorld, chatId: number, count: number): Promise<Exchange[]> {
   const done: Exchange[] = [];
   for (let index = 0; index < count; index++) done.push(await world.send(chatId));
   return done;

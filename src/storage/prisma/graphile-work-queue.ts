@@ -19,7 +19,7 @@ import { livenessSweepMs } from "./worker-liveness.js";
 export interface GraphileWorkQueueOptions extends SqlWorkQueueOptions {
   /** The database (graphile-worker's pool and the liveness locks connect to it). */
   postgresUrl: string;
-  /** How often each idle graphile-worker worker looks for jobs no wake-up announced. Default the larger of 2 s and 250 ms × concurrency. */
+  /** How often each idle graphile-worker worker looks for jobs no wake-up announced. Default the larger of 2 s and 1 s × concurrency. */
   pollIntervalMs?: number;
   /** Counts graphile-worker's statements with the store's (on a pool of its own). */
   statements?: StatementCount;
@@ -411,12 +411,14 @@ export class GraphileWorkQueue implements StoredWorkQueue {
 
 /**
  * Each idle graphile-worker worker looks for work on its own timer; the pool as a whole looks
- * about four times a second at most, whatever the concurrency. Polls are only the fallback:
- * adds wake every process (NOTIFY), a finished step hands its chat on at once, and a delayed
- * step of this process has its own timer.
+ * about once a second at most, whatever the concurrency (each look is the largest statement the
+ * queue sends, and an idle process's main cost: docs/performance.md, "Idle CPU"). Polls are only
+ * the fallback: adds wake every process (NOTIFY), a finished step hands its chat on at once, a
+ * delayed step of this process has its own timer, and a sweep that takes back a dead process's
+ * jobs wakes this process's workers.
  */
 function defaultPollInterval(concurrency: number): number {
-  return Math.max(2_000, concurrency * 250);
+  return Math.max(2_000, concurrency * 1_000);
 }
 
 /** A pause that keeps the process alive (someone is waiting on it). */
