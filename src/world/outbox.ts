@@ -38,12 +38,17 @@ export class Outbox {
   /** Store the event, tell listeners, and queue its delivery. */
   async publish(chatKey: string, event: Exclude<WorldEvent, { type: "stream" }>): Promise<StoredEvent> {
     const stored = await this.context.store.appendEvent(chatKey, event);
+    await this.published(chatKey, stored);
+    return stored;
+  }
+
+  /** An event the store appended with the write that caused it (`Store.endSettledTurn`): emitted, and queued to deliver. */
+  async published(chatKey: string, stored: StoredEvent): Promise<void> {
     this.emit(stored);
-    if (shouldDeliver(event)) {
+    if (shouldDeliver(stored)) {
       const payload = { kind: "deliver", seq: stored.seq } as const;
       await this.context.queue.add({ queue: chatKey, key: jobKey(payload), payload });
     }
-    return stored;
   }
 
   /** Transient stream events: emitted, never stored. */

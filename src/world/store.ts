@@ -50,7 +50,11 @@ export interface Store extends AccountingStore, LoginSessionStore {
   hasInboundKey(key: string): Promise<boolean>;
 
   // messages
-  addMessage(message: NewMessage): Promise<MessageRecord>;
+  /**
+   * `resetAgentTurns` (a person's message): the chat's `agentTurnsSinceHuman` back to 0 with it
+   * (on PostgreSQL in the same statement, so a message that exists already resets nothing).
+   */
+  addMessage(message: NewMessage, options?: { resetAgentTurns?: boolean }): Promise<MessageRecord>;
   /**
    * Replace a stored message's platform payload with a marker (`{ omitted: reason }`): a
    * message that starts no turn (its sender is past their rate) keeps no more than its text.
@@ -98,6 +102,17 @@ export interface Store extends AccountingStore, LoginSessionStore {
    * is the one who ended it.
    */
   endTurn(id: string, end: { endReason: string; endedAt: Date }): Promise<TurnRecord | undefined>;
+  /**
+   * A turn with nothing open (no call without its result, no pending approval) ended as
+   * {@link endTurn} ends it, and `event` appended when this call ended it: on PostgreSQL one
+   * statement. `open`: the turn has open work, and nothing changed; else `stored` is the event,
+   * undefined when the turn was already ended or is unknown.
+   */
+  endSettledTurn(
+    id: string,
+    end: { endReason: string; endedAt: Date },
+    event: WorldEvent,
+  ): Promise<{ open: true } | { open: false; stored?: StoredEvent }>;
   /** Turns, oldest first; `chatKeyPrefix` takes a channel's chat and its threads' chats at once. */
   listTurns(filter: {
     chatKey?: string;

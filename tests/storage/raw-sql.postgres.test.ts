@@ -2,15 +2,19 @@ import pg from "pg";
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from "vitest";
 import { migrateDatabase } from "../../src/storage/migrate.js";
 import { AccountingQueries } from "../../src/storage/prisma/accounting-queries.js";
+import { CombinedWrites } from "../../src/storage/prisma/combined-writes.js";
 import { createDatabaseClient, type DatabaseClient } from "../../src/storage/prisma/database-client.js";
 import { parseDatabaseUrl } from "../../src/storage/prisma/database-target.js";
 import { GraphileJobTable, type RunningJob } from "../../src/storage/prisma/graphile-job-table.js";
+import { HotQueries } from "../../src/storage/prisma/hot-queries.js";
 import { JobTable } from "../../src/storage/prisma/job-table.js";
 import { PostgresRawSql } from "../../src/storage/prisma/postgres-raw-sql.js";
 import { isUniqueViolation } from "../../src/storage/prisma/prisma-errors.js";
 import { PrismaRawSql, rawSqlOf } from "../../src/storage/prisma/prisma-raw-sql.js";
 import { PrismaStore } from "../../src/storage/prisma/prisma-store.js";
 import { type RawSql, sql } from "../../src/storage/prisma/raw-sql.js";
+import { StepQueries } from "../../src/storage/prisma/step-queries.js";
+import { parseChatKey } from "../../src/world/chat-ref.js";
 import type { NewMessage, NewToolCall } from "../../src/world/records.js";
 import { createPostgresDatabase, describePostgres, quietLogger } from "./test-databases.js";
 
@@ -27,6 +31,8 @@ describePostgres("PostgresRawSql", (serverUrl) => {
     accounting: AccountingQueries;
     jobs: JobTable;
     graphile: GraphileJobTable;
+    /** The PostgreSQL side of the combined writes (`combined-writes.ts`), on this side's way. */
+    combined: CombinedWrites;
     count: { value: number };
     url: string;
     drop(): Promise<void>;
@@ -72,6 +78,13 @@ describePostgres("PostgresRawSql", (serverUrl) => {
       accounting: new AccountingQueries(db, clock),
       jobs: new JobTable(db),
       graphile: new GraphileJobTable(db),
+      combined: new CombinedWrites(
+        rawSqlOf(db),
+        clock,
+        new HotQueries(rawSqlOf(db), clock),
+        new StepQueries(rawSqlOf(db), clock),
+        "postgresql",
+      ),
       count,
       url: database.url,
       async drop() {
@@ -211,6 +224,51 @@ describePostgres("PostgresRawSql", (serverUrl) => {
     );
     await same((s) => s.db.turn.findMany());
     await same((s) => s.db.chat.findMany());
+  });
+
+  it("answers the combined writes (a message with the count's reset, a settled turn's end with its event) alike", async () => {
+    const chat = "telegram::7:";
+    await same((s) => s.store.ensureChat(chat, "w", "telegram"));
+    await same((s) => s.store.setAgentTurns(chat, 5));
+    await same((s) => s.combined.addMessageAndReset(message("m1", chat, { platformMessageId: "p1" })));
+    await same((s) => s.store.getChat(chat));
+    await expect(same((s) => s.combined.addMessageAndReset(message("m1", chat)))).rejects.toSatisfy(isUniqueViolation);
+    await same((s) => s.combined.addMessageAndReset(message("m2", "telegram::nobody:")));
+    const deadlineAt = new Date("2026-03-04T06:00:00.000Z");
+    const turn = { id: "t1", chatKey: chat, agent: "alice", triggerMessageId: "m1", startedById: "u1", deadlineAt };
+    await same((s) => s.store.createTurn(turn));
+    const ended = {
+      type: "turn-ended",
+      chat: parseChatKey(chat),
+      agent: "alice",
+      turnId: "t1",
+      reason: "answered",
+      startedAt: new Date("2026-03-04T05:06:07.089Z"),
+    } as const;
+    const end = { endReason: "answered", endedAt: new Date("2026-03-04T05:07:00.000Z") };
+    await same((s) =>
+      s.store.addModelStep(message("a1", chat, { author: { kind: "agent", id: "alice", name: "Alice" } }), [
+        {
+          id: "c1",
+          chatKey: chat,
+          agent: "alice",
+          turnId: "t1",
+          messageId: "a1",
+          step: 1,
+          providerCallId: "p",
+          name: "x",
+          argumentsJson: "{}",
+        },
+      ]),
+    );
+    expect(await same((s) => s.combined.endSettledTurnAtOnce("t1", end, ended))).toEqual({ open: true });
+    await same((s) => s.store.setToolCallState("c1", "done"));
+    const settled = await same((s) => s.combined.endSettledTurnAtOnce("t1", end, ended));
+    expect(settled).toMatchObject({ open: false, stored: { ...ended, seq: expect.any(Number) } });
+    await same((s) => s.store.getTurn("t1"));
+    await same((s) => s.store.listEvents(chat));
+    expect(await same((s) => s.combined.endSettledTurnAtOnce("t1", end, ended))).toEqual({ open: false });
+    expect(await same((s) => s.combined.endSettledTurnAtOnce("none", end, ended))).toEqual({ open: false });
   });
 
   it("answers every statement of a model step and its tools (calls, approvals, usage, rate) alike", async () => {

@@ -25,6 +25,7 @@ import type { Store } from "../store.js";
 import { AccountingQueries } from "./accounting-queries.js";
 import { ApprovalQueries } from "./approval-queries.js";
 import { HotQueries } from "./hot-queries.js";
+import { CombinedWrites } from "./combined-writes.js";
 import { LoginSessionQueries } from "./login-session-queries.js";
 import { RecentMessages } from "./recent-messages.js";
 import { StepQueries } from "./step-queries.js";
@@ -55,6 +56,8 @@ export class PrismaStore implements Store {
   private readonly results: ToolResultQueries;
   private readonly recent: RecentMessages | undefined;
   private readonly outboundWriter: OutboundWriter | undefined;
+  /** Writes of two or three statements that PostgreSQL makes one. */
+  private readonly combined: CombinedWrites;
   private readonly dialect: "sqlite" | "postgresql";
   /** Chat → world bindings seen (they never change); bounded, emptied when full. */
   private readonly worldsOfChats = new Map<string, string>();
@@ -79,6 +82,7 @@ export class PrismaStore implements Store {
     this.outboundWriter = options.outboundWriter;
     this.hot = new HotQueries(this.raw, clock, options.outboundWriter);
     this.steps = new StepQueries(this.raw, clock);
+    this.combined = new CombinedWrites(this.raw, clock, this.hot, this.steps, this.dialect);
     this.results = new ToolResultQueries(db, clock);
     this.recent = options.recentMessages
       ? new RecentMessages((chatKey, latest, afterSeq) => this.hot.latestMessages(chatKey, latest, afterSeq))
@@ -191,8 +195,9 @@ export class PrismaStore implements Store {
 
   // messages
 
-  async addMessage(message: NewMessage): Promise<MessageRecord> {
+  async addMessage(message: NewMessage, options: { resetAgentTurns?: boolean } = {}): Promise<MessageRecord> {
     try {
+      if (options.resetAgentTurns) return await this.combined.addMessageResettingTurns(message);
       return await this.hot.addMessage(message);
     } catch (error) {
       throw conflictOr(error, `message ${message.id} already exists`);
@@ -293,6 +298,14 @@ export class PrismaStore implements Store {
 
   endTurn(id: string, end: { endReason: string; endedAt: Date }): Promise<TurnRecord | undefined> {
     return this.hot.endTurn(id, end);
+  }
+
+  endSettledTurn(
+    id: string,
+    end: { endReason: string; endedAt: Date },
+    event: WorldEvent,
+  ): Promise<{ open: true } | { open: false; stored?: StoredEvent }> {
+    return this.combined.endSettledTurn(id, end, event);
   }
 
   async listTurns(filter: {
