@@ -416,6 +416,28 @@ describePostgres("PostgresRawSql", (serverUrl) => {
     await same(async (s) => s.graphile.finish(1, "pool-1:1", now, await running(s, "step:1")));
     await same(async (s) => s.graphile.handBack("step:2", await running(s, "step:2")));
     await same(async (s) => s.graphile.finishGraphileJob(await running(s, "step:2")));
+    // A finish handing the chat on, the next job's row claimed in the same statement; then,
+    // as when the queue stops before running it, handed back with the claim undone.
+    await same((s) => s.graphile.insert({ queue: "chat-d", key: "hand:1", payload: 3 }, now));
+    await same((s) => s.graphile.insert({ queue: "chat-d", key: "hand:2", payload: 4 }, now));
+    const lockFor = async (s: Side, key: string) => {
+      await s.db.$executeRaw`UPDATE graphile_worker._private_job_queues SET locked_by = 'pool-1', locked_at = now()
+        WHERE queue_name = 'chat-d'`;
+      await s.db.$executeRaw`UPDATE graphile_worker._private_jobs SET locked_by = 'pool-1', locked_at = now(),
+        attempts = attempts + 1 WHERE key = ${key}`;
+      return running(s, key);
+    };
+    const hand1 = await same((s) => s.graphile.claim("hand:1", "pool-1:3", now, 3));
+    const handed = await same(async (s) =>
+      s.graphile.finish(hand1?.seq ?? 0, "pool-1:3", later, await lockFor(s, "hand:1"), {
+        handOver: true,
+        claimNext: { token: "pool-1:4", maxAttempts: 3 },
+      }),
+    );
+    expect(handed.next?.claimed).toMatchObject({ token: "pool-1:4", row: { key: "hand:2", attempts: 1 } });
+    await same((s) => s.db.job.findMany({ where: { queue: "chat-d" }, orderBy: { seq: "asc" } }));
+    await same(async (s) => s.graphile.handBack("hand:2", await running(s, "hand:2"), "pool-1:4"));
+    await same((s) => s.db.job.findMany({ where: { queue: "chat-d" }, orderBy: { seq: "asc" } }));
     await same((s) => s.graphile.rescheduleDue(later));
     await same((s) => s.graphile.addMissing(now));
     await same((s) => s.graphile.expiredHolders(later));
