@@ -86,22 +86,13 @@ export class Outbox {
    */
   async deliver(seq: number, rerun = false): Promise<void> {
     const { store, channels, logger } = this.context;
-    const event = await store.getEvent(seq);
-    if (!event) {
+    // The event and what is recorded of it (and of its message and that message's draft): one read.
+    const read = await store.eventToDeliver(seq);
+    if (!read) {
       logger.warn({ seq }, "deliver: no such event");
       return;
     }
-    // What is recorded of this event (and of its message and that message's draft): one read.
-    const shown = event.type === "message" || event.type === "system" ? event.message.id : undefined;
-    const known = await store.getOutbounds([
-      { refKind: "event", refId: String(seq) },
-      ...(shown === undefined
-        ? []
-        : [
-            { refKind: "message" as const, refId: shown },
-            { refKind: "draft" as const, refId: shown },
-          ]),
-    ]);
+    const { event, recorded: known } = read;
     const recorded = (refKind: OutboundRecord["refKind"], refId: string) =>
       known.find((record) => record.refKind === refKind && record.refId === refId);
     if (recorded("event", String(seq))) return;

@@ -78,6 +78,12 @@ export interface Store extends AccountingStore, LoginSessionStore {
   // event log
   appendEvent(chatKey: string, event: WorldEvent): Promise<StoredEvent>;
   getEvent(seq: number): Promise<StoredEvent | undefined>;
+  /**
+   * An event to deliver and what is recorded of it, as `getOutbounds` reads them: its own
+   * delivery (`event`, its seq) and, for a message or system event, its message's ids and that
+   * message's draft. Undefined when there is no such event. On PostgreSQL one statement.
+   */
+  eventToDeliver(seq: number): Promise<{ event: StoredEvent; recorded: OutboundRecord[] } | undefined>;
   listEvents(chatKey: string, options?: { afterSeq?: number; limit?: number }): Promise<StoredEvent[]>;
   /** The newest `limit` events of every chat, oldest first (the start-up sweep of lost steps). */
   listRecentEvents(limit: number): Promise<StoredEvent[]>;

@@ -2,7 +2,7 @@ import pg from "pg";
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from "vitest";
 import { migrateDatabase } from "../../src/storage/migrate.js";
 import { AccountingQueries } from "../../src/storage/prisma/accounting-queries.js";
-import { CombinedWrites } from "../../src/storage/prisma/combined-writes.js";
+import { CombinedStatements } from "../../src/storage/prisma/combined-statements.js";
 import { createDatabaseClient, type DatabaseClient } from "../../src/storage/prisma/database-client.js";
 import { parseDatabaseUrl } from "../../src/storage/prisma/database-target.js";
 import { GraphileJobTable, type RunningJob } from "../../src/storage/prisma/graphile-job-table.js";
@@ -31,8 +31,8 @@ describePostgres("PostgresRawSql", (serverUrl) => {
     accounting: AccountingQueries;
     jobs: JobTable;
     graphile: GraphileJobTable;
-    /** The PostgreSQL side of the combined writes (`combined-writes.ts`), on this side's way. */
-    combined: CombinedWrites;
+    /** The PostgreSQL side of the combined writes (`combined-statements.ts`), on this side's way. */
+    combined: CombinedStatements;
     count: { value: number };
     url: string;
     drop(): Promise<void>;
@@ -78,7 +78,7 @@ describePostgres("PostgresRawSql", (serverUrl) => {
       accounting: new AccountingQueries(db, clock),
       jobs: new JobTable(db),
       graphile: new GraphileJobTable(db),
-      combined: new CombinedWrites(
+      combined: new CombinedStatements(
         rawSqlOf(db),
         clock,
         new HotQueries(rawSqlOf(db), clock),
@@ -269,6 +269,20 @@ describePostgres("PostgresRawSql", (serverUrl) => {
     await same((s) => s.store.listEvents(chat));
     expect(await same((s) => s.combined.endSettledTurnAtOnce("t1", end, ended))).toEqual({ open: false });
     expect(await same((s) => s.combined.endSettledTurnAtOnce("none", end, ended))).toEqual({ open: false });
+    const answer = await same((s) => s.store.getMessage("a1"));
+    const event = await same((s) =>
+      s.store.appendEvent(chat, { type: "message", chat: parseChatKey(chat), message: answer as never }),
+    );
+    await same((s) => s.combined.eventToDeliver(event.seq));
+    await same((s) =>
+      s.store.recordOutbound(
+        { chatKey: chat, refKind: "draft", refId: "a1", platformMessageIds: ["d1", "d2"] },
+        { chatKey: chat, refKind: "event", refId: String(event.seq), platformMessageIds: ["m1"] },
+      ),
+    );
+    expect((await same((s) => s.combined.eventToDeliver(event.seq)))?.recorded).toHaveLength(2);
+    await same((s) => s.combined.eventToDeliver(event.seq - 1));
+    await same((s) => s.combined.eventToDeliver(event.seq + 100));
   });
 
   it("answers every statement of a model step and its tools (calls, approvals, usage, rate) alike", async () => {

@@ -6,7 +6,7 @@ import { contractBuilders, type StoreFixture } from "./store-contract-fixtures.j
 
 /**
  * The Store's writes that PostgreSQL makes one statement and SQLite several
- * (`combined-writes.ts`): the same outcome on both.
+ * (`combined-statements.ts`): the same outcome on both.
  */
 export function storeCombinedContract(name: string, open: () => Promise<StoreFixture>): void {
   describe(`Store contract: ${name}, combined writes`, () => {
@@ -118,6 +118,36 @@ export function storeCombinedContract(name: string, open: () => Promise<StoreFix
       await store.setToolCallState(step.calls[0]?.id ?? "", "done");
       const settled = await store.endSettledTurn(turn.id, { endReason: "answered", endedAt }, event);
       expect(settled.open === false && settled.stored !== undefined).toBe(true);
+    });
+
+    it("reads an event to deliver with what is recorded of it, its message's and its draft's ids", async () => {
+      const chat = chatKey();
+      const stored = await store.addMessage(message(chat, { author: { kind: "agent", id: "alice", name: "alice" } }));
+      const event = await store.appendEvent(chat, { type: "message", chat: parseChatKey(chat), message: stored });
+      expect(await store.eventToDeliver(event.seq)).toEqual({ event, recorded: [] });
+      const other = await store.appendEvent(chat, endedEvent(chat, "t"));
+      await store.recordOutbound(
+        { chatKey: chat, refKind: "draft", refId: stored.id, platformMessageIds: ["d1", "d2"] },
+        { chatKey: chat, refKind: "message", refId: stored.id, platformMessageIds: ["m1"] },
+        { chatKey: chat, refKind: "event", refId: String(event.seq), platformMessageIds: ["m1"] },
+        { chatKey: chat, refKind: "event", refId: String(other.seq), platformMessageIds: ["x"] },
+        { chatKey: chat, refKind: "files", refId: stored.id, platformMessageIds: ["f"] },
+      );
+      const read = await store.eventToDeliver(event.seq);
+      expect(read?.event).toEqual(event);
+      expect(read?.recorded).toEqual(
+        await store.getOutbounds([
+          { refKind: "event", refId: String(event.seq) },
+          { refKind: "message", refId: stored.id },
+          { refKind: "draft", refId: stored.id },
+        ]),
+      );
+      expect(read?.recorded.map((record) => record.refKind).sort()).toEqual(["draft", "event", "message"]);
+      expect(await store.eventToDeliver(other.seq)).toEqual({
+        event: other,
+        recorded: [{ chatKey: chat, refKind: "event", refId: String(other.seq), platformMessageIds: ["x"] }],
+      });
+      expect(await store.eventToDeliver(other.seq + 1000)).toBeUndefined();
     });
   });
 }

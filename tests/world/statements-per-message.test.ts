@@ -41,10 +41,11 @@ describe("statements per answered message (SQLite)", () => {
 });
 
 describePostgres("statements per answered message (PostgreSQL)", (serverUrl) => {
-  // 28.4 measured; graphile-worker's batched completions vary a little with timing.
-  it("stays within its budget: 29", async () => {
+  // 27.4 measured; graphile-worker's batched completions vary a little with timing. The
+  // delivery reads its event with what is recorded of it in one statement (28.4 without).
+  it("stays within its budget: 28", async () => {
     const database = await createPostgresDatabase(serverUrl());
     cleanups.push(() => database.drop());
-    expect(await statementsPerMessage(database.url, 5)).toBeLessThanOrEqual(29);
+    expect(await statementsPerMessage(database.url, 5)).toBeLessThanOrEqual(28);
   });
 });

@@ -25,7 +25,7 @@ import type { Store } from "../store.js";
 import { AccountingQueries } from "./accounting-queries.js";
 import { ApprovalQueries } from "./approval-queries.js";
 import { HotQueries } from "./hot-queries.js";
-import { CombinedWrites } from "./combined-writes.js";
+import { CombinedStatements } from "./combined-statements.js";
 import { LoginSessionQueries } from "./login-session-queries.js";
 import { RecentMessages } from "./recent-messages.js";
 import { StepQueries } from "./step-queries.js";
@@ -57,7 +57,7 @@ export class PrismaStore implements Store {
   private readonly recent: RecentMessages | undefined;
   private readonly outboundWriter: OutboundWriter | undefined;
   /** Writes of two or three statements that PostgreSQL makes one. */
-  private readonly combined: CombinedWrites;
+  private readonly combined: CombinedStatements;
   private readonly dialect: "sqlite" | "postgresql";
   /** Chat → world bindings seen (they never change); bounded, emptied when full. */
   private readonly worldsOfChats = new Map<string, string>();
@@ -82,7 +82,7 @@ export class PrismaStore implements Store {
     this.outboundWriter = options.outboundWriter;
     this.hot = new HotQueries(this.raw, clock, options.outboundWriter);
     this.steps = new StepQueries(this.raw, clock);
-    this.combined = new CombinedWrites(this.raw, clock, this.hot, this.steps, this.dialect);
+    this.combined = new CombinedStatements(this.raw, clock, this.hot, this.steps, this.dialect);
     this.results = new ToolResultQueries(db, clock);
     this.recent = options.recentMessages
       ? new RecentMessages((chatKey, latest, afterSeq) => this.hot.latestMessages(chatKey, latest, afterSeq))
@@ -249,6 +249,10 @@ export class PrismaStore implements Store {
 
   getEvent(seq: number): Promise<StoredEvent | undefined> {
     return this.hot.getEvent(seq);
+  }
+
+  eventToDeliver(seq: number): Promise<{ event: StoredEvent; recorded: OutboundRecord[] } | undefined> {
+    return this.combined.eventToDeliver(seq);
   }
 
   async listEvents(chatKey: string, options: { afterSeq?: number; limit?: number } = {}): Promise<StoredEvent[]> {

@@ -1,21 +1,21 @@
 import type { StoredEvent, WorldEvent } from "../../world/events.js";
-import type { MessageRecord, NewMessage } from "../records.js";
-import type { Message } from "./generated/sqlite/index.js";
+import type { MessageRecord, NewMessage, OutboundRecord } from "../records.js";
+import type { Event, Message } from "./generated/sqlite/index.js";
 import type { HotQueries } from "./hot-queries.js";
 import { encodeWithDates } from "./json-text.js";
 import { missing } from "./prisma-errors.js";
 import { type RawSql, sql } from "./raw-sql.js";
 import { messageData } from "./record-data.js";
-import { toMessageRecord } from "./record-mappers.js";
+import { toMessageRecord, toStoredEvent } from "./record-mappers.js";
 import type { StepQueries } from "./step-queries.js";
 
 /**
- * Writes of a message's path that were two or three statements one after another: on
- * PostgreSQL one data-modifying CTE each (one round trip; all or nothing), on SQLite the same
- * statements one by one as before (there a statement is a call into the process, not a round
- * trip).
+ * Statements of a message's path that were two or three one after another: on PostgreSQL one
+ * statement each (writes as data-modifying CTEs: one round trip, all or nothing), on SQLite
+ * the same statements one by one as before (there a statement is a call into the process, not
+ * a round trip).
  */
-export class CombinedWrites {
+export class CombinedStatements {
   constructor(
     private readonly raw: RawSql,
     private readonly clock: () => Date,
@@ -109,5 +109,64 @@ export class CombinedWrites {
     if (row.open) return { open: true };
     if (row.eventSeq === null || row.eventCreatedAt === null) return { open: false };
     return { open: false, stored: { ...event, seq: row.eventSeq, createdAt: row.eventCreatedAt } };
+  }
+
+  /**
+   * `Store.eventToDeliver`: the event and what is recorded of it (its own delivery; for a
+   * message or system event, its message's and that message's draft). On PostgreSQL one
+   * statement, the message's id read from the stored payload.
+   */
+  async eventToDeliver(seq: number): Promise<{ event: StoredEvent; recorded: OutboundRecord[] } | undefined> {
+    if (this.dialect !== "postgresql") {
+      const event = await this.hot.getEvent(seq);
+      if (!event) return undefined;
+      const shown = event.type === "message" || event.type === "system" ? event.message.id : undefined;
+      const refs = [
+        { refKind: "event" as const, refId: String(seq) },
+        ...(shown === undefined
+          ? []
+          : [
+              { refKind: "message" as const, refId: shown },
+              { refKind: "draft" as const, refId: shown },
+            ]),
+      ];
+      return { event, recorded: await this.hot.getOutbounds(refs) };
+    }
+    const rows = await this.raw.rows<
+      Event & {
+        refKind: OutboundRecord["refKind"] | null;
+        refId: string | null;
+        outboundChatKey: string | null;
+        platformMessageId: string | null;
+      }
+    >(sql`
+      WITH event AS (
+        SELECT "seq", "chatKey", "type", "payload", "createdAt" FROM "Event" WHERE "seq" = ${seq}
+      ), shown AS (
+        SELECT CASE WHEN "type" IN ('message', 'system') THEN "payload"::json -> 'message' ->> 'id' END AS id FROM event
+      )
+      SELECT event."seq", event."chatKey", event."type", event."payload", event."createdAt", o."refKind", o."refId",
+        o."chatKey" AS "outboundChatKey", o."platformMessageId"
+      FROM event LEFT JOIN "OutboundMessage" AS o
+        ON (o."refKind" = 'event' AND o."refId" = ${String(seq)})
+          OR (o."refKind" IN ('message', 'draft') AND o."refId" = (SELECT id FROM shown))
+      ORDER BY o."refKind" ASC, o."refId" ASC, o."part" ASC`);
+    const first = rows[0];
+    if (!first) return undefined;
+    const recorded = new Map<string, OutboundRecord>();
+    for (const row of rows) {
+      if (row.refKind === null || row.refId === null || row.platformMessageId === null) continue;
+      const key = `${row.refKind}\u0000${row.refId}`;
+      const record = recorded.get(key);
+      if (record) record.platformMessageIds.push(row.platformMessageId);
+      else
+        recorded.set(key, {
+          chatKey: row.outboundChatKey ?? first.chatKey,
+          refKind: row.refKind,
+          refId: row.refId,
+          platformMessageIds: [row.platformMessageId],
+        });
+    }
+    return { event: toStoredEvent(first), recorded: [...recorded.values()] };
   }
 }
