@@ -91,7 +91,8 @@ export async function routeStoredMessage(
   const startedById = await chainStarter(context, message);
   for (const agent of decision.agents) {
     const turnId = turnIdFor(message.id, agent);
-    const existing = await store.getTurn(turnId);
+    // The turn (routed before a crash?) and the agent's parked turns here: one read.
+    const { existing, parked } = await store.routedTurn(message.chatKey, agent, turnId);
     if (existing) {
       // Routed by a run of this job that did not finish (a crash): its first step runs here
       // again, in the job's place in the chat's order, as it did then (a step run again
@@ -111,7 +112,7 @@ export async function routeStoredMessage(
         return started;
       }
     } else if (message.author.kind === "human") {
-      await supersedeParkedTurns(context, outbox, world, message, agent);
+      await supersedeParkedTurns(context, outbox, world, message, agent, parked);
     }
     const deadlineMs = agents.get(agent)?.limits.deadline ?? 300_000;
     await startTurn(context, message, agent, startedById, deadlineMs);

@@ -1,22 +1,13 @@
 import pg from "pg";
-import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from "vitest";
-import { migrateDatabase } from "../../src/storage/migrate.js";
-import { AccountingQueries } from "../../src/storage/prisma/accounting-queries.js";
-import { CombinedStatements } from "../../src/storage/prisma/combined-statements.js";
-import { createDatabaseClient, type DatabaseClient } from "../../src/storage/prisma/database-client.js";
-import { parseDatabaseUrl } from "../../src/storage/prisma/database-target.js";
-import { GraphileJobTable, type RunningJob } from "../../src/storage/prisma/graphile-job-table.js";
-import { HotQueries } from "../../src/storage/prisma/hot-queries.js";
-import { JobTable } from "../../src/storage/prisma/job-table.js";
+import { beforeEach, expect, it } from "vitest";
+import type { RunningJob } from "../../src/storage/prisma/graphile-job-table.js";
 import { PostgresRawSql } from "../../src/storage/prisma/postgres-raw-sql.js";
 import { isUniqueViolation } from "../../src/storage/prisma/prisma-errors.js";
-import { PrismaRawSql, rawSqlOf } from "../../src/storage/prisma/prisma-raw-sql.js";
-import { PrismaStore } from "../../src/storage/prisma/prisma-store.js";
-import { type RawSql, sql } from "../../src/storage/prisma/raw-sql.js";
-import { StepQueries } from "../../src/storage/prisma/step-queries.js";
-import { parseChatKey } from "../../src/world/chat-ref.js";
-import type { NewMessage, NewToolCall } from "../../src/world/records.js";
-import { createPostgresDatabase, describePostgres, quietLogger } from "./test-databases.js";
+import { PrismaRawSql } from "../../src/storage/prisma/prisma-raw-sql.js";
+import { sql } from "../../src/storage/prisma/raw-sql.js";
+import type { NewToolCall } from "../../src/world/records.js";
+import { type Side, twinDatabases } from "./raw-sql-twins.js";
+import { describePostgres } from "./test-databases.js";
 
 /**
  * The hot statements on `pg` directly (`PostgresRawSql`) must read and write exactly what they
@@ -24,118 +15,16 @@ import { createPostgresDatabase, describePostgres, quietLogger } from "./test-da
  * with the same clock, one through each way; every answer must be equal (sequences included).
  */
 describePostgres("PostgresRawSql", (serverUrl) => {
-  interface Side {
-    db: DatabaseClient;
-    raw: RawSql;
-    store: PrismaStore;
-    accounting: AccountingQueries;
-    jobs: JobTable;
-    graphile: GraphileJobTable;
-    /** The PostgreSQL side of the combined writes (`combined-statements.ts`), on this side's way. */
-    combined: CombinedStatements;
-    count: { value: number };
-    url: string;
-    drop(): Promise<void>;
-  }
+  const twins = twinDatabases(serverUrl);
+  const { same, message } = twins;
   let direct: Side;
-  let prisma: Side;
-  // A zone other than UTC, so that a date read or written in the process's zone would show.
-  const zone = process.env.TZ;
-  beforeAll(() => {
-    process.env.TZ = "America/Sao_Paulo";
-  });
-  afterAll(() => {
-    if (zone === undefined) delete process.env.TZ;
-    else process.env.TZ = zone;
-  });
-
-  /** A clock that moves 1 ms at each reading, the same on both sides. */
-  function steppingClock(): () => Date {
-    let at = Date.parse("2026-03-04T05:06:07.089Z");
-    return () => new Date(at++);
-  }
-
-  async function side(throughPrisma: boolean): Promise<Side> {
-    const database = await createPostgresDatabase(serverUrl());
-    await migrateDatabase({ databaseUrl: database.url, logger: quietLogger() });
-    const count = { value: 0 };
-    let db: DatabaseClient;
-    if (throughPrisma) {
-      // Prisma's client as it was before: no way around it is set, so rawSqlOf gives $queryRaw.
-      const [{ PrismaPg }, { PrismaClient }] = await Promise.all([
-        import("@prisma/adapter-pg"),
-        import("../../src/storage/prisma/generated/postgresql/index.js"),
-      ]);
-      db = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url }) }) as unknown as DatabaseClient;
-    } else {
-      db = await createDatabaseClient(parseDatabaseUrl(database.url), { statements: count });
-    }
-    const clock = steppingClock();
-    return {
-      db,
-      raw: rawSqlOf(db),
-      store: new PrismaStore(db, clock),
-      accounting: new AccountingQueries(db, clock),
-      jobs: new JobTable(db),
-      graphile: new GraphileJobTable(db),
-      combined: new CombinedStatements(
-        rawSqlOf(db),
-        clock,
-        new HotQueries(rawSqlOf(db), clock),
-        new StepQueries(rawSqlOf(db), clock),
-        "postgresql",
-      ),
-      count,
-      url: database.url,
-      async drop() {
-        await db.$disconnect();
-        await database.drop();
-      },
-    };
-  }
-
-  beforeEach(async () => {
-    direct = await side(false);
-    prisma = await side(true);
-  });
-  afterEach(async () => {
-    await direct.drop();
-    await prisma.drop();
-  });
-
-  /** The same call on both sides, in order: the same answer, or the same kind of failure. */
-  async function same<T>(call: (side: Side) => Promise<T>): Promise<T> {
-    const settle = (side: Side) =>
-      call(side).then(
-        (value) => ({ value }),
-        (error: unknown) => ({ error }),
-      );
-    const mine = await settle(direct);
-    const theirs = await settle(prisma);
-    if ("error" in theirs) {
-      expect("error" in mine, `direct answered ${JSON.stringify(mine)}; Prisma threw ${String(theirs.error)}`).toBe(
-        true,
-      );
-      expect(isUniqueViolation("error" in mine ? mine.error : undefined)).toBe(isUniqueViolation(theirs.error));
-      throw theirs.error;
-    }
-    if ("error" in mine) throw mine.error;
-    expect(mine.value).toEqual(theirs.value);
-    return mine.value;
-  }
-
-  const message = (id: string, chatKey: string, overrides: Partial<NewMessage> = {}): NewMessage => ({
-    id,
-    chatKey,
-    author: { kind: "human", id: "u1", name: "Ana", handle: "ana" },
-    text: `text of ${id}`,
-    raw: { update_id: 1, nested: { at: "2026-01-01" } },
-    ...overrides,
+  beforeEach(() => {
+    direct = twins.direct();
   });
 
   it("is what createDatabaseClient sets up for PostgreSQL (and the other side is Prisma's)", () => {
     expect(direct.raw).toBeInstanceOf(PostgresRawSql);
-    expect(prisma.raw).toBeInstanceOf(PrismaRawSql);
+    expect(twins.prisma().raw).toBeInstanceOf(PrismaRawSql);
   });
 
   it("answers every statement of a message's path (chat, inbound key, messages, events, turns, outbound) alike", async () => {
@@ -224,65 +113,6 @@ describePostgres("PostgresRawSql", (serverUrl) => {
     );
     await same((s) => s.db.turn.findMany());
     await same((s) => s.db.chat.findMany());
-  });
-
-  it("answers the combined writes (a message with the count's reset, a settled turn's end with its event) alike", async () => {
-    const chat = "telegram::7:";
-    await same((s) => s.store.ensureChat(chat, "w", "telegram"));
-    await same((s) => s.store.setAgentTurns(chat, 5));
-    await same((s) => s.combined.addMessageAndReset(message("m1", chat, { platformMessageId: "p1" })));
-    await same((s) => s.store.getChat(chat));
-    await expect(same((s) => s.combined.addMessageAndReset(message("m1", chat)))).rejects.toSatisfy(isUniqueViolation);
-    await same((s) => s.combined.addMessageAndReset(message("m2", "telegram::nobody:")));
-    const deadlineAt = new Date("2026-03-04T06:00:00.000Z");
-    const turn = { id: "t1", chatKey: chat, agent: "alice", triggerMessageId: "m1", startedById: "u1", deadlineAt };
-    await same((s) => s.store.createTurn(turn));
-    const ended = {
-      type: "turn-ended",
-      chat: parseChatKey(chat),
-      agent: "alice",
-      turnId: "t1",
-      reason: "answered",
-      startedAt: new Date("2026-03-04T05:06:07.089Z"),
-    } as const;
-    const end = { endReason: "answered", endedAt: new Date("2026-03-04T05:07:00.000Z") };
-    await same((s) =>
-      s.store.addModelStep(message("a1", chat, { author: { kind: "agent", id: "alice", name: "Alice" } }), [
-        {
-          id: "c1",
-          chatKey: chat,
-          agent: "alice",
-          turnId: "t1",
-          messageId: "a1",
-          step: 1,
-          providerCallId: "p",
-          name: "x",
-          argumentsJson: "{}",
-        },
-      ]),
-    );
-    expect(await same((s) => s.combined.endSettledTurnAtOnce("t1", end, ended))).toEqual({ open: true });
-    await same((s) => s.store.setToolCallState("c1", "done"));
-    const settled = await same((s) => s.combined.endSettledTurnAtOnce("t1", end, ended));
-    expect(settled).toMatchObject({ open: false, stored: { ...ended, seq: expect.any(Number) } });
-    await same((s) => s.store.getTurn("t1"));
-    await same((s) => s.store.listEvents(chat));
-    expect(await same((s) => s.combined.endSettledTurnAtOnce("t1", end, ended))).toEqual({ open: false });
-    expect(await same((s) => s.combined.endSettledTurnAtOnce("none", end, ended))).toEqual({ open: false });
-    const answer = await same((s) => s.store.getMessage("a1"));
-    const event = await same((s) =>
-      s.store.appendEvent(chat, { type: "message", chat: parseChatKey(chat), message: answer as never }),
-    );
-    await same((s) => s.combined.eventToDeliver(event.seq));
-    await same((s) =>
-      s.store.recordOutbound(
-        { chatKey: chat, refKind: "draft", refId: "a1", platformMessageIds: ["d1", "d2"] },
-        { chatKey: chat, refKind: "event", refId: String(event.seq), platformMessageIds: ["m1"] },
-      ),
-    );
-    expect((await same((s) => s.combined.eventToDeliver(event.seq)))?.recorded).toHaveLength(2);
-    await same((s) => s.combined.eventToDeliver(event.seq - 1));
-    await same((s) => s.combined.eventToDeliver(event.seq + 100));
   });
 
   it("answers every statement of a model step and its tools (calls, approvals, usage, rate) alike", async () => {

@@ -149,5 +149,26 @@ export function storeCombinedContract(name: string, open: () => Promise<StoreFix
       });
       expect(await store.eventToDeliver(other.seq + 1000)).toBeUndefined();
     });
+
+    it("reads the turn routing would start and the agent's parked turns in the chat at once", async () => {
+      const chat = chatKey();
+      const base = { chatKey: chat, agent: "alice", triggerMessageId: "m", startedById: "u1" };
+      const deadlineAt = new Date("2030-01-01T00:00:00.000Z");
+      const id = unique("turn");
+      expect(await store.routedTurn(chat, "alice", id)).toEqual({ existing: undefined, parked: [] });
+      const parked = await store.createTurn({ ...base, id: unique("turn"), state: "parked", deadlineAt });
+      await store.createTurn({ ...base, id: unique("turn"), deadlineAt });
+      await store.createTurn({ ...base, id: unique("turn"), agent: "bob", state: "parked", deadlineAt });
+      await store.createTurn({ ...base, id: unique("turn"), chatKey: chatKey(), state: "parked", deadlineAt });
+      expect(await store.routedTurn(chat, "alice", id)).toEqual({ existing: undefined, parked: [parked] });
+      const routed = await store.createTurn({ ...base, id, deadlineAt });
+      expect(await store.routedTurn(chat, "alice", id)).toEqual({ existing: routed, parked: [parked] });
+      await store.updateTurn(id, { state: "parked" });
+      const both = await store.routedTurn(chat, "alice", id);
+      expect(both.existing?.state).toBe("parked");
+      expect(both.parked.map((turn) => turn.id)).toEqual(
+        (await store.listTurns({ chatKey: chat, agent: "alice", states: ["parked"] })).map((turn) => turn.id),
+      );
+    });
   });
 }

@@ -31,21 +31,22 @@ async function statementsPerMessage(databaseUrl: string | undefined, count: numb
 }
 
 // docs/performance.md, "Fewer round trips a message": what an answered message costs in
-// statements, so that a change adding one shows. Both budgets count the first step of a turn,
-// run by the job that created the turn, not looking for a draft an earlier run left (there was
-// none): 36 and 29.8 before.
+// statements, so that a change adding one shows. Measured: SQLite 34, PostgreSQL 26.4 to 26.6
+// (graphile-worker's batched completions vary a little with timing). Before this round they
+// were 36 and 33.4: a turn's first step, run by the job that created the turn, does not look
+// for a draft an earlier run left (there was none), and routing reads the turn and the agent's
+// parked turns at once (both databases); on PostgreSQL, combined-statements.ts and the queue's
+// hand-over claiming the next job's row in its finish.
 describe("statements per answered message (SQLite)", () => {
-  it("stays within its budget: 35", async () => {
-    expect(await statementsPerMessage(undefined, 5)).toBeLessThanOrEqual(35);
+  it("stays within its budget: 34", async () => {
+    expect(await statementsPerMessage(undefined, 5)).toBeLessThanOrEqual(34);
   });
 });
 
 describePostgres("statements per answered message (PostgreSQL)", (serverUrl) => {
-  // 27.4 measured; graphile-worker's batched completions vary a little with timing. The
-  // delivery reads its event with what is recorded of it in one statement (28.4 without).
-  it("stays within its budget: 28", async () => {
+  it("stays within its budget: 27", async () => {
     const database = await createPostgresDatabase(serverUrl());
     cleanups.push(() => database.drop());
-    expect(await statementsPerMessage(database.url, 5)).toBeLessThanOrEqual(28);
+    expect(await statementsPerMessage(database.url, 5)).toBeLessThanOrEqual(27);
   });
 });

@@ -1,5 +1,6 @@
-import type { StoredEvent, WorldEvent } from "../../world/events.js";
+import type { WorldEvent } from "../../world/events.js";
 import type { MessageRecord, NewMessage, OutboundRecord } from "../records.js";
+import type { EventToDeliver, SettledEnd } from "../store.js";
 import type { Event, Message } from "./generated/sqlite/index.js";
 import type { HotQueries } from "./hot-queries.js";
 import { encodeWithDates } from "./json-text.js";
@@ -69,11 +70,7 @@ export class CombinedStatements {
    * `Store.endSettledTurn`: on PostgreSQL the look for open work, the conditional end and the
    * event in one statement (one snapshot: the end happens only if nothing was open in it).
    */
-  async endSettledTurn(
-    id: string,
-    end: { endReason: string; endedAt: Date },
-    event: WorldEvent,
-  ): Promise<{ open: true } | { open: false; stored?: StoredEvent }> {
+  async endSettledTurn(id: string, end: { endReason: string; endedAt: Date }, event: WorldEvent): Promise<SettledEnd> {
     if (this.dialect === "postgresql") return this.endSettledTurnAtOnce(id, end, event);
     if (await this.steps.turnHasOpenWork(id)) return { open: true };
     const ended = await this.hot.endTurn(id, end);
@@ -86,7 +83,7 @@ export class CombinedStatements {
     id: string,
     end: { endReason: string; endedAt: Date },
     event: WorldEvent,
-  ): Promise<{ open: true } | { open: false; stored?: StoredEvent }> {
+  ): Promise<SettledEnd> {
     const rows = await this.raw.rows<{ open: boolean; eventSeq: number | null; eventCreatedAt: Date | null }>(sql`
       WITH work AS (
         SELECT EXISTS (SELECT 1 FROM "ToolCall" WHERE "turnId" = ${id} AND "state" <> 'done')
@@ -116,7 +113,7 @@ export class CombinedStatements {
    * message or system event, its message's and that message's draft). On PostgreSQL one
    * statement, the message's id read from the stored payload.
    */
-  async eventToDeliver(seq: number): Promise<{ event: StoredEvent; recorded: OutboundRecord[] } | undefined> {
+  async eventToDeliver(seq: number): Promise<EventToDeliver | undefined> {
     if (this.dialect !== "postgresql") {
       const event = await this.hot.getEvent(seq);
       if (!event) return undefined;

@@ -21,7 +21,7 @@ import type {
 } from "../records.js";
 import type { DayCaps, UsageChange, UsageDayRecord } from "../../world/accounting-store.js";
 import type { LoginSessionRecord } from "../../world/login-session-store.js";
-import type { Store } from "../store.js";
+import type { EventToDeliver, RoutedTurn, SettledEnd, Store } from "../store.js";
 import { AccountingQueries } from "./accounting-queries.js";
 import { ApprovalQueries } from "./approval-queries.js";
 import { HotQueries } from "./hot-queries.js";
@@ -163,12 +163,9 @@ export class PrismaStore implements Store {
   }
 
   async incrementAgentTurns(key: string): Promise<number> {
-    const rows = await this.raw.rows<{ value: number | bigint }>(sql`
-      UPDATE "Chat" SET "agentTurnsSinceHuman" = "agentTurnsSinceHuman" + 1
-      WHERE "key" = ${key} RETURNING "agentTurnsSinceHuman" AS value`);
-    const value = rows[0]?.value;
+    const value = await this.hot.incrementAgentTurns(key);
     if (value === undefined) throw missing("chat", key);
-    return Number(value);
+    return value;
   }
 
   async resetSession(key: string): Promise<number> {
@@ -251,7 +248,7 @@ export class PrismaStore implements Store {
     return this.hot.getEvent(seq);
   }
 
-  eventToDeliver(seq: number): Promise<{ event: StoredEvent; recorded: OutboundRecord[] } | undefined> {
+  eventToDeliver(seq: number): Promise<EventToDeliver | undefined> {
     return this.combined.eventToDeliver(seq);
   }
 
@@ -304,12 +301,12 @@ export class PrismaStore implements Store {
     return this.hot.endTurn(id, end);
   }
 
-  endSettledTurn(
-    id: string,
-    end: { endReason: string; endedAt: Date },
-    event: WorldEvent,
-  ): Promise<{ open: true } | { open: false; stored?: StoredEvent }> {
+  endSettledTurn(id: string, end: { endReason: string; endedAt: Date }, event: WorldEvent): Promise<SettledEnd> {
     return this.combined.endSettledTurn(id, end, event);
+  }
+
+  routedTurn(chatKey: string, agent: string, id: string): Promise<RoutedTurn> {
+    return this.steps.routedTurn(chatKey, agent, id);
   }
 
   async listTurns(filter: {
