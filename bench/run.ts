@@ -15,6 +15,8 @@
  *   npm run bench -- --quick           fewer messages (a smoke run)
  *   npm run bench -- --chats N         N chats in the closed loop (default 100, 20 with --quick)
  *   npm run bench -- --profile DIR     the service writes a V8 CPU profile into DIR
+ *   npm run bench -- --statement-log FILE
+ *                                      every statement of the load counted by text (bench/statement-log.ts)
  */
 import { spawnSync } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -31,6 +33,7 @@ import { dropPostgresDatabase, freshPostgresDatabase } from "./postgres-database
 import { runScaleOut, type ScaleOutChannel } from "./scale-out.js";
 import { seedHistory } from "./seed-history.js";
 import { repositoryRoot, type ServiceProcess, startServiceProcess } from "./service-process.js";
+import { markStatements, statementLogEnv } from "./statement-log.js";
 import { mean, quantile, round } from "./statistics.js";
 
 const statementsMetric = "roundtable_database_statements_total";
@@ -39,6 +42,8 @@ const historySizes = [100, 1_000, 10_000];
 interface Settings {
   /** `--profile DIR`: the service writes a V8 CPU profile there when it stops. */
   profileDirectory: string | undefined;
+  /** `--statement-log FILE`: every statement of the load, counted by text (bench/statement-log.ts). */
+  statementLog: string | undefined;
   postgresUrl: string | undefined;
   latencyMessages: number;
   loadChats: number;
@@ -64,6 +69,7 @@ function readSettings(): Settings {
       profile: { type: "string" },
       channel: { type: "string" },
       warmup: { type: "string" },
+      "statement-log": { type: "string" },
     },
     allowPositionals: true,
   });
@@ -90,6 +96,7 @@ function readSettings(): Settings {
     throw new Error("--chats is a number of chats (1 to 1000)");
   return {
     profileDirectory: values.profile,
+    statementLog: values["statement-log"],
     postgresUrl,
     latencyMessages: quick ? 30 : 200,
     loadChats: chats ?? (quick ? 20 : 100),
@@ -179,6 +186,12 @@ async function main(): Promise<void> {
       ...(settings.profileDirectory
         ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${path.resolve(settings.profileDirectory)}` }
         : {}),
+      ...(settings.statementLog
+        ? statementLogEnv(
+            settings.statementLog,
+            settings.profileDirectory ? `--cpu-prof --cpu-prof-dir=${path.resolve(settings.profileDirectory)}` : "",
+          )
+        : {}),
     });
     const exited = new Promise<never>((_, reject) =>
       service?.child.once("exit", (code) => reject(new Error(`the service exited (${code}): ${service?.stderr()}`))),
@@ -193,6 +206,7 @@ async function main(): Promise<void> {
 
     const total = settings.loadChats * settings.loadPerChat;
     log(`load: ${settings.loadChats} chats in a closed loop, ${total} messages`);
+    if (settings.statementLog) markStatements(service.pid);
     const cpuBefore = treeCpuMilliseconds(service.pid);
     const databaseCpu = settings.postgresUrl ? await DatabaseCpu.connect(databaseUrl) : undefined;
     await databaseCpu?.start();
@@ -207,6 +221,7 @@ async function main(): Promise<void> {
     ]);
     const loadSeconds = (performance.now() - loadStarted) / 1000;
     const cpuPerMessage = (treeCpuMilliseconds(service.pid) - cpuBefore) / total;
+    if (settings.statementLog) markStatements(service.pid);
     const databaseCpuPerMessage = databaseCpu ? (await databaseCpu.stop()) / total : undefined;
     await databaseCpu?.close();
     const loadAverage = loadavg()[0] ?? Number.NaN;

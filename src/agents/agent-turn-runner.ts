@@ -13,8 +13,8 @@ import { runModelStep } from "./run-model-step.js";
 export class AgentTurnRunner implements TurnRunner {
   constructor(private readonly runtime: AgentRuntime) {}
 
-  step(turnId: string, step: number): Promise<void> {
-    return runModelStep(this.runtime, turnId, step);
+  step(turnId: string, step: number, options: { created?: boolean } = {}): Promise<void> {
+    return runModelStep(this.runtime, turnId, step, options);
   }
 
   runTool(toolCallId: string): Promise<void> {

@@ -26,17 +26,29 @@ function stepMessageId(turnId: string, step: number): string {
  * One provider call of a turn: build the view, stream the answer to the chat, store it with
  * its tool calls, then either end the turn (text only) or hand the calls to the policy.
  */
-export async function runModelStep(runtime: AgentRuntime, turnId: string, step: number): Promise<void> {
+export async function runModelStep(
+  runtime: AgentRuntime,
+  turnId: string,
+  step: number,
+  options: { created?: boolean } = {},
+): Promise<void> {
   // Watched from before the turn is read: a /stop from then on reaches this step.
   const watch = runtime.interrupts.watch(turnId);
   try {
-    await runWatchedStep(runtime, turnId, step, watch.signal);
+    await runWatchedStep(runtime, turnId, step, watch.signal, options.created === true);
   } finally {
     watch.release();
   }
 }
 
-async function runWatchedStep(runtime: AgentRuntime, turnId: string, step: number, stopped: AbortSignal) {
+async function runWatchedStep(
+  runtime: AgentRuntime,
+  turnId: string,
+  step: number,
+  stopped: AbortSignal,
+  /** The turn was created by this step's job: no earlier run of the step left a draft. */
+  created: boolean,
+) {
   const scope = await loadTurnScope(runtime, turnId);
   if (!scope || scope.turn.state === "ended") return;
   const { store, logger, clock } = runtime.world;
@@ -108,7 +120,13 @@ async function runWatchedStep(runtime: AgentRuntime, turnId: string, step: numbe
 
   const chat = parseChatKey(turn.chatKey);
   const messageId = stepMessageId(turn.id, step);
-  const answer = await openAnswer(runtime.world, runtime.outbox, { turn, step, messageId, agent: agent.name });
+  const answer = await openAnswer(runtime.world, runtime.outbox, {
+    turn,
+    step,
+    messageId,
+    agent: agent.name,
+    noEarlierRun: created,
+  });
   // Released when the model call is over (not AbortSignal.timeout/any: see linked-signal.ts).
   const deadline = linkedSignal([], turn.deadlineAt.getTime() - clock().getTime());
   const linked = linkedSignal([deadline.signal, runtime.stopSignal, stopped]);

@@ -14,7 +14,7 @@ export function traceTurnRunner(
     return turnId === undefined ? work() : inTurnTrace(turnId, work);
   };
   return {
-    step: (turnId, step) => inTurnTrace(turnId, () => runner.step(turnId, step)),
+    step: (turnId, step, options) => inTurnTrace(turnId, () => runner.step(turnId, step, options)),
     runTool: (toolCallId) => inTurnTrace(turnOfToolCall(toolCallId), () => runner.runTool(toolCallId)),
     approvalDecided: (approvalId) => inApprovalTurn(approvalId, () => runner.approvalDecided(approvalId)),
     approvalExpire: (approvalId) => inApprovalTurn(approvalId, () => runner.approvalExpire(approvalId)),

@@ -130,29 +130,31 @@ export class Ingress implements InboundSink {
     }
     let message: MessageRecord;
     try {
-      message = await store.addMessage({
-        id,
-        chatKey: key,
-        author: {
-          kind: human ? "human" : "bot",
-          id: inbound.sender.id,
-          name: inbound.sender.displayName,
-          ...(inbound.sender.handle === undefined ? {} : { handle: inbound.sender.handle }),
+      message = await store.addMessage(
+        {
+          id,
+          chatKey: key,
+          author: {
+            kind: human ? "human" : "bot",
+            id: inbound.sender.id,
+            name: inbound.sender.displayName,
+            ...(inbound.sender.handle === undefined ? {} : { handle: inbound.sender.handle }),
+          },
+          // A voice note's words are its text (files.transcribe): routing and the models read them.
+          text: withTranscripts(inbound.text, files),
+          platformMessageId: inbound.platformMessageId,
+          ...(inbound.replyTo === undefined ? {} : { replyToId: inbound.replyTo }),
+          raw: member ? inbound.raw : omittedRaw("non-member"),
+          createdAt: inbound.receivedAt,
+          ...(files.length === 0 ? {} : { files }),
         },
-        // A voice note's words are its text (files.transcribe): routing and the models read them.
-        text: withTranscripts(inbound.text, files),
-        platformMessageId: inbound.platformMessageId,
-        ...(inbound.replyTo === undefined ? {} : { replyToId: inbound.replyTo }),
-        raw: member ? inbound.raw : omittedRaw("non-member"),
-        createdAt: inbound.receivedAt,
-        ...(files.length === 0 ? {} : { files }),
-      });
+        { resetAgentTurns: human },
+      );
     } catch (error) {
       // The message id derives from the platform's: a second delivery (now or long ago) collides.
       if (await store.getMessage(id)) return duplicate();
       throw error;
     }
-    if (human) await store.setAgentTurns(key, 0);
     await this.outbox.publish(key, { type: "message", chat: inbound.chat, message });
     if (files.length > 0) await settleFiles(this.context, this.outbox, world, inbound.chat, id, files);
     return this.afterStored(inbound, world, id, member);

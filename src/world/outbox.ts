@@ -46,12 +46,17 @@ export class Outbox {
   /** Store the event, tell listeners, and queue its delivery. */
   async publish(chatKey: string, event: Exclude<WorldEvent, { type: "stream" }>): Promise<StoredEvent> {
     const stored = await this.context.store.appendEvent(chatKey, event);
+    await this.published(chatKey, stored);
+    return stored;
+  }
+
+  /** An event the store appended with the write that caused it (`Store.endSettledTurn`): emitted, and queued to deliver. */
+  async published(chatKey: string, stored: StoredEvent): Promise<void> {
     this.emit(stored);
-    if (shouldDeliver(event)) {
+    if (shouldDeliver(stored)) {
       const payload = { kind: "deliver", seq: stored.seq } as const;
       await this.context.queue.add({ queue: chatKey, key: jobKey(payload), payload });
     }
-    return stored;
   }
 
   /** Transient stream events: emitted, never stored. */
@@ -89,22 +94,13 @@ export class Outbox {
    */
   async deliver(seq: number, rerun = false, options: { oneTry?: boolean } = {}): Promise<void> {
     const { store, channels, logger } = this.context;
-    const event = await store.getEvent(seq);
-    if (!event) {
+    // The event and what is recorded of it (and of its message and that message's draft): one read.
+    const read = await store.eventToDeliver(seq);
+    if (!read) {
       logger.warn({ seq }, "deliver: no such event");
       return;
     }
-    // What is recorded of this event (and of its message and that message's draft): one read.
-    const shown = event.type === "message" || event.type === "system" ? event.message.id : undefined;
-    const known = await store.getOutbounds([
-      { refKind: "event", refId: String(seq) },
-      ...(shown === undefined
-        ? []
-        : [
-            { refKind: "message" as const, refId: shown },
-            { refKind: "draft" as const, refId: shown },
-          ]),
-    ]);
+    const { event, recorded: known } = read;
     const recorded = (refKind: OutboundRecord["refKind"], refId: string) =>
       known.find((record) => record.refKind === refKind && record.refId === refId);
     if (recorded("event", String(seq))) return;

@@ -26,13 +26,17 @@ const unaddressedNoticeMs = 24 * 3_600_000;
 /**
  * The `route` step: decide who answers a stored message and start their turns. Returns the
  * turns whose first steps the caller runs in the same job (no queued step: the job is not done
- * until they ran): those it started, and on a re-run after a crash every unfinished one it
- * finds. Idempotent: turn ids and notice ids derive from the message id, so a second run starts
- * nothing new.
+ * until they ran): those it started (`created`), and on a re-run after a crash every unfinished
+ * one it finds. Idempotent: turn ids and notice ids derive from the message id, so a second run
+ * starts nothing new.
  */
-export async function routeStoredMessage(context: WorldContext, outbox: Outbox, messageId: string): Promise<string[]> {
+export async function routeStoredMessage(
+  context: WorldContext,
+  outbox: Outbox,
+  messageId: string,
+): Promise<{ turnId: string; created: boolean }[]> {
   const { store, logger, worlds, agents } = context;
-  const started: string[] = [];
+  const started: { turnId: string; created: boolean }[] = [];
   const message = await store.getMessage(messageId);
   if (!message) {
     logger.warn({ messageId }, "route: no such message");
@@ -87,13 +91,14 @@ export async function routeStoredMessage(context: WorldContext, outbox: Outbox, 
   const startedById = await chainStarter(context, message);
   for (const agent of decision.agents) {
     const turnId = turnIdFor(message.id, agent);
-    const existing = await store.getTurn(turnId);
+    // The turn (routed before a crash?) and the agent's parked turns here: one read.
+    const { existing, parked } = await store.routedTurn(message.chatKey, agent, turnId);
     if (existing) {
       // Routed by a run of this job that did not finish (a crash): its first step runs here
       // again, in the job's place in the chat's order, as it did then (a step run again
       // finishes what is left and repeats nothing). Queued instead, it would run after the
       // chat's later messages had started their turns.
-      if (existing.state !== "ended") started.push(turnId);
+      if (existing.state !== "ended") started.push({ turnId, created: false });
       continue;
     }
     if (message.author.kind === "agent" || message.author.kind === "bot") {
@@ -107,11 +112,11 @@ export async function routeStoredMessage(context: WorldContext, outbox: Outbox, 
         return started;
       }
     } else if (message.author.kind === "human") {
-      await supersedeParkedTurns(context, outbox, world, message, agent);
+      await supersedeParkedTurns(context, outbox, world, message, agent, parked);
     }
     const deadlineMs = agents.get(agent)?.limits.deadline ?? 300_000;
     await startTurn(context, message, agent, startedById, deadlineMs);
-    started.push(turnId);
+    started.push({ turnId, created: true });
     log.info({ agent, turnId }, "turn started");
   }
   return started;

@@ -21,6 +21,21 @@ import type {
   TurnState,
 } from "./records.js";
 
+/** `Store.routedTurn`: the turn routing would start, if it exists, and the agent's parked turns. */
+export interface RoutedTurn {
+  existing: TurnRecord | undefined;
+  parked: TurnRecord[];
+}
+
+/** `Store.endSettledTurn`: open work left (nothing changed), or the end's event (none: ended already). */
+export type SettledEnd = { open: true } | { open: false; stored?: StoredEvent };
+
+/** `Store.eventToDeliver`: the event and what is recorded of it. */
+export interface EventToDeliver {
+  event: StoredEvent;
+  recorded: OutboundRecord[];
+}
+
 /**
  * The storage port. Everything the flow needs after a restart goes through it. One
  * implementation over Prisma serves SQLite and PostgreSQL; the same contract suite runs on both.
@@ -50,7 +65,11 @@ export interface Store extends AccountingStore, LoginSessionStore {
   hasInboundKey(key: string): Promise<boolean>;
 
   // messages
-  addMessage(message: NewMessage): Promise<MessageRecord>;
+  /**
+   * `resetAgentTurns` (a person's message): the chat's `agentTurnsSinceHuman` back to 0 with it
+   * (on PostgreSQL in the same statement, so a message that exists already resets nothing).
+   */
+  addMessage(message: NewMessage, options?: { resetAgentTurns?: boolean }): Promise<MessageRecord>;
   /**
    * Replace a stored message's platform payload with a marker (`{ omitted: reason }`): a
    * message that starts no turn (its sender is past their rate) keeps no more than its text.
@@ -74,6 +93,12 @@ export interface Store extends AccountingStore, LoginSessionStore {
   // event log
   appendEvent(chatKey: string, event: WorldEvent): Promise<StoredEvent>;
   getEvent(seq: number): Promise<StoredEvent | undefined>;
+  /**
+   * An event to deliver and what is recorded of it, as `getOutbounds` reads them: its own
+   * delivery (`event`, its seq) and, for a message or system event, its message's ids and that
+   * message's draft. Undefined when there is no such event. On PostgreSQL one statement.
+   */
+  eventToDeliver(seq: number): Promise<EventToDeliver | undefined>;
   listEvents(chatKey: string, options?: { afterSeq?: number; limit?: number }): Promise<StoredEvent[]>;
   /** The newest `limit` events of every chat, oldest first (the start-up sweep of lost steps). */
   listRecentEvents(limit: number): Promise<StoredEvent[]>;
@@ -98,6 +123,19 @@ export interface Store extends AccountingStore, LoginSessionStore {
    * is the one who ended it.
    */
   endTurn(id: string, end: { endReason: string; endedAt: Date }): Promise<TurnRecord | undefined>;
+  /**
+   * A turn with nothing open (no call without its result, no pending approval) ended as
+   * {@link endTurn} ends it, and `event` appended when this call ended it: on PostgreSQL one
+   * statement. `open`: the turn has open work, and nothing changed; else `stored` is the event,
+   * undefined when the turn was already ended or is unknown.
+   */
+  endSettledTurn(id: string, end: { endReason: string; endedAt: Date }, event: WorldEvent): Promise<SettledEnd>;
+  /**
+   * What routing a message to an agent reads, in one statement: the turn `id` (the agent's in
+   * the chat), if it exists, and the agent's parked turns in the chat, oldest first (the turn
+   * itself among them when it is parked).
+   */
+  routedTurn(chatKey: string, agent: string, id: string): Promise<RoutedTurn>;
   /** Turns, oldest first; `chatKeyPrefix` takes a channel's chat and its threads' chats at once. */
   listTurns(filter: {
     chatKey?: string;

@@ -25,7 +25,11 @@ export interface WorldDirectory {
  * chat's queue; the runner (src/agents) calls providers and tools.
  */
 export interface TurnRunner {
-  step(turnId: string, step: number): Promise<void>;
+  /**
+   * `created`: the turn was created by the job that runs this step (its first step): nothing of
+   * it can have run before, so no look for what an earlier run left (a draft) is needed.
+   */
+  step(turnId: string, step: number, options?: { created?: boolean }): Promise<void>;
   runTool(toolCallId: string): Promise<void>;
   approvalDecided(approvalId: string): Promise<void>;
   approvalExpire(approvalId: string): Promise<void>;

@@ -58,7 +58,7 @@ export class WorldEngine {
         // per message. Until they ran the route job is not done, so a crash re-runs the
         // routing, which runs the first step of every unfinished turn it finds again, here.
         const started = await routeStoredMessage(this.context, this.outbox, payload.messageId);
-        for (const turnId of started) await runner.step(turnId, 1);
+        for (const { turnId, created } of started) await runner.step(turnId, 1, { created });
         return;
       }
       case "deliver":

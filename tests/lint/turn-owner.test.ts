@@ -41,14 +41,18 @@ describe("one owner per turn", () => {
   });
 
   it("a turn's row and its calls' states change only in src/world/turn/", async () => {
-    const writers = await filesMatching(/\.(createTurn|updateTurn|endTurn|setToolCallState|incrementAgentTurns)\(/);
+    const writers = await filesMatching(
+      /\.(createTurn|updateTurn|endTurn|endSettledTurn|setToolCallState|incrementAgentTurns)\(/,
+    );
     expect(writers.length).toBeGreaterThan(0);
     expect(writers.filter((file) => !file.startsWith("src/world/turn/"))).toEqual([]);
   });
 
   it("a turn is marked ended only by closeTurn", async () => {
-    // The store's conditional end (`endTurn`: only the call that ends it publishes turn-ended).
-    expect(await filesMatching(/\.endTurn\(|state: "ended"/)).toEqual(["src/world/turn/close-turn.ts"]);
+    // The store's conditional ends (`endTurn`, `endSettledTurn`: only the call that ends it publishes turn-ended).
+    expect(await filesMatching(/\.endTurn\(|\.endSettledTurn\(|state: "ended"/)).toEqual([
+      "src/world/turn/close-turn.ts",
+    ]);
   });
 
   it("an approval card is updated only by publishApprovalOutcome", async () => {

@@ -1,18 +1,13 @@
 import pg from "pg";
-import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from "vitest";
-import { migrateDatabase } from "../../src/storage/migrate.js";
-import { AccountingQueries } from "../../src/storage/prisma/accounting-queries.js";
-import { createDatabaseClient, type DatabaseClient } from "../../src/storage/prisma/database-client.js";
-import { parseDatabaseUrl } from "../../src/storage/prisma/database-target.js";
-import { GraphileJobTable, type RunningJob } from "../../src/storage/prisma/graphile-job-table.js";
-import { JobTable } from "../../src/storage/prisma/job-table.js";
+import { beforeEach, expect, it } from "vitest";
+import type { RunningJob } from "../../src/storage/prisma/graphile-job-table.js";
 import { PostgresRawSql } from "../../src/storage/prisma/postgres-raw-sql.js";
 import { isUniqueViolation } from "../../src/storage/prisma/prisma-errors.js";
-import { PrismaRawSql, rawSqlOf } from "../../src/storage/prisma/prisma-raw-sql.js";
-import { PrismaStore } from "../../src/storage/prisma/prisma-store.js";
-import { type RawSql, sql } from "../../src/storage/prisma/raw-sql.js";
-import type { NewMessage, NewToolCall } from "../../src/world/records.js";
-import { createPostgresDatabase, describePostgres, quietLogger } from "./test-databases.js";
+import { PrismaRawSql } from "../../src/storage/prisma/prisma-raw-sql.js";
+import { sql } from "../../src/storage/prisma/raw-sql.js";
+import type { NewToolCall } from "../../src/world/records.js";
+import { type Side, twinDatabases } from "./raw-sql-twins.js";
+import { describePostgres } from "./test-databases.js";
 
 /**
  * The hot statements on `pg` directly (`PostgresRawSql`) must read and write exactly what they
@@ -20,109 +15,16 @@ import { createPostgresDatabase, describePostgres, quietLogger } from "./test-da
  * with the same clock, one through each way; every answer must be equal (sequences included).
  */
 describePostgres("PostgresRawSql", (serverUrl) => {
-  interface Side {
-    db: DatabaseClient;
-    raw: RawSql;
-    store: PrismaStore;
-    accounting: AccountingQueries;
-    jobs: JobTable;
-    graphile: GraphileJobTable;
-    count: { value: number };
-    url: string;
-    drop(): Promise<void>;
-  }
+  const twins = twinDatabases(serverUrl);
+  const { same, message } = twins;
   let direct: Side;
-  let prisma: Side;
-  // A zone other than UTC, so that a date read or written in the process's zone would show.
-  const zone = process.env.TZ;
-  beforeAll(() => {
-    process.env.TZ = "America/Sao_Paulo";
-  });
-  afterAll(() => {
-    if (zone === undefined) delete process.env.TZ;
-    else process.env.TZ = zone;
-  });
-
-  /** A clock that moves 1 ms at each reading, the same on both sides. */
-  function steppingClock(): () => Date {
-    let at = Date.parse("2026-03-04T05:06:07.089Z");
-    return () => new Date(at++);
-  }
-
-  async function side(throughPrisma: boolean): Promise<Side> {
-    const database = await createPostgresDatabase(serverUrl());
-    await migrateDatabase({ databaseUrl: database.url, logger: quietLogger() });
-    const count = { value: 0 };
-    let db: DatabaseClient;
-    if (throughPrisma) {
-      // Prisma's client as it was before: no way around it is set, so rawSqlOf gives $queryRaw.
-      const [{ PrismaPg }, { PrismaClient }] = await Promise.all([
-        import("@prisma/adapter-pg"),
-        import("../../src/storage/prisma/generated/postgresql/index.js"),
-      ]);
-      db = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url }) }) as unknown as DatabaseClient;
-    } else {
-      db = await createDatabaseClient(parseDatabaseUrl(database.url), { statements: count });
-    }
-    const clock = steppingClock();
-    return {
-      db,
-      raw: rawSqlOf(db),
-      store: new PrismaStore(db, clock),
-      accounting: new AccountingQueries(db, clock),
-      jobs: new JobTable(db),
-      graphile: new GraphileJobTable(db),
-      count,
-      url: database.url,
-      async drop() {
-        await db.$disconnect();
-        await database.drop();
-      },
-    };
-  }
-
-  beforeEach(async () => {
-    direct = await side(false);
-    prisma = await side(true);
-  });
-  afterEach(async () => {
-    await direct.drop();
-    await prisma.drop();
-  });
-
-  /** The same call on both sides, in order: the same answer, or the same kind of failure. */
-  async function same<T>(call: (side: Side) => Promise<T>): Promise<T> {
-    const settle = (side: Side) =>
-      call(side).then(
-        (value) => ({ value }),
-        (error: unknown) => ({ error }),
-      );
-    const mine = await settle(direct);
-    const theirs = await settle(prisma);
-    if ("error" in theirs) {
-      expect("error" in mine, `direct answered ${JSON.stringify(mine)}; Prisma threw ${String(theirs.error)}`).toBe(
-        true,
-      );
-      expect(isUniqueViolation("error" in mine ? mine.error : undefined)).toBe(isUniqueViolation(theirs.error));
-      throw theirs.error;
-    }
-    if ("error" in mine) throw mine.error;
-    expect(mine.value).toEqual(theirs.value);
-    return mine.value;
-  }
-
-  const message = (id: string, chatKey: string, overrides: Partial<NewMessage> = {}): NewMessage => ({
-    id,
-    chatKey,
-    author: { kind: "human", id: "u1", name: "Ana", handle: "ana" },
-    text: `text of ${id}`,
-    raw: { update_id: 1, nested: { at: "2026-01-01" } },
-    ...overrides,
+  beforeEach(() => {
+    direct = twins.direct();
   });
 
   it("is what createDatabaseClient sets up for PostgreSQL (and the other side is Prisma's)", () => {
     expect(direct.raw).toBeInstanceOf(PostgresRawSql);
-    expect(prisma.raw).toBeInstanceOf(PrismaRawSql);
+    expect(twins.prisma().raw).toBeInstanceOf(PrismaRawSql);
   });
 
   it("answers every statement of a message's path (chat, inbound key, messages, events, turns, outbound) alike", async () => {
@@ -358,6 +260,28 @@ describePostgres("PostgresRawSql", (serverUrl) => {
     await same(async (s) => s.graphile.finish(1, "pool-1:1", now, await running(s, "step:1")));
     await same(async (s) => s.graphile.handBack("step:2", await running(s, "step:2")));
     await same(async (s) => s.graphile.finishGraphileJob(await running(s, "step:2")));
+    // A finish handing the chat on, the next job's row claimed in the same statement; then,
+    // as when the queue stops before running it, handed back with the claim undone.
+    await same((s) => s.graphile.insert({ queue: "chat-d", key: "hand:1", payload: 3 }, now));
+    await same((s) => s.graphile.insert({ queue: "chat-d", key: "hand:2", payload: 4 }, now));
+    const lockFor = async (s: Side, key: string) => {
+      await s.db.$executeRaw`UPDATE graphile_worker._private_job_queues SET locked_by = 'pool-1', locked_at = now()
+        WHERE queue_name = 'chat-d'`;
+      await s.db.$executeRaw`UPDATE graphile_worker._private_jobs SET locked_by = 'pool-1', locked_at = now(),
+        attempts = attempts + 1 WHERE key = ${key}`;
+      return running(s, key);
+    };
+    const hand1 = await same((s) => s.graphile.claim("hand:1", "pool-1:3", now, 3));
+    const handed = await same(async (s) =>
+      s.graphile.finish(hand1?.seq ?? 0, "pool-1:3", later, await lockFor(s, "hand:1"), {
+        handOver: true,
+        claimNext: { token: "pool-1:4", maxAttempts: 3 },
+      }),
+    );
+    expect(handed.next?.claimed).toMatchObject({ token: "pool-1:4", row: { key: "hand:2", attempts: 1 } });
+    await same((s) => s.db.job.findMany({ where: { queue: "chat-d" }, orderBy: { seq: "asc" } }));
+    await same(async (s) => s.graphile.handBack("hand:2", await running(s, "hand:2"), "pool-1:4"));
+    await same((s) => s.db.job.findMany({ where: { queue: "chat-d" }, orderBy: { seq: "asc" } }));
     await same((s) => s.graphile.rescheduleDue(later));
     await same((s) => s.graphile.addMissing(now));
     await same((s) => s.graphile.expiredHolders(later));

@@ -1,5 +1,6 @@
 import { openStore } from "../../src/storage/open-store.js";
 import { storeContract } from "./store-contract.js";
+import { storeCombinedContract } from "./store-contract-combined.js";
 import { storeAccountingContract } from "./store-contract-accounting.js";
 import { storeApprovalContract } from "./store-contract-approvals.js";
 import { storeLoginContract } from "./store-contract-logins.js";
@@ -18,6 +19,7 @@ const openSqlite = async () => {
 };
 
 storeContract("SQLite", openSqlite);
+storeCombinedContract("SQLite", openSqlite);
 storeApprovalContract("SQLite", openSqlite);
 storeAccountingContract("SQLite", openSqlite);
 storeLoginContract("SQLite", openSqlite);

@@ -87,6 +87,8 @@ export interface Harness {
   idle(): Promise<void>;
   waitFor(condition: () => boolean | Promise<boolean>, timeoutMs?: number): Promise<void>;
   logs(): string;
+  /** SQL statements the store and queue have sent so far (`OpenedStore.statementCount`). */
+  statementCount(): number;
   close(): Promise<void>;
 }
 
@@ -192,6 +194,7 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
     databaseUrl,
     workdir,
     chat,
+    statementCount: () => opened.statementCount(),
     say(text, sayOptions = {}) {
       counter += 1;
       const user = sayOptions.user ?? "ana";

@@ -19,6 +19,8 @@ export interface HandedJob {
   /** Our row's key (graphile-worker's payload); empty when the payload has none (the task drops it). */
   key: string;
   running: RunningJob;
+  /** Our row, claimed for it in the same statement (as {@link GraphileJobTable.claim} would), with its token. */
+  claimed?: { row: ClaimedRow; token: string };
 }
 
 interface ClaimedRecord {
@@ -112,15 +114,7 @@ export class GraphileJobTable {
       WHERE "key" = ${key} AND ("state" = 'pending' OR ("state" = 'running' AND "attempts" < ${maxAttempts}))
       RETURNING "seq", "key", "queue", "payload", "attempts", "runAt"`);
     const row = rows[0];
-    if (!row) return undefined;
-    return {
-      seq: Number(row.seq),
-      key: row.key,
-      queue: row.queue,
-      payload: JSON.parse(row.payload) as unknown,
-      attempts: Number(row.attempts),
-      runAt: row.runAt instanceof Date ? row.runAt : new Date(row.runAt),
-    };
+    return row ? toClaimedRow(row) : undefined;
   }
 
   /** A row left running that used all its attempts fails instead of running again. */
@@ -140,17 +134,24 @@ export class GraphileJobTable {
    * with none due, the queue is unlocked so the chat's next step can start at once anywhere.
    * graphile-worker's own completion, which it does not wait for before looking for the next
    * job, then finds nothing left to do. `changed` is false when the row is no longer this run's.
+   * With `claimNext`, the handed job's row is claimed in the same statement as {@link claim}
+   * claims it (`next.claimed`; absent when that claim found nothing, and the caller claims as
+   * usual), so a chat's next step costs no statement of its own before it runs.
    */
   async finish(
     seq: number,
     token: string,
     now: Date,
     running: RunningJob,
-    options: { lastError?: string; handOver?: boolean } = {},
+    options: { lastError?: string; handOver?: boolean; claimNext?: { token: string; maxAttempts: number } } = {},
   ): Promise<{ changed: boolean; next?: HandedJob }> {
-    const { lastError, handOver = false } = options;
+    const { lastError, handOver = false, claimNext } = options;
     const state = lastError === undefined ? "done" : "failed";
-    const rows = await this.raw.rows<{ changed: number; nextId: string | null; nextKey: string | null }>(sql`
+    const rows = await this.raw.rows<
+      { changed: number; nextId: string | null; nextKey: string | null } & {
+        [column in keyof ClaimedRecord as `claimed_${column}`]: ClaimedRecord[column] | null;
+      }
+    >(sql`
       WITH settled AS (
         UPDATE "Job" SET "state" = ${state}, "lockedBy" = NULL, "lockedAt" = NULL, "finishedAt" = ${now},
           "lastError" = COALESCE(${lastError ?? null}::text, "lastError")
@@ -177,16 +178,39 @@ export class GraphileJobTable {
       unlocked AS (
         UPDATE graphile_worker._private_job_queues SET locked_by = NULL, locked_at = NULL
         WHERE id = ${running.queueId}::int AND locked_by = ${running.workerId} AND NOT EXISTS (SELECT 1 FROM next)
-        RETURNING id)
+        RETURNING id),
+      claimed AS (
+        UPDATE "Job" SET "state" = 'running', "lockedBy" = ${claimNext?.token ?? null}::text, "lockedAt" = ${now},
+          "attempts" = "attempts" + 1
+        WHERE ${claimNext !== undefined}::boolean AND "key" = (SELECT payload->>'key' FROM taken)
+          -- After our row left running (one running row a queue, "Job_queue_running_key"): reading
+          -- settled runs it first (an unread one would run after the main query).
+          AND (SELECT count(*) FROM settled) >= 0
+          AND ("state" = 'pending' OR ("state" = 'running' AND "attempts" < ${claimNext?.maxAttempts ?? 0}::int))
+        RETURNING "seq", "key", "queue", "payload", "attempts", "runAt")
       SELECT (SELECT count(*) FROM settled)::int AS changed, (SELECT id::text FROM taken) AS "nextId",
-        (SELECT payload->>'key' FROM taken) AS "nextKey"`);
+        (SELECT payload->>'key' FROM taken) AS "nextKey", claimed."seq" AS "claimed_seq",
+        claimed."key" AS "claimed_key", claimed."queue" AS "claimed_queue", claimed."payload" AS "claimed_payload",
+        claimed."attempts" AS "claimed_attempts", claimed."runAt" AS "claimed_runAt"
+      FROM (SELECT 1) AS one LEFT JOIN claimed ON TRUE`);
     const row = rows[0];
     const changed = row?.changed === 1;
     if (!row?.nextId) return { changed };
-    return {
-      changed,
-      next: { key: row.nextKey ?? "", running: { ...running, jobId: row.nextId } },
-    };
+    const next: HandedJob = { key: row.nextKey ?? "", running: { ...running, jobId: row.nextId } };
+    if (claimNext && row.claimed_seq !== null && row.claimed_key !== null && row.claimed_queue !== null) {
+      next.claimed = {
+        token: claimNext.token,
+        row: toClaimedRow({
+          seq: row.claimed_seq,
+          key: row.claimed_key,
+          queue: row.claimed_queue,
+          payload: row.claimed_payload ?? "null",
+          attempts: row.claimed_attempts ?? 1,
+          runAt: row.claimed_runAt ?? now,
+        }),
+      };
+    }
+    return { changed, next };
   }
 
   /**
@@ -241,11 +265,17 @@ export class GraphileJobTable {
    * A job fetched while the queue stops is given back unstarted: its graphile-worker job is
    * finished and a new one for the same key added (so graphile-worker's own completion of the
    * fetched one deletes nothing that is still needed), due now for whichever process looks next.
+   * `claimedBy`: our row was claimed with this token by the finish that handed it over; it goes
+   * back to `pending`, the attempt not counted.
    */
-  async handBack(key: string, running: RunningJob): Promise<void> {
+  async handBack(key: string, running: RunningJob, claimedBy?: string): Promise<void> {
     await this.raw.batch([
       sql`
-        WITH finished AS (
+        WITH unclaimed AS (
+          UPDATE "Job" SET "state" = 'pending', "lockedBy" = NULL, "lockedAt" = NULL, "attempts" = "attempts" - 1
+          WHERE "key" = ${key} AND "state" = 'running' AND "lockedBy" = ${claimedBy ?? null}::text
+          RETURNING "seq"),
+        finished AS (
           DELETE FROM graphile_worker._private_jobs WHERE id = ${running.jobId}::bigint AND locked_by = ${running.workerId}
           RETURNING id),
         unlocked AS (
@@ -305,4 +335,15 @@ export class GraphileJobTable {
     if (workers.length === 0) return;
     await this.raw.execute(sql`SELECT graphile_worker.force_unlock_workers(${workers}::text[])`);
   }
+}
+
+function toClaimedRow(row: ClaimedRecord): ClaimedRow {
+  return {
+    seq: Number(row.seq),
+    key: row.key,
+    queue: row.queue,
+    payload: JSON.parse(row.payload) as unknown,
+    attempts: Number(row.attempts),
+    runAt: row.runAt instanceof Date ? row.runAt : new Date(row.runAt),
+  };
 }

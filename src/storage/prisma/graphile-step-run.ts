@@ -21,6 +21,8 @@ export interface HandOver {
   allowed(): boolean;
   /** Called just before each finish statement is sent (adds after this may not be seen by it). */
   finishing(): void;
+  /** The token the next job's row is claimed with, should the finish hand one over. */
+  nextToken(): string;
 }
 
 /**
@@ -69,6 +71,7 @@ export async function runClaimedStep(
       const outcome = await graphile.finish(row.seq, token, clock(), running, {
         ...(lastError === undefined ? {} : { lastError }),
         handOver: handOver.allowed(),
+        claimNext: { token: handOver.nextToken(), maxAttempts: context.maxAttempts },
       });
       next = outcome.next;
       return outcome.changed;

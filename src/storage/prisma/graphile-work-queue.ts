@@ -6,7 +6,7 @@ import type { Logger } from "../../log/logger.js";
 import type { JobHandler, QueueJob } from "../../world/work-queue.js";
 import type { StatementCount } from "./count-statements.js";
 import type { DatabaseClient } from "./database-client.js";
-import { GraphileJobTable, graphileTask, type HandedJob, type RunningJob } from "./graphile-job-table.js";
+import { GraphileJobTable, graphileTask, type HandedJob } from "./graphile-job-table.js";
 import { GraphileLiveness } from "./graphile-liveness.js";
 import { graphileLogFactory } from "./graphile-logger.js";
 import { type HandOver, runClaimedStep, type StepRunContext } from "./graphile-step-run.js";
@@ -269,19 +269,22 @@ export class GraphileWorkQueue implements StoredWorkQueue {
   /** A step, then each next step of its chat that its finish handed to this worker. */
   private async runChain(first: HandedJob): Promise<void> {
     let next: HandedJob | undefined = first;
-    while (next) next = await this.runStep(next.key, next.running);
+    while (next) next = await this.runStep(next);
   }
 
-  private async runStep(key: string, running: RunningJob): Promise<HandedJob | undefined> {
+  private async runStep(job: HandedJob): Promise<HandedJob | undefined> {
+    const { key, running, claimed } = job;
     const handler = this.handler;
     if (!handler) throw new StorageError("internal", "the work queue is not started");
     if (this.phase === "stopping" || this.phase === "stopped") {
-      // Fetched as the queue stopped (a look for work already on its way): left for the next start.
-      await this.graphile.handBack(key, running);
+      // Fetched (or handed over and claimed) as the queue stopped: left for the next start.
+      await this.graphile.handBack(key, running, claimed?.token);
       return undefined;
     }
-    const token = `${running.workerId}:${++this.claimCount}`;
-    const row = key === "" ? undefined : await this.graphile.claim(key, token, this.clock(), this.maxAttempts);
+    // A job handed over by the last finish had its row claimed in that statement.
+    const token = claimed?.token ?? this.newToken(running.workerId);
+    const row =
+      claimed?.row ?? (key === "" ? undefined : await this.graphile.claim(key, token, this.clock(), this.maxAttempts));
     if (!row) {
       if (await this.graphile.failExhausted(key, this.clock(), this.maxAttempts))
         this.logger.error({ job: key }, "job was interrupted after its last attempt; it is marked failed");
@@ -296,7 +299,12 @@ export class GraphileWorkQueue implements StoredWorkQueue {
     const held = this.hold(row.queue, running.queueId);
     let outcome: { retryInMs?: number; next?: HandedJob } = {};
     try {
-      outcome = await runClaimedStep(this.steps, { row, token, running }, handler, this.handOverOf(held));
+      outcome = await runClaimedStep(
+        this.steps,
+        { row, token, running },
+        handler,
+        this.handOverOf(held, running.workerId),
+      );
     } finally {
       if (!outcome.next) this.release(row.queue, held);
     }
@@ -321,9 +329,14 @@ export class GraphileWorkQueue implements StoredWorkQueue {
     if (held.addedSince) this.nudge(1);
   }
 
-  private handOverOf(held: HeldQueue | undefined): HandOver {
+  private newToken(workerId: string): string {
+    return `${workerId}:${++this.claimCount}`;
+  }
+
+  private handOverOf(held: HeldQueue | undefined, workerId: string): HandOver {
     return {
       allowed: () => held !== undefined && this.phase === "started",
+      nextToken: () => this.newToken(workerId),
       finishing: () => {
         if (held) held.addedSince = false;
       },

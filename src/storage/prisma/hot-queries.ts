@@ -60,6 +60,15 @@ export class HotQueries {
     return rows[0] ? toChatRecord(rows[0]) : undefined;
   }
 
+  /** One statement: the count after the change, or undefined when there is no such chat. */
+  async incrementAgentTurns(key: string): Promise<number | undefined> {
+    const rows = await this.raw.rows<{ value: number | bigint }>(sql`
+      UPDATE "Chat" SET "agentTurnsSinceHuman" = "agentTurnsSinceHuman" + 1
+      WHERE "key" = ${key} RETURNING "agentTurnsSinceHuman" AS value`);
+    const value = rows[0]?.value;
+    return value === undefined ? undefined : Number(value);
+  }
+
   /**
    * Throws the driver's unique violation when the id exists (the caller maps it). A message with
    * files stores them in the same transaction; one without runs the one statement it always did.

@@ -21,10 +21,11 @@ import type {
 } from "../records.js";
 import type { DayCaps, UsageChange, UsageDayRecord } from "../../world/accounting-store.js";
 import type { LoginSessionRecord } from "../../world/login-session-store.js";
-import type { Store } from "../store.js";
+import type { EventToDeliver, RoutedTurn, SettledEnd, Store } from "../store.js";
 import { AccountingQueries } from "./accounting-queries.js";
 import { ApprovalQueries } from "./approval-queries.js";
 import { HotQueries } from "./hot-queries.js";
+import { CombinedStatements } from "./combined-statements.js";
 import { LoginSessionQueries } from "./login-session-queries.js";
 import { RecentMessages } from "./recent-messages.js";
 import { StepQueries } from "./step-queries.js";
@@ -56,6 +57,8 @@ export class PrismaStore implements Store {
   private readonly results: ToolResultQueries;
   private readonly recent: RecentMessages | undefined;
   private readonly outboundWriter: OutboundWriter | undefined;
+  /** Writes of two or three statements that PostgreSQL makes one. */
+  private readonly combined: CombinedStatements;
   private readonly dialect: "sqlite" | "postgresql";
   /** Chat → world bindings seen (they never change); bounded, emptied when full. */
   private readonly worldsOfChats = new Map<string, string>();
@@ -80,6 +83,7 @@ export class PrismaStore implements Store {
     this.outboundWriter = options.outboundWriter;
     this.hot = new HotQueries(this.raw, clock, options.outboundWriter);
     this.steps = new StepQueries(this.raw, clock);
+    this.combined = new CombinedStatements(this.raw, clock, this.hot, this.steps, this.dialect);
     this.results = new ToolResultQueries(db, clock);
     this.recent = options.recentMessages
       ? new RecentMessages((chatKey, latest, afterSeq) => this.hot.latestMessages(chatKey, latest, afterSeq))
@@ -160,12 +164,9 @@ export class PrismaStore implements Store {
   }
 
   async incrementAgentTurns(key: string): Promise<number> {
-    const rows = await this.raw.rows<{ value: number | bigint }>(sql`
-      UPDATE "Chat" SET "agentTurnsSinceHuman" = "agentTurnsSinceHuman" + 1
-      WHERE "key" = ${key} RETURNING "agentTurnsSinceHuman" AS value`);
-    const value = rows[0]?.value;
+    const value = await this.hot.incrementAgentTurns(key);
     if (value === undefined) throw missing("chat", key);
-    return Number(value);
+    return value;
   }
 
   async resetSession(key: string): Promise<number> {
@@ -192,8 +193,9 @@ export class PrismaStore implements Store {
 
   // messages
 
-  async addMessage(message: NewMessage): Promise<MessageRecord> {
+  async addMessage(message: NewMessage, options: { resetAgentTurns?: boolean } = {}): Promise<MessageRecord> {
     try {
+      if (options.resetAgentTurns) return await this.combined.addMessageResettingTurns(message);
       return await this.hot.addMessage(message);
     } catch (error) {
       throw conflictOr(error, `message ${message.id} already exists`);
@@ -247,6 +249,10 @@ export class PrismaStore implements Store {
     return this.hot.getEvent(seq);
   }
 
+  eventToDeliver(seq: number): Promise<EventToDeliver | undefined> {
+    return this.combined.eventToDeliver(seq);
+  }
+
   async listEvents(chatKey: string, options: { afterSeq?: number; limit?: number } = {}): Promise<StoredEvent[]> {
     const rows = await this.db.event.findMany({
       where: { chatKey, ...(options.afterSeq === undefined ? {} : { seq: { gt: options.afterSeq } }) },
@@ -297,6 +303,14 @@ export class PrismaStore implements Store {
 
   endTurn(id: string, end: { endReason: string; endedAt: Date }): Promise<TurnRecord | undefined> {
     return this.hot.endTurn(id, end);
+  }
+
+  endSettledTurn(id: string, end: { endReason: string; endedAt: Date }, event: WorldEvent): Promise<SettledEnd> {
+    return this.combined.endSettledTurn(id, end, event);
+  }
+
+  routedTurn(chatKey: string, agent: string, id: string): Promise<RoutedTurn> {
+    return this.steps.routedTurn(chatKey, agent, id);
   }
 
   async listTurns(filter: {

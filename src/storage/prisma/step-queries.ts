@@ -8,6 +8,7 @@ import type {
   TurnState,
 } from "../records.js";
 import type { Approval, Message, ToolCall, Turn } from "./generated/sqlite/index.js";
+import type { RoutedTurn } from "../store.js";
 import { type RawSql, sql } from "./raw-sql.js";
 import { messageData, toolCallData } from "./record-data.js";
 import { toApprovalRecord, toMessageRecord, toToolCallRecord, toTurnRecord } from "./record-mappers.js";
@@ -98,6 +99,23 @@ export class StepQueries {
         "expiresAt", "createdAt", "decidedById", "decidedByName", "choice", "decidedAt"
       FROM "Approval" WHERE "turnId" = ${turnId} AND "state" = ${state} ORDER BY "createdAt" ASC, "id" ASC`);
     return rows.map(toApprovalRecord);
+  }
+
+  /**
+   * `Store.routedTurn`: the turn `id` of an agent in a chat, if it exists, and that agent's
+   * parked turns there (oldest first), in one statement.
+   */
+  async routedTurn(chatKey: string, agent: string, id: string): Promise<RoutedTurn> {
+    const rows = await this.raw.rows<Turn>(sql`
+      SELECT "id", "chatKey", "agent", "state", "triggerMessageId", "startedById", "step", "deadlineAt",
+        "endReason", "startedAt", "endedAt", "stoppedById", "stoppedByName"
+      FROM "Turn" WHERE "chatKey" = ${chatKey} AND "agent" = ${agent} AND ("id" = ${id} OR "state" = 'parked')
+      ORDER BY "startedAt" ASC, "id" ASC`);
+    const turns = rows.map(toTurnRecord);
+    return {
+      existing: turns.find((turn) => turn.id === id),
+      parked: turns.filter((turn) => turn.state === "parked"),
+    };
   }
 
   /** An agent's turns in a chat in one state, oldest first. */

@@ -15,6 +15,8 @@ export interface AnswerOf {
   /** The id of the message the answer becomes. */
   messageId: string;
   agent: string;
+  /** The turn was created by the job running this step: no earlier run left a draft to look for. */
+  noEarlierRun?: boolean;
 }
 
 /**
@@ -48,7 +50,8 @@ type AnswerOutbox = Pick<Outbox, "publish" | "hasDraft" | "recordDraft" | "disca
  */
 export async function openAnswer(world: WorldContext, outbox: AnswerOutbox, of: AnswerOf): Promise<AnswerDraft> {
   const chat = parseChatKey(of.turn.chatKey);
-  const stream = (await outbox.hasDraft(of.messageId)) ? undefined : await openStream(world, outbox, of);
+  const drafted = of.noEarlierRun !== true && (await outbox.hasDraft(of.messageId));
+  const stream = drafted ? undefined : await openStream(world, outbox, of);
   return answerDraft(outbox, of.turn.chatKey, of.messageId, stream, chat);
 }
 

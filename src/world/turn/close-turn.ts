@@ -37,18 +37,26 @@ export async function closeTurn(
   const turn = typeof of === "string" ? await store.getTurn(of) : of;
   if (!turn || turn.state === "ended") return;
   const turnId = turn.id;
-  // Most turns end with nothing open (an answer after every call had its result): one look, not two lists.
-  if (open.interruptRunning || (await store.turnHasOpenWork(turnId)))
-    await closeOpenWork(context, outbox, turnId, open);
-  if (!(await store.endTurn(turnId, { endReason: reason, endedAt: clock() }))) return;
-  await outbox.publish(turn.chatKey, {
+  const ended = {
     type: "turn-ended",
     chat: parseChatKey(turn.chatKey),
     agent: turn.agent,
     turnId,
     reason,
     startedAt: turn.startedAt,
-  });
+  } as const;
+  if (!open.interruptRunning) {
+    // Most turns end with nothing open (an answer after every call had its result): the look for
+    // open work, the end and its event in one go (one statement on PostgreSQL).
+    const settled = await store.endSettledTurn(turnId, { endReason: reason, endedAt: clock() }, ended);
+    if (!settled.open) {
+      if (settled.stored) await outbox.published(turn.chatKey, settled.stored);
+      return;
+    }
+  }
+  await closeOpenWork(context, outbox, turnId, open);
+  if (!(await store.endTurn(turnId, { endReason: reason, endedAt: clock() }))) return;
+  await outbox.publish(turn.chatKey, ended);
 }
 
 /** Every open call of the turn gets its synthetic result, every pending approval is closed (see {@link closeTurn}). */

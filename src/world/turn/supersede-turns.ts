@@ -1,4 +1,4 @@
-import type { MessageRecord } from "../records.js";
+import type { MessageRecord, TurnRecord } from "../records.js";
 import { parseChatKey } from "../chat-ref.js";
 import type { Outbox } from "../outbox.js";
 import type { WorldContext } from "../world-context.js";
@@ -18,9 +18,11 @@ export async function supersedeParkedTurns(
   world: WorldSettings,
   message: MessageRecord,
   agent: string,
+  /** The agent's parked turns in the chat, when the caller read them already. */
+  parked?: TurnRecord[],
 ): Promise<void> {
   const { store } = context;
-  const open = await store.listTurns({ chatKey: message.chatKey, agent, states: ["parked"] });
+  const open = parked ?? (await store.listTurns({ chatKey: message.chatKey, agent, states: ["parked"] }));
   if (open.length === 0) return;
   const chat = parseChatKey(message.chatKey);
   const sender = { id: message.author.id, displayName: message.author.name, isBot: false };
