@@ -186,4 +186,19 @@ describe("nodeHttpFetch", () => {
     expect(await (await nodeHttpFetch(url, { ...manual, method: "POST", body: "again" })).text()).toBe("ok");
     expect(seen.map((request) => request.method)).toEqual(["GET", "POST"]);
   });
+
+  it("never sends a POST twice: one the server read before it dropped the connection fails, as with fetch", async () => {
+    // A tools/call the server received (and may have run) before it went away is not run again.
+    const { url, seen } = await serve((request, response) => {
+      if (request.method === "POST") request.socket.destroy();
+      else response.end("ok");
+    });
+    expect(await (await nodeHttpFetch(url, manual)).text()).toBe("ok");
+    const failure = await nodeHttpFetch(url, { ...manual, method: "POST", body: "call" }).catch(
+      (error: unknown) => error,
+    );
+    expect(failure).toBeInstanceOf(TypeError);
+    expect((failure as TypeError).message).toBe("fetch failed");
+    expect(seen.map((request) => request.method)).toEqual(["GET", "POST"]);
+  });
 });

@@ -8,6 +8,9 @@ import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
  */
 const idleTimeoutMs = 300_000;
 
+/** Methods a request may be sent again with (RFC 9110, 9.2.2): sent twice, they do what once does. */
+const idempotentMethods = new Set(["GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"]);
+
 /** Statuses whose response has no body. */
 const nullBodyStatuses = new Set([101, 103, 204, 205, 304]);
 
@@ -22,8 +25,9 @@ const nullBodyStatuses = new Set([101, 103, 204, 205, 304]);
  * It does what the SDK asks of `fetch` and answers as `fetch` does: the same `Response` class,
  * rejections as `TypeError("fetch failed")` with the cause, a body that fails with
  * `TypeError("terminated")` when the connection drops, an abort that rejects with the signal's
- * reason, a request sent again when a kept-alive connection turns out closed by the server
- * (what undici notices by itself, reading every idle connection), the headers `fetch` adds (`user-agent: node`, `accept: *\/*`, a string body's
+ * reason, a kept-alive connection the server closed left unused (what undici notices by itself,
+ * reading every idle connection) and an idempotent request sent again when one still turns out
+ * closed (never a POST: the server may have read it), the headers `fetch` adds (`user-agent: node`, `accept: *\/*`, a string body's
  * `content-type`), and undici's idle timeouts. The SDK reads redirects itself
  * (`redirect: "manual"`, its default `redirectPolicy`); anything else it might ask (a redirect
  * to follow, a `Request`, a form or stream body, another protocol) goes to the global `fetch`.
@@ -48,24 +52,33 @@ export const nodeHttpFetch: FetchLike = (input, init = {}) => {
     signal?.addEventListener("abort", onAbort, { once: true });
     const release = () => signal?.removeEventListener("abort", onAbort);
     let current: ClientRequest | undefined;
+    const method = (init.method ?? "GET").toUpperCase();
     const attempt = (again: boolean) => {
+      if (signal?.aborted) {
+        release();
+        reject(signal.reason);
+        return;
+      }
       let settled = false;
       // Sent again, on a connection of its own (another kept-alive one may be as stale).
-      const request = send(url, { method: init.method ?? "GET", headers, ...(again ? {} : { agent: false }) });
+      const request = send(url, { method, headers, ...(again ? {} : { agent: false }) });
       current = request;
       request.setTimeout(idleTimeoutMs, () => request.destroy(new Error(`no answer within ${idleTimeoutMs} ms`)));
       request.on("error", (error: NodeJS.ErrnoException) => {
         if (settled) return;
         settled = true;
-        // A kept-alive connection the server closed while it was idle (Node's advice: send again).
-        if (again && request.reusedSocket && error.code === "ECONNRESET" && !signal?.aborted) return attempt(false);
+        // A kept-alive connection the server closed while it was idle (Node's advice: send again),
+        // for a request that may be sent twice: a POST (a tool call) the server read before the
+        // connection dropped would run again, so it fails as with `fetch`.
+        const retry = again && idempotentMethods.has(method) && request.reusedSocket && error.code === "ECONNRESET";
+        if (retry && !signal?.aborted) return attempt(false);
         release();
         reject(signal?.aborted ? signal.reason : new TypeError("fetch failed", { cause: error }));
       });
       request.on("response", (message) => {
         settled = true;
         try {
-          resolve(toResponse(message, init.method === "HEAD", signal, release));
+          resolve(toResponse(message, method === "HEAD", signal, release));
         } catch (error) {
           release();
           message.destroy();
@@ -75,7 +88,10 @@ export const nodeHttpFetch: FetchLike = (input, init = {}) => {
       if (body === undefined || body === null) request.end();
       else request.end(body);
     };
-    attempt(true);
+    // Sent once the event loop has read what arrived (its next poll, between the two immediates):
+    // a kept-alive connection the server closed meanwhile is then seen closed and not used, as
+    // undici sees it, reading every idle connection. A POST needs that: it is never sent again.
+    setImmediate(() => setImmediate(() => attempt(true)));
   });
 };
 
