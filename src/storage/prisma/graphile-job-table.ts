@@ -1,6 +1,6 @@
 import type { QueueJob } from "../../world/work-queue.js";
 import type { DatabaseClient } from "./database-client.js";
-import type { ClaimedRow } from "./job-table.js";
+import { type ClaimedRow, claimedRowOf, type RawClaimedRow } from "./job-table.js";
 import { rawSqlOf } from "./prisma-raw-sql.js";
 import { type RawSql, sql } from "./raw-sql.js";
 
@@ -21,15 +21,6 @@ export interface HandedJob {
   running: RunningJob;
   /** Our row, claimed for it in the same statement (as {@link GraphileJobTable.claim} would), with its token. */
   claimed?: { row: ClaimedRow; token: string };
-}
-
-interface ClaimedRecord {
-  seq: number | bigint;
-  key: string;
-  queue: string;
-  payload: string;
-  attempts: number | bigint;
-  runAt: Date | string;
 }
 
 /**
@@ -109,12 +100,12 @@ export class GraphileJobTable {
    * its attempts (then {@link failExhausted} ends it).
    */
   async claim(key: string, token: string, now: Date, maxAttempts: number): Promise<ClaimedRow | undefined> {
-    const rows = await this.raw.rows<ClaimedRecord>(sql`
+    const rows = await this.raw.rows<RawClaimedRow>(sql`
       UPDATE "Job" SET "state" = 'running', "lockedBy" = ${token}, "lockedAt" = ${now}, "attempts" = "attempts" + 1
       WHERE "key" = ${key} AND ("state" = 'pending' OR ("state" = 'running' AND "attempts" < ${maxAttempts}))
       RETURNING "seq", "key", "queue", "payload", "attempts", "runAt"`);
     const row = rows[0];
-    return row ? toClaimedRow(row) : undefined;
+    return row ? claimedRowOf(row) : undefined;
   }
 
   /** A row left running that used all its attempts fails instead of running again. */
@@ -149,7 +140,7 @@ export class GraphileJobTable {
     const state = lastError === undefined ? "done" : "failed";
     const rows = await this.raw.rows<
       { changed: number; nextId: string | null; nextKey: string | null } & {
-        [column in keyof ClaimedRecord as `claimed_${column}`]: ClaimedRecord[column] | null;
+        [column in keyof RawClaimedRow as `claimed_${column}`]: RawClaimedRow[column] | null;
       }
     >(sql`
       WITH settled AS (
@@ -200,7 +191,7 @@ export class GraphileJobTable {
     if (claimNext && row.claimed_seq !== null && row.claimed_key !== null && row.claimed_queue !== null) {
       next.claimed = {
         token: claimNext.token,
-        row: toClaimedRow({
+        row: claimedRowOf({
           seq: row.claimed_seq,
           key: row.claimed_key,
           queue: row.claimed_queue,
@@ -335,15 +326,4 @@ export class GraphileJobTable {
     if (workers.length === 0) return;
     await this.raw.execute(sql`SELECT graphile_worker.force_unlock_workers(${workers}::text[])`);
   }
-}
-
-function toClaimedRow(row: ClaimedRecord): ClaimedRow {
-  return {
-    seq: Number(row.seq),
-    key: row.key,
-    queue: row.queue,
-    payload: JSON.parse(row.payload) as unknown,
-    attempts: Number(row.attempts),
-    runAt: row.runAt instanceof Date ? row.runAt : new Date(row.runAt),
-  };
 }

@@ -151,6 +151,17 @@ export class HotQueries {
     return { ...event, seq: row.seq, createdAt: row.createdAt };
   }
 
+  /**
+   * `Store.listRecentEvents`: around Prisma's client, since a start runs it (recovering lost
+   * steps) and a start loads none of that client.
+   */
+  async recentEvents(limit: number): Promise<StoredEvent[]> {
+    const rows = await this.raw.rows<Event>(sql`
+      SELECT "seq", "chatKey", "type", "payload", "createdAt" FROM "Event"
+      ORDER BY "seq" DESC LIMIT ${Math.max(0, Math.floor(limit))}`);
+    return rows.reverse().map(toStoredEvent);
+  }
+
   async getEvent(seq: number): Promise<StoredEvent | undefined> {
     const rows = await this.raw.rows<Event>(sql`
       SELECT "seq", "chatKey", "type", "payload", "createdAt" FROM "Event" WHERE "seq" = ${seq}`);

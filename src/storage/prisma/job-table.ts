@@ -189,7 +189,8 @@ export class JobTable {
   }
 }
 
-interface RawClaimedRow {
+/** A claimed `Job` row as a statement returns it (both databases). */
+export interface RawClaimedRow {
   seq: number | bigint;
   key: string;
   queue: string;
@@ -200,7 +201,11 @@ interface RawClaimedRow {
 
 function toClaimedRow(rows: RawClaimedRow[]): ClaimedRow | undefined {
   const row = rows[0];
-  if (!row) return undefined;
+  return row ? claimedRowOf(row) : undefined;
+}
+
+/** A claimed row as its record. */
+export function claimedRowOf(row: RawClaimedRow): ClaimedRow {
   return {
     seq: Number(row.seq),
     key: row.key,

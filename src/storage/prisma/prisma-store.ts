@@ -31,7 +31,6 @@ import { RecentMessages } from "./recent-messages.js";
 import { StepQueries } from "./step-queries.js";
 import { ToolResultQueries } from "./tool-result-queries.js";
 import type { DatabaseClient } from "./database-client.js";
-import type { Event } from "./generated/sqlite/index.js";
 import { conflictOr, isUniqueViolation, missing } from "./prisma-errors.js";
 import { omittedRaw } from "../../world/records.js";
 import { encodeOptional } from "./json-text.js";
@@ -262,12 +261,8 @@ export class PrismaStore implements Store {
     return rows.map(toStoredEvent);
   }
 
-  async listRecentEvents(limit: number): Promise<StoredEvent[]> {
-    // Around Prisma's client: a start runs it (recovering lost steps), and a start loads none of it.
-    const rows = await this.raw.rows<Event>(sql`
-      SELECT "seq", "chatKey", "type", "payload", "createdAt" FROM "Event"
-      ORDER BY "seq" DESC LIMIT ${Math.max(0, Math.floor(limit))}`);
-    return rows.reverse().map(toStoredEvent);
+  listRecentEvents(limit: number): Promise<StoredEvent[]> {
+    return this.hot.recentEvents(limit);
   }
 
   // turns
