@@ -201,4 +201,15 @@ describe("nodeHttpFetch", () => {
     expect((failure as TypeError).message).toBe("fetch failed");
     expect(seen.map((request) => request.method)).toEqual(["GET", "POST"]);
   });
+
+  it("sends nothing when aborted before the request went out", async () => {
+    const { url, seen } = await serve((_, response) => response.end("ok"));
+    const controller = new AbortController();
+    const reason = new Error("stop");
+    const answer = nodeHttpFetch(url, { ...manual, method: "POST", body: "call", signal: controller.signal });
+    controller.abort(reason);
+    await expect(answer).rejects.toBe(reason);
+    expect(await (await nodeHttpFetch(url, manual)).text()).toBe("ok");
+    expect(seen.map((request) => request.method)).toEqual(["GET"]);
+  });
 });
