@@ -377,15 +377,21 @@ export class Outbox {
   /**
    * Say in the chat what a given-up delivery did not show: a world notice
    * (`postWorldNotice`) under an id derived from the event, so a delivery run again (a retry,
-   * a restart) never stores or shows it twice. It is delivered at once (one try), so it shows
-   * where the given-up item would have been; its queued `deliver` step then finds it delivered.
+   * a restart) never stores or shows it twice. It is stored without a queued `deliver` step and
+   * delivered at once, one try, so it shows where the given-up item would have been or not at
+   * all: a queued step would hold the chat's later posts again where the platform refuses
+   * everything, and show the notice late, out of its place. (A crash before that try leaves it
+   * to the start's sweep of lost steps, `recover-lost-steps.ts`.)
    */
   private async noticeGivenUp(event: StoredEvent, text: string | undefined): Promise<void> {
     if (text === undefined) return;
     const id = `undelivered:${event.seq}`;
     let stored: StoredEvent | undefined;
     const outbox = {
-      publish: async (...args: Parameters<Outbox["publish"]>) => (stored = await this.publish(...args)),
+      publish: async (chatKey: string, notice: Exclude<WorldEvent, { type: "stream" }>) => {
+        stored = await this.context.store.appendEvent(chatKey, notice);
+        this.emit(stored);
+      },
     };
     await postWorldNotice(this.context, outbox, { chat: event.chat, id, text, level: "error" });
     if (stored) await this.deliver(stored.seq, false, { oneTry: true });

@@ -35,4 +35,16 @@ describe("answers keep the order of the messages they answer, across platform er
     ]);
     expect(harness.logs()).toContain("delivery given up after holding the chat");
   });
+
+  it("a chat that refuses everything holds once per given-up answer: its notice, refused too, is not held again", async () => {
+    harness = await createHarness({ agents: [{ name: "bob", provider: bobSays() }], deliveryHoldMs: 600 });
+    harness.channel.refusePost = (message) => message.text !== "B";
+    await harness.say("@bob say A");
+    await harness.say("@bob say B");
+    await harness.idle();
+    expect(harness.channel.messages().map((message) => `${message.author}: ${message.text}`)).toEqual(["bob: B"]);
+    // Given up twice: the answer after the hold, its notice after its one try (not held as well
+    // by its queued delivery, which would also show it later, out of its place).
+    expect(harness.logs().split("delivery given up after holding the chat")).toHaveLength(3);
+  });
 });
