@@ -289,6 +289,42 @@ describePostgres("PostgresRawSql", (serverUrl) => {
     await same((s) => s.db.job.findMany({ orderBy: { seq: "asc" } }));
   });
 
+  it("a finish whose own row another process took over hands the chat on without claiming the next row", async () => {
+    // A false "dead process" verdict: our running row was taken back and run by another
+    // process. The queue stays one running row (Job_queue_running_key): the finish changes
+    // nothing of ours and must not claim the next job's row beside the other process's.
+    const now = new Date("2026-03-04T05:06:07.089Z");
+    const later = new Date(now.getTime() + 60_000);
+    await same((s) => s.graphile.insert({ queue: "chat-e", key: "over:1", payload: 1 }, now));
+    await same((s) => s.graphile.insert({ queue: "chat-e", key: "over:2", payload: 2 }, now));
+    const running = async (s: Side, key: string): Promise<RunningJob> => {
+      await s.db.$executeRaw`UPDATE graphile_worker._private_job_queues SET locked_by = 'pool-1', locked_at = now()
+        WHERE queue_name = 'chat-e'`;
+      await s.db.$executeRaw`UPDATE graphile_worker._private_jobs SET locked_by = 'pool-1', locked_at = now(),
+        attempts = attempts + 1 WHERE key = ${key}`;
+      const rows = await s.db.$queryRaw<{ id: string; queue: number | null }[]>`
+        SELECT id::text AS id, job_queue_id AS queue FROM graphile_worker._private_jobs WHERE key = ${key}`;
+      return { jobId: rows[0]?.id ?? "", queueId: rows[0]?.queue ?? null, workerId: "pool-1" };
+    };
+    const mine = await same((s) => s.graphile.claim("over:1", "pool-1:1", now, 3));
+    await same((s) => s.db.$executeRaw`UPDATE "Job" SET "lockedBy" = 'pool-2:1' WHERE "key" = 'over:1'`);
+    const handed = await same(async (s) =>
+      s.graphile.finish(mine?.seq ?? 0, "pool-1:1", later, await running(s, "over:1"), {
+        handOver: true,
+        claimNext: { token: "pool-1:2", maxAttempts: 3 },
+      }),
+    );
+    expect(handed.changed).toBe(false);
+    expect(handed.next?.claimed).toBeUndefined();
+    const rows = await same((s) =>
+      s.db.job.findMany({ where: { queue: "chat-e" }, orderBy: { seq: "asc" }, select: { key: true, state: true } }),
+    );
+    expect(rows).toEqual([
+      { key: "over:1", state: "running" },
+      { key: "over:2", state: "pending" },
+    ]);
+  });
+
   it("reads counts, sums, floats, nulls, booleans, dates and bound values as $queryRaw does", async () => {
     await direct.db.chat.create({ data: { key: "c1", world: "w", platform: "console" } });
     await direct.db.usageDay.create({

@@ -174,9 +174,10 @@ export class GraphileJobTable {
         UPDATE "Job" SET "state" = 'running', "lockedBy" = ${claimNext?.token ?? null}::text, "lockedAt" = ${now},
           "attempts" = "attempts" + 1
         WHERE ${claimNext !== undefined}::boolean AND "key" = (SELECT payload->>'key' FROM taken)
-          -- After our row left running (one running row a queue, "Job_queue_running_key"): reading
-          -- settled runs it first (an unread one would run after the main query).
-          AND (SELECT count(*) FROM settled) >= 0
+          -- Only after our row left running (one running row a queue, "Job_queue_running_key"):
+          -- reading settled runs it first (an unread one would run after the main query), and a
+          -- row another process took over (settled nothing) leaves the next row to its own claim.
+          AND (SELECT count(*) FROM settled) = 1
           AND ("state" = 'pending' OR ("state" = 'running' AND "attempts" < ${claimNext?.maxAttempts ?? 0}::int))
         RETURNING "seq", "key", "queue", "payload", "attempts", "runAt")
       SELECT (SELECT count(*) FROM settled)::int AS changed, (SELECT id::text FROM taken) AS "nextId",
