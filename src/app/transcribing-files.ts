@@ -61,8 +61,13 @@ export function transcriberFrom(
   let transcriber: Promise<Transcriber> | undefined;
   return {
     async transcribe(file, signal) {
-      transcriber ??= import("../providers/openai/transcribe-audio.js").then((module) =>
-        module.createOpenAITranscriber(options),
+      transcriber ??= import("../providers/openai/transcribe-audio.js").then(
+        (module) => module.createOpenAITranscriber(options),
+        (error: unknown) => {
+          // Not kept: the next transcription tries the import again.
+          transcriber = undefined;
+          throw error;
+        },
       );
       return (await transcriber).transcribe(file, signal);
     },
