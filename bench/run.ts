@@ -15,6 +15,7 @@
  *   npm run bench -- --quick           fewer messages (a smoke run)
  *   npm run bench -- --chats N         N chats in the closed loop (default 100, 20 with --quick)
  *   npm run bench -- --profile DIR     the service writes a V8 CPU profile into DIR
+ *   npm run bench -- --heap-sample FILE  what the load allocates, garbage included (bench/heap-sample.ts)
  *   npm run bench -- --statement-log FILE
  *                                      every statement of the load counted by text (bench/statement-log.ts)
  */
@@ -33,6 +34,7 @@ import { dropPostgresDatabase, freshPostgresDatabase } from "./postgres-database
 import { runScaleOut, type ScaleOutChannel } from "./scale-out.js";
 import { seedHistory } from "./seed-history.js";
 import { repositoryRoot, type ServiceProcess, startServiceProcess } from "./service-process.js";
+import { heapSampleEnv } from "./heap-sample.js";
 import { markStatements, statementLogEnv } from "./statement-log.js";
 import { mean, quantile, round } from "./statistics.js";
 
@@ -42,6 +44,8 @@ const historySizes = [100, 1_000, 10_000];
 interface Settings {
   /** `--profile DIR`: the service writes a V8 CPU profile there when it stops. */
   profileDirectory: string | undefined;
+  /** `--heap-sample FILE`: what the service allocates during the load (bench/heap-sample.ts). */
+  heapSample: string | undefined;
   /** `--statement-log FILE`: every statement of the load, counted by text (bench/statement-log.ts). */
   statementLog: string | undefined;
   postgresUrl: string | undefined;
@@ -70,6 +74,7 @@ function readSettings(): Settings {
       channel: { type: "string" },
       warmup: { type: "string" },
       "statement-log": { type: "string" },
+      "heap-sample": { type: "string" },
     },
     allowPositionals: true,
   });
@@ -97,6 +102,7 @@ function readSettings(): Settings {
   return {
     profileDirectory: values.profile,
     statementLog: values["statement-log"],
+    heapSample: values["heap-sample"],
     postgresUrl,
     latencyMessages: quick ? 30 : 200,
     loadChats: chats ?? (quick ? 20 : 100),
@@ -192,6 +198,7 @@ async function main(): Promise<void> {
             settings.profileDirectory ? `--cpu-prof --cpu-prof-dir=${path.resolve(settings.profileDirectory)}` : "",
           )
         : {}),
+      ...(settings.heapSample ? heapSampleEnv(settings.heapSample) : {}),
     });
     const exited = new Promise<never>((_, reject) =>
       service?.child.once("exit", (code) => reject(new Error(`the service exited (${code}): ${service?.stderr()}`))),
@@ -206,7 +213,7 @@ async function main(): Promise<void> {
 
     const total = settings.loadChats * settings.loadPerChat;
     log(`load: ${settings.loadChats} chats in a closed loop, ${total} messages`);
-    if (settings.statementLog) markStatements(service.pid);
+    if (settings.statementLog || settings.heapSample) markStatements(service.pid);
     const cpuBefore = treeCpuMilliseconds(service.pid);
     const databaseCpu = settings.postgresUrl ? await DatabaseCpu.connect(databaseUrl) : undefined;
     await databaseCpu?.start();
@@ -221,7 +228,7 @@ async function main(): Promise<void> {
     ]);
     const loadSeconds = (performance.now() - loadStarted) / 1000;
     const cpuPerMessage = (treeCpuMilliseconds(service.pid) - cpuBefore) / total;
-    if (settings.statementLog) markStatements(service.pid);
+    if (settings.statementLog || settings.heapSample) markStatements(service.pid);
     const databaseCpuPerMessage = databaseCpu ? (await databaseCpu.stop()) / total : undefined;
     await databaseCpu?.close();
     const loadAverage = loadavg()[0] ?? Number.NaN;

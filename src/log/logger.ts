@@ -5,7 +5,7 @@ import { secretRedactor } from "./redact-secrets.js";
 export type Logger = pino.Logger;
 
 /** Paths that never reach a log line. */
-const redactedPaths = [
+export const redactedPaths = [
   "token",
   "*.token",
   "apiKey",
@@ -50,14 +50,39 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     base: { service: "roundtable" },
     hooks: { streamWrite: redact },
   };
-  if (options.destination) return pino(base, options.destination);
+  if (options.destination) return withPlainValuesUnredacted(pino(base, options.destination));
   if (options.pretty) {
-    return pino({
-      ...base,
-      transport: { target: "pino-pretty", options: { colorize: true, destination: 2 } },
-    });
+    return withPlainValuesUnredacted(
+      pino({
+        ...base,
+        transport: { target: "pino-pretty", options: { colorize: true, destination: 2 } },
+      }),
+    );
   }
-  return pino(base, pino.destination({ dest: 2, sync: false }));
+  return withPlainValuesUnredacted(pino(base, pino.destination({ dest: 2, sync: false })));
+}
+
+type Stringifier = (value: unknown, ...rest: unknown[]) => string | undefined;
+
+/**
+ * The `*.…` paths make pino run every value of a line, and every binding of a child logger
+ * (made for each step and route, whatever the level), through its redactor, which parses each
+ * path again on every call: a tenth of what the service allocated per message (docs/performance.md,
+ * "Less garbage a message"). No path can match inside a string, number, boolean or null, and for
+ * those the redactor only serializes (`JSON.stringify`); so they are serialized directly, and
+ * objects still go through the redactor. Children share the root's stringifiers.
+ */
+function withPlainValuesUnredacted(logger: Logger): Logger {
+  const stringifiers = (logger as unknown as Record<symbol, Record<symbol, Stringifier | undefined> | undefined>)[
+    pino.symbols.stringifiersSym
+  ];
+  const redactObject = stringifiers?.[pino.symbols.wildcardFirstSym];
+  if (stringifiers === undefined || redactObject === undefined) return logger;
+  stringifiers[pino.symbols.wildcardFirstSym] = (value, ...rest) =>
+    value === null || typeof value === "string" || typeof value === "number" || typeof value === "boolean"
+      ? JSON.stringify(value)
+      : redactObject(value, ...rest);
+  return logger;
 }
 
 /** A logger that writes nothing, for tests that do not look at logs. */

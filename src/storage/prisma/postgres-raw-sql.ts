@@ -6,6 +6,10 @@ import type { RawSql, SqlStatement } from "./raw-sql.js";
 const int8 = 20;
 const timestamp = 1114;
 
+// One function each, not one per column of every result (`pg` asks for each result's parsers).
+const parseBigint = (value: string): bigint => BigInt(value);
+const parseTimestamp = (value: string): Date => new Date(`${value.replace(" ", "T")}Z`);
+
 /**
  * Values read as Prisma's `$queryRaw` reads them through `@prisma/adapter-pg`: `bigint`
  * (`COUNT(*)`, `bigint` columns) as a JavaScript `bigint`, `timestamp` (our dates, stored in
@@ -14,8 +18,8 @@ const timestamp = 1114;
  */
 const types = {
   getTypeParser(oid: number, format?: "text" | "binary"): (value: string) => unknown {
-    if (oid === int8) return (value) => BigInt(value);
-    if (oid === timestamp) return (value) => new Date(`${value.replace(" ", "T")}Z`);
+    if (oid === int8) return parseBigint;
+    if (oid === timestamp) return parseTimestamp;
     return pg.types.getTypeParser(oid, format as "text") as (value: string) => unknown;
   },
 };
