@@ -1,13 +1,14 @@
 import pg from "pg";
 import { beforeEach, expect, it } from "vitest";
 import type { RunningJob } from "../../src/storage/prisma/graphile-job-table.js";
+import { GraphileLiveness } from "../../src/storage/prisma/graphile-liveness.js";
 import { PostgresRawSql } from "../../src/storage/prisma/postgres-raw-sql.js";
 import { isUniqueViolation } from "../../src/storage/prisma/prisma-errors.js";
 import { PrismaRawSql } from "../../src/storage/prisma/prisma-raw-sql.js";
 import { sql } from "../../src/storage/prisma/raw-sql.js";
 import type { NewToolCall } from "../../src/world/records.js";
 import { type Side, twinDatabases } from "./raw-sql-twins.js";
-import { describePostgres } from "./test-databases.js";
+import { describePostgres, quietLogger } from "./test-databases.js";
 
 /**
  * The hot statements on `pg` directly (`PostgresRawSql`) must read and write exactly what they
@@ -287,6 +288,63 @@ describePostgres("PostgresRawSql", (serverUrl) => {
     await same((s) => s.graphile.expiredHolders(later));
     await same((s) => s.graphile.forceUnlock(["pool-1", "pool-2"]));
     await same((s) => s.db.job.findMany({ orderBy: { seq: "asc" } }));
+  });
+
+  it("answers the liveness sweep and the release of a dead pool's work alike", async () => {
+    // A dead pool's jobs: ours claimed with its tokens, graphile-worker's locked by it a minute ago.
+    const now = new Date("2026-03-04T05:06:07.089Z");
+    const later = new Date(now.getTime() + 60_000);
+    for (const key of ["dead:1", "dead:2", "dead:3", "other:1"])
+      await same((s) => s.graphile.insert({ queue: `chat-${key}`, key, payload: key }, now));
+    const lockBy = (s: Side, key: string, worker: string) =>
+      s.db.$executeRaw`UPDATE graphile_worker._private_jobs SET locked_by = ${worker},
+        locked_at = now() - interval '1 minute', attempts = attempts + 1 WHERE key = ${key}`;
+    await same(async (s) => {
+      await lockBy(s, "dead:1", "pool-dead");
+      await lockBy(s, "dead:2", "pool-dead");
+      await lockBy(s, "other:1", "pool-gone");
+    });
+    // dead:1 on its second attempt (taken over once), dead:2 on its first.
+    await same((s) => s.graphile.claim("dead:1", "pool-dead:0", now, 3));
+    await same((s) => s.graphile.claim("dead:1", "pool-dead:1", now, 3));
+    await same((s) => s.graphile.claim("dead:2", "pool-dead:2", now, 3));
+    await same((s) => s.graphile.claim("other:1", "pool-gone:1", now, 3));
+    const liveness = new Map<Side, GraphileLiveness>();
+    const livenessOf = async (s: Side) => {
+      let made = liveness.get(s);
+      if (!made) {
+        made = new GraphileLiveness(s.db, s.url, quietLogger());
+        await made.connect();
+        liveness.set(s, made);
+      }
+      return made;
+    };
+    try {
+      // One pool released by itself: one row back to pending, the one out of attempts failed.
+      expect(await same(async (s) => (await livenessOf(s)).release(["pool-gone"], 3, later))).toEqual({
+        requeued: 1,
+        failed: 0,
+      });
+      await same(async (s) => (await livenessOf(s)).release(["nobody"], 3, later));
+      // The sweep finds the other dead pool (nobody holds its lock) and releases it: with 2
+      // attempts at most, dead:1 fails and dead:2 goes back to pending.
+      const swept = await same(async (s) => (await livenessOf(s)).sweep(2, later));
+      expect(swept).toEqual({ workers: ["pool-dead"], requeued: 1, failed: 1 });
+      expect(await same(async (s) => (await livenessOf(s)).sweep(2, later))).toEqual({
+        workers: [],
+        requeued: 0,
+        failed: 0,
+      });
+      await same((s) =>
+        s.db.job.findMany({
+          orderBy: { seq: "asc" },
+          select: { key: true, state: true, lockedBy: true, lastError: true },
+        }),
+      );
+      await same((s) => s.db.$queryRaw`SELECT key, locked_by FROM graphile_worker._private_jobs ORDER BY key`);
+    } finally {
+      for (const made of liveness.values()) await made.stop();
+    }
   });
 
   it("a finish whose own row another process took over hands the chat on without claiming the next row", async () => {

@@ -44,28 +44,33 @@ export async function createDatabaseClient(
   options: DatabaseClientOptions = {},
 ): Promise<DatabaseClient> {
   if (target.provider === "postgresql") {
-    const [
-      { PrismaPg },
-      { PrismaClient: PostgresPrismaClient },
-      { createPostgresPool, sharedPoolSize },
-      { PostgresRawSql },
-    ] = await Promise.all([
-      import("@prisma/adapter-pg"),
-      import("./generated/postgresql/index.js"),
+    const [{ createPostgresPool, sharedPoolSize }, { PostgresRawSql }] = await Promise.all([
       import("./postgres-pool.js"),
       import("./postgres-raw-sql.js"),
     ]);
     const logger = options.logger;
     // One pool for Prisma's client, the hot statements and graphile-worker; its clients count statements.
     const pool = createPostgresPool(target.url, logger, { max: sharedPoolSize, statements: options.statements });
-    const adapter = new PrismaPg(pool, {
-      // The pool replaces a broken connection by itself; this only says that it happened.
-      onConnectionError: (error) => logger?.warn({ err: error }, "database connection error"),
-      // `$disconnect` ends the pool: the client is the last to close (the queues stop before it).
-      disposeExternalPool: true,
-    });
-    // Same models, same generated model API: the PostgreSQL client is used through the SQLite type.
-    const client = new PostgresPrismaClient({ adapter, transactionOptions }) as unknown as DatabaseClient;
+    // Prisma's client (its adapter, runtime and engine) is loaded by the first statement that
+    // needs it: a start and an idle process run none (docs/performance.md, "Idle memory").
+    const client = lazyClient<DatabaseClient>(
+      async () => {
+        const [{ PrismaPg }, { PrismaClient }] = await Promise.all([
+          import("@prisma/adapter-pg"),
+          import("./generated/postgresql/index.js"),
+        ]);
+        const adapter = new PrismaPg(pool, {
+          // The pool replaces a broken connection by itself; this only says that it happened.
+          onConnectionError: (error) => logger?.warn({ err: error }, "database connection error"),
+          // `$disconnect` ends the pool: the client is the last to close (the queues stop before it).
+          disposeExternalPool: true,
+        });
+        // Same models, same generated model API: the PostgreSQL client is used through the SQLite type.
+        return new PrismaClient({ adapter, transactionOptions }) as unknown as DatabaseClient;
+      },
+      // What the client's `$disconnect` would have ended: the pool.
+      () => (pool.ended ? Promise.resolve() : pool.end()),
+    );
     // The statements every message runs skip Prisma's client (docs/architecture.md, "The cost of a message").
     useRawSql(client, new PostgresRawSql(pool));
     pools.set(client, pool);

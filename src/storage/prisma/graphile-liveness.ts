@@ -3,6 +3,8 @@ import { StorageError } from "../../errors/roundtable-error.js";
 import type { Logger } from "../../log/logger.js";
 import type { DatabaseClient } from "./database-client.js";
 import { advisoryKey } from "./postgres-singleton-lock.js";
+import { rawSqlOf } from "./prisma-raw-sql.js";
+import { type RawSql, sql } from "./raw-sql.js";
 
 /**
  * A job locked this long ago or less is not judged yet: a pool that has just started may lock
@@ -38,12 +40,19 @@ export class GraphileLiveness {
   private client: pg.Client | undefined;
   private readonly held = new Set<string>();
   private stopped = false;
+  /**
+   * The sweep's statements (every 2 s, idle or not) and the release, on `pg` directly
+   * (`PostgresRawSql`): an idle process makes no Prisma client (docs/performance.md, "Idle memory").
+   */
+  private readonly raw: RawSql;
 
   constructor(
-    private readonly db: DatabaseClient,
+    db: DatabaseClient,
     private readonly connectionString: string,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.raw = rawSqlOf(db);
+  }
 
   /** Opens the connection that will hold this process's pool locks. */
   async connect(): Promise<void> {
@@ -100,9 +109,9 @@ export class GraphileLiveness {
     const released: ReleasedWork = { workers: [], requeued: 0, failed: 0 };
     const client = this.client ?? (this.stopped ? undefined : await this.reconnect());
     if (!client) return released;
-    const holders = await this.db.$queryRaw<{ worker: string }[]>`
+    const holders = await this.raw.rows<{ worker: string }>(sql`
       SELECT DISTINCT locked_by AS worker FROM graphile_worker.jobs
-      WHERE locked_by IS NOT NULL AND locked_at < now() - ${judgeAfterMs}::float8 * interval '1 millisecond'`;
+      WHERE locked_by IS NOT NULL AND locked_at < now() - ${judgeAfterMs}::float8 * interval '1 millisecond'`);
     for (const { worker } of holders) {
       if (this.held.has(worker)) continue;
       const key = advisoryKey(`worker:${worker}`);
@@ -127,16 +136,21 @@ export class GraphileLiveness {
    */
   async release(workers: string[], maxAttempts: number, now: Date): Promise<{ requeued: number; failed: number }> {
     const patterns = workers.map((worker) => `${worker}:%`);
-    const [failed, requeued] = await this.db.$transaction([
-      this.db.$executeRaw`
+    const [failed, requeued] = await this.raw.batch([
+      sql`
         UPDATE "Job" SET "state" = 'failed', "lockedBy" = NULL, "lockedAt" = NULL, "finishedAt" = ${now}, "lastError" = ${interrupted}
-        WHERE "state" = 'running' AND "attempts" >= ${maxAttempts} AND "lockedBy" LIKE ANY (${patterns}::text[])`,
-      this.db.$executeRaw`
+        WHERE "state" = 'running' AND "attempts" >= ${maxAttempts} AND "lockedBy" LIKE ANY (${patterns}::text[])
+        RETURNING "seq"`,
+      sql`
         UPDATE "Job" SET "state" = 'pending', "lockedBy" = NULL, "lockedAt" = NULL, "lastError" = ${interrupted}
-        WHERE "state" = 'running' AND "lockedBy" LIKE ANY (${patterns}::text[])`,
-      this.db.$executeRaw`SELECT graphile_worker.force_unlock_workers(${workers}::text[])`,
+        WHERE "state" = 'running' AND "lockedBy" LIKE ANY (${patterns}::text[])
+        RETURNING "seq"`,
+      // A CTE with a volatile call always runs; counting its row reads no `void` value.
+      sql`
+        WITH unlocked AS (SELECT graphile_worker.force_unlock_workers(${workers}::text[]))
+        SELECT count(*)::int AS unlocked FROM unlocked`,
     ]);
-    return { requeued, failed };
+    return { requeued: requeued?.length ?? 0, failed: failed?.length ?? 0 };
   }
 
   async stop(): Promise<void> {

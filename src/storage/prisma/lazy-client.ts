@@ -1,6 +1,6 @@
 /**
- * A Prisma client made at its first statement. On SQLite the statements a start and an idle
- * process run go around Prisma's client (`SqliteRawSql`), so most processes would load its
+ * A Prisma client made at its first statement. The statements a start and an idle process run
+ * go around Prisma's client (`SqliteRawSql`, `PostgresRawSql`), so most processes would load its
  * generated client and start its engine (the WebAssembly query compiler: about 18 MiB of
  * resident memory) only for the rare statements that still take it (docs/performance.md,
  * "Idle memory"). Until then this stands in for the client: a statement made on it is lazy like
