@@ -1,10 +1,13 @@
 import pg from "pg";
 import { beforeEach, expect, it } from "vitest";
+import { createDatabaseClient, postgresPoolOf } from "../../src/storage/prisma/database-client.js";
+import { parseDatabaseUrl } from "../../src/storage/prisma/database-target.js";
 import type { RunningJob } from "../../src/storage/prisma/graphile-job-table.js";
 import { GraphileLiveness } from "../../src/storage/prisma/graphile-liveness.js";
 import { PostgresRawSql } from "../../src/storage/prisma/postgres-raw-sql.js";
+import { prismaClientsCreated } from "../../src/storage/prisma/lazy-client.js";
 import { isUniqueViolation } from "../../src/storage/prisma/prisma-errors.js";
-import { PrismaRawSql } from "../../src/storage/prisma/prisma-raw-sql.js";
+import { PrismaRawSql, rawSqlOf } from "../../src/storage/prisma/prisma-raw-sql.js";
 import { sql } from "../../src/storage/prisma/raw-sql.js";
 import type { NewToolCall } from "../../src/world/records.js";
 import { type Side, twinDatabases } from "./raw-sql-twins.js";
@@ -26,6 +29,18 @@ describePostgres("PostgresRawSql", (serverUrl) => {
   it("is what createDatabaseClient sets up for PostgreSQL (and the other side is Prisma's)", () => {
     expect(direct.raw).toBeInstanceOf(PostgresRawSql);
     expect(twins.prisma().raw).toBeInstanceOf(PrismaRawSql);
+  });
+
+  it("makes Prisma's client at its first statement; closed before that, it ends the shared pool", async () => {
+    const before = prismaClientsCreated();
+    const db = await createDatabaseClient(parseDatabaseUrl(direct.url));
+    expect(await rawSqlOf(db).rows(sql`SELECT 1::int AS ok`)).toEqual([{ ok: 1 }]);
+    expect(prismaClientsCreated()).toBe(before);
+    const pool = postgresPoolOf(db);
+    expect(pool?.ended).toBe(false);
+    await db.$disconnect();
+    expect(pool?.ended).toBe(true);
+    expect(prismaClientsCreated()).toBe(before);
   });
 
   it("answers every statement of a message's path (chat, inbound key, messages, events, turns, outbound) alike", async () => {
