@@ -33,6 +33,31 @@ interface ChatMessage {
  * reports when it starts. Each message carries a token (`m<chat>x<n>`) that the fake model
  * echoes, so every moment is attributed to its message.
  */
+/**
+ * The config lines both bench worlds share: the model, one agent that may call the probe tool
+ * (approval required), its world, and the probe MCP server. Each world adds its channel.
+ */
+export function benchConfigHead(modelUrl: string, probeUrl: string): string[] {
+  return [
+    "providers:",
+    `  openai: { apiKey: sk-bench, baseUrl: "${modelUrl}" }`,
+    "agents:",
+    "  - name: alice",
+    "    provider: openai",
+    "    model: gpt-4.1",
+    "    systemPrompt: You are alice, a helpful assistant in a benchmark.",
+    '    tools: ["probe__ping"]',
+    "worlds:",
+    "  - name: main",
+    "    agents: [alice]",
+    "    defaultAgent: alice",
+    "    limits: { messagesPerMinute: 1000000 }  # one person per chat sends far more than 20 a minute here",
+    "tools:",
+    "  mcpServers:",
+    `    probe: { url: "${probeUrl}" }`,
+  ];
+}
+
 export class BenchWorld {
   private readonly exchanges = new Map<string, Exchange>();
   private readonly settle = new Map<string, { resolve: () => void; reject: (error: Error) => void }>();
@@ -70,22 +95,7 @@ export class BenchWorld {
   /** The service's config: one agent that may call the probe tool (approval required). */
   configYaml(): string {
     return [
-      "providers:",
-      `  openai: { apiKey: sk-bench, baseUrl: "${this.model.baseUrl}" }`,
-      "agents:",
-      "  - name: alice",
-      "    provider: openai",
-      "    model: gpt-4.1",
-      "    systemPrompt: You are alice, a helpful assistant in a benchmark.",
-      '    tools: ["probe__ping"]',
-      "worlds:",
-      "  - name: main",
-      "    agents: [alice]",
-      "    defaultAgent: alice",
-      "    limits: { messagesPerMinute: 1000000 }  # one person per chat sends far more than 20 a minute here",
-      "tools:",
-      "  mcpServers:",
-      `    probe: { url: "${this.probe.url}" }`,
+      ...benchConfigHead(this.model.baseUrl, this.probe.url),
       "channels:",
       "  telegram:",
       `    token: "${botToken}"`,

@@ -2,7 +2,7 @@ import { performance } from "node:perf_hooks";
 import type { FakeStep, RecordedRequest } from "../tests/fakes/model-fake-server.js";
 import { type FakeModelServer, startOpenAIFake } from "../tests/fakes/openai-server.js";
 import { type Delivery, FakeSlack, type RecordedSlackCall, type SignedDelivery } from "../tests/fakes/slack-api.js";
-import { type Exchange, textOf } from "./bench-world.js";
+import { benchConfigHead, type Exchange, textOf } from "./bench-world.js";
 import { type ProbeServer, startProbeServer } from "./probe-mcp-server.js";
 
 const botToken = "xoxb-bench";
@@ -62,22 +62,7 @@ export class SlackBenchWorld {
   /** The service's config: the Telegram world's agent, Slack over HTTP events. */
   configYaml(): string {
     return [
-      "providers:",
-      `  openai: { apiKey: sk-bench, baseUrl: "${this.model.baseUrl}" }`,
-      "agents:",
-      "  - name: alice",
-      "    provider: openai",
-      "    model: gpt-4.1",
-      "    systemPrompt: You are alice, a helpful assistant in a benchmark.",
-      '    tools: ["probe__ping"]',
-      "worlds:",
-      "  - name: main",
-      "    agents: [alice]",
-      "    defaultAgent: alice",
-      "    limits: { messagesPerMinute: 1000000 }  # one person per chat sends far more than 20 a minute here",
-      "tools:",
-      "  mcpServers:",
-      `    probe: { url: "${this.probe.url}" }`,
+      ...benchConfigHead(this.model.baseUrl, this.probe.url),
       "channels:",
       "  slack:",
       `    botToken: "${botToken}"`,
