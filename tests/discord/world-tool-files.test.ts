@@ -1,8 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { toolFilesMessageId } from "../../src/world/files/tool-files.js";
-import { notesServerCommand } from "../fakes/mcp-notes-command.js";
 import { onePixelPng } from "../fakes/mcp-notes-tools.js";
-import { ScriptedProvider } from "../fakes/scripted-provider.js";
+import { notesWithoutApproval, picturingAgent } from "../fakes/picturing-agent.js";
 import { type WorldDiscord, worldOnDiscord } from "./world-discord.js";
 
 let t: WorldDiscord | undefined;
@@ -13,20 +12,12 @@ afterEach(async () => {
 
 const alice = { name: "alice", displayName: "Alice Liddell", avatarUrl: "https://example.test/alice.png" };
 
-function picturing() {
-  return new ScriptedProvider((request) =>
-    request.messages.at(-1)?.role === "tool"
-      ? { text: "here is the chart" }
-      : { toolCalls: [{ name: "notes__picture", args: {} }] },
-  );
-}
-
 async function world() {
   return worldOnDiscord({
-    agents: [{ name: "alice", provider: picturing(), tools: ["notes__*"] }],
+    agents: [{ name: "alice", provider: picturingAgent(), tools: ["notes__*"] }],
     identities: [alice],
     world: { defaultAgent: "alice" },
-    tools: { mcpServers: { notes: notesServerCommand() }, approval: { "notes__*": "never" } },
+    tools: notesWithoutApproval(),
   });
 }
 

@@ -1,8 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { toolFilesMessageId } from "../../src/world/files/tool-files.js";
-import { notesServerCommand } from "../fakes/mcp-notes-command.js";
 import { onePixelPng } from "../fakes/mcp-notes-tools.js";
-import { ScriptedProvider } from "../fakes/scripted-provider.js";
+import { notesWithoutApproval, picturingAgent } from "../fakes/picturing-agent.js";
 import { ana, channel, threadKey, type WorldSlack, worldOnSlack } from "./world-slack.js";
 
 let t: WorldSlack | undefined;
@@ -13,15 +12,11 @@ afterEach(async () => {
 
 describe("files a tool gives, posted to Slack", () => {
   it("an MCP server returning an image makes the chat receive an image file once (files upload into the thread)", async () => {
-    const alice = new ScriptedProvider((request) =>
-      request.messages.at(-1)?.role === "tool"
-        ? { text: "here is the chart" }
-        : { toolCalls: [{ name: "notes__picture", args: {} }] },
-    );
+    const alice = picturingAgent();
     t = await worldOnSlack({
       mode: "http",
       agents: [{ name: "alice", provider: alice, tools: ["notes__*"] }],
-      tools: { mcpServers: { notes: notesServerCommand() }, approval: { "notes__*": "never" } },
+      tools: notesWithoutApproval(),
     });
     const asked = await t.say(ana, "@alice chart it");
 
@@ -39,15 +34,11 @@ describe("files a tool gives, posted to Slack", () => {
     expect(record?.platformMessageIds).toEqual([t.replies(asked.ts)[0]?.ts, file?.id]);
   });
   it("an image upload Slack keeps refusing is given up with one notice naming it; the text stays", async () => {
-    const alice = new ScriptedProvider((request) =>
-      request.messages.at(-1)?.role === "tool"
-        ? { text: "here is the chart" }
-        : { toolCalls: [{ name: "notes__picture", args: {} }] },
-    );
+    const alice = picturingAgent();
     t = await worldOnSlack({
       mode: "http",
       agents: [{ name: "alice", provider: alice, tools: ["notes__*"] }],
-      tools: { mcpServers: { notes: notesServerCommand() }, approval: { "notes__*": "never" } },
+      tools: notesWithoutApproval(),
       deliveryHoldMs: 400,
     });
     t.fake.failNext("files.getUploadURLExternal", { status: 200, error: "internal_error" }, 1_000);

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { toolFilesMessageId } from "../../src/world/files/tool-files.js";
-import { notesServerCommand } from "../fakes/mcp-notes-command.js";
 import { onePixelPng } from "../fakes/mcp-notes-tools.js";
+import { notesWithoutApproval, picturingAgent } from "../fakes/picturing-agent.js";
 import { ScriptedProvider } from "../fakes/scripted-provider.js";
 import { ana, groupId, mainToken } from "./helpers.js";
 import { bobToken, group, groupKey, type WorldTelegram, worldOnTelegram } from "./world-telegram.js";
@@ -19,14 +19,10 @@ async function calls(world: WorldTelegram) {
 
 describe("files a tool gives, posted to a Telegram group", () => {
   it("an MCP server returning an image makes the chat receive an image file once (sendPhoto), after the line naming it", async () => {
-    const alice = new ScriptedProvider((request) =>
-      request.messages.at(-1)?.role === "tool"
-        ? { text: "here is the chart" }
-        : { toolCalls: [{ name: "notes__picture", args: {} }] },
-    );
+    const alice = picturingAgent();
     t = await worldOnTelegram({
       agents: [{ name: "alice", provider: alice, tools: ["notes__*"] }],
-      tools: { mcpServers: { notes: notesServerCommand() }, approval: { "notes__*": "never" } },
+      tools: notesWithoutApproval(),
     });
     await t.say(ana, "@alice chart it");
 
@@ -61,14 +57,10 @@ describe("files a tool gives, posted to a Telegram group", () => {
   });
 
   it("an agent with its own bot posts the photo from that bot, without its name in the caption", async () => {
-    const bob = new ScriptedProvider((request) =>
-      request.messages.at(-1)?.role === "tool"
-        ? { text: "done" }
-        : { toolCalls: [{ name: "notes__picture", args: {} }] },
-    );
+    const bob = picturingAgent("done");
     t = await worldOnTelegram({
       agents: [{ name: "bob", provider: bob, tools: ["notes__*"] }],
-      tools: { mcpServers: { notes: notesServerCommand() }, approval: { "notes__*": "never" } },
+      tools: notesWithoutApproval(),
       world: { defaultAgent: "bob" },
       agentConfig: { bob: { telegram: { token: bobToken } } },
       extraBots: [{ token: bobToken, username: "bob_rt_bot", firstName: "Bob", canReadAllGroupMessages: true }],
