@@ -4,16 +4,9 @@
  * service's start does, prints how many OpenAI SDK modules were loaded, transcribes one file
  * and prints them again.
  */
-import { registerHooks } from "node:module";
+import { recordResolvedModules } from "../fakes/resolved-modules.js";
 
-const resolved: string[] = [];
-registerHooks({
-  resolve(specifier, context, nextResolve) {
-    const result = nextResolve(specifier, context);
-    resolved.push(result.url);
-    return result;
-  },
-});
+const resolved = recordResolvedModules();
 
 const sdkModules = () => resolved.filter((url) => /\/node_modules\/openai\//.test(url)).length;
 const report = (phase: string, extra: Record<string, unknown> = {}) =>

@@ -3,16 +3,9 @@
  * nothing is loaded beforehand), creates the OpenAI provider for the fake at argv[2], prints
  * which SDK modules were loaded, calls the model once and prints them again.
  */
-import { registerHooks } from "node:module";
+import { recordResolvedModules } from "../fakes/resolved-modules.js";
 
-const resolved: string[] = [];
-registerHooks({
-  resolve(specifier, context, nextResolve) {
-    const result = nextResolve(specifier, context);
-    resolved.push(result.url);
-    return result;
-  },
-});
+const resolved = recordResolvedModules();
 
 /** The model SDK's own files and our module that imports it. */
 const sdkModules = () =>
