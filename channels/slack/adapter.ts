@@ -28,6 +28,7 @@ import {
   workingText,
 } from "../../src/world/channel-adapter.js";
 import { type Block, type PostIdentity, SlackOutbound, slackErrorCode } from "./api.js";
+import { suggestedPrompts } from "./agent-view.js";
 import { type AppIdentity, identifyApp } from "./app-identity.js";
 import { ApproverGroups } from "./approver-groups.js";
 import { boltLogger } from "./bolt-logger.js";
@@ -147,6 +148,7 @@ export class SlackAdapter
       botId: identity.botId,
       teamId: identity.teamId,
       replyIn: this.options.replyIn ?? "thread",
+      threadDirectMessages: this.options.agentView === true,
       // Slack serves files from files.slack.com; another Web API (an emulator) serves its own.
       files: {
         host: this.options.apiUrl ? new URL(this.options.apiUrl).host : "files.slack.com",
@@ -426,6 +428,11 @@ export class SlackAdapter
         );
       });
     }
+    // Agent view: a person opened the app's Messages tab; its prompts name the world's agents.
+    this.app.event("app_home_opened", async ({ event }) => {
+      if (event.tab !== "messages" || this.options.agentView !== true) return;
+      await handle(() => this.offerPrompts(event.channel));
+    });
     this.app.action({ type: "block_actions" }, async ({ ack, body }) => {
       await handle(() => this.handler?.action(body as unknown as Record<string, unknown>) ?? Promise.resolve());
       await ack();
@@ -437,6 +444,17 @@ export class SlackAdapter
     this.app.error(async (error) => {
       this.logger.error({ err: error }, "slack event handler failed");
     });
+  }
+
+  /** Suggested prompts in a DM's Messages tab (best effort: a refusal is logged, never shown). */
+  private async offerPrompts(channel: string): Promise<void> {
+    const prompts = suggestedPrompts(this.options.agents ?? []);
+    if (prompts.length === 0) return;
+    try {
+      await this.outbound.setSuggestedPrompts(channel, prompts);
+    } catch (error) {
+      this.logger.warn({ err: error, channel }, "slack suggested prompts not set");
+    }
   }
 
   private track(work: Promise<unknown>): void {

@@ -185,6 +185,13 @@ export class SlackOutbound {
     );
   }
 
+  /** The prompts above the composer of the app's Messages tab (Agent view), for one DM. */
+  async setSuggestedPrompts(channel: string, prompts: { title: string; message: string }[]): Promise<void> {
+    await this.call("assistant.threads.setSuggestedPrompts", () =>
+      this.client.assistant.threads.setSuggestedPrompts({ channel_id: channel, prompts }),
+    );
+  }
+
   async delete(chat: ChatRef, ts: string): Promise<void> {
     await this.call("chat.delete", () => this.client.chat.delete({ channel: chat.channel, ts }));
   }

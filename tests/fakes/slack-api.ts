@@ -219,6 +219,17 @@ export class FakeSlack {
     return { message, eventId, event, delivery };
   }
 
+  /** A person opens the app's Messages tab (Agent view): `app_home_opened` with `tab: "messages"`. */
+  async appHomeOpened(input: { user: string; channel: string; tab?: "messages" | "home" }): Promise<Delivery> {
+    return this.deliverEvent({
+      type: "app_home_opened",
+      user: input.user,
+      channel: input.channel,
+      tab: input.tab ?? "messages",
+      event_ts: this.messages.nextTs(),
+    });
+  }
+
   /** Files people shared, as `url_private_download` serves them (bot token required). */
   readonly sharedFiles = new Map<string, { name: string; bytes: Uint8Array }>();
   /** Requests for shared files, with the authorization each one carried. */

@@ -56,6 +56,15 @@ export function handleWebApi(
       if (!channel.startsWith("D")) return refuse("invalid_thread");
       return ok();
     }
+    case "assistant.threads.setSuggestedPrompts": {
+      // Agent view: prompts for a DM's Messages tab (no thread needed), at most four.
+      const channel = text(params, "channel_id");
+      const prompts = typeof params.prompts === "string" ? (JSON.parse(params.prompts) as unknown) : params.prompts;
+      if (!channel || !Array.isArray(prompts) || prompts.length === 0) return refuse("invalid_arguments");
+      if (!channel.startsWith("D")) return refuse("channel_not_found");
+      if (prompts.length > 4) return refuse("invalid_arguments");
+      return ok();
+    }
     case "chat.update":
       return updateMessage(fake, params);
     case "chat.delete": {
