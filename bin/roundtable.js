@@ -4,10 +4,10 @@
 // a clone that was edited never runs stale code.
 // The V8 flags (also in package.json's scripts and the Dockerfile) keep memory near what is live:
 // a young generation of 8 MiB per half instead of up to 64, and an old generation allowed to grow
-// 30 % past what survived the last full collection (README, "Performance").
+// 30 % past what survived the last full collection (docs/operations.md, "Performance").
 // On a Node older than the one it runs on (the package's `bin`, `npx` or a global install started
 // by a system Node 20), it re-executes itself with the package's own Node (the `node` dependency),
-// or says in one line which Node it needs: never a stack from the bundle (docs/deploy.md, "Node").
+// or says in one line which Node it needs: never a stack from the bundle (docs/deploy.md, "Node and the install").
 // Keep this file to syntax and APIs that old Nodes parse.
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
