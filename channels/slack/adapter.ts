@@ -17,6 +17,8 @@ import {
   type OutboundText,
   type PartKey,
   type PrivateReplyChannel,
+  type ToolProgress,
+  type ToolProgressChannel,
   type SendPartOptions,
   type StreamMode,
   systemClock,
@@ -47,6 +49,7 @@ import {
 } from "./render.js";
 import { sendSlackFile } from "./send-file.js";
 import { SlackSocketReceiver } from "./socket-receiver.js";
+import { SlackTaskChunks } from "./task-chunks.js";
 import { ThreadRoots } from "./thread-roots.js";
 import { stopBlocks } from "./stop-button.js";
 import { UserNames } from "./user-names.js";
@@ -63,6 +66,7 @@ export class SlackAdapter
     ChannelAdapter,
     ChannelPrimitives<SlackPart>,
     PrivateReplyChannel,
+    ToolProgressChannel,
     UserRolesChannel,
     WebhookChannel,
     WorkingStatusChannel
@@ -79,6 +83,7 @@ export class SlackAdapter
   private readonly names: UserNames;
   private readonly groups: ApproverGroups;
   private readonly agents: Map<string, SlackAgentIdentity>;
+  private readonly tasks: SlackTaskChunks;
   private readonly inflight = new Set<Promise<unknown>>();
   private handler: SlackInboundHandler | undefined;
   private identity: AppIdentity | undefined;
@@ -133,6 +138,11 @@ export class SlackAdapter
       this.clock.now(),
     );
     this.agents = new Map((options.agents ?? []).map((agent) => [agent.name, agent]));
+    this.tasks = new SlackTaskChunks({
+      outbound: this.outbound,
+      logger: this.logger,
+      recipientOf: (chat) => this.recipientOf(chat),
+    });
     this.listen();
   }
 
@@ -219,6 +229,16 @@ export class SlackAdapter
   async clearWorking(chat: ChatRef): Promise<void> {
     const thread = assistantThread(chat);
     if (thread) await this.outbound.setStatus(thread, "");
+  }
+
+  /** With `stream: native`, a tool call as a task card in the thread (`task-chunks.ts`); else nothing. */
+  async showToolProgress(chat: ChatRef, author: Author, progress: ToolProgress): Promise<void> {
+    const thread = chat.thread;
+    if (!this.streamsNatively(chat) || thread === undefined) return;
+    // Tracked, so that idle() (tests, a graceful stop) waits for the card to settle.
+    const shown = this.tasks.show({ ...chat, thread }, this.displayNameOf(author), progress);
+    this.track(shown);
+    await shown;
   }
 
   async replyPrivately(chat: ChatRef, userId: string, text: string): Promise<void> {
@@ -327,7 +347,6 @@ export class SlackAdapter
   }
 
   private nativeStream(chat: ChatRef & { thread: string }, author: Author, setup: NativeStreamSetup): NativeStream {
-    const recipient = this.handler?.lastPersonIn(chatKey(chat));
     return new SlackNativeStream({
       ...setup,
       outbound: this.outbound,
@@ -335,12 +354,18 @@ export class SlackAdapter
       logger: this.logger.child({ chat: chat.channel }),
       chat,
       authorName: this.displayNameOf(author),
-      recipient: {
-        ...(this.identity ? { team: chat.workspace ?? this.identity.teamId } : {}),
-        ...(recipient === undefined ? {} : { user: recipient }),
-      },
+      recipient: this.recipientOf(chat),
       intervalMs: this.options.updateIntervalMs ?? 1000,
     });
+  }
+
+  /** Who a native stream in `chat` is for: the last person who wrote there, in its workspace. */
+  private recipientOf(chat: ChatRef): { user?: string; team?: string } {
+    const recipient = this.handler?.lastPersonIn(chatKey(chat));
+    return {
+      ...(this.identity ? { team: chat.workspace ?? this.identity.teamId } : {}),
+      ...(recipient === undefined ? {} : { user: recipient }),
+    };
   }
 
   /** A part an agent is still writing carries a Stop button (when its text fits a section). */

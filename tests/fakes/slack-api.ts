@@ -105,6 +105,8 @@ export class FakeSlack {
   usergroups: FakeUsergroup[];
   /** Where events go; set by the test (HTTP to the service, or the socket). */
   transport: Transport = { kind: "socket" };
+  /** When true, stream calls that carry chunks are refused (`feature_not_enabled`), as a workspace without them. */
+  refuseTaskChunks = false;
   /** When true, every bot post comes back as a `message` event, as Slack does. */
   echoBotPosts = false;
   /** Called with every Web API call as it is answered, with its answer's body. */
