@@ -60,6 +60,9 @@ describe("providerErrorFromStatus", () => {
     [undefined, ["rate_limit_exceeded"], "", "provider.rate-limited", true],
     [undefined, ["server_error"], "", "provider.server", true],
     [undefined, ["overloaded"], "", "provider.server", true],
+    // The Responses API's response.failed codes.
+    [undefined, ["invalid_prompt"], "Invalid prompt", "provider.invalid-request", false],
+    [undefined, ["server_error"], "The server had an error", "provider.server", true],
     [503, ["UNAVAILABLE"], "The model is overloaded.", "provider.server", true],
   ] as const)("HTTP %s %j %j → %s (transient %s)", (status, kinds, message, code, transient) => {
     const error = map(status, [...kinds], message);

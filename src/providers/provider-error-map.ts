@@ -31,7 +31,8 @@ const quota = /insufficient_quota|quota|billing|credit balance/i;
 const authKinds =
   /authentication|permission_denied|permission_error|unauthenticated|invalid_api_key|incorrect_api_key|api_key_invalid/i;
 /** Kinds that say the request itself is wrong: sending it again cannot help. */
-const invalidKinds = /invalid_request|invalid_argument|not_found|failed_precondition|unsupported|invalid_value/i;
+const invalidKinds =
+  /invalid_(request|argument|value|prompt|image|parameter)|not_found|failed_precondition|unsupported|bad_request/i;
 const unknownModel =
   /model_not_found|not_found_error|\bnot_found\b|does not exist|is not found|unknown model|no such model/i;
 const rateLimited = /rate[_ ]?limit|resource_exhausted|too many requests/i;
