@@ -177,6 +177,22 @@ export interface FakeServerOptions {
  */
 export type FakeFault = FakeStep | { type: "cut-reply"; afterFrames: number; end?: "reset" | "clean" };
 
+/**
+ * A `fault` option for load and chaos runs: every `every`-th model call (the `every`-th, the
+ * `2 × every`-th, …) plays the next of `faults` in turn; the calls between play their answers.
+ * E.g. `everyNthCall(6, [{ type: "cut-reply", afterFrames: 2 }, { type: "error", kind:
+ * "overloaded", retryAfter: "1" }, { type: "stream-error", kind: "rate-limited" }])`.
+ */
+export function everyNthCall(every: number, faults: readonly FakeFault[]): NonNullable<FakeServerOptions["fault"]> {
+  let played = 0;
+  return (_request, call) => {
+    if (faults.length === 0 || call % every !== 0) return undefined;
+    const fault = faults[played % faults.length];
+    played += 1;
+    return fault;
+  };
+}
+
 /** Starts a fake on an ephemeral port of 127.0.0.1. */
 export async function startFakeModelServer(
   protocol: WireProtocol,

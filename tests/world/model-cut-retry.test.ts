@@ -9,7 +9,13 @@ import { afterEach, describe, expect, it } from "vitest";
 import { providerConfigSchema } from "../../src/config/schema.js";
 import { silentLogger } from "../../src/log/logger.js";
 import { createProvider } from "../../src/providers/create-provider.js";
-import type { FakeFault, FakeModelServer, FakeStep, RecordedRequest } from "../fakes/model-fake-server.js";
+import {
+  everyNthCall,
+  type FakeModelServer,
+  type FakeServerOptions,
+  type FakeStep,
+  type RecordedRequest,
+} from "../fakes/model-fake-server.js";
 import { startOpenAIFake } from "../fakes/openai-server.js";
 import { apiKey, providerCases } from "../providers/provider-harness.js";
 import { ana } from "../telegram/helpers.js";
@@ -31,7 +37,7 @@ async function world(
   options: {
     steps?: FakeStep[];
     respond?: (request: RecordedRequest) => FakeStep;
-    fault?: () => FakeFault | undefined;
+    fault?: FakeServerOptions["fault"];
   },
   waitBeforeRetry: () => Promise<void> = async () => {},
 ) {
@@ -158,6 +164,24 @@ describe("the cut question", () => {
     await t.say(ana, "@alice say q2");
     expect(t.botTexts()).toEqual(["alice: re q1", "alice: re q2"]);
     expect(model.requests).toHaveLength(3);
+  });
+
+  it("twelve questions with a fault every third call: each answered once, in order", async () => {
+    const openai = providerCases[0];
+    if (!openai) throw new Error("no openai case");
+    const { t, model } = await world(openai, {
+      respond: answerEarliestOpen,
+      fault: everyNthCall(3, [
+        { type: "cut-reply", afterFrames: 2 },
+        { type: "error", kind: "overloaded", retryAfter: "1" },
+        { type: "cut-reply", afterFrames: 2, end: "clean" },
+        { type: "stream-error", kind: "rate-limited", text: ["re "] },
+      ]),
+    });
+    for (let question = 1; question <= 12; question += 1) await t.say(ana, `@alice say q${question}`);
+    expect(t.botTexts()).toEqual(Array.from({ length: 12 }, (_, index) => `alice: re q${index + 1}`));
+    // Each fault cost one request more: 12 answers, and a fault in every third request (5 of 17).
+    expect(model.requests).toHaveLength(17);
   });
 
   it("the fault option keeps the scripted step for the retry", async () => {
