@@ -187,6 +187,7 @@ describe.each(providerCases)("$label retries", (testCase) => {
     ["503/529 overloaded", { type: "error", kind: "overloaded", retryAfter: "2" }, 2000],
     ["retry-after-ms", { type: "error", kind: "overloaded", retryAfterMs: "1500" }, 1500],
     ["a rate limit inside the stream", { type: "stream-error", kind: "rate-limited" }, undefined],
+    ["an overload inside the stream", { type: "stream-error", kind: "overloaded" }, 500],
   ] as [string, FakeStep, number | undefined][])(
     "sends nothing before the retry time of %s has passed",
     async (_name, step, waitMs) => {
@@ -213,7 +214,8 @@ describe.each(providerCases)("$label retries", (testCase) => {
       // While the wait is on, the fake has seen the first request only.
       await new Promise((resolve) => setTimeout(resolve, 50));
       expect(fake.requests).toHaveLength(1);
-      if (waitMs !== undefined) expect(waits).toEqual([waitMs]);
+      // Inside a stream only Gemini says when (its RetryInfo, 2 s in the fake); else the backoff.
+      expect(waits).toEqual([waitMs ?? (testCase.type === "google" ? 2000 : 500)]);
       release();
       expect((await answer).response.text).toBe("fine");
       expect(fake.requests).toHaveLength(2);
