@@ -14,7 +14,7 @@ import { dispatchToolCalls } from "./dispatch-tool-calls.js";
 import { endWithLimit, failTurn } from "./end-turn.js";
 import { finishStoppedAnswer, skipOpenCalls } from "./finish-stopped-answer.js";
 import { linkedSignal } from "./linked-signal.js";
-import { chargeResentCall, reserveModelCall, settleModelCall } from "./charge-model-call.js";
+import { type ChargedCall, chargeResentCall, reserveModelCall, settleModelCall } from "./charge-model-call.js";
 import { budgetNotice } from "../world/limits/day-budget.js";
 
 /** The id of the message a step produces: one per turn and step, so a retry cannot add a second. */
@@ -110,15 +110,15 @@ async function runWatchedStep(
   // Charged before it is sent (the estimate), settled once it is over, however it ends.
   const reserved = await reserveModelCall(runtime, scope, fitted.request);
   if (!("estimate" in reserved)) {
-    const charged = reserved;
     log.warn(
-      { limit: charged.limit, used: charged.used, allowed: charged.allowed, needed: charged.needed },
+      { limit: reserved.limit, used: reserved.used, allowed: reserved.allowed, needed: reserved.needed },
       "daily budget reached; no model call",
     );
-    await endWithLimit(runtime, scope, "budget", budgetNotice(charged, clock()));
+    await endWithLimit(runtime, scope, "budget", budgetNotice(reserved, clock()));
     return;
   }
-  let charged = reserved;
+  // A new charge when the call is sent again from the start (a `restart` part).
+  let charged: ChargedCall = reserved;
 
   const chat = parseChatKey(turn.chatKey);
   const messageId = stepMessageId(turn.id, step);
@@ -156,10 +156,9 @@ async function runWatchedStep(
       } else if (part.type === "usage") {
         reported = part.usage;
       } else if (part.type === "restart") {
-        // The call broke off and is sent again from the start (docs/model-errors.md): the
-        // broken attempt is charged, and the answer goes on in the same post with the new
-        // text only (its next update replaces what the chat shows).
-        log.info({ code: part.code, streamedChars: streamed.length }, "model call sent again from the start");
+        // The call broke off and is sent again from the start (docs/model-errors.md; the retry
+        // layer logged why): the broken attempt is charged, and the answer goes on in the same
+        // post with the new text only (its next update replaces what the chat shows).
         charged = await chargeResentCall(runtime, scope, charged, { usage: reported, streamed });
         streamed = "";
         reported = undefined;

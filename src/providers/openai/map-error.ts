@@ -35,7 +35,7 @@ export function mapOpenAIError(
     // An `{ "error": … }` object inside an open stream (OpenRouter, LiteLLM, vLLM do this), or
     // the Responses API's `error` event; `code` is a string, or some servers' HTTP status.
     const body = error.error as { message?: unknown; code?: unknown; type?: unknown };
-    const status = typeof body.code === "number" ? body.code : undefined;
+    const status = statusOfCode(body.code);
     const retryAfterMs = retryAfterFromHeaders(error.headers);
     return providerErrorFromStatus({
       provider,
@@ -48,4 +48,11 @@ export function mapOpenAIError(
     });
   }
   return providerErrorFromFailure(provider, error, signal);
+}
+
+/** A code that is an HTTP status: a number, or its digits as text (LiteLLM writes `"429"`). */
+function statusOfCode(code: unknown): number | undefined {
+  if (typeof code === "number") return code;
+  if (typeof code === "string" && /^[1-5]\d\d$/.test(code)) return Number(code);
+  return undefined;
 }
