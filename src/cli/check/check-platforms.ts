@@ -88,25 +88,10 @@ async function checkSlack(botToken: string, apiUrl: string | undefined): Promise
     : `${who}; missing scopes: ${describeMissingScopes(missing)}; ${addScopeHint}`;
 }
 
-/** `channels.slack.manifest`: the app's manifest holds every scope, event and feature the config uses. */
+/** `channels.slack.manifest`: the app's manifest holds what the config uses (slack-manifest.ts says why it is apart). */
 async function checkSlackManifest(file: string, agentView: boolean): Promise<void> {
-  const [{ readFile }, { parse }, { manifestGaps }] = await Promise.all([
-    import("node:fs/promises"),
-    import("yaml"),
-    import("../../../channels/slack/agent-view.js"),
-  ]);
-  let manifest: unknown;
-  try {
-    manifest = parse(await readFile(file, "utf8"));
-  } catch (error) {
-    throw new Error(`manifest ${file} could not be read: ${error instanceof Error ? error.message : String(error)}`);
-  }
-  const gaps = manifestGaps(manifest, { agentView });
-  if (gaps.length > 0) {
-    throw new Error(
-      `manifest ${file} lacks ${gaps.join("; ")}: update the app from channels/slack/manifest.yaml at api.slack.com/apps, then reinstall it`,
-    );
-  }
+  const { checkManifestFile } = await import("./slack-manifest.js");
+  await checkManifestFile(file, agentView);
 }
 
 /** The app-level token opens Socket Mode connections (`apps.connections.open`; nothing connects). */
