@@ -219,6 +219,12 @@ export class SlackAdapter
     if (thread) await this.outbound.setStatus(thread, "");
   }
 
+  /** A chat named by its channel id alone (a schedule's, a trigger's) in this app's workspace. */
+  resolveChat(chat: ChatRef): ChatRef {
+    const teamId = this.identity?.teamId;
+    return chat.workspace !== undefined || teamId === undefined ? chat : { ...chat, workspace: teamId };
+  }
+
   async replyPrivately(chat: ChatRef, userId: string, text: string): Promise<void> {
     await this.outbound.postEphemeral(chat, userId, renderText(text)[0] ?? text);
   }
