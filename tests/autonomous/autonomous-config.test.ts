@@ -44,7 +44,7 @@ async function errorFor(yaml: string, environment: Record<string, string> = env)
 }
 
 describe("schedules and triggers in the config", () => {
-  it("defaults: timezone UTC, missed once; a trigger's secret from ${ENV}", async () => {
+  it("defaults: timezone UTC, missed once; a trigger's secret from an environment variable", async () => {
     await writeFile(
       path.join(directory, "roundtable.yaml"),
       `${schedule("")}triggers:\n  - { name: alerts, world: other, chat: { platform: telegram, id: -100 }, agent: bob, secret: "\${ALERT_SECRET}", prompt: "{{body}}" }\n`,
