@@ -38,11 +38,14 @@ function triage() {
   });
 }
 
-async function start(options: { approvers?: Record<string, string[]> } = {}) {
+async function start(options: { approvers?: Record<string, string[]>; approvalTimeout?: string } = {}) {
   const alice = triage();
   t = await worldOnTelegram({
     agents: [{ name: "alice", provider: alice, tools: ["shell_cmd"] }],
-    world: { approvers: options.approvers ?? { telegram: [String(boss.id)] } },
+    world: {
+      approvers: options.approvers ?? { telegram: [String(boss.id)] },
+      ...(options.approvalTimeout === undefined ? {} : { approvalTimeout: options.approvalTimeout }),
+    },
     autonomous: { triggers: [trigger] },
   });
   const { logger, lines } = capturingLogger();
@@ -175,5 +178,28 @@ describe("triggers on Telegram: POST /triggers/<name>", () => {
     expect(t?.fake.callbackAnswers.get(decided ?? "")).toEqual({ text: "Approved once.", show_alert: false });
     expect(alice.requests).toHaveLength(2);
     expect(t?.botTexts().at(-1)).toMatch(/^alice: ran it: exit code: 0 .*hello/);
+  });
+
+  it("with only requester as approver nobody may decide a triggered card (not even someone who talked in the chat); it expires as every card does", async () => {
+    const { alice, port } = await start({ approvers: { telegram: ["requester"] }, approvalTimeout: "1s" });
+    await t?.say(eve, "hello everyone");
+    const answer = await post(port, "/triggers/alerts", JSON.stringify({ alert: "run-echo" }), {
+      authorization: `Bearer ${secret}`,
+    });
+    expect(answer.status).toBe(202);
+    await t?.world.idle();
+    const card = t?.botMessages().find((message) => message.reply_markup !== undefined);
+    if (!card) throw new Error("no card");
+    const once = (card.reply_markup as Keyboard).inline_keyboard
+      .flat()
+      .find((button) => /Approve once/.test(button.text));
+    const refused = await t?.press(eve, card.message_id, once?.callback_data ?? "");
+    expect(t?.fake.callbackAnswers.get(refused ?? "")).toMatchObject({ show_alert: true });
+    await t?.world.waitFor(
+      async () => (await t?.world.store.listApprovals({ chatKey: groupKey }))?.[0]?.state === "expired",
+    );
+    await t?.world.idle();
+    expect(alice.requests).toHaveLength(2);
+    expect(alice.requests[1]?.messages.at(-1)?.text).toMatch(/^expired/);
   });
 });
