@@ -17,7 +17,7 @@ FROM node:24-slim
 WORKDIR /app
 ENV NODE_ENV=production PORT=8080 NPM_CONFIG_UPDATE_NOTIFIER=false
 # glibc's malloc keeps one arena per thread that allocates; two are plenty for one Node event
-# loop and save a few MiB (README, "Performance").
+# loop and save a few MiB (docs/operations.md, "Performance").
 ENV MALLOC_ARENA_MAX=2
 COPY --from=build /app /app
 # data/ (the SQLite default) and config/ (an optional roundtable.yaml, docker-compose.yml) are
@@ -31,5 +31,5 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
 # `start` applies pending migrations, then serves; SIGTERM stops it gracefully.
 # Node runs the compiled and bundled JavaScript (dist/bundle/, no TypeScript loader), as PID 1 so it
 # receives the signal.
-# The V8 flags keep memory near what is live (README, "Performance").
+# The V8 flags keep memory near what is live (docs/operations.md, "Performance").
 CMD ["node", "--max-semi-space-size=8", "--heap-growing-percent=30", "dist/bundle/main.js", "start"]

@@ -4,12 +4,49 @@
 // a clone that was edited never runs stale code.
 // The V8 flags (also in package.json's scripts and the Dockerfile) keep memory near what is live:
 // a young generation of 8 MiB per half instead of up to 64, and an old generation allowed to grow
-// 30 % past what survived the last full collection (README, "Performance").
+// 30 % past what survived the last full collection (docs/operations.md, "Performance").
+// On a Node older than the one it runs on (the package's `bin`, `npx` or a global install started
+// by a system Node 20), it re-executes itself with the package's own Node (the `node` dependency),
+// or says in one line which Node it needs: never a stack from the bundle (docs/deploy.md, "Node and the install").
+// Keep this file to syntax and APIs that old Nodes parse.
 import { existsSync, readdirSync, statSync } from "node:fs";
+import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const neededMajor = 24;
+
+/** The package's own Node (node_modules/node/bin/node, wherever npm placed it), or undefined. */
+function packagedNode() {
+  try {
+    const binary = path.join(path.dirname(createRequire(import.meta.url).resolve("node/package.json")), "bin", "node");
+    return existsSync(binary) ? binary : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+if (Number(process.versions.node.split(".")[0]) < neededMajor) {
+  const own = process.env.ROUNDTABLE_REEXECUTED ? undefined : packagedNode();
+  if (!own) {
+    process.stderr.write(
+      `roundtable: needs Node ${neededMajor} or later, and this is Node ${process.versions.node}: run it through the npm scripts (npm start, npm run roundtable -- <command>), which use the package's own Node from node_modules\n`,
+    );
+    process.exit(1);
+  }
+  const { spawn } = await import("node:child_process");
+  const child = spawn(own, [...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
+    stdio: "inherit",
+    env: { ...process.env, ROUNDTABLE_REEXECUTED: "1" },
+  });
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(signal, () => child.kill(signal));
+  const [code, signal] = await new Promise((resolve) => {
+    child.on("exit", (...result) => resolve(result));
+    child.on("error", () => resolve([1, null]));
+  });
+  process.exit(code ?? (signal ? 128 : 1));
+}
 const main = path.join(root, "dist", "bundle", "main.js");
 const stamp = path.join(root, "dist", ".tsbuildinfo");
 

@@ -1,7 +1,7 @@
 // Part of `npm run build` (scripts/build.mjs): bundles the compiled CLI (dist/src/cli/main.js) and
 // what it imports into a few files under dist/bundle/, which `npm start`, the `roundtable` binary
 // and the Docker image run. Node then resolves, reads and links tens of modules at start instead
-// of about a thousand (README, "Performance"). Dynamic imports stay separate chunks, loaded only
+// of about a thousand (docs/operations.md, "Performance"). Dynamic imports stay separate chunks, loaded only
 // when used (channel adapters and their SDKs, model SDKs, the OpenTelemetry SDK, one database's client).
 import { cpSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";

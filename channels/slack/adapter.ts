@@ -17,6 +17,8 @@ import {
   type OutboundText,
   type PartKey,
   type PrivateReplyChannel,
+  type ToolProgress,
+  type ToolProgressChannel,
   type SendPartOptions,
   type StreamMode,
   systemClock,
@@ -28,6 +30,7 @@ import {
   workingText,
 } from "../../src/world/channel-adapter.js";
 import { type Block, type PostIdentity, SlackOutbound, slackErrorCode } from "./api.js";
+import { suggestedPrompts } from "./agent-view.js";
 import { type AppIdentity, identifyApp } from "./app-identity.js";
 import { ApproverGroups } from "./approver-groups.js";
 import { boltLogger } from "./bolt-logger.js";
@@ -46,6 +49,7 @@ import {
 } from "./render.js";
 import { sendSlackFile } from "./send-file.js";
 import { SlackSocketReceiver } from "./socket-receiver.js";
+import { SlackTaskChunks } from "./task-chunks.js";
 import { ThreadRoots } from "./thread-roots.js";
 import { stopBlocks } from "./stop-button.js";
 import { UserNames } from "./user-names.js";
@@ -62,6 +66,7 @@ export class SlackAdapter
     ChannelAdapter,
     ChannelPrimitives<SlackPart>,
     PrivateReplyChannel,
+    ToolProgressChannel,
     UserRolesChannel,
     WebhookChannel,
     WorkingStatusChannel
@@ -78,6 +83,7 @@ export class SlackAdapter
   private readonly names: UserNames;
   private readonly groups: ApproverGroups;
   private readonly agents: Map<string, SlackAgentIdentity>;
+  private readonly tasks: SlackTaskChunks;
   private readonly inflight = new Set<Promise<unknown>>();
   private handler: SlackInboundHandler | undefined;
   private identity: AppIdentity | undefined;
@@ -132,6 +138,11 @@ export class SlackAdapter
       this.clock.now(),
     );
     this.agents = new Map((options.agents ?? []).map((agent) => [agent.name, agent]));
+    this.tasks = new SlackTaskChunks({
+      outbound: this.outbound,
+      logger: this.logger,
+      recipientOf: (chat) => this.recipientOf(chat),
+    });
     this.listen();
   }
 
@@ -147,6 +158,7 @@ export class SlackAdapter
       botId: identity.botId,
       teamId: identity.teamId,
       replyIn: this.options.replyIn ?? "thread",
+      threadDirectMessages: this.options.agentView === true,
       // Slack serves files from files.slack.com; another Web API (an emulator) serves its own.
       files: {
         host: this.options.apiUrl ? new URL(this.options.apiUrl).host : "files.slack.com",
@@ -223,6 +235,16 @@ export class SlackAdapter
   resolveChat(chat: ChatRef): ChatRef {
     const teamId = this.identity?.teamId;
     return chat.workspace !== undefined || teamId === undefined ? chat : { ...chat, workspace: teamId };
+  }
+
+  /** With `stream: native`, a tool call as a task card in the thread (`task-chunks.ts`); else nothing. */
+  async showToolProgress(chat: ChatRef, author: Author, progress: ToolProgress): Promise<void> {
+    const thread = chat.thread;
+    if (!this.streamsNatively(chat) || thread === undefined) return;
+    // Tracked, so that idle() (tests, a graceful stop) waits for the card to settle.
+    const shown = this.tasks.show({ ...chat, thread }, this.displayNameOf(author), progress);
+    this.track(shown);
+    await shown;
   }
 
   async replyPrivately(chat: ChatRef, userId: string, text: string): Promise<void> {
@@ -331,7 +353,6 @@ export class SlackAdapter
   }
 
   private nativeStream(chat: ChatRef & { thread: string }, author: Author, setup: NativeStreamSetup): NativeStream {
-    const recipient = this.handler?.lastPersonIn(chatKey(chat));
     return new SlackNativeStream({
       ...setup,
       outbound: this.outbound,
@@ -339,12 +360,18 @@ export class SlackAdapter
       logger: this.logger.child({ chat: chat.channel }),
       chat,
       authorName: this.displayNameOf(author),
-      recipient: {
-        ...(this.identity ? { team: chat.workspace ?? this.identity.teamId } : {}),
-        ...(recipient === undefined ? {} : { user: recipient }),
-      },
+      recipient: this.recipientOf(chat),
       intervalMs: this.options.updateIntervalMs ?? 1000,
     });
+  }
+
+  /** Who a native stream in `chat` is for: the last person who wrote there, in its workspace. */
+  private recipientOf(chat: ChatRef): { user?: string; team?: string } {
+    const recipient = this.handler?.lastPersonIn(chatKey(chat));
+    return {
+      ...(this.identity ? { team: chat.workspace ?? this.identity.teamId } : {}),
+      ...(recipient === undefined ? {} : { user: recipient }),
+    };
   }
 
   /** A part an agent is still writing carries a Stop button (when its text fits a section). */
@@ -432,6 +459,11 @@ export class SlackAdapter
         );
       });
     }
+    // Agent view: a person opened the app's Messages tab; its prompts name the world's agents.
+    this.app.event("app_home_opened", async ({ event }) => {
+      if (event.tab !== "messages" || this.options.agentView !== true) return;
+      await handle(() => this.offerPrompts(event.channel));
+    });
     this.app.action({ type: "block_actions" }, async ({ ack, body }) => {
       await handle(() => this.handler?.action(body as unknown as Record<string, unknown>) ?? Promise.resolve());
       await ack();
@@ -443,6 +475,17 @@ export class SlackAdapter
     this.app.error(async (error) => {
       this.logger.error({ err: error }, "slack event handler failed");
     });
+  }
+
+  /** Suggested prompts in a DM's Messages tab (best effort: a refusal is logged, never shown). */
+  private async offerPrompts(channel: string): Promise<void> {
+    const prompts = suggestedPrompts(this.options.agents ?? []);
+    if (prompts.length === 0) return;
+    try {
+      await this.outbound.setSuggestedPrompts(channel, prompts);
+    } catch (error) {
+      this.logger.warn({ err: error, channel }, "slack suggested prompts not set");
+    }
   }
 
   private track(work: Promise<unknown>): void {

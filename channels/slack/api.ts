@@ -6,6 +6,12 @@ type WebClient = webApi.WebClient;
 /** A Block Kit block, as the Web API takes it. */
 export type Block = Record<string, unknown>;
 
+/** A `task_update` chunk of a native stream (a tool call's card: pending, in progress, complete, error). */
+export type TaskChunk = Extract<
+  NonNullable<webApi.ChatAppendStreamArguments["chunks"]>[number],
+  { type: "task_update" }
+>;
+
 /** Under whose name a post appears: the agent's (needs `chat:write.customize`) or the app's. */
 export interface PostIdentity {
   username?: string;
@@ -185,6 +191,13 @@ export class SlackOutbound {
     );
   }
 
+  /** The prompts above the composer of the app's Messages tab (Agent view), for one DM. */
+  async setSuggestedPrompts(channel: string, prompts: { title: string; message: string }[]): Promise<void> {
+    await this.call("assistant.threads.setSuggestedPrompts", () =>
+      this.client.assistant.threads.setSuggestedPrompts({ channel_id: channel, prompts }),
+    );
+  }
+
   async delete(chat: ChatRef, ts: string): Promise<void> {
     await this.call("chat.delete", () => this.client.chat.delete({ channel: chat.channel, ts }));
   }
@@ -230,6 +243,30 @@ export class SlackOutbound {
     });
   }
 
+  /** A stream that starts with chunks (a tool call's task card) instead of text. */
+  async startChunkStream(
+    chat: ChatRef,
+    threadTs: string,
+    chunks: TaskChunk[],
+    recipient: { user?: string; team?: string },
+  ): Promise<string> {
+    return this.call("chat.startStream", async () => {
+      const result = await this.client.chat.startStream({
+        channel: chat.channel,
+        thread_ts: threadTs,
+        chunks,
+        ...(recipient.user === undefined ? {} : { recipient_user_id: recipient.user }),
+        ...(recipient.team === undefined ? {} : { recipient_team_id: recipient.team }),
+      });
+      if (typeof result.ts !== "string") throw new PlatformApiError("slack chat.startStream returned no ts");
+      return result.ts;
+    });
+  }
+
+  async appendChunks(chat: ChatRef, ts: string, chunks: TaskChunk[]): Promise<void> {
+    await this.call("chat.appendStream", () => this.client.chat.appendStream({ channel: chat.channel, ts, chunks }));
+  }
+
   async appendStream(chat: ChatRef, ts: string, text: string): Promise<void> {
     await this.call("chat.appendStream", () =>
       this.client.chat.appendStream({ channel: chat.channel, ts, markdown_text: text }),
@@ -237,12 +274,13 @@ export class SlackOutbound {
   }
 
   /** End a native stream; `key` goes with it as metadata (`chat.startStream` takes none). */
-  async stopStream(chat: ChatRef, ts: string, text?: string, key?: string): Promise<void> {
+  async stopStream(chat: ChatRef, ts: string, text?: string, key?: string, chunks?: TaskChunk[]): Promise<void> {
     await this.call("chat.stopStream", () =>
       this.client.chat.stopStream({
         channel: chat.channel,
         ts,
         ...(text ? { markdown_text: text } : {}),
+        ...(chunks === undefined ? {} : { chunks }),
         ...(key === undefined ? {} : { metadata: { event_type: postEventType, event_payload: { key } } }),
       }),
     );

@@ -10,6 +10,8 @@ export interface SlackAgentIdentity {
   name: string;
   displayName?: string;
   avatarUrl?: string;
+  /** What the agent is for (its suggested prompt in the Messages tab). */
+  description?: string;
 }
 
 /** Everything the Slack adapter needs; the service builds it from config and environment. */
@@ -28,6 +30,8 @@ export interface SlackAdapterOptions {
   stream?: SlackStreamMode;
   /** Every agent, with its display name and icon. */
   agents?: SlackAgentIdentity[];
+  /** Slack's Agent messaging experience: a top-level DM starts its own thread; the Messages tab gets suggested prompts. */
+  agentView?: boolean;
   /** User group handles approvers name as `role:<handle>`. */
   approverGroups?: string[];
   /** Whether posts in a chat may unfurl links (its world's `linkPreviews`; default never). */

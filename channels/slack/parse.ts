@@ -22,6 +22,8 @@ export interface ParseContext extends SlackNames {
   botId: string;
   teamId: string;
   replyIn: ReplyIn;
+  /** Agent view: a top-level direct message starts its own thread, as in a channel. */
+  threadDirectMessages?: boolean;
   /** Where shared files are downloaded from (`files.slack.com`) and the bot token they need. */
   files?: { host: string; botToken: string };
 }
@@ -50,7 +52,7 @@ function issues(error: { issues: { path: PropertyKey[]; message: string }[] }): 
 /**
  * The chat of a message. A reply in a thread belongs to that thread's chat. A top-level message
  * in a channel starts its own thread when answers go to threads (so the thread is the chat);
- * in a direct message, and with `replyIn: channel`, it belongs to the channel.
+ * in a direct message (unless Agent view threads them), and with `replyIn: channel`, it belongs to the channel.
  */
 function chatOf(
   event: Pick<SlackMessageEvent, "channel" | "ts" | "thread_ts" | "channel_type" | "team">,
@@ -58,7 +60,9 @@ function chatOf(
 ): ChatRef {
   const chat: ChatRef = { platform: "slack", workspace: event.team ?? context.teamId, channel: event.channel };
   if (event.thread_ts !== undefined && event.thread_ts !== event.ts) chat.thread = event.thread_ts;
-  else if (context.replyIn === "thread" && event.channel_type !== "im") chat.thread = event.ts;
+  else if (context.replyIn === "thread" && (event.channel_type !== "im" || context.threadDirectMessages === true)) {
+    chat.thread = event.ts;
+  }
   return chat;
 }
 

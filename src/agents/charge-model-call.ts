@@ -70,3 +70,20 @@ export async function settleModelCall(
     estimatedCalls: reported ? -1 : 0,
   });
 }
+
+/**
+ * Charge a call sent again from the start (it broke off after some output, see
+ * `src/providers/with-retries.ts`): what the broken attempt cost is settled as any call's (its
+ * usage if reported, else the estimate and the text it streamed), and the new request is
+ * charged its estimate, without asking the budget again: the call was admitted already.
+ */
+export async function chargeResentCall(
+  runtime: AgentRuntime,
+  scope: TurnScope,
+  charged: ChargedCall,
+  broken: { usage: Usage | undefined; streamed: string },
+): Promise<ChargedCall> {
+  await settleModelCall(runtime, scope, charged, broken);
+  await runtime.world.store.addUsage(charged.estimate);
+  return { estimate: charged.estimate };
+}

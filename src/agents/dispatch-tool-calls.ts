@@ -1,6 +1,8 @@
 import type { ToolCallRecord } from "../world/records.js";
 import { jobKey } from "../world/jobs.js";
+import { parseChatKey } from "../world/chat-ref.js";
 import { parkTurn, recordToolResult, requestApproval } from "../world/turn/index.js";
+import { showToolProgress } from "../world/working-status.js";
 import type { AgentRuntime, TurnScope } from "./agent-runtime.js";
 import { continueTurn } from "./continue-turn.js";
 import { repeatGuardDetail } from "./loop-limits.js";
@@ -105,5 +107,10 @@ function askFor(
   reason: string,
 ): Promise<void> {
   const ask = { args, argumentsPreview: runtime.policy.preview(args), reason };
+  showToolProgress(runtime.world, parseChatKey(call.chatKey), call.agent, {
+    callId: call.id,
+    tool: call.name,
+    state: "waiting",
+  });
   return requestApproval(runtime.world, runtime.outbox, scope.turn, scope.world, call, ask);
 }

@@ -1,7 +1,9 @@
 import { ToolError, errorMessage } from "../errors/roundtable-error.js";
 import { parseChatKey } from "../world/chat-ref.js";
 import { finishStoppedTurn, markCallRunning, recordToolResult, stopOf } from "../world/turn/index.js";
-import { showWorking, type WorkingStatus } from "../world/working-status.js";
+import type { ToolProgress } from "../world/channel-optional.js";
+import type { ToolCallRecord } from "../world/records.js";
+import { showToolProgress, showWorking, type WorkingStatus } from "../world/working-status.js";
 import { type AgentRuntime, loadTurnScope } from "./agent-runtime.js";
 import { continueTurn } from "./continue-turn.js";
 import { resolveWorkdir } from "./workdir.js";
@@ -64,6 +66,7 @@ export async function executeToolCall(runtime: AgentRuntime, toolCallId: string)
     await markCallRunning(runtime.world, call);
     log.info("tool running");
     working = showWorking(runtime.world, parseChatKey(call.chatKey), call.agent, { kind: "tool", tool: call.name });
+    showToolProgress(runtime.world, parseChatKey(call.chatKey), call.agent, progressOf(call, "running"));
     workdir = await resolveWorkdir(scope.world);
     const outcome = await runtime.tools.call(call.name, checked.args, {
       workdir,
@@ -97,6 +100,12 @@ export async function executeToolCall(runtime: AgentRuntime, toolCallId: string)
     // job runs again and records `interrupted` (never a second run).
     throw new ToolError("tool.failed", `${call.name} was cut by the service stopping`);
   }
+  showToolProgress(
+    runtime.world,
+    parseChatKey(call.chatKey),
+    call.agent,
+    progressOf(call, kind === "ok" ? "done" : "failed"),
+  );
   if (workdir !== undefined) {
     // Its files (in the result, left in outbox/) go to the chat before the result is stored.
     const posted = await postToolFiles(runtime, scope, call, files, workdir);
@@ -104,4 +113,8 @@ export async function executeToolCall(runtime: AgentRuntime, toolCallId: string)
   }
   await recordToolResult(runtime.world, runtime.outbox, call, kind, text);
   await continueTurn(runtime, call.turnId, call.step);
+}
+
+function progressOf(call: ToolCallRecord, state: ToolProgress["state"]): ToolProgress {
+  return { callId: call.id, tool: call.name, state };
 }

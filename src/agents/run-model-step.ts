@@ -14,7 +14,7 @@ import { dispatchToolCalls } from "./dispatch-tool-calls.js";
 import { endWithLimit, failTurn } from "./end-turn.js";
 import { finishStoppedAnswer, skipOpenCalls } from "./finish-stopped-answer.js";
 import { linkedSignal } from "./linked-signal.js";
-import { reserveModelCall, settleModelCall } from "./charge-model-call.js";
+import { chargeResentCall, reserveModelCall, settleModelCall } from "./charge-model-call.js";
 import { budgetNotice } from "../world/limits/day-budget.js";
 
 /** The id of the message a step produces: one per turn and step, so a retry cannot add a second. */
@@ -108,8 +108,9 @@ async function runWatchedStep(
   });
   if (fitted.cuts.length > 0) log.info({ cuts: fitted.cuts }, "request view cut to fit the model's budget");
   // Charged before it is sent (the estimate), settled once it is over, however it ends.
-  const charged = await reserveModelCall(runtime, scope, fitted.request);
-  if (!("estimate" in charged)) {
+  const reserved = await reserveModelCall(runtime, scope, fitted.request);
+  if (!("estimate" in reserved)) {
+    const charged = reserved;
     log.warn(
       { limit: charged.limit, used: charged.used, allowed: charged.allowed, needed: charged.needed },
       "daily budget reached; no model call",
@@ -117,6 +118,7 @@ async function runWatchedStep(
     await endWithLimit(runtime, scope, "budget", budgetNotice(charged, clock()));
     return;
   }
+  let charged = reserved;
 
   const chat = parseChatKey(turn.chatKey);
   const messageId = stepMessageId(turn.id, step);
@@ -153,6 +155,23 @@ async function runWatchedStep(
         });
       } else if (part.type === "usage") {
         reported = part.usage;
+      } else if (part.type === "restart") {
+        // The call broke off and is sent again from the start (docs/model-errors.md): the
+        // broken attempt is charged, and the answer goes on in the same post with the new
+        // text only (its next update replaces what the chat shows).
+        log.info({ code: part.code, streamedChars: streamed.length }, "model call sent again from the start");
+        charged = await chargeResentCall(runtime, scope, charged, { usage: reported, streamed });
+        streamed = "";
+        reported = undefined;
+        answer.update("");
+        runtime.outbox.emitStream({
+          type: "stream",
+          chat,
+          streamId: turn.id,
+          agent: agent.name,
+          phase: "start",
+          text: "",
+        });
       } else if (part.type === "finish") {
         response = part.response;
       }

@@ -87,11 +87,13 @@ async function createSlackAdapter(
     ...(slack?.apiUrl ? { apiUrl: slack.apiUrl } : {}),
     replyIn: slack?.replyIn ?? "thread",
     stream: slack?.stream ?? "edit",
+    agentView: slack?.agentView ?? false,
     // Also on the Author the world hands over; kept here for posts whose author lacks it.
     agents: config.agents.map((agent) => ({
       name: agent.name,
       ...(agent.displayName === undefined ? {} : { displayName: agent.displayName }),
       ...(agent.avatarUrl === undefined ? {} : { avatarUrl: agent.avatarUrl }),
+      ...(agent.description === undefined ? {} : { description: agent.description }),
     })),
     approverGroups: [...approverGroups],
     linkPreviews,

@@ -6,6 +6,7 @@ import {
   isBuiltInProviderName,
   requiresApiKey,
 } from "./provider-environment.js";
+import { linearPatternProblem } from "../tools/linear-pattern.js";
 import type { Config } from "./schema.js";
 import { checkToolName } from "./tool-names.js";
 import { checkAutonomous } from "./check-autonomous.js";
@@ -152,13 +153,13 @@ function checkAgentTools(config: Config): ConfigProblem[] {
     const message = checkToolName(rule.tool, config.tools);
     if (message) problems.push({ path: ["tools", "rules", index, "tool"], message });
     for (const [name, pattern] of Object.entries(rule.match)) {
-      try {
-        new RegExp(pattern);
-      } catch (error) {
-        const why = error instanceof Error ? error.message : String(error);
+      // Checked by the engine that matches rules (RE2): a lookahead JavaScript accepts would pass
+      // here and then never match.
+      const why = linearPatternProblem(pattern);
+      if (why !== undefined) {
         problems.push({
           path: ["tools", "rules", index, "match", name],
-          message: `expected a regular expression (${why})`,
+          message: `expected a regular expression in RE2 syntax, got ${JSON.stringify(pattern)} (RE2 refuses: ${why})`,
         });
       }
     }

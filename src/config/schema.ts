@@ -229,6 +229,10 @@ export const slackChannelSchema = z
     replyIn: z.enum(["thread", "channel"]).default("thread"),
     /** `edit`: post, then `chat.update`; `native`: Slack's `chat.startStream` streams. */
     stream: z.enum(["edit", "native"]).default("edit"),
+    /** Slack's Agent messaging experience (manifest `features.agent_view`): a DM conversation per thread, suggested prompts. */
+    agentView: z.boolean().default(false),
+    /** The app's manifest as pasted at api.slack.com (a path): `roundtable check` names what it lacks. */
+    manifest: optionalString,
   })
   .strict();
 

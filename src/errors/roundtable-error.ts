@@ -16,6 +16,7 @@ export type ErrorCode =
   | "provider.context-too-long"
   | "provider.content-refused"
   | "provider.server"
+  | "provider.invalid-request"
   | "provider.network"
   | "provider.malformed"
   | "provider.aborted"

@@ -1,3 +1,5 @@
+import type { ProviderErrorCode } from "../errors/roundtable-error.js";
+
 /**
  * The model port: a request view in, a stream of typed parts out, ending in one LLMResponse.
  * Providers are pure clients: they never run tools, never touch storage or events.
@@ -95,11 +97,16 @@ export interface LLMResponse {
   providerFields?: Record<string, unknown>;
 }
 
-/** What a provider stream yields; the last part is always `finish`. */
+/**
+ * What a provider stream yields; the last part is always `finish`. `restart` (from the retry
+ * layer only) says the call broke off after some output and was sent again from the start:
+ * every part before it is void, and the request was paid for once more.
+ */
 export type StreamPart =
   | { type: "text-delta"; text: string }
   | { type: "tool-call"; call: ModelToolCall }
   | { type: "usage"; usage: Usage }
+  | { type: "restart"; code: ProviderErrorCode }
   | { type: "finish"; response: LLMResponse };
 
 /**

@@ -49,11 +49,48 @@ describe("providerErrorFromStatus", () => {
     [529, ["overloaded_error"], "", "provider.server", true],
     [408, [], "", "provider.server", true],
     [undefined, ["overloaded_error"], "Overloaded", "provider.server", true],
-    [404, ["not_found_error"], "model: x", "provider.server", false],
+    [404, ["not_found_error"], "model: x", "provider.invalid-request", false],
+    [400, ["invalid_request_error"], "temperature: range: 0..1", "provider.invalid-request", false],
+    // Inside a stream (no status) the kind decides, as the SDK notes say (docs/model-errors.md).
+    [undefined, ["invalid_request_error", "invalid_api_key"], "Incorrect API key", "provider.auth", false],
+    [undefined, ["authentication_error"], "invalid x-api-key", "provider.auth", false],
+    [undefined, ["permission_error"], "", "provider.auth", false],
+    [undefined, ["invalid_request_error"], "Unsupported value", "provider.invalid-request", false],
+    [undefined, ["invalid_request_error", "model_not_found"], "", "provider.invalid-request", false],
+    [undefined, ["rate_limit_exceeded"], "", "provider.rate-limited", true],
+    [undefined, ["server_error"], "", "provider.server", true],
+    [undefined, ["overloaded"], "", "provider.server", true],
+    // The Responses API's response.failed codes.
+    [undefined, ["invalid_prompt"], "Invalid prompt", "provider.invalid-request", false],
+    [undefined, ["server_error"], "The server had an error", "provider.server", true],
+    [503, ["UNAVAILABLE"], "The model is overloaded.", "provider.server", true],
   ] as const)("HTTP %s %j %j → %s (transient %s)", (status, kinds, message, code, transient) => {
     const error = map(status, [...kinds], message);
     expect(error.code).toBe(code);
     expect(error.transient).toBe(transient);
+  });
+
+  it("names the setting of a refused key and the unknown model, and masks keys", () => {
+    const refused = (provider: string) =>
+      providerErrorFromStatus({ provider, status: 401, kinds: [], apiMessage: "", cause: undefined }).userMessage;
+    expect(refused("openai")).toBe("The model provider (openai) refused the API key; check OPENAI_API_KEY.");
+    expect(refused("openrouter")).toBe(
+      "The model provider (openrouter) refused the API key; check providers.openrouter.apiKey.",
+    );
+    const unknown = providerErrorFromStatus({
+      provider: "openai",
+      status: 404,
+      kinds: ["invalid_request_error", "model_not_found"],
+      apiMessage: "The model `gpt-x` does not exist or you do not have access to it.",
+      model: "gpt-x",
+      cause: undefined,
+    });
+    expect(unknown.userMessage).toBe(
+      "The model provider (openai) does not know the model gpt-x; an admin needs to check the agent's model.",
+    );
+    const key = map(401, ["invalid_api_key"], "Incorrect API key provided: sk-abcdef123456.");
+    expect(key.message).not.toContain("sk-abcdef");
+    expect(key.message).toContain("[key]");
   });
 
   it("treats an exhausted quota as final unless the provider says when to retry", () => {

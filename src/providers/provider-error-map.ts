@@ -10,12 +10,15 @@ import { userMessageFor } from "./user-message.js";
 /** What a provider said beyond the HTTP status, to tell special 4xx cases apart. */
 export interface StatusDetail {
   provider: string;
+  /** Undefined for an error event inside an open stream that carries no status. */
   status: number | undefined;
   /** The API's error type/status/code strings (e.g. `rate_limit_error`, `RESOURCE_EXHAUSTED`). */
   kinds: string[];
   /** The API's own error message (may be empty). */
   apiMessage: string;
   retryAfterMs?: number;
+  /** The model the request named, for the chat text of an unknown model. */
+  model?: string;
   cause: unknown;
 }
 
@@ -24,14 +27,42 @@ const contextTooLong =
 const contentRefused = /content[ _-]?(policy|filter|management)|safety|flagged|prohibited|responsible ?ai/i;
 const badKey = /api[ _-]?key|authenticat|unauthori[sz]ed|credential|permission/i;
 const quota = /insufficient_quota|quota|billing|credit balance/i;
+/** Kinds that say the key was refused (OpenAI, Anthropic, Gemini and compatible servers). */
+const authKinds =
+  /authentication|permission_denied|permission_error|unauthenticated|invalid_api_key|incorrect_api_key|api_key_invalid/i;
+/** Kinds that say the request itself is wrong: sending it again cannot help. */
+const invalidKinds =
+  /invalid_(request|argument|value|prompt|image|parameter)|not_found|failed_precondition|unsupported|bad_request/i;
+const unknownModel =
+  /model_not_found|not_found_error|\bnot_found\b|does not exist|is not found|unknown model|no such model/i;
+const rateLimited = /rate[_ ]?limit|resource_exhausted|too many requests/i;
 
-/** Map an HTTP error answer (or an error event inside a stream) to a ProviderError. */
+/** The environment variables a provider named after its type reads its key from (create-provider.ts). */
+const keyVariables: Record<string, string> = {
+  openai: "OPENAI_API_KEY",
+  anthropic: "ANTHROPIC_API_KEY",
+  google: "GEMINI_API_KEY",
+};
+
+/**
+ * Where an operator sets the key of `providers.<provider>`: the environment variable for a
+ * provider named after its type, else the config key (the environment applies to no other).
+ */
+export function apiKeySetting(provider: string): string {
+  return keyVariables[provider] ?? `providers.${provider}.apiKey`;
+}
+
+/**
+ * Map an HTTP error answer, or an error event inside a stream, to a ProviderError by what it
+ * says (docs/model-errors.md): rate limits and overloads are transient; a refused key and an
+ * invalid request are not, and their chat text names what an operator can fix.
+ */
 export function providerErrorFromStatus(detail: StatusDetail): ProviderError {
   const { provider, status, apiMessage, kinds } = detail;
   const kindText = kinds.join(" ");
   const everything = `${kindText} ${apiMessage}`;
   const summary = `${provider}: ${status === undefined ? "stream error" : `HTTP ${status}`}${kindText ? ` ${kindText}` : ""}${
-    apiMessage ? `: ${apiMessage.slice(0, 500)}` : ""
+    apiMessage ? `: ${masked(apiMessage).slice(0, 500)}` : ""
   }`;
   const make = (code: ProviderErrorCode, extra: { transient?: boolean; userMessage?: string } = {}) =>
     new ProviderError(code, summary, {
@@ -40,13 +71,28 @@ export function providerErrorFromStatus(detail: StatusDetail): ProviderError {
         extra.userMessage ??
         userMessageFor(code, {
           provider,
+          keySetting: apiKeySetting(provider),
           ...(detail.retryAfterMs === undefined ? {} : { retryAfterMs: detail.retryAfterMs }),
         }),
       ...(detail.retryAfterMs === undefined ? {} : { retryAfterMs: detail.retryAfterMs }),
       ...(extra.transient === undefined ? {} : { transient: extra.transient }),
     });
+  const invalid = (): ProviderError => {
+    if (unknownModel.test(everything)) {
+      const model = detail.model === undefined ? "the agent names" : detail.model;
+      return make("provider.invalid-request", {
+        userMessage: `The model provider (${provider}) does not know the model ${model}; an admin needs to check the agent's model.`,
+      });
+    }
+    const said = masked(apiMessage).replace(/\s+/g, " ").trim().slice(0, 160);
+    const where = status === undefined ? "" : `HTTP ${status}`;
+    const shown = [where, said].filter((part) => part !== "").join(": ");
+    return make("provider.invalid-request", {
+      userMessage: userMessageFor("provider.invalid-request", { provider, apiMessage: shown }),
+    });
+  };
 
-  if (status === 429 || /rate[_ ]?limit|resource_exhausted|too many requests/i.test(kindText)) {
+  if (status === 429 || rateLimited.test(kindText)) {
     // Out of quota for good (no hint when to retry) is not worth retrying; Gemini says "quota"
     // for per-minute limits too, but then with a RetryInfo delay.
     if (detail.retryAfterMs === undefined && quota.test(everything) && !/rate/i.test(kindText)) {
@@ -57,30 +103,31 @@ export function providerErrorFromStatus(detail: StatusDetail): ProviderError {
     }
     return make("provider.rate-limited");
   }
-  if (
-    status === 401 ||
-    status === 403 ||
-    /authentication|permission_denied|permission_error|unauthenticated/i.test(kindText)
-  ) {
-    return make("provider.auth");
-  }
+  if (status === 401 || status === 403 || authKinds.test(kindText)) return make("provider.auth");
   if (status === 413 || contextTooLong.test(everything)) return make("provider.context-too-long");
-  if (status === 400 && badKey.test(everything) && /invalid|not valid|missing|expired/i.test(everything)) {
+  if (
+    (status === 400 || status === undefined) &&
+    badKey.test(everything) &&
+    /invalid|not valid|missing|expired|incorrect/i.test(everything)
+  ) {
     return make("provider.auth");
   }
   if (contentRefused.test(kindText) || (status !== undefined && status < 500 && contentRefused.test(apiMessage))) {
     return make("provider.content-refused");
   }
   if (status === undefined) {
-    // An error event inside an open stream: overloaded / internal on the provider's side.
-    return make("provider.server");
+    // An error event inside an open stream: its type says whether sending again can help;
+    // anything else (overloaded, server_error, api_error, a kind we do not know) is transient.
+    return invalidKinds.test(kindText) || unknownModel.test(kindText) ? invalid() : make("provider.server");
   }
   if (status === 408 || status === 409 || status >= 500) return make("provider.server");
   // Any other 4xx: the request itself is wrong (unknown model, bad parameter); retrying won't help.
-  return make("provider.server", {
-    transient: false,
-    userMessage: `The model provider (${provider}) rejected the request (HTTP ${status}); an admin needs to check the model name and provider settings.`,
-  });
+  return invalid();
+}
+
+/** An API message with anything that looks like a key masked (OpenAI quotes part of a wrong key). */
+function masked(text: string): string {
+  return text.replace(/\b(sk-|sk_|AIza|key-)[\w-]{4,}/g, "[key]");
 }
 
 /** Milliseconds from `retry-after-ms` or `retry-after` (seconds or an HTTP date). */

@@ -8,6 +8,7 @@ const codes: ProviderErrorCode[] = [
   "provider.context-too-long",
   "provider.content-refused",
   "provider.server",
+  "provider.invalid-request",
   "provider.network",
   "provider.malformed",
   "provider.aborted",

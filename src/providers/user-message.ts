@@ -6,6 +6,12 @@ export interface UserMessageDetail {
   /** The provider's config name (`openai`, `ollama`, …). */
   provider?: string;
   retryAfterMs?: number;
+  /** Where the provider's key is set (`OPENAI_API_KEY`, `providers.openrouter.apiKey`). */
+  keySetting?: string;
+  /** The model the request named. */
+  model?: string;
+  /** The API's own words about an invalid request (short, secrets masked). */
+  apiMessage?: string;
 }
 
 /**
@@ -18,13 +24,19 @@ export function userMessageFor(code: ProviderErrorCode, detail: UserMessageDetai
     case "provider.rate-limited":
       return `${who} is rate limiting us; try again ${waitHint(detail.retryAfterMs)}.`;
     case "provider.auth":
-      return `${who} refused our credentials; an admin needs to check its API key.`;
+      return detail.keySetting === undefined
+        ? `${who} refused the API key; an admin needs to check it.`
+        : `${who} refused the API key; check ${detail.keySetting}.`;
     case "provider.context-too-long":
       return "The conversation is too long for this model; reset the chat or use a model with a larger context.";
     case "provider.content-refused":
       return "The model declined to answer this request.";
     case "provider.server":
       return `${who} had a problem on its side; try again in a moment.`;
+    case "provider.invalid-request":
+      return detail.apiMessage === undefined || detail.apiMessage === ""
+        ? `${who} rejected the request as invalid; an admin needs to check the agent's model and settings.`
+        : `${who} rejected the request as invalid (${detail.apiMessage}); an admin needs to check the agent's settings.`;
     case "provider.network":
       return `Could not reach ${who === "The model provider" ? "the model provider" : `the model provider (${detail.provider})`} or the connection broke; try again in a moment.`;
     case "provider.malformed":

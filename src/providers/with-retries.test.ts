@@ -78,14 +78,38 @@ describe("withRetries", () => {
     expect(sleeps).toEqual([500]);
   });
 
-  it("never retries once the attempt has yielded a part", async () => {
-    const inner = scripted([
-      { parts: [{ type: "text-delta", text: "half" }], error: new ProviderError("provider.network", "cut") },
-    ]);
-    const { parts, error } = await run(withRetries(inner, { logger: silentLogger(), sleep: async () => {} }));
-    expect(parts).toEqual([{ type: "text-delta", text: "half" }]);
-    expect((error as ProviderError).code).toBe("provider.network");
-    expect(inner.calls).toBe(1);
+  it("sends a call that broke off after some output again from the start, once", async () => {
+    const cut = () => new ProviderError("provider.network", "cut");
+    const half: StreamPart = { type: "text-delta", text: "half" };
+    const once = scripted([{ parts: [half], error: cut() }, { parts: [finish] }]);
+    const sleeps: number[] = [];
+    const retried = await run(
+      withRetries(once, { logger: silentLogger(), sleep: async (ms) => void sleeps.push(ms), random: () => 0 }),
+    );
+    expect(retried.error).toBeUndefined();
+    expect(retried.parts).toEqual([half, { type: "restart", code: "provider.network" }, finish]);
+    expect(once.calls).toBe(2);
+    expect(sleeps).toEqual([500]);
+
+    // A second break after output surfaces; a failure before output after the restart is retried.
+    const twice = scripted([{ parts: [half], error: cut() }, { error: server() }, { parts: [half], error: cut() }]);
+    const given = await run(withRetries(twice, { logger: silentLogger(), sleep: async () => {} }));
+    expect((given.error as ProviderError).code).toBe("provider.network");
+    expect(given.parts).toEqual([half, { type: "restart", code: "provider.network" }, half]);
+    expect(twice.calls).toBe(3);
+  });
+
+  it("does not send again what broke off with a final error, nor past maxRetries", async () => {
+    const half: StreamPart = { type: "text-delta", text: "half" };
+    const refused = scripted([{ parts: [half], error: new ProviderError("provider.auth", "no") }]);
+    const one = await run(withRetries(refused, { logger: silentLogger(), sleep: async () => {} }));
+    expect((one.error as ProviderError).code).toBe("provider.auth");
+    expect(refused.calls).toBe(1);
+    const cut = scripted([{ parts: [half], error: new ProviderError("provider.network", "cut") }]);
+    const none = await run(withRetries(cut, { logger: silentLogger(), maxRetries: 0, sleep: async () => {} }));
+    expect((none.error as ProviderError).code).toBe("provider.network");
+    expect(none.parts).toEqual([half]);
+    expect(cut.calls).toBe(1);
   });
 
   it("turns anything else a provider throws into a ProviderError", async () => {

@@ -1,4 +1,4 @@
-import type { ProviderError } from "../errors/roundtable-error.js";
+import type { ProviderError, ProviderErrorCode } from "../errors/roundtable-error.js";
 import type { Logger } from "../log/logger.js";
 import type { ModelProvider, ModelRequest, StreamPart } from "./model-provider.js";
 import { abortedError, providerErrorFromFailure } from "./provider-error-map.js";
@@ -51,10 +51,13 @@ export function retryDelay(error: ProviderError, retry: number, options: RetryOp
 }
 
 /**
- * Wraps a provider so transient errors (rate limited, server, network) are retried with
- * backoff. A retry happens only while the failed attempt has yielded nothing: a stream that
- * already streamed text and then broke surfaces as an error, so no text is duplicated.
- * The SDKs' own retries are off (`maxRetries: 0`), so this is the only retry layer.
+ * Wraps a provider so transient errors (rate limited, server, network) are retried after their
+ * retry time or with backoff, up to `maxRetries` (docs/model-errors.md). A call that fails
+ * before any output is simply sent again. One that broke off after some output (a cut stream,
+ * an overload mid-answer) is sent again from the start once per call: a `restart` part first
+ * tells the caller to drop what it had, so the answer ends with the new text only. A second
+ * break after output surfaces as the error. The SDKs' own retries are off (`maxRetries: 0`),
+ * so this is the only retry layer.
  */
 export function withRetries(provider: ModelProvider, options: RetryOptions): ModelProvider {
   const sleep = options.sleep ?? realSleep;
@@ -62,6 +65,7 @@ export function withRetries(provider: ModelProvider, options: RetryOptions): Mod
   return {
     name: provider.name,
     async *stream(request: ModelRequest, signal?: AbortSignal): AsyncIterable<StreamPart> {
+      let restarted = false;
       for (let retry = 0; ; retry += 1) {
         let yielded = false;
         try {
@@ -72,7 +76,8 @@ export function withRetries(provider: ModelProvider, options: RetryOptions): Mod
           return;
         } catch (caught: unknown) {
           const error = providerErrorFromFailure(provider.name, caught, signal);
-          const delay = yielded || signal?.aborted ? undefined : retryDelay(error, retry, options);
+          const mayRetry = !signal?.aborted && !(yielded && restarted);
+          const delay = mayRetry ? retryDelay(error, retry, options) : undefined;
           if (delay === undefined) {
             // The caller logs the failure it acts on (one line); this adds the attempts for debugging.
             if (error.code !== "provider.aborted") {
@@ -90,11 +95,24 @@ export function withRetries(provider: ModelProvider, options: RetryOptions): Mod
             throw error;
           }
           logger.info(
-            { code: error.code, cause: error.message, retry: retry + 1, delayMs: delay, model: request.model },
-            "provider call failed, retrying",
+            {
+              code: error.code,
+              cause: error.message,
+              retry: retry + 1,
+              delayMs: delay,
+              model: request.model,
+              ...(yielded ? { fromStart: true } : {}),
+            },
+            yielded
+              ? "provider call broke off after some output, sending it again from the start"
+              : "provider call failed, retrying",
           );
           await sleep(delay, signal);
           if (signal?.aborted) throw abortedError(provider.name, error);
+          if (yielded) {
+            restarted = true;
+            yield { type: "restart", code: error.code as ProviderErrorCode };
+          }
         }
       }
     },

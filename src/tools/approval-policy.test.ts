@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { toolsConfigSchema } from "../config/schema.js";
-import { argumentsHash, checkRulePatterns, decidePolicy, previewArguments } from "./approval-policy.js";
+import { argumentsHash, decidePolicy, previewArguments } from "./approval-policy.js";
 
 const tools = toolsConfigSchema.parse({
   mcpServers: { notes: { command: "notes" }, search: { url: "http://127.0.0.1:1/mcp" } },
@@ -70,11 +70,6 @@ describe("decidePolicy", () => {
     });
     expect(decidePolicy("shell_cmd", { command: "(" }, broken).action).toBe("ask");
     expect(decidePolicy("notes__add", { text: "anything" }, broken).action).toBe("block");
-    expect(checkRulePatterns(broken.rules)).toEqual([
-      expect.stringMatching(/^tools\.rules\[0\]\.match\.command: not an RE2 regular expression/),
-      expect.stringMatching(/^tools\.rules\[1\]\.match\.text: not an RE2 regular expression/),
-    ]);
-    expect(checkRulePatterns(tools.rules)).toEqual([]);
   });
 
   it("matches numbers and objects as JSON text", () => {

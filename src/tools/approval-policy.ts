@@ -132,20 +132,6 @@ function describeRule(rule: ToolRule, number: number): string {
   return `${number} (${rule.tool}${match})`;
 }
 
-/** Problems with the rules' patterns, one line each (for config validation): bad regular expressions. */
-export function checkRulePatterns(rules: ToolRule[]): string[] {
-  const problems: string[] = [];
-  rules.forEach((rule, index) => {
-    for (const [name, pattern] of Object.entries(rule.match)) {
-      const why = linearPatternProblem(pattern);
-      if (why !== undefined) {
-        problems.push(`tools.rules[${index}].match.${name}: not an RE2 regular expression (${why})`);
-      }
-    }
-  });
-  return problems;
-}
-
 /**
  * A stable hash of a call: the tool name and its arguments as canonical JSON (keys sorted), so
  * the same call hashes the same whatever order the model wrote the keys in. For session grants

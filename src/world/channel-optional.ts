@@ -70,6 +70,29 @@ export function canShowWorking<Adapter extends object>(adapter: Adapter): adapte
   return typeof (adapter as Partial<WorkingStatusChannel>).showWorking === "function";
 }
 
+/** Where one tool call stands: running, done, failed, or waiting for its approval card. */
+export interface ToolProgress {
+  /** The tool call's id: every state of one call is shown in one place. */
+  callId: string;
+  tool: string;
+  state: "running" | "done" | "failed" | "waiting";
+}
+
+/**
+ * Capability: show a tool call's progress inside the agent's answer (Slack's task chunks with
+ * `stream: native`). Best effort, as {@link WorkingStatusChannel}: the world never waits for it,
+ * and a platform that refuses shows what it shows without it.
+ */
+export interface ToolProgressChannel {
+  showToolProgress(chat: ChatRef, author: Author, progress: ToolProgress): Promise<void>;
+}
+
+export function canShowToolProgress<Adapter extends object>(
+  adapter: Adapter,
+): adapter is Adapter & ToolProgressChannel {
+  return typeof (adapter as Partial<ToolProgressChannel>).showToolProgress === "function";
+}
+
 /** "alice is thinking…", "alice is running shell_cmd…": the same words on every platform. */
 export function workingText(agent: string, activity: WorkingActivity): string {
   return activity.kind === "thinking" ? `${agent} is thinking…` : `${agent} is running ${activity.tool}…`;

@@ -39,6 +39,7 @@ export type WorldEvent =
       chat: ChatRef;
       streamId: string;
       agent: string;
+      /** `start` after deltas: the model call was sent again, the text so far is void. */
       phase: "start" | "delta" | "end";
       text: string;
     }

@@ -1,4 +1,4 @@
-import { canShowWorking, type WorkingActivity } from "./channel-optional.js";
+import { canShowToolProgress, canShowWorking, type ToolProgress, type WorkingActivity } from "./channel-optional.js";
 import type { ChatRef } from "./chat-ref.js";
 import { withIdentity } from "./outbound-for.js";
 import type { WorldContext } from "./world-context.js";
@@ -46,4 +46,24 @@ export function showWorking(
       attempt("clear", () => adapter.clearWorking(chat, author));
     },
   };
+}
+
+/**
+ * Tells the adapter that posts for `agent` where one of its tool calls stands, where it can show
+ * that (Slack task chunks). Not awaited; a failure is logged at debug, as for the status.
+ */
+export function showToolProgress(
+  world: Pick<WorldContext, "channels" | "agents" | "logger">,
+  chat: ChatRef,
+  agent: string,
+  progress: ToolProgress,
+): void {
+  const author = withIdentity(world, { kind: "agent", id: agent, name: agent });
+  const adapter = world.channels.forChat(chat, author);
+  if (!adapter || !canShowToolProgress(adapter)) return;
+  adapter
+    .showToolProgress(chat, author, progress)
+    .catch((error: unknown) =>
+      world.logger.child({ platform: chat.platform, agent }).debug({ err: error }, "tool progress not shown"),
+    );
 }

@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -26,16 +26,24 @@ const dummyEnvironment: Record<string, string> = {
   TELEGRAM_BOT_TOKEN: "123456:readme",
   SLACK_BOT_TOKEN: "xoxb-readme",
   SLACK_SIGNING_SECRET: "readme-secret",
+  ALERTS_SECRET: "alerts-readme-secret",
   DISCORD_BOT_TOKEN: "discord-readme",
   SEARCH_TOKEN: "search-readme",
   WEB_CONSOLE_TOKEN: "console-readme",
   LOG_LEVEL: "silent",
 };
 
-let readme = "";
+/** The README and every page of docs/ (the reference moved there from the README, #45). */
+let documents: { name: string; text: string }[] = [];
 let directory = "";
 beforeAll(async () => {
-  readme = await readFile(path.join(repositoryRoot, "README.md"), "utf8");
+  const pages = (await readdir(path.join(repositoryRoot, "docs"))).filter((name) => name.endsWith(".md")).sort();
+  documents = await Promise.all(
+    ["README.md", ...pages.map((name) => `docs/${name}`)].map(async (name) => ({
+      name,
+      text: await readFile(path.join(repositoryRoot, name), "utf8"),
+    })),
+  );
   directory = await mkdtemp(path.join(tmpdir(), "roundtable-readme-"));
 });
 afterAll(async () => {
@@ -51,23 +59,31 @@ async function checkOffline(yaml: string, name: string): Promise<{ code: number;
   });
 }
 
-describe("the README's YAML examples work as written (#28)", () => {
-  it("there are examples to check", () => {
-    expect(wholeConfigs(readme).length).toBeGreaterThan(0);
+/** Every whole config of the README and of docs/, named by its file and line. */
+function allConfigs(): { file: string; line: number; yaml: string }[] {
+  return documents.flatMap(({ name, text }) => wholeConfigs(text).map((block) => ({ file: name, ...block })));
+}
+
+describe("the YAML examples of the README and docs/ work as written (#28, #45)", () => {
+  it("there are examples to check, in the README (a first world per platform) and in docs/", () => {
+    expect(
+      wholeConfigs(documents.find((document) => document.name === "README.md")?.text ?? "").length,
+    ).toBeGreaterThanOrEqual(3);
+    expect(allConfigs().filter((config) => config.file.startsWith("docs/")).length).toBeGreaterThan(0);
   });
 
   it("every whole config passes roundtable check --offline", async () => {
-    for (const { line, yaml } of wholeConfigs(readme)) {
-      const run = await checkOffline(yaml, `readme-line-${line}`);
-      expect({ line, code: run.code, stderr: run.stderr }).toEqual({ line, code: 0, stderr: "" });
+    for (const { file, line, yaml } of allConfigs()) {
+      const run = await checkOffline(yaml, `${path.basename(file, ".md")}-line-${line}`);
+      expect({ file, line, code: run.code, stderr: run.stderr }).toEqual({ file, line, code: 0, stderr: "" });
       expect(run.stdout).toMatch(/^config\s+ok\s/m);
       expect(run.stdout).not.toMatch(/\bFAIL\b/);
     }
   });
 
   it("every file a stdio MCP server of an example runs from the clone (./…) is there", () => {
-    for (const { line, yaml } of wholeConfigs(readme)) {
-      const config = parseConfigText(yaml, `README.md line ${line}`, dummyEnvironment).data as {
+    for (const { file, line, yaml } of allConfigs()) {
+      const config = parseConfigText(yaml, `${file} line ${line}`, dummyEnvironment).data as {
         tools?: { mcpServers?: Record<string, { args?: unknown[] }> };
       };
       for (const [name, server] of Object.entries(config.tools?.mcpServers ?? {})) {

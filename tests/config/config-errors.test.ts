@@ -43,6 +43,13 @@ describe("a bad config file is refused with a message naming file, path and expe
     );
   });
 
+  it("a rule pattern JavaScript accepts but RE2 (the engine that matches rules) refuses: a lookahead", async () => {
+    const yaml = `${twoAgents}worlds:\n  - { name: team, agents: [alice] }\ntools:\n  rules:\n    - { tool: shell_cmd, match: { command: "^(?!rm)" }, action: allow }\n`;
+    expect(await errorFor(yaml)).toMatch(
+      /^roundtable\.yaml: tools\.rules\[0\]\.match\.command: expected a regular expression in RE2 syntax, got "\^\(\?!rm\)" \(RE2 refuses: .+\)/,
+    );
+  });
+
   it("MCP server names that make tool names ambiguous (notes and notes_)", async () => {
     const yaml = `${twoAgents}worlds:\n  - { name: team, agents: [alice] }\ntools:\n  mcpServers:\n    notes: { command: node }\n    notes_: { command: node }\n`;
     expect(await errorFor(yaml)).toBe(

@@ -76,6 +76,7 @@ describe("the README's configuration example", () => {
       chats: { C0TEAM: "team" },
       replyIn: "thread",
       stream: "edit",
+      agentView: false,
     });
     expect(config.channels.discord).toEqual({ token: "d", chats: { "123456789012345678": "team" } });
   });
@@ -203,6 +204,7 @@ describe("environment defaults", () => {
         chats: { "*": "team" },
         replyIn: "thread",
         stream: "edit",
+        agentView: false,
       },
       discord: { token: "d", apiUrl: "http://127.0.0.1:8/api", chats: { "*": "team" } },
     });

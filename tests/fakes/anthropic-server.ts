@@ -63,6 +63,11 @@ const errorBodies: Record<FakeError["kind"], { status: number; type: string; mes
     message: "Number of request tokens has exceeded your per-minute rate limit",
   },
   auth: { status: 401, type: "authentication_error", message: "invalid x-api-key" },
+  forbidden: {
+    status: 403,
+    type: "permission_error",
+    message: "Your API key does not have permission to use the specified resource.",
+  },
   "context-too-long": {
     status: 400,
     type: "invalid_request_error",
@@ -71,6 +76,7 @@ const errorBodies: Record<FakeError["kind"], { status: number; type: string; mes
   server: { status: 500, type: "api_error", message: "Internal server error" },
   overloaded: { status: 529, type: "overloaded_error", message: "Overloaded" },
   "bad-request": { status: 404, type: "not_found_error", message: "model: claude-nonexistent" },
+  "invalid-request": { status: 400, type: "invalid_request_error", message: "temperature: range: 0..1" },
 };
 
 export const anthropicProtocol: WireProtocol = {
@@ -106,14 +112,31 @@ export const anthropicProtocol: WireProtocol = {
     );
     return frames;
   },
-  partial: (text, request) => [
+  partial: (text, request, toolCall) => [
     start(request, undefined),
     event("content_block_start", { index: 0, content_block: { type: "text", text: "" } }),
     ...text.map((piece) => event("content_block_delta", { index: 0, delta: { type: "text_delta", text: piece } })),
+    ...(toolCall === undefined
+      ? []
+      : [
+          event("content_block_stop", { index: 0 }),
+          event("content_block_start", {
+            index: 1,
+            content_block: { type: "tool_use", id: toolCall.id ?? "toolu_fake_0", name: toolCall.name, input: {} },
+          }),
+          event("content_block_delta", {
+            index: 1,
+            delta: { type: "input_json_delta", partial_json: toolCall.argumentChunks[0] ?? "" },
+          }),
+        ]),
   ],
   malformed: () =>
     'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta",\n\n',
-  streamError: () => sseFrame({ type: "error", error: { type: "overloaded_error", message: "Overloaded" } }, "error"),
+  /** Anthropic's `event: error`, typed as its HTTP answer would be. */
+  streamError: (kind) => {
+    const body = errorBodies[kind];
+    return sseFrame({ type: "error", error: { type: body.type, message: body.message } }, "error");
+  },
   error(step: FakeError): ErrorAnswer {
     const body = errorBodies[step.kind];
     return {
@@ -121,6 +144,7 @@ export const anthropicProtocol: WireProtocol = {
       headers: {
         "request-id": "req_fake",
         ...(step.retryAfter === undefined ? {} : { "retry-after": step.retryAfter }),
+        ...(step.retryAfterMs === undefined ? {} : { "retry-after-ms": step.retryAfterMs }),
       },
       body: { type: "error", error: { type: body.type, message: body.message } },
     };

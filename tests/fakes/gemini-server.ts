@@ -12,6 +12,7 @@ import {
   type FakeModelServer,
   type FakeReply,
   type FakeServerOptions,
+  type FakeToolCall,
   finishOf,
   sseFrame,
   startFakeModelServer,
@@ -44,6 +45,7 @@ const errorBodies: Record<FakeError["kind"], { code: number; status: string; mes
       { "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: "API_KEY_INVALID", domain: "googleapis.com" },
     ],
   },
+  forbidden: { code: 403, status: "PERMISSION_DENIED", message: "The caller does not have permission" },
   "context-too-long": {
     code: 400,
     status: "INVALID_ARGUMENT",
@@ -61,7 +63,17 @@ const errorBodies: Record<FakeError["kind"], { code: number; status: string; mes
     status: "NOT_FOUND",
     message: "models/gemini-nonexistent is not found for API version v1beta.",
   },
+  "invalid-request": {
+    code: 400,
+    status: "INVALID_ARGUMENT",
+    message: "Invalid value at 'generation_config.temperature' (TYPE_FLOAT), \"hot\"",
+  },
 };
+
+function functionCallPart(call: FakeToolCall): Record<string, unknown> {
+  const args: unknown = JSON.parse(call.argumentChunks.join(""));
+  return { functionCall: { name: call.name, args, ...(call.id === undefined ? {} : { id: call.id }) }, ...call.extra };
+}
 
 export const geminiProtocol: WireProtocol = {
   isModelCall: (method, url) =>
@@ -72,14 +84,7 @@ export const geminiProtocol: WireProtocol = {
   },
   reply(step: FakeReply): string[] {
     const frames = (step.text ?? []).map((piece) => chunk([{ text: piece }]));
-    for (const call of step.toolCalls ?? []) {
-      const args: unknown = JSON.parse(call.argumentChunks.join(""));
-      frames.push(
-        chunk([
-          { functionCall: { name: call.name, args, ...(call.id === undefined ? {} : { id: call.id }) }, ...call.extra },
-        ]),
-      );
-    }
+    for (const call of step.toolCalls ?? []) frames.push(chunk([functionCallPart(call)]));
     const usage = step.usage;
     frames.push(
       sseFrame({
@@ -101,12 +106,30 @@ export const geminiProtocol: WireProtocol = {
     );
     return frames;
   },
-  partial: (text) => text.map((piece) => chunk([{ text: piece }])),
+  // A call comes whole in one chunk: "half" a call step is the call without the finishing chunk.
+  partial: (text, _request, toolCall) => [
+    ...text.map((piece) => chunk([{ text: piece }])),
+    ...(toolCall === undefined ? [] : [chunk([functionCallPart(toolCall)])]),
+  ],
   malformed: () => 'data: {"candidates": [{"content": {"parts": [{"text": "oops"\n\n',
-  streamError: () =>
-    sseFrame({
-      error: { code: 503, message: "The model is overloaded. Please try again later.", status: "UNAVAILABLE" },
-    }),
+  /** An error object as a chunk of the stream, as Gemini writes it (`{ error: { code, message, status } }`). */
+  streamError: (kind) => {
+    const body =
+      kind === "rate-limited"
+        ? {
+            ...errorBodies[kind],
+            details: [{ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: "2s" }],
+          }
+        : errorBodies[kind];
+    return sseFrame({
+      error: {
+        code: body.code,
+        message: body.message,
+        status: body.status,
+        ...(body.details ? { details: body.details } : {}),
+      },
+    });
+  },
   error(step: FakeError): ErrorAnswer {
     const body = errorBodies[step.kind];
     const details =
@@ -115,7 +138,10 @@ export const geminiProtocol: WireProtocol = {
         : body.details;
     return {
       status: body.code,
-      ...(step.retryAfter === undefined ? {} : { headers: { "retry-after": step.retryAfter } }),
+      headers: {
+        ...(step.retryAfter === undefined ? {} : { "retry-after": step.retryAfter }),
+        ...(step.retryAfterMs === undefined ? {} : { "retry-after-ms": step.retryAfterMs }),
+      },
       body: {
         error: {
           code: body.code,

@@ -2,6 +2,17 @@
  * The common part of the three model API fakes (OpenAI, Anthropic, Gemini): an HTTP server on
  * 127.0.0.1 with a script of steps (one per model call), recording every request. Each fake
  * supplies a {@link WireProtocol} that encodes a step in its provider's real SSE format.
+ *
+ * Faults, for tests and the chaos harness (docs/model-errors.md):
+ * - a scripted step can be an HTTP error of any {@link FakeErrorKind} (`retryAfter` seconds,
+ *   `retryAfterMs` as `retry-after-ms`; Gemini carries a 429's delay as `RetryInfo`), an error
+ *   inside an open stream (`stream-error` with a kind), a connection reset (`cut`, before the
+ *   headers or after some text and half a tool call) or a stream that ends cleanly without its
+ *   end marker (`truncated`);
+ * - `fault` (an option) is asked before every model call and may put a fault in place of the
+ *   step: the scripted (or `respond`) step then stays for the next call, so a fault never eats
+ *   an answer; `cut-reply` plays the first frames of that very step and resets the connection,
+ *   a stream cut half-way through the answer the model would give.
  */
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
@@ -25,7 +36,20 @@ export interface FakeToolCall {
 
 export type FakeFinish = "stop" | "tool-calls" | "length" | "content-filter";
 
-export type FakeErrorKind = "rate-limited" | "auth" | "context-too-long" | "server" | "overloaded" | "bad-request";
+/**
+ * What an error says, in each provider's own words: `auth` a wrong key (401, Gemini's 400
+ * `API_KEY_INVALID`), `forbidden` a key without access (403), `bad-request` an unknown model
+ * (404), `invalid-request` a bad parameter (400), `overloaded` 503 (Anthropic 529).
+ */
+export type FakeErrorKind =
+  | "rate-limited"
+  | "auth"
+  | "forbidden"
+  | "context-too-long"
+  | "server"
+  | "overloaded"
+  | "bad-request"
+  | "invalid-request";
 
 export interface FakeReply {
   type: "reply";
@@ -45,6 +69,8 @@ export interface FakeError {
   kind: FakeErrorKind;
   /** A `Retry-After` header value (seconds). */
   retryAfter?: string;
+  /** A `retry-after-ms` header value (OpenAI's, milliseconds). */
+  retryAfterMs?: string;
 }
 
 export type FakeStep =
@@ -52,12 +78,15 @@ export type FakeStep =
   | FakeError
   /** Streams the text, then a data line that is not JSON. */
   | { type: "malformed"; text?: string[] }
-  /** Streams the text, then destroys the connection (before the headers when `beforeHeaders`). */
-  | { type: "cut"; text?: string[]; beforeHeaders?: boolean }
-  /** Streams the text, then ends the response cleanly without the end marker. */
-  | { type: "truncated"; text?: string[] }
-  /** Streams the text, then an error event inside the open stream (provider overloaded). */
-  | { type: "stream-error"; text?: string[] }
+  /**
+   * Streams the text (and half of `toolCall`), then destroys the connection (before the
+   * headers when `beforeHeaders`).
+   */
+  | { type: "cut"; text?: string[]; toolCall?: FakeToolCall; beforeHeaders?: boolean }
+  /** Streams the text (and half of `toolCall`), then ends the response cleanly without the end marker. */
+  | { type: "truncated"; text?: string[]; toolCall?: FakeToolCall }
+  /** Streams the text, then an error event of `kind` (default `overloaded`) inside the open stream. */
+  | { type: "stream-error"; text?: string[]; kind?: FakeErrorKind }
   /** Streams the text, then stays open until the client goes away. */
   | { type: "hang"; text?: string[] }
   /** Never answers at all, not even the headers (for client timeouts). */
@@ -85,12 +114,15 @@ export interface WireProtocol {
   keyOf(headers: IncomingHttpHeaders): string | undefined;
   /** SSE frames (`event:`/`data:` lines ending in a blank line) for a whole reply. */
   reply(step: FakeReply, request: RecordedRequest): string[];
-  /** SSE frames that start a reply and carry only this text (no end marker). */
-  partial(text: string[], request: RecordedRequest): string[];
+  /**
+   * SSE frames that start a reply and carry only this text, then half of `toolCall` (its first
+   * argument piece; Gemini, whose calls come whole, the whole call), with no end marker.
+   */
+  partial(text: string[], request: RecordedRequest, toolCall?: FakeToolCall): string[];
   /** One SSE frame whose data is not valid JSON. */
   malformed(): string;
-  /** One SSE frame carrying an error inside the stream. */
-  streamError(): string;
+  /** One SSE frame carrying an error of this kind inside the stream, as the provider writes it. */
+  streamError(kind: FakeErrorKind, request: RecordedRequest): string;
   /** The HTTP error answer for a kind (realistic body, `retry-after` when asked). */
   error(step: FakeError): ErrorAnswer;
   /**
@@ -131,6 +163,34 @@ export interface FakeServerOptions {
   onRequest?: (request: RecordedRequest, bodyBytes: number) => void;
   /** Called right after the last frame of a reply was written. */
   onReplyWritten?: (request: RecordedRequest) => void;
+  /**
+   * Asked before each model call (`call` counts them from 1): a fault to play instead of the
+   * step, which then stays for the next call; undefined plays the step.
+   */
+  fault?: (request: RecordedRequest, call: number) => FakeFault | undefined;
+}
+
+/**
+ * A fault in place of a step: any step, or `cut-reply`: the first `afterFrames` SSE frames of
+ * the step it stands in for (a reply), then the connection reset (`end: "reset"`, the default)
+ * or the response ended without its end marker (`end: "clean"`).
+ */
+export type FakeFault = FakeStep | { type: "cut-reply"; afterFrames: number; end?: "reset" | "clean" };
+
+/**
+ * A `fault` option for load and chaos runs: every `every`-th model call (the `every`-th, the
+ * `2 × every`-th, …) plays the next of `faults` in turn; the calls between play their answers.
+ * E.g. `everyNthCall(6, [{ type: "cut-reply", afterFrames: 2 }, { type: "error", kind:
+ * "overloaded", retryAfter: "1" }, { type: "stream-error", kind: "rate-limited" }])`.
+ */
+export function everyNthCall(every: number, faults: readonly FakeFault[]): NonNullable<FakeServerOptions["fault"]> {
+  let played = 0;
+  return (_request, call) => {
+    if (faults.length === 0 || call % every !== 0) return undefined;
+    const fault = faults[played % faults.length];
+    played += 1;
+    return fault;
+  };
 }
 
 /** Starts a fake on an ephemeral port of 127.0.0.1. */
@@ -141,6 +201,7 @@ export async function startFakeModelServer(
 ): Promise<FakeModelServer> {
   const steps: FakeStep[] = [...(options.steps ?? [])];
   const requests: RecordedRequest[] = [];
+  let modelCalls = 0;
   const sockets = new Set<Socket>();
   const server: Server = createServer((request, response) => {
     const chunks: Buffer[] = [];
@@ -178,9 +239,22 @@ export async function startFakeModelServer(
         writeError(response, protocol.error({ type: "error", kind: "auth" }));
         return;
       }
-      const step = steps.shift() ?? options.respond?.(recorded);
+      modelCalls += 1;
+      const fault = options.fault?.(recorded, modelCalls);
+      if (fault !== undefined && fault.type !== "cut-reply") {
+        void play(protocol, fault, recorded, response);
+        return;
+      }
+      const scripted = steps.shift();
+      const step = scripted ?? options.respond?.(recorded);
       if (!step) {
         writeError(response, { status: 500, body: { error: { message: "fake: no scripted step left" } } });
+        return;
+      }
+      if (fault !== undefined) {
+        // The step stays for the call that comes next (the client's retry).
+        if (scripted !== undefined) steps.unshift(scripted);
+        void cutReply(protocol, step, fault, recorded, response);
         return;
       }
       void play(protocol, step, recorded, response).then(() => {
@@ -221,7 +295,7 @@ async function play(protocol: WireProtocol, step: FakeStep, request: RecordedReq
         response.socket?.destroy();
         return;
       }
-      await writeFrames(response, protocol.partial(step.text ?? [], request));
+      await writeFrames(response, protocol.partial(step.text ?? [], request, step.toolCall));
       response.socket?.destroy();
       return;
     case "reply":
@@ -233,11 +307,14 @@ async function play(protocol: WireProtocol, step: FakeStep, request: RecordedReq
       response.end();
       return;
     case "stream-error":
-      await writeFrames(response, [...protocol.partial(step.text ?? [], request), protocol.streamError()]);
+      await writeFrames(response, [
+        ...protocol.partial(step.text ?? [], request),
+        protocol.streamError(step.kind ?? "overloaded", request),
+      ]);
       response.end();
       return;
     case "truncated":
-      await writeFrames(response, protocol.partial(step.text ?? [], request));
+      await writeFrames(response, protocol.partial(step.text ?? [], request, step.toolCall));
       response.end();
       return;
     case "stall":
@@ -246,6 +323,20 @@ async function play(protocol: WireProtocol, step: FakeStep, request: RecordedReq
       await writeFrames(response, protocol.partial(step.text ?? [], request));
       return; // left open; the client aborts, close() destroys what is left
   }
+}
+
+/** The first frames of `step` (a reply; any other step is played whole), then the cut. */
+async function cutReply(
+  protocol: WireProtocol,
+  step: FakeStep,
+  fault: Extract<FakeFault, { type: "cut-reply" }>,
+  request: RecordedRequest,
+  response: ServerResponse,
+) {
+  if (step.type !== "reply") return play(protocol, step, request, response);
+  await writeFrames(response, protocol.reply(step, request).slice(0, fault.afterFrames), step.frameDelayMs);
+  if (fault.end === "clean") response.end();
+  else response.socket?.destroy();
 }
 
 function writeError(response: ServerResponse, answer: ErrorAnswer): void {

@@ -14,6 +14,7 @@ import {
   type FakeModelServer,
   type FakeReply,
   type FakeServerOptions,
+  type FakeToolCall,
   finishOf,
   type RecordedRequest,
   sseFrame,
@@ -49,6 +50,27 @@ function textChunks(request: RecordedRequest, text: string[]): string[] {
   ];
 }
 
+/** The first piece of a tool call (id, name and the first arguments piece), as Chat Completions streams it. */
+function firstCallChunk(request: RecordedRequest, call: FakeToolCall, index: number): string {
+  return chunk(request, [
+    {
+      index: 0,
+      delta: {
+        tool_calls: [
+          {
+            index,
+            id: call.id ?? `call_fake_${index}`,
+            type: "function",
+            function: { name: call.name, arguments: call.argumentChunks[0] ?? "" },
+            ...call.extra,
+          },
+        ],
+      },
+      finish_reason: null,
+    },
+  ]);
+}
+
 const errorBodies: Record<FakeError["kind"], { status: number; type: string; code: string | null; message: string }> = {
   "rate-limited": {
     status: 429,
@@ -76,13 +98,42 @@ const errorBodies: Record<FakeError["kind"], { status: number; type: string; cod
     message: "The server had an error while processing your request.",
   },
   overloaded: { status: 503, type: "server_error", code: null, message: "The engine is currently overloaded." },
+  forbidden: {
+    status: 403,
+    type: "invalid_request_error",
+    code: null,
+    message: "You are not allowed to sample from this model",
+  },
   "bad-request": {
     status: 404,
     type: "invalid_request_error",
     code: "model_not_found",
     message: "The model `gpt-nonexistent` does not exist or you do not have access to it.",
   },
+  "invalid-request": {
+    status: 400,
+    type: "invalid_request_error",
+    code: "unsupported_value",
+    message:
+      "Unsupported value: 'temperature' does not support 0.2 with this model. Only the default (1) value is supported.",
+  },
 };
+
+/**
+ * An error inside an open stream: Chat Completions as OpenAI-compatible servers write it
+ * (`data: {"error": {message, type, code}}`, code the API's string or, where it has none, the
+ * HTTP status); the Responses API as an `error` event.
+ */
+function streamErrorFrame(kind: FakeError["kind"], request: RecordedRequest): string {
+  const body = errorBodies[kind];
+  if (isResponses(request)) {
+    // The event's code is always a string; where the HTTP answer has none, the status's meaning.
+    const code = body.code ?? (body.status === 403 ? "permission_denied" : body.type);
+    return sseFrame({ type: "error", code, message: body.message, param: null }, "error");
+  }
+  const code = body.code ?? body.status;
+  return sseFrame({ error: { message: body.message, type: body.type, code } });
+}
 
 const isResponses = (request: RecordedRequest) => request.url.split("?")[0] === "/v1/responses";
 
@@ -126,27 +177,8 @@ export const openAIProtocol: WireProtocol = {
     if (isResponses(request)) return responsesReply(step);
     const frames = textChunks(request, step.text ?? []);
     for (const [index, call] of (step.toolCalls ?? []).entries()) {
-      const [first = "", ...rest] = call.argumentChunks;
-      frames.push(
-        chunk(request, [
-          {
-            index: 0,
-            delta: {
-              tool_calls: [
-                {
-                  index,
-                  id: call.id ?? `call_fake_${index}`,
-                  type: "function",
-                  function: { name: call.name, arguments: first },
-                  ...call.extra,
-                },
-              ],
-            },
-            finish_reason: null,
-          },
-        ]),
-      );
-      for (const piece of rest) {
+      frames.push(firstCallChunk(request, call, index));
+      for (const piece of call.argumentChunks.slice(1)) {
         frames.push(
           chunk(request, [
             { index: 0, delta: { tool_calls: [{ index, function: { arguments: piece } }] }, finish_reason: null },
@@ -171,14 +203,21 @@ export const openAIProtocol: WireProtocol = {
     frames.push(sseFrame("[DONE]"));
     return frames;
   },
-  partial: (text, request) => (isResponses(request) ? responsesStart(text) : textChunks(request, text)),
+  partial(text, request, toolCall) {
+    if (isResponses(request)) return responsesStart(text, toolCall);
+    return [...textChunks(request, text), ...(toolCall ? [firstCallChunk(request, toolCall, 0)] : [])];
+  },
   malformed: () => 'data: {"id":"chatcmpl-fake","choices":[{"index":0,"delta":{"content":"oops"\n\n',
-  streamError: () => sseFrame({ error: { message: "The server is overloaded", type: "server_error", code: 503 } }),
+  streamError: streamErrorFrame,
   error(step: FakeError): ErrorAnswer {
     const body = errorBodies[step.kind];
+    const headers = {
+      ...(step.retryAfter === undefined ? {} : { "retry-after": step.retryAfter }),
+      ...(step.retryAfterMs === undefined ? {} : { "retry-after-ms": step.retryAfterMs }),
+    };
     return {
       status: body.status,
-      ...(step.retryAfter === undefined ? {} : { headers: { "retry-after": step.retryAfter } }),
+      headers,
       body: { error: { message: body.message, type: body.type, param: null, code: body.code } },
     };
   },
@@ -211,8 +250,26 @@ function responsesStartEvents(text: string[]): Record<string, unknown>[] {
   return events;
 }
 
-function responsesStart(text: string[]): string[] {
-  return responsesEvents(responsesStartEvents(text));
+function responsesStart(text: string[], toolCall?: FakeToolCall): string[] {
+  const events = responsesStartEvents(text);
+  if (toolCall) {
+    const id = "fc_fake_cut";
+    const outputIndex = text.length === 0 ? 0 : 1;
+    events.push(
+      {
+        type: "response.output_item.added",
+        output_index: outputIndex,
+        item: { type: "function_call", id, call_id: toolCall.id ?? "call_fake_0", name: toolCall.name, arguments: "" },
+      },
+      {
+        type: "response.function_call_arguments.delta",
+        item_id: id,
+        output_index: outputIndex,
+        delta: toolCall.argumentChunks[0] ?? "",
+      },
+    );
+  }
+  return responsesEvents(events);
 }
 
 function responsesReply(step: FakeReply): string[] {

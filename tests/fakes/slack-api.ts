@@ -105,6 +105,8 @@ export class FakeSlack {
   usergroups: FakeUsergroup[];
   /** Where events go; set by the test (HTTP to the service, or the socket). */
   transport: Transport = { kind: "socket" };
+  /** When true, stream calls that carry chunks are refused (`feature_not_enabled`), as a workspace without them. */
+  refuseTaskChunks = false;
   /** When true, every bot post comes back as a `message` event, as Slack does. */
   echoBotPosts = false;
   /** Called with every Web API call as it is answered, with its answer's body. */
@@ -217,6 +219,17 @@ export class FakeSlack {
       );
     }
     return { message, eventId, event, delivery };
+  }
+
+  /** A person opens the app's Messages tab (Agent view): `app_home_opened` with `tab: "messages"`. */
+  async appHomeOpened(input: { user: string; channel: string; tab?: "messages" | "home" }): Promise<Delivery> {
+    return this.deliverEvent({
+      type: "app_home_opened",
+      user: input.user,
+      channel: input.channel,
+      tab: input.tab ?? "messages",
+      event_ts: this.messages.nextTs(),
+    });
   }
 
   /** Files people shared, as `url_private_download` serves them (bot token required). */

@@ -17,6 +17,8 @@ export interface SlackStoredMessage {
   history: string[];
   /** A native stream (`chat.startStream`) still open. */
   streaming?: boolean;
+  /** Every chunk a native stream carried (`chunks` of start, append and stop), in order. */
+  chunks?: Record<string, unknown>[];
   /** Message metadata (`chat.postMessage`/`chat.update` `metadata`), shown with `include_all_metadata`. */
   metadata?: { event_type: string; event_payload: Record<string, unknown> };
 }

@@ -56,6 +56,15 @@ export function handleWebApi(
       if (!channel.startsWith("D")) return refuse("invalid_thread");
       return ok();
     }
+    case "assistant.threads.setSuggestedPrompts": {
+      // Agent view: prompts for a DM's Messages tab (no thread needed), at most four.
+      const channel = text(params, "channel_id");
+      const prompts = typeof params.prompts === "string" ? (JSON.parse(params.prompts) as unknown) : params.prompts;
+      if (!channel || !Array.isArray(prompts) || prompts.length === 0) return refuse("invalid_arguments");
+      if (!channel.startsWith("D")) return refuse("channel_not_found");
+      if (prompts.length > 4) return refuse("invalid_arguments");
+      return ok();
+    }
     case "chat.update":
       return updateMessage(fake, params);
     case "chat.delete": {
@@ -83,6 +92,10 @@ export function handleWebApi(
     case "chat.stopStream": {
       const message = fake.messages.find(String(params.channel), String(params.ts));
       if (!message?.streaming) return refuse("message_not_in_streaming_state");
+      const chunks = chunksOf(params);
+      if (chunks === "invalid") return refuse("invalid_chunks");
+      if (chunks.length > 0 && fake.refuseTaskChunks) return refuse("feature_not_enabled");
+      message.chunks = [...(message.chunks ?? []), ...chunks];
       const more = text(params, "markdown_text") ?? "";
       message.text += more;
       message.history.push(message.text);
@@ -246,10 +259,27 @@ function updateMessage(fake: FakeSlack, params: Record<string, unknown>): WebApi
   return ok({ channel: message.channel, ts: message.ts, text: body });
 }
 
+/** A stream call's `chunks` (a JSON string when form-encoded); task updates need id, title and a known status. */
+function chunksOf(params: Record<string, unknown>): Record<string, unknown>[] | "invalid" {
+  const raw = typeof params.chunks === "string" ? (JSON.parse(params.chunks) as unknown) : params.chunks;
+  if (raw === undefined) return [];
+  if (!Array.isArray(raw)) return "invalid";
+  const statuses = ["pending", "in_progress", "complete", "error"];
+  for (const chunk of raw as Record<string, unknown>[]) {
+    if (chunk.type === "task_update" && (!chunk.id || !chunk.title || !statuses.includes(String(chunk.status))))
+      return "invalid";
+  }
+  return raw as Record<string, unknown>[];
+}
+
 function startStream(fake: FakeSlack, params: Record<string, unknown>): WebApiAnswer {
   const channel = text(params, "channel");
   const threadTs = text(params, "thread_ts");
   if (!channel || !threadTs) return refuse("invalid_arguments");
+  const chunks = chunksOf(params);
+  if (chunks === "invalid") return refuse("invalid_chunks");
+  if (chunks.length > 0 && fake.refuseTaskChunks) return refuse("feature_not_enabled");
+  if (chunks.length === 0 && !text(params, "markdown_text")) return refuse("invalid_arguments");
   const message = fake.messages.add({
     channel,
     text: text(params, "markdown_text") ?? "",
@@ -257,6 +287,7 @@ function startStream(fake: FakeSlack, params: Record<string, unknown>): WebApiAn
     bot_id: fake.botId,
     thread_ts: threadTs,
     streaming: true,
+    ...(chunks.length === 0 ? {} : { chunks }),
   });
   return ok({ channel, ts: message.ts });
 }

@@ -44,9 +44,23 @@ const errorCases: ErrorCase[] = [
   {
     name: "unknown model (404)",
     step: { type: "error", kind: "bad-request" },
-    code: "provider.server",
+    code: "provider.invalid-request",
     transient: false,
-    userMessage: /rejected the request \(HTTP 404\)/,
+    userMessage: /does not know the model (gpt-4\.1|gpt-5|claude-opus-4-6|gemini-2\.5-flash); an admin needs to check/,
+  },
+  {
+    name: "invalid parameter (400)",
+    step: { type: "error", kind: "invalid-request" },
+    code: "provider.invalid-request",
+    transient: false,
+    userMessage: /rejected the request as invalid \(HTTP 400: [^)]*(temperature)/,
+  },
+  {
+    name: "403 key without access",
+    step: { type: "error", kind: "forbidden" },
+    code: "provider.auth",
+    transient: false,
+    userMessage: /refused the API key; check (OPENAI|ANTHROPIC|GEMINI)_API_KEY\.$/,
   },
   {
     name: "refusal with no output",
@@ -84,7 +98,51 @@ const errorCases: ErrorCase[] = [
     code: "provider.server",
     transient: true,
   },
+  // Inside the stream an error is read by what it says, as over HTTP (docs/model-errors.md).
+  {
+    name: "bad key inside the stream",
+    step: { type: "stream-error", kind: "auth" },
+    code: "provider.auth",
+    transient: false,
+    userMessage: /refused the API key; check (OPENAI|ANTHROPIC|GEMINI)_API_KEY\.$/,
+  },
+  {
+    name: "key without access inside the stream",
+    step: { type: "stream-error", kind: "forbidden" },
+    code: "provider.auth",
+    transient: false,
+    userMessage: /refused the API key/,
+  },
+  {
+    name: "invalid request inside the stream",
+    step: { type: "stream-error", text: ["Hel"], kind: "invalid-request" },
+    code: "provider.invalid-request",
+    transient: false,
+    userMessage: /rejected the request as invalid/,
+  },
+  {
+    name: "unknown model inside the stream",
+    step: { type: "stream-error", kind: "bad-request" },
+    code: "provider.invalid-request",
+    transient: false,
+    userMessage: /does not know the model/,
+  },
+  {
+    name: "rate limit inside the stream",
+    step: { type: "stream-error", kind: "rate-limited" },
+    code: "provider.rate-limited",
+    transient: true,
+    userMessage: /rate limiting us/,
+  },
+  {
+    name: "server error inside the stream",
+    step: { type: "stream-error", text: ["Hel"], kind: "server" },
+    code: "provider.server",
+    transient: true,
+  },
 ];
+
+const keyVariables = { openai: "OPENAI_API_KEY", anthropic: "ANTHROPIC_API_KEY", google: "GEMINI_API_KEY" };
 
 describe.each(providerCases)("$label errors", (testCase) => {
   it.each(errorCases)("$name → $code", async (errorCase) => {
@@ -100,6 +158,7 @@ describe.each(providerCases)("$label errors", (testCase) => {
       expect(providerError.userMessage).toBe(
         userMessageFor(errorCase.code, {
           provider: testCase.type,
+          keySetting: keyVariables[testCase.type],
           ...(errorCase.retryAfterMs === undefined ? {} : { retryAfterMs: errorCase.retryAfterMs }),
         }),
       );
@@ -121,11 +180,14 @@ describe.each(providerCases)("$label errors", (testCase) => {
     ]);
   });
 
-  it("a wrong key is provider.auth", async () => {
+  it("a wrong key is provider.auth, and the chat is told which setting to check", async () => {
     fake = await testCase.start({ apiKey, steps: [{ type: "reply", text: ["never sent"] }] });
     const { error } = await failure(testCase.create(fake, { apiKey: "wrong-key" }), simpleRequest(testCase.model));
     expect((error as ProviderError).code).toBe("provider.auth");
     expect((error as ProviderError).userMessage).not.toContain("wrong-key");
+    expect((error as ProviderError).userMessage).toBe(
+      `The model provider (${testCase.type}) refused the API key; check ${keyVariables[testCase.type]}.`,
+    );
   });
 
   it("no key at all fails with provider.auth naming the variable, without a request", async () => {

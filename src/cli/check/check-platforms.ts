@@ -26,14 +26,15 @@ export function platformChecks(config: Config): PlatformCheck[] {
     }
   }
   if (slack?.botToken) {
-    const { botToken, apiUrl, appToken } = slack;
+    const { botToken, apiUrl, appToken, manifest, agentView } = slack;
     const mode = appToken ? "Socket Mode" : "HTTP events at /slack/events";
     checks.push({
       name: "slack",
       run: async () => {
         const bot = await checkSlack(botToken, apiUrl);
         if (appToken) await checkSlackAppToken(appToken, apiUrl);
-        return `${bot}; ${mode}`;
+        if (manifest) await checkSlackManifest(manifest, agentView);
+        return `${bot}; ${mode}${manifest ? `; manifest ${manifest} holds what the config uses` : ""}`;
       },
     });
   }
@@ -85,6 +86,27 @@ async function checkSlack(botToken: string, apiUrl: string | undefined): Promise
   return missing.length === 0
     ? `${who}; all scopes granted`
     : `${who}; missing scopes: ${describeMissingScopes(missing)}; ${addScopeHint}`;
+}
+
+/** `channels.slack.manifest`: the app's manifest holds every scope, event and feature the config uses. */
+async function checkSlackManifest(file: string, agentView: boolean): Promise<void> {
+  const [{ readFile }, { parse }, { manifestGaps }] = await Promise.all([
+    import("node:fs/promises"),
+    import("yaml"),
+    import("../../../channels/slack/agent-view.js"),
+  ]);
+  let manifest: unknown;
+  try {
+    manifest = parse(await readFile(file, "utf8"));
+  } catch (error) {
+    throw new Error(`manifest ${file} could not be read: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const gaps = manifestGaps(manifest, { agentView });
+  if (gaps.length > 0) {
+    throw new Error(
+      `manifest ${file} lacks ${gaps.join("; ")}: update the app from channels/slack/manifest.yaml at api.slack.com/apps, then reinstall it`,
+    );
+  }
 }
 
 /** The app-level token opens Socket Mode connections (`apps.connections.open`; nothing connects). */

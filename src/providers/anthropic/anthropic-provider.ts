@@ -47,7 +47,7 @@ export class AnthropicProvider implements ModelProvider {
       const events = await this.client.messages.create(body, signal === undefined ? {} : { signal });
       yield* mapAnthropicStream(events, this.name, signal);
     } catch (error: unknown) {
-      throw mapAnthropicError(error, this.name, signal);
+      throw mapAnthropicError(error, this.name, signal, request.model);
     }
   }
 }

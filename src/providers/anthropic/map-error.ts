@@ -7,8 +7,16 @@ import {
   retryAfterFromHeaders,
 } from "../provider-error-map.js";
 
-/** Whatever the Anthropic SDK threw, as a ProviderError (an `error` event mid-stream included). */
-export function mapAnthropicError(error: unknown, provider: string, signal: AbortSignal | undefined): ProviderError {
+/**
+ * Whatever the Anthropic SDK threw, as a ProviderError (an `error` event mid-stream included,
+ * read by its error type); `model` is the one the request named.
+ */
+export function mapAnthropicError(
+  error: unknown,
+  provider: string,
+  signal: AbortSignal | undefined,
+  model?: string,
+): ProviderError {
   const isHttpAnswer = error instanceof APIError && (error.status !== undefined || error.type !== null);
   if (
     !isHttpAnswer ||
@@ -26,6 +34,7 @@ export function mapAnthropicError(error: unknown, provider: string, signal: Abor
     kinds: error.type === null ? [] : [error.type],
     apiMessage: error.apiMessage ?? error.message,
     ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+    ...(model === undefined ? {} : { model }),
     cause: error,
   });
 }

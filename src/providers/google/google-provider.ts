@@ -53,7 +53,7 @@ export class GoogleProvider implements ModelProvider {
     if (!this.client) throw missingKeyError(this.name, "GEMINI_API_KEY");
     const params = convertGoogleRequest(request);
     // The SDK's ApiError drops the response headers; keep them to read `Retry-After`.
-    const seen: ResponseHeadersSeen = {};
+    const seen: ResponseHeadersSeen = { model: request.model };
     const timeoutMs = this.timeoutMs;
     const fetchKeepingHeaders: typeof fetch = async (input, init) => {
       const controller = new AbortController();

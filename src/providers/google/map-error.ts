@@ -5,11 +5,13 @@ import { providerErrorFromFailure, providerErrorFromStatus, retryAfterFromHeader
 /** What the fetch of one call saw, for what the SDK's ApiError drops (its headers). */
 export interface ResponseHeadersSeen {
   headers?: Headers;
+  /** The model the request named. */
+  model?: string;
 }
 
 /**
  * Whatever @google/genai threw, as a ProviderError. Its ApiError carries the status and the
- * JSON body as message text; `RetryInfo.retryDelay` in the body (Gemini's way) or a
+ * JSON body as message text (an error object inside the stream too: `got status: …. {json}`); `RetryInfo.retryDelay` in the body (Gemini's way) or a
  * `Retry-After` header says when to retry.
  */
 export function mapGoogleError(
@@ -30,6 +32,7 @@ export function mapGoogleError(
     kinds: [...(typeof body?.status === "string" ? [body.status] : []), ...reasons],
     apiMessage: typeof body?.message === "string" ? body.message : error.message,
     ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+    ...(seen.model === undefined ? {} : { model: seen.model }),
     cause: error,
   });
 }

@@ -68,7 +68,7 @@ export class OpenAIProvider implements ModelProvider {
       const chunks = await this.client.chat.completions.create(body, options);
       yield* mapOpenAIStream(chunks, this.name, signal, this.newCallId);
     } catch (error: unknown) {
-      throw mapOpenAIError(error, this.name, signal);
+      throw mapOpenAIError(error, this.name, signal, request.model);
     }
   }
 }

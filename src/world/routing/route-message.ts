@@ -66,7 +66,7 @@ export type RouteDecision =
   | { kind: "unknown"; agents: []; unknown: string[]; known: string[] }
   | { kind: "none"; reason: NoAnswerReason };
 
-/** Decides which agents answer a message (README, "In the chat"). Pure. */
+/** Decides which agents answer a message (docs/chat.md). Pure. */
 export function routeMessage(input: RouteInput): RouteDecision {
   const { author } = input;
   if (author.kind === "system") return none("system-message");
