@@ -93,12 +93,15 @@ export class Scheduler {
       const next = this.next.get(schedule.name);
       if (next === undefined || next.getTime() > now.getTime()) continue;
       const due = latestDueTime(schedule, now) ?? next;
-      this.next.set(schedule.name, nextDueTimes(schedule, now, 1)[0] ?? farFuture);
       try {
         await this.run(schedule, due);
+        this.next.set(schedule.name, nextDueTimes(schedule, now, 1)[0] ?? farFuture);
       } catch (error) {
-        // Not lost: the next process start catches up on it (missed: once), as after downtime.
-        this.context.logger.error({ err: error, schedule: schedule.name }, "schedule: could not record its run");
+        // Not lost: the next tick tries again (the database may be back by then).
+        this.context.logger.error(
+          { err: error, schedule: schedule.name },
+          "schedule: could not record its run; trying again",
+        );
       }
     }
   }
