@@ -50,5 +50,5 @@ describePostgres("a minute schedule with two processes on one PostgreSQL", (serv
     } finally {
       await database.drop();
     }
-  });
+  }, 120_000);
 });

@@ -104,5 +104,5 @@ describe("schedules across downtime and restarts", () => {
     const stopped = await second.send("stop", /^STOPPED /);
     expect(stopped, second.stderr()).toBe("STOPPED 1");
     expect(await lines(url)).toEqual(["system: ⏰ standup", "agent: summary for ⏰ standup: Summarise."]);
-  });
+  }, 120_000);
 });
