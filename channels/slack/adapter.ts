@@ -231,6 +231,12 @@ export class SlackAdapter
     if (thread) await this.outbound.setStatus(thread, "");
   }
 
+  /** A chat named by its channel id alone (a schedule's, a trigger's) in this app's workspace. */
+  resolveChat(chat: ChatRef): ChatRef {
+    const teamId = this.identity?.teamId;
+    return chat.workspace !== undefined || teamId === undefined ? chat : { ...chat, workspace: teamId };
+  }
+
   /** With `stream: native`, a tool call as a task card in the thread (`task-chunks.ts`); else nothing. */
   async showToolProgress(chat: ChatRef, author: Author, progress: ToolProgress): Promise<void> {
     const thread = chat.thread;

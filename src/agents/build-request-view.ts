@@ -1,4 +1,5 @@
 import type { AgentConfig } from "../config/schema.js";
+import { autonomousLine } from "../world/autonomous/autonomous-run-store.js";
 import type { ModelRequest, ToolDefinition, ViewImage, ViewMessage } from "../providers/model-provider.js";
 import type { MessageRecord, ToolCallRecord, ToolResultRecord } from "../world/records.js";
 import { parseChatKey } from "../world/chat-ref.js";
@@ -130,7 +131,11 @@ function toView(
   /** Images of the agent's tool calls, by their files message id (`<call id>:tool-files`). */
   toolImages: ReadonlyMap<string, ViewImage[]>,
 ): ViewMessage[] {
-  if (message.author.kind === "system") return [];
+  if (message.author.kind === "system") {
+    // A schedule's or trigger's run addresses the agent with its prompt; other notices are the chat's.
+    const line = autonomousLine(message.author);
+    return line === undefined ? [] : [{ role: "user", text: `${line}: ${message.text}` }];
+  }
   // The agent's own tool files: it read them as its tool's result already.
   if (isOwn(message, self) && isToolFilesMessage(message)) return [];
   if (!isOwn(message, self)) {

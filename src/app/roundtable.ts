@@ -14,6 +14,11 @@ import type { WorkQueue } from "../world/work-queue.js";
 import { createWorldDirectory } from "../world/world-directory.js";
 import { WorldEngine } from "../world/world-engine.js";
 import { agentSettingsFrom, chatBindingsFrom, worldSettingsFrom } from "./world-settings-from-config.js";
+import { Scheduler } from "../world/autonomous/scheduler.js";
+import { isChatResolvingChannel, type WebhookRoute } from "../world/channel-adapter.js";
+import type { ChatRef } from "../world/chat-ref.js";
+import { triggerRoutes } from "../http/trigger-routes.js";
+import { schedulesFrom, triggersFrom } from "./autonomous-from-config.js";
 
 /** Everything a running Roundtable is made of. Tests pass fakes for providers; nothing else differs. */
 export interface RoundtableParts {
@@ -33,6 +38,8 @@ export interface RoundtableParts {
   deliveryHoldMs?: number;
   /** How long running steps may take to finish on stop before they are cut (default 10 s). */
   stopGraceMs?: number;
+  /** How often the scheduler looks at due times (default 1 s). */
+  scheduleTickMs?: number;
   /** Closed on stop (MCP connections). */
   closeables?: { close(): Promise<void> }[];
 }
@@ -40,6 +47,8 @@ export interface RoundtableParts {
 /** The world engine, the tool loop and the channels, wired. */
 export class Roundtable {
   readonly engine: WorldEngine;
+  /** Runs `schedules` (a test's `tick()` runs what its clock says is due). */
+  readonly scheduler: Scheduler;
   private readonly stopController = new AbortController();
   private started = false;
 
@@ -82,6 +91,10 @@ export class Roundtable {
       interrupts: this.engine.interrupts,
       toolFileLimits: parts.config.files ?? filesConfigSchema.parse({}),
     };
+    this.scheduler = new Scheduler(this.engine.context, schedulesFrom(parts.config), {
+      resolveChat: (chat) => this.resolveChat(chat),
+      ...(parts.scheduleTickMs === undefined ? {} : { tickMs: parts.scheduleTickMs }),
+    });
     this.engine.setTurnRunner(
       traceTurnRunner(
         new AgentTurnRunner(runtime),
@@ -104,6 +117,24 @@ export class Roundtable {
         this.parts.logger.error({ err: error, platform: channel.platform }, "channel failed to start");
       }
     }
+    // After the channels: a Slack chat's workspace is known once the adapter has started.
+    await this.scheduler.start();
+  }
+
+  /** `POST /triggers/<name>` of each configured trigger, for the service's HTTP server (and its logger). */
+  triggerRoutes(logger: Logger = this.parts.logger): WebhookRoute[] {
+    return triggerRoutes(triggersFrom(this.parts.config), {
+      store: this.parts.store,
+      queue: this.parts.queue,
+      logger,
+      resolveChat: (chat) => this.resolveChat(chat),
+    });
+  }
+
+  /** A chat named by its id in the config, as its channel names it (Slack: with the workspace). */
+  private resolveChat(chat: ChatRef): ChatRef {
+    const adapter = this.engine.context.channels.main(chat.platform);
+    return adapter && isChatResolvingChannel(adapter) ? adapter.resolveChat(chat) : chat;
   }
 
   /** Channels and whether each is connected, for `/readyz`. */
@@ -120,6 +151,7 @@ export class Roundtable {
   async stop(): Promise<void> {
     if (!this.started) return;
     this.started = false;
+    this.scheduler.stop();
     for (const channel of this.parts.channels) {
       try {
         await channel.stop();

@@ -86,7 +86,10 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     ...(options.metricsToken === undefined ? {} : { metricsToken: options.metricsToken }),
     logger,
     metrics,
-    routes: channels.flatMap((channel) => (isWebhookChannel(channel) ? channel.webhookRoutes() : [])),
+    routes: [
+      ...channels.flatMap((channel) => (isWebhookChannel(channel) ? channel.webhookRoutes() : [])),
+      ...roundtable.triggerRoutes(),
+    ],
     readiness: () =>
       combineReadinessChecks({
         database: async () => {

@@ -1,4 +1,5 @@
 import { hasInvisibleCharacters, invisibleCharactersNotice, revealInvisible } from "../world/invisible-characters.js";
+import { autonomousLine } from "../world/autonomous/autonomous-run-store.js";
 import type { AgentIdentity } from "../../channels/web/render.js";
 import { toWebAuthor } from "../../channels/web/render.js";
 import { webFileLink } from "../../channels/web/file-route.js";
@@ -41,7 +42,8 @@ export function storeHistory(store: Store, agents: ReadonlyMap<string, AgentIden
             kind: "message",
             id: message.id,
             author: toWebAuthor(message.author, agents),
-            text: message.text,
+            // A schedule's or trigger's run shows its line, as the delivery does.
+            text: autonomousLine(message.author) ?? message.text,
             at: message.createdAt.toISOString(),
             ...(files === undefined || files.length === 0 ? {} : { files }),
           },

@@ -1,5 +1,6 @@
 import { loadConfig, resolveDatabaseUrl } from "../config/load-config.js";
 import { exposureWarnings, metricsExposureWarning } from "../config/exposure-warnings.js";
+import { autonomousApprovalWarnings } from "../config/check-autonomous.js";
 import { requiresApiKey } from "../config/provider-environment.js";
 import { checkDatabase } from "./check/check-database.js";
 import { checkMcpServers } from "./check/check-mcp-servers.js";
@@ -54,6 +55,9 @@ Options:
       ...loaded.warnings.map((warning): CheckRow => ({ name: "config", status: "ok", detail: `note: ${warning}` })),
       ...exposureWarnings(config).map(
         (warning): CheckRow => ({ name: `access ${warning.world}`, status: "warn", detail: warning.text }),
+      ),
+      ...autonomousApprovalWarnings(config).map(
+        (warning): CheckRow => ({ name: warning.subject, status: "warn", detail: warning.text }),
       ),
       ...[metricsExposureWarning(context.env)].flatMap((text): CheckRow[] =>
         text === undefined ? [] : [{ name: "metrics", status: "warn", detail: text }],

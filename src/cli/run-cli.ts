@@ -12,6 +12,7 @@ import { approvalsCommand } from "./approvals-command.js";
 import { migrateCommand } from "./migrate-command.js";
 import { startCommand } from "./start-command.js";
 import { usageCommand } from "./usage-command.js";
+import { schedulesCommand } from "./schedules-command.js";
 import { UsageError } from "./usage-error.js";
 import { webLoginCommand } from "./web-login-command.js";
 
@@ -23,6 +24,7 @@ export const commands: readonly CliCommand[] = [
   migrateCommand,
   usageCommand,
   approvalsCommand,
+  schedulesCommand,
   webLoginCommand,
 ];
 

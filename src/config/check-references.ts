@@ -9,6 +9,7 @@ import {
 import { linearPatternProblem } from "../tools/linear-pattern.js";
 import type { Config } from "./schema.js";
 import { checkToolName } from "./tool-names.js";
+import { checkAutonomous } from "./check-autonomous.js";
 
 export interface ReferenceCheckOptions {
   /** The built-in default may run without a provider key (its agent then says so). */
@@ -29,6 +30,7 @@ export function checkReferences(config: Config, options: ReferenceCheckOptions =
     ...checkChannels(config),
     ...checkWebPeople(config),
     ...checkTranscription(config),
+    ...checkAutonomous(config),
   ];
 }
 

@@ -14,6 +14,7 @@ export function configSecrets(config: Config): string[] {
   const { telegram, slack, discord } = config.channels;
   values.push(telegram?.token, telegram?.webhookSecret, slack?.botToken, slack?.signingSecret, slack?.appToken);
   values.push(discord?.token, config.web.token, ...Object.values(config.channels.web?.users ?? {}));
+  values.push(...config.triggers.map((trigger) => trigger.secret));
   for (const server of Object.values(config.tools.mcpServers)) {
     if ("headers" in server) values.push(...Object.values(server.headers));
     if ("env" in server) values.push(...environmentSecrets(server.env));

@@ -341,6 +341,46 @@ export const filesConfigSchema = z
   })
   .strict();
 
+/**
+ * `schedules` and `triggers` (docs/schedules-and-triggers.md): agents that act on their own. A
+ * schedule gives `agent` a turn in `chat` at each due time of `cron` (five fields, in
+ * `timezone`); a trigger does at each signed `POST /triggers/<name>`.
+ */
+const autonomousChatSchema = z
+  .object({
+    platform: z.enum(["slack", "telegram", "discord", "console", "web"]),
+    id: z.union([z.string().min(1), z.number()]).transform(String),
+  })
+  .strict();
+
+const scheduleConfigSchema = z
+  .object({
+    name: nameSchema,
+    world: z.string().min(1),
+    chat: autonomousChatSchema,
+    agent: z.string().min(1),
+    cron: z.string().min(1),
+    timezone: z.string().min(1).default("UTC"),
+    prompt: z.string().min(1),
+    /** After downtime: `once` runs the latest missed occurrence (at most 24 h old), `skip` none. */
+    missed: z.enum(["skip", "once"]).default("once"),
+  })
+  .strict();
+export type ScheduleConfig = z.infer<typeof scheduleConfigSchema>;
+
+const triggerConfigSchema = z
+  .object({
+    name: nameSchema,
+    world: z.string().min(1),
+    chat: autonomousChatSchema,
+    agent: z.string().min(1),
+    secret: z.string().min(1),
+    /** `{{body}}` is replaced by the request body (JSON pretty-printed, cut at 16 KiB). */
+    prompt: z.string().min(1),
+  })
+  .strict();
+export type TriggerConfig = z.infer<typeof triggerConfigSchema>;
+
 export const configSchema = z
   .object({
     providers: z.record(nameSchema, providerConfigSchema).default({}),
@@ -351,6 +391,8 @@ export const configSchema = z
     web: webConsoleSchema.default(webConsoleSchema.parse({})),
     queue: queueConfigSchema.default(queueConfigSchema.parse({})),
     files: filesConfigSchema.default(filesConfigSchema.parse({})),
+    schedules: z.array(scheduleConfigSchema).default([]),
+    triggers: z.array(triggerConfigSchema).default([]),
   })
   .strict();
 

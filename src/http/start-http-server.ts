@@ -7,6 +7,7 @@ import { type Metrics, prometheusContentType } from "../metrics/metrics.js";
 import type { WebhookRoute } from "../world/channel-adapter.js";
 import { defaultMaxBodyBytes, limitRequestBody } from "./limit-request-body.js";
 import type { ReadinessProbe } from "./readiness.js";
+import { triggerPathPrefix } from "./trigger-routes.js";
 
 export interface HttpServerOptions {
   /** 0 picks a free port (see the returned `port`). */
@@ -73,9 +74,14 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
           response.setHeader("connection", "close");
           return sendJson(response, refusal.status, { error: refusal.reason });
         }
-        return await handleRoute(route, request, response, route.maxBodyBytes ?? maxBodyBytes);
+        return await handleRoute(route, request, response, route.maxBodyBytes ?? maxBodyBytes, logger);
       }
-      if (!builtInPaths.includes(path)) return sendJson(response, 404, { error: "not found" });
+      if (!builtInPaths.includes(path)) {
+        if (path.startsWith(triggerPathPrefix)) {
+          logger.warn({ path, remote: request.socket.remoteAddress }, "trigger request refused: no such trigger");
+        }
+        return sendJson(response, 404, { error: "not found" });
+      }
       if (request.method !== "GET" && request.method !== "HEAD") {
         response.setHeader("allow", "GET, HEAD");
         return sendJson(response, 405, { error: "method not allowed" });
@@ -119,9 +125,14 @@ async function handleRoute(
   request: IncomingMessage,
   response: ServerResponse,
   maxBodyBytes: number,
+  logger: Logger,
 ): Promise<void> {
   const limited = await limitRequestBody(request, maxBodyBytes);
   if (limited === "too-large") {
+    logger.warn(
+      { path: route.path, remote: request.socket.remoteAddress, maxBodyBytes },
+      "request body over the limit refused",
+    );
     response.setHeader("connection", "close");
     sendJson(response, 413, { error: `request body larger than ${maxBodyBytes} bytes` });
     return;

@@ -119,3 +119,17 @@ export interface MessageLinks {
 export function hasMessageLinks<Adapter extends object>(adapter: Adapter): adapter is Adapter & MessageLinks {
   return typeof (adapter as Partial<MessageLinks>).messageLink === "function";
 }
+
+/**
+ * Capability: a chat named in the config by its id alone, completed as the channel's own
+ * messages name it (Slack adds its workspace), so a schedule's chat is the chat people write in.
+ */
+export interface ChatResolvingChannel {
+  resolveChat(chat: ChatRef): ChatRef;
+}
+
+export function isChatResolvingChannel<Adapter extends object>(
+  adapter: Adapter,
+): adapter is Adapter & ChatResolvingChannel {
+  return typeof (adapter as Partial<ChatResolvingChannel>).resolveChat === "function";
+}

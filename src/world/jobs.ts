@@ -18,6 +18,8 @@ export const jobPayloadSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("approval-expire"), approvalId: z.string() }),
   /** Show a stored event on its channel. */
   z.object({ kind: z.literal("deliver"), seq: z.number().int() }),
+  /** Start the turn of a schedule's or trigger's stored run (src/world/autonomous/). */
+  z.object({ kind: z.literal("autonomous-run"), runId: z.string() }),
 ]);
 
 export type JobPayload = z.infer<typeof jobPayloadSchema>;
@@ -37,6 +39,8 @@ export function jobKey(payload: JobPayload): string {
       return `expire:${payload.approvalId}`;
     case "deliver":
       return `deliver:${payload.seq}`;
+    case "autonomous-run":
+      return `run:${payload.runId}`;
   }
 }
 
@@ -49,7 +53,8 @@ export function jobKey(payload: JobPayload): string {
  * shown before a later turn streams (docs/architecture.md, "Per-chat order").
  */
 export function jobPriority(payload: JobPayload): number {
-  return payload.kind === "route" ? 1 : 0;
+  // A run of a schedule or trigger starts a turn as routing does: it waits as routing waits.
+  return payload.kind === "route" || payload.kind === "autonomous-run" ? 1 : 0;
 }
 
 /** The stored job of `payload` in chat `chatKey`'s queue: its key and its priority. */

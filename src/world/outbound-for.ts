@@ -1,3 +1,4 @@
+import { autonomousLine } from "./autonomous/autonomous-run-store.js";
 import type { ChatRef } from "./chat-ref.js";
 import type { Author, WorldMessage } from "./message.js";
 import type { MentionTarget, OutboundMention } from "./outbound-mention.js";
@@ -17,10 +18,12 @@ const mentionPattern = /(?<![\p{L}\p{N}_@-])@([\p{L}\p{N}_][\p{L}\p{N}_.-]*[\p{L
  * structured mention the adapter renders natively.
  */
 export async function outboundFor(context: WorldContext, chat: ChatRef, message: WorldMessage): Promise<OutboundText> {
-  const mentions = await findMentions(context, chat, message.chatKey, message.text);
+  // A schedule's or trigger's run shows one line naming it; its prompt is for the agent.
+  const text = autonomousLine(message.author) ?? message.text;
+  const mentions = await findMentions(context, chat, message.chatKey, text);
   return {
     author: withIdentity(context, message.author),
-    text: message.text,
+    text,
     ...(mentions.length === 0 ? {} : { mentions }),
   };
 }

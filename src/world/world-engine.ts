@@ -1,5 +1,6 @@
 import { assertNever } from "../errors/assert-never.js";
 import { errorMessage } from "../errors/roundtable-error.js";
+import { requeueRecentRuns, startAutonomousRun } from "./autonomous/autonomous-run.js";
 import { Ingress } from "./ingress.js";
 import { jobPayloadSchema } from "./jobs.js";
 import { Outbox } from "./outbox.js";
@@ -34,6 +35,7 @@ export class WorldEngine {
   /** Start running stored steps (unfinished ones from before a restart included). */
   async start(): Promise<void> {
     await recoverLostSteps(this.context);
+    await requeueRecentRuns(this.context);
     await this.context.queue.start((job) => this.handle(job));
   }
 
@@ -61,6 +63,8 @@ export class WorldEngine {
         for (const { turnId, created } of started) await runner.step(turnId, 1, { created });
         return;
       }
+      case "autonomous-run":
+        return startAutonomousRun(this.context, this.outbox, payload.runId);
       case "deliver":
         // A job on its second or later attempt may follow a run that posted and died.
         return this.outbox.deliver(payload.seq, job.attempts > 1);

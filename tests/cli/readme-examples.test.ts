@@ -26,6 +26,7 @@ const dummyEnvironment: Record<string, string> = {
   TELEGRAM_BOT_TOKEN: "123456:readme",
   SLACK_BOT_TOKEN: "xoxb-readme",
   SLACK_SIGNING_SECRET: "readme-secret",
+  ALERTS_SECRET: "alerts-readme-secret",
   DISCORD_BOT_TOKEN: "discord-readme",
   SEARCH_TOKEN: "search-readme",
   WEB_CONSOLE_TOKEN: "console-readme",

@@ -150,7 +150,7 @@ describe("a bad config file is refused with a message naming file, path and expe
   it("unknown top-level key, with a suggestion", async () => {
     expect(await errorFor(`${twoAgents}wrolds:\n  - { name: team, agents: [alice] }\n`)).toBe(
       [
-        'roundtable.yaml: unknown top-level key "wrolds" (did you mean "worlds"? expected one of: providers, agents, worlds, tools, channels, web, queue, files)',
+        'roundtable.yaml: unknown top-level key "wrolds" (did you mean "worlds"? expected one of: providers, agents, worlds, tools, channels, web, queue, files, schedules, triggers)',
       ].join("\n"),
     );
   });

@@ -49,6 +49,8 @@ export interface HarnessOptions {
   files?: Record<string, unknown>;
   /** More `providers` besides the agents' (e.g. one for `files.transcribe`). */
   providers?: Record<string, Record<string, unknown>>;
+  /** `schedules` and `triggers` of the config (docs/schedules-and-triggers.md). */
+  autonomous?: { schedules?: unknown[]; triggers?: unknown[] };
 }
 
 export interface SayOptions {
@@ -155,6 +157,7 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
     tools: options.tools ?? {},
     channels: options.channelsConfig ?? {},
     ...(options.files === undefined ? {} : { files: options.files }),
+    ...options.autonomous,
   });
   await migrateDatabase({ databaseUrl, logger });
   const opened = await openStore({ databaseUrl, logger });

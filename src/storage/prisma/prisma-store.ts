@@ -27,6 +27,8 @@ import { ApprovalQueries } from "./approval-queries.js";
 import { HotQueries } from "./hot-queries.js";
 import { CombinedStatements } from "./combined-statements.js";
 import { LoginSessionQueries } from "./login-session-queries.js";
+import { AutonomousRunQueries } from "./autonomous-run-queries.js";
+import type { AutonomousRunRecord } from "../../world/autonomous/autonomous-run-store.js";
 import { RecentMessages } from "./recent-messages.js";
 import { StepQueries } from "./step-queries.js";
 import { ToolResultQueries } from "./tool-result-queries.js";
@@ -50,6 +52,7 @@ export class PrismaStore implements Store {
   private readonly approvals: ApprovalQueries;
   private readonly hot: HotQueries;
   private readonly logins: LoginSessionQueries;
+  private readonly runs: AutonomousRunQueries;
   /** The hot statements' way to the database (around Prisma's client on SQLite). */
   private readonly raw: RawSql;
   private readonly steps: StepQueries;
@@ -79,6 +82,7 @@ export class PrismaStore implements Store {
     this.approvals = new ApprovalQueries(db, clock);
     this.logins = new LoginSessionQueries(db);
     this.raw = rawSqlOf(db);
+    this.runs = new AutonomousRunQueries(this.raw, clock);
     this.outboundWriter = options.outboundWriter;
     this.hot = new HotQueries(this.raw, clock, options.outboundWriter);
     this.steps = new StepQueries(this.raw, clock);
@@ -87,6 +91,20 @@ export class PrismaStore implements Store {
     this.recent = options.recentMessages
       ? new RecentMessages((chatKey, latest, afterSeq) => this.hot.latestMessages(chatKey, latest, afterSeq))
       : undefined;
+  }
+
+  // runs of schedules and triggers
+
+  addAutonomousRun(run: Omit<AutonomousRunRecord, "createdAt">) {
+    return this.runs.addAutonomousRun(run);
+  }
+
+  getAutonomousRun(id: string) {
+    return this.runs.getAutonomousRun(id);
+  }
+
+  listAutonomousRuns(filter: Parameters<AutonomousRunQueries["listAutonomousRuns"]>[0]) {
+    return this.runs.listAutonomousRuns(filter);
   }
 
   // usage, message rate and the approvals audit

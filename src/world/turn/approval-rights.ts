@@ -1,4 +1,5 @@
 import type { WorldSettings } from "../world-settings.js";
+import { isAutonomousStarter } from "../autonomous/autonomous-run-store.js";
 import { isOnList, requesterEntry, type RolesLookup } from "../access-list.js";
 import { type AccessChannel, accessChannelFor } from "../access-channel.js";
 import type { ChatRef, Platform } from "../chat-ref.js";
@@ -24,7 +25,9 @@ export function mayDecide(
   roles: RolesLookup,
 ): Promise<boolean> {
   if (!channel.capabilities.identifiesClickers) return Promise.resolve(true);
-  return isOnList(approversFor(world, channel.platform), { user, requesterId: requestedFor, roles });
+  // A schedule's or trigger's run has no requester: `requester` matches nobody for it.
+  const requester = isAutonomousStarter(requestedFor) ? {} : { requesterId: requestedFor };
+  return isOnList(approversFor(world, channel.platform), { user, ...requester, roles });
 }
 
 /** Whether the sender may decide for the person whose message started a turn (their platform id). */
