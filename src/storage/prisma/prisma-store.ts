@@ -27,6 +27,8 @@ import { ApprovalQueries } from "./approval-queries.js";
 import { HotQueries } from "./hot-queries.js";
 import { CombinedStatements } from "./combined-statements.js";
 import { LoginSessionQueries } from "./login-session-queries.js";
+import { HookOutcomeQueries } from "./hook-outcome-queries.js";
+import type { HookEffects, HookOutcomeRecord, ReplayHistory } from "../../world/policy/event-policy.js";
 import { RecentMessages } from "./recent-messages.js";
 import { StepQueries } from "./step-queries.js";
 import { ToolResultQueries } from "./tool-result-queries.js";
@@ -50,6 +52,7 @@ export class PrismaStore implements Store {
   private readonly approvals: ApprovalQueries;
   private readonly hot: HotQueries;
   private readonly logins: LoginSessionQueries;
+  private readonly hooks: HookOutcomeQueries;
   /** The hot statements' way to the database (around Prisma's client on SQLite). */
   private readonly raw: RawSql;
   private readonly steps: StepQueries;
@@ -78,6 +81,7 @@ export class PrismaStore implements Store {
     this.accounting = new AccountingQueries(db, clock, options.dialect);
     this.approvals = new ApprovalQueries(db, clock);
     this.logins = new LoginSessionQueries(db);
+    this.hooks = new HookOutcomeQueries(db, clock);
     this.raw = rawSqlOf(db);
     this.outboundWriter = options.outboundWriter;
     this.hot = new HotQueries(this.raw, clock, options.outboundWriter);
@@ -109,6 +113,22 @@ export class PrismaStore implements Store {
 
   listApprovalsSince(since: Date, world?: string): Promise<ApprovalRecord[]> {
     return this.accounting.listApprovalsSince(since, world);
+  }
+
+  // policy hooks' outcomes (a changed text means the chat's held messages are read afresh)
+
+  getHookOutcome(key: string): Promise<HookOutcomeRecord | undefined> {
+    return this.hooks.getHookOutcome(key);
+  }
+
+  async recordHookOutcome(record: Omit<HookOutcomeRecord, "createdAt">, effects: HookEffects) {
+    const stored = await this.hooks.recordHookOutcome(record, effects);
+    if (effects.messageText) this.recent?.forget(record.chatKey);
+    return stored;
+  }
+
+  replayHistory(since: Date): Promise<ReplayHistory> {
+    return this.hooks.replayHistory(since);
   }
 
   // web console logins
