@@ -112,9 +112,8 @@ describe("policy hooks on tool calls, through Telegram", () => {
     expect(card?.text).toContain('"changed"');
     expect(card?.text).not.toContain('"hello"');
     expect(card?.text).toContain("changed by policy");
-    const buttons = (
-      card?.reply_markup as { inline_keyboard: { text: string; callback_data: string }[][] }
-    ).inline_keyboard.flat();
+    const markup = card?.reply_markup as { inline_keyboard: { text: string; callback_data: string }[][] } | undefined;
+    const buttons = markup?.inline_keyboard.flat() ?? [];
     const once = buttons.find((button) => /Approve once/.test(button.text))?.callback_data ?? "";
     await t.press(boss, card?.message_id ?? 0, once);
     expect(t.botTexts().at(-1)).toMatch(/^alice: tool said: .*changed/);
