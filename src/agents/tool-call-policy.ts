@@ -6,9 +6,8 @@
  * passes its timeout blocks every call.
  */
 import type { ToolCallRecord } from "../world/records.js";
-import { parseChatKey } from "../world/chat-ref.js";
 import type { HookOutcomeRecord, HookToolCall, ToolCallEvent } from "../world/policy/event-policy.js";
-import { hookScope } from "../world/policy/message-policy.js";
+import { hookChat, hookScope } from "../world/policy/message-policy.js";
 import { postProgrammaticMessage } from "../world/policy/programmatic-message.js";
 import { closeTurn, recordToolResult } from "../world/turn/index.js";
 import type { AgentRuntime, TurnScope } from "./agent-runtime.js";
@@ -43,7 +42,7 @@ export async function toolCallsThroughPolicy(
     const pending = calls.filter((call) => call.state === "pending");
     if (pending.length === 0) return { kind: "dispatch", ...noChange, calls };
     const event = toolCallEvent(runtime, scope, pending);
-    const context = hookScope(runtime.world, scope.world.name, scope.turn.chatKey, scope.agent.name);
+    const context = hookScope(store, scope.world.name, scope.turn.chatKey, scope.agent.name);
     const decision = await policy.decide(event, context);
     const callArguments =
       decision.outcome === "replaced" && decision.event.type === "tool_call"
@@ -110,12 +109,11 @@ async function act(
 
 /** The event of a step's pending calls, each with what the configured policy decided. */
 function toolCallEvent(runtime: AgentRuntime, scope: TurnScope, calls: ToolCallRecord[]): ToolCallEvent {
-  const chat = parseChatKey(scope.turn.chatKey);
   return {
     type: "tool_call",
     createdBy: "agent",
     world: scope.world.name,
-    chat: { platform: chat.platform, id: chat.channel, ...(chat.thread === undefined ? {} : { thread: chat.thread }) },
+    chat: hookChat(scope.turn.chatKey),
     agent: scope.agent.name,
     turnId: scope.turn.id,
     toolCalls: calls.map((call) => hookToolCall(runtime, call)),

@@ -10,6 +10,7 @@ import type { CliCommand, OptionValues } from "./cli-command.js";
 import { type CliContext, exitCodes } from "./cli-context.js";
 import { approvalsCommand } from "./approvals-command.js";
 import { migrateCommand } from "./migrate-command.js";
+import { replayCommand } from "./replay-command.js";
 import { startCommand } from "./start-command.js";
 import { usageCommand } from "./usage-command.js";
 import { UsageError } from "./usage-error.js";
@@ -23,6 +24,7 @@ export const commands: readonly CliCommand[] = [
   migrateCommand,
   usageCommand,
   approvalsCommand,
+  replayCommand,
   webLoginCommand,
 ];
 

@@ -12,7 +12,8 @@ import { chainHumans } from "../turn/index.js";
 import { postWorldNotice } from "../world-notice.js";
 import type { WorldContext } from "../world-context.js";
 import type { WorldSettings } from "../world-settings.js";
-import type { HookMessage, HookOutcomeRecord, HookScope, MessageEvent } from "./event-policy.js";
+import type { HookChat, HookMessage, HookOutcomeRecord, HookScope, MessageEvent } from "./event-policy.js";
+import type { Store } from "../store.js";
 import { postProgrammaticMessage } from "./programmatic-message.js";
 
 /** What routing does with the message: route it (as the policy left it), or nothing (responded). */
@@ -30,8 +31,8 @@ export async function messageThroughPolicy(
   const key = `message:${message.id}`;
   let stored = await store.getHookOutcome(key);
   if (!stored) {
-    const event = await messageEvent(context, world.name, message);
-    const decision = await policy.decide(event, hookScope(context, world.name, message.chatKey));
+    const event = await messageEvent(store, world.name, message);
+    const decision = await policy.decide(event, hookScope(store, world.name, message.chatKey));
     const text =
       decision.outcome === "replaced" && decision.event.type === "message" ? decision.event.message.text : undefined;
     stored = await store.recordHookOutcome(
@@ -84,22 +85,31 @@ async function act(
   }
 }
 
-/** The event of a stored message. */
-async function messageEvent(context: WorldContext, world: string, message: MessageRecord): Promise<MessageEvent> {
-  const chat = parseChatKey(message.chatKey);
+/** The event of a stored message (also what `roundtable replay` feeds). */
+export async function messageEvent(
+  store: Pick<Store, "messageFiles">,
+  world: string,
+  message: MessageRecord,
+): Promise<MessageEvent> {
   const kind = message.author.kind;
   return {
     type: "message",
     createdBy: kind === "agent" ? "agent" : kind === "system" ? "system" : "user",
     world,
-    chat: { platform: chat.platform, id: chat.channel, ...(chat.thread === undefined ? {} : { thread: chat.thread }) },
-    message: await hookMessage(context, message),
+    chat: hookChat(message.chatKey),
+    message: await hookMessage(store, message),
   };
 }
 
+/** A chat as hooks see it. */
+export function hookChat(chatKey: string): HookChat {
+  const chat = parseChatKey(chatKey);
+  return { platform: chat.platform, id: chat.channel, ...(chat.thread === undefined ? {} : { thread: chat.thread }) };
+}
+
 /** A stored message as hooks see it. */
-export async function hookMessage(context: Pick<WorldContext, "store">, message: MessageRecord): Promise<HookMessage> {
-  const files = (message.fileCount ?? 0) > 0 ? await context.store.messageFiles(message.id) : [];
+export async function hookMessage(store: Pick<Store, "messageFiles">, message: MessageRecord): Promise<HookMessage> {
+  const files = (message.fileCount ?? 0) > 0 ? await store.messageFiles(message.id) : [];
   return {
     id: message.id,
     senderName: message.author.name,
@@ -110,8 +120,13 @@ export async function hookMessage(context: Pick<WorldContext, "store">, message:
   };
 }
 
-/** What a hook's `context` reaches for an event in this chat. */
-export function hookScope(context: WorldContext, world: string, chatKey: string, agent?: string): HookScope {
+/** What a hook's `context` reaches for an event in this chat (`history` reads the store). */
+export function hookScope(
+  store: Pick<Store, "listMessages" | "messageFiles">,
+  world: string,
+  chatKey: string,
+  agent?: string,
+): HookScope {
   return {
     world,
     chatKey,
@@ -119,8 +134,8 @@ export function hookScope(context: WorldContext, world: string, chatKey: string,
     history: async (n) => {
       const count = Math.max(0, Math.min(500, Math.floor(Number(n) || 0)));
       if (count === 0) return [];
-      const messages = await context.store.listMessages(chatKey, { latest: count });
-      return Promise.all(messages.map((message) => hookMessage(context, message)));
+      const messages = await store.listMessages(chatKey, { latest: count });
+      return Promise.all(messages.map((message) => hookMessage(store, message)));
     },
   };
 }
