@@ -6,8 +6,10 @@ import type {
   ReplayHistory,
   RoundtableEvent,
 } from "../../world/policy/event-policy.js";
+import { StorageError } from "../../errors/roundtable-error.js";
 import type { DatabaseClient } from "./database-client.js";
-import { isUniqueViolation } from "./prisma-errors.js";
+import { rawSqlOf } from "./prisma-raw-sql.js";
+import { concatStatements, type RawSql, type SqlStatement, sql } from "./raw-sql.js";
 import { toMessageRecord, toToolCallRecord } from "./record-mappers.js";
 
 interface HookOutcomeRow {
@@ -20,51 +22,57 @@ interface HookOutcomeRow {
   createdAt: Date;
 }
 
-/** The {@link HookOutcomeStore} over Prisma (SQLite and PostgreSQL alike; not on the hot path). */
+/** The {@link HookOutcomeStore}: raw SQL for what every message runs, Prisma for the replay's reads. */
 export class HookOutcomeQueries implements HookOutcomeStore {
+  private readonly raw: RawSql;
+
   constructor(
     private readonly db: DatabaseClient,
     private readonly clock: () => Date,
-  ) {}
+  ) {
+    this.raw = rawSqlOf(db);
+  }
 
   async getHookOutcome(key: string): Promise<HookOutcomeRecord | undefined> {
-    const row = await this.db.hookOutcome.findUnique({ where: { key } });
+    const [row] = await this.raw.rows<HookOutcomeRow>(sql`SELECT * FROM "HookOutcome" WHERE "key" = ${key}`);
     return row ? toHookOutcome(row) : undefined;
   }
 
+  /**
+   * One transaction of raw statements (every routed message runs it): the outcome inserted unless
+   * one exists, and each effect applied only if the stored outcome is this one (another process's
+   * first outcome applied its own effects).
+   */
   async recordHookOutcome(
     record: Omit<HookOutcomeRecord, "createdAt">,
     effects: HookEffects,
   ): Promise<HookOutcomeRecord> {
-    try {
-      return await this.db.$transaction(async (tx) => {
-        const row = await tx.hookOutcome.create({
-          data: {
-            key: record.key,
-            chatKey: record.chatKey,
-            kind: record.kind,
-            outcome: record.outcome,
-            event: JSON.stringify(record.event),
-            result: JSON.stringify(record.decision),
-            createdAt: this.clock(),
-          },
-        });
-        if (effects.messageText)
-          await tx.message.updateMany({
-            where: { id: effects.messageText.id },
-            data: { text: effects.messageText.text },
-          });
-        for (const call of effects.callArguments ?? [])
-          await tx.toolCall.updateMany({ where: { id: call.id }, data: { arguments: call.argumentsJson } });
-        return toHookOutcome(row);
-      });
-    } catch (error) {
-      // Another process (or an earlier run) stored it first: that outcome stands.
-      if (!isUniqueViolation(error)) throw error;
-      const stored = await this.getHookOutcome(record.key);
-      if (!stored) throw error;
-      return stored;
-    }
+    const result = JSON.stringify(record.decision);
+    const stillOurs = sql` AND (SELECT "result" FROM "HookOutcome" WHERE "key" = ${record.key}) = ${result}`;
+    const statements: SqlStatement[] = [
+      sql`INSERT INTO "HookOutcome" ("key", "chatKey", "kind", "outcome", "event", "result", "createdAt")
+        VALUES (${record.key}, ${record.chatKey}, ${record.kind}, ${record.outcome}, ${JSON.stringify(record.event)}, ${result}, ${this.clock()})
+        ON CONFLICT ("key") DO NOTHING`,
+    ];
+    if (effects.messageText)
+      statements.push(
+        concatStatements([
+          sql`UPDATE "Message" SET "text" = ${effects.messageText.text} WHERE "id" = ${effects.messageText.id}`,
+          stillOurs,
+        ]),
+      );
+    for (const call of effects.callArguments ?? [])
+      statements.push(
+        concatStatements([
+          sql`UPDATE "ToolCall" SET "arguments" = ${call.argumentsJson} WHERE "id" = ${call.id}`,
+          stillOurs,
+        ]),
+      );
+    statements.push(sql`SELECT * FROM "HookOutcome" WHERE "key" = ${record.key}`);
+    const answers = await this.raw.batch(statements);
+    const [row] = (answers.at(-1) ?? []) as HookOutcomeRow[];
+    if (!row) throw new StorageError("storage.failed", `hook outcome ${record.key} was not stored`);
+    return toHookOutcome(row);
   }
 
   async replayHistory(since: Date): Promise<ReplayHistory> {
