@@ -11,7 +11,7 @@ import { argumentsHash, decidePolicy, previewArguments } from "../tools/approval
 import { openTools } from "../tools/open-tools.js";
 import { traceProvider } from "../telemetry/traced-provider.js";
 import { traceToolCall } from "../telemetry/traced-tool-call.js";
-import { loadEventPolicy } from "../hooks/load-event-policy.js";
+import { loadEventPolicy } from "../hooks/module-policy.js";
 import type { RoundtableParts } from "./roundtable.js";
 
 export type BuiltParts = Pick<

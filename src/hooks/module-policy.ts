@@ -9,7 +9,8 @@ import { errorMessage } from "../errors/roundtable-error.js";
 import type { Logger } from "../log/logger.js";
 import type { EventPolicy, HookDecision, HookScope, RoundtableEvent } from "../world/policy/event-policy.js";
 import type { HookContext, Respond, RespondMessage, RespondOptions } from "../world/policy/hook-events.js";
-import type { HookModule } from "./load-hook-module.js";
+import type { Config } from "../config/schema.js";
+import { type HookModule, loadHookModule } from "./load-hook-module.js";
 
 const respondSchema = z.object({ text: z.string().min(1), sender: z.string().min(1).optional() });
 const respondOptionsSchema = z.object({ enqueueAfter: z.literal("tool_results").optional() }).optional();
@@ -139,4 +140,23 @@ function jsonValue(value: unknown): unknown {
   } catch {
     throw new HookFailure("it returned arguments that are not JSON");
   }
+}
+
+/**
+ * The configured policy modules (`hooks` at the top level and per world, docs/hooks.md), loaded
+ * once; undefined when none is configured. A module that does not load throws a `ConfigError`
+ * naming the file and the cause (a start error; `roundtable check` reports it).
+ */
+export async function loadEventPolicy(
+  config: Pick<Config, "hooks" | "worlds">,
+  logger: Logger,
+  cwd = process.cwd(),
+): Promise<EventPolicy | undefined> {
+  const topLevel = config.hooks ? await loadHookModule(config.hooks.module, config.hooks.timeout, cwd) : undefined;
+  const ofWorlds = new Map<string, HookModule>();
+  for (const world of config.worlds) {
+    if (world.hooks) ofWorlds.set(world.name, await loadHookModule(world.hooks.module, world.hooks.timeout, cwd));
+  }
+  if (!topLevel && ofWorlds.size === 0) return undefined;
+  return new ModulePolicy(topLevel, ofWorlds, logger.child({ component: "hooks" }));
 }
