@@ -15,6 +15,7 @@
  *   npm run bench -- --quick           fewer messages (a smoke run)
  *   npm run bench -- --chats N         N chats in the closed loop (default 100, 20 with --quick)
  *   npm run bench -- --profile DIR     the service writes a V8 CPU profile into DIR
+ *   npm run bench -- --hooks FILE      with a policy module (`hooks.module`; bench/trivial-hook.mjs keeps every event)
  *   npm run bench -- --heap-sample FILE  what the load allocates, garbage included (bench/heap-sample.ts)
  *   npm run bench -- --statement-log FILE
  *                                      every statement of the load counted by text (bench/statement-log.ts)
@@ -44,6 +45,8 @@ const historySizes = [100, 1_000, 10_000];
 interface Settings {
   /** `--profile DIR`: the service writes a V8 CPU profile there when it stops. */
   profileDirectory: string | undefined;
+  /** `--hooks FILE`: the service runs with this policy module (docs/hooks.md). */
+  hooks: string | undefined;
   /** `--heap-sample FILE`: what the service allocates during the load (bench/heap-sample.ts). */
   heapSample: string | undefined;
   /** `--statement-log FILE`: every statement of the load, counted by text (bench/statement-log.ts). */
@@ -71,6 +74,7 @@ function readSettings(): Settings {
       quick: { type: "boolean" },
       chats: { type: "string" },
       profile: { type: "string" },
+      hooks: { type: "string" },
       channel: { type: "string" },
       warmup: { type: "string" },
       "statement-log": { type: "string" },
@@ -101,6 +105,7 @@ function readSettings(): Settings {
     throw new Error("--chats is a number of chats (1 to 1000)");
   return {
     profileDirectory: values.profile,
+    hooks: values.hooks === undefined ? undefined : path.resolve(values.hooks),
     statementLog: values["statement-log"],
     heapSample: values["heap-sample"],
     postgresUrl,
@@ -173,7 +178,8 @@ async function main(): Promise<void> {
   // A busy machine with 100 chats in flight answers each slowly: wait, the rate says how slowly.
   world.replyTimeoutMs = 120_000;
   const configFile = path.join(directory, "roundtable.yaml");
-  await writeFile(configFile, world.configYaml());
+  const hooks = settings.hooks === undefined ? "" : `hooks: { module: ${JSON.stringify(settings.hooks)} }\n`;
+  await writeFile(configFile, world.configYaml() + hooks);
   let service: ServiceProcess | undefined;
   try {
     log(`seeding ${historySizes.join(", ")} messages of history`);

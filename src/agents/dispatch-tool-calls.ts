@@ -8,6 +8,7 @@ import { continueTurn } from "./continue-turn.js";
 import { repeatGuardDetail } from "./loop-limits.js";
 import { repeatGuardTripped } from "./repeat-guard.js";
 import { resolveWorkdir } from "./workdir.js";
+import { toolCallsThroughPolicy } from "./tool-call-policy.js";
 
 /**
  * Decide each open call of a step by policy: invalid arguments get an `invalid` result at
@@ -17,7 +18,15 @@ import { resolveWorkdir } from "./workdir.js";
 export async function dispatchToolCalls(runtime: AgentRuntime, scope: TurnScope, step: number): Promise<void> {
   const { store } = runtime.world;
   const { turn, agent } = scope;
-  const calls = await store.listToolCalls({ turnId: turn.id, step });
+  // The policy hooks see the calls first (docs/hooks.md); a `respond` closes them all here.
+  const policed = await toolCallsThroughPolicy(
+    runtime,
+    scope,
+    step,
+    await store.listToolCalls({ turnId: turn.id, step }),
+  );
+  if (policed.kind === "closed") return;
+  const { calls, approvals, changed } = policed;
   const earlier = (await store.listToolCalls({ turnId: turn.id })).filter((call) => call.step < step);
   const offered = new Set(runtime.tools.definitionsFor(agent.tools).map((tool) => tool.name));
   const epoch = (await store.getChat(turn.chatKey))?.sessionEpoch ?? 0;
@@ -70,8 +79,22 @@ export async function dispatchToolCalls(runtime: AgentRuntime, scope: TurnScope,
     }
     const verdict = runtime.policy.decide(call.name, checked.args);
     if (verdict.action === "block") {
+      // A configured deny rule blocks whatever a hook said.
       await recordToolResult(runtime.world, runtime.outbox, call, "blocked", verdict.reason);
       continue;
+    }
+    const approval = approvals.get(call.id);
+    if (approval === "never") {
+      await queueRun(runtime, call);
+      continue;
+    }
+    if (approval === "required" || changed.has(call.id)) {
+      const reason = changed.has(call.id) ? `arguments changed by policy; ${verdict.reason}` : "required by policy";
+      if (approval === "required" || verdict.action === "ask") {
+        await askFor(runtime, scope, call, checked.args, reason);
+        parked = true;
+        continue;
+      }
     }
     const granted =
       verdict.action === "ask" &&

@@ -276,7 +276,8 @@ async function settleStoredStep(
     });
     // An agent's answer starts turns only for the agents it addresses: one that addresses
     // nobody routes to no one, so its route step (a job and its reads) is not queued at all.
-    if (parseAddresses(message.text).length === 0) return;
+    // With policy hooks every answer is routed: the hooks see it (docs/hooks.md).
+    if (parseAddresses(message.text).length === 0 && !runtime.world.policy?.appliesTo(scope.world.name)) return;
     const route = { kind: "route", messageId: message.id } as const;
     await runtime.world.queue.add(chatJob(turn.chatKey, route));
     return;

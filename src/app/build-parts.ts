@@ -11,11 +11,12 @@ import { argumentsHash, decidePolicy, previewArguments } from "../tools/approval
 import { openTools } from "../tools/open-tools.js";
 import { traceProvider } from "../telemetry/traced-provider.js";
 import { traceToolCall } from "../telemetry/traced-tool-call.js";
+import { loadEventPolicy } from "../hooks/module-policy.js";
 import type { RoundtableParts } from "./roundtable.js";
 
 export type BuiltParts = Pick<
   RoundtableParts,
-  "providers" | "tools" | "policy" | "fitView" | "modelLimits" | "describeProviderError" | "closeables"
+  "providers" | "tools" | "policy" | "fitView" | "modelLimits" | "describeProviderError" | "closeables" | "eventPolicy"
 >;
 
 export interface BuildOverrides {
@@ -28,6 +29,8 @@ export interface BuildOverrides {
  * first turn), approval policy and request-view fitting the config describes.
  */
 export async function buildParts(config: Config, logger: Logger, overrides: BuildOverrides = {}): Promise<BuiltParts> {
+  // First: a policy module that does not load stops the start before anything else is started.
+  const eventPolicy = await loadEventPolicy(config, logger);
   const providers = traceProviders(overrides.providers ?? providersFromConfig(config, logger));
   const opened = await openTools(config.tools, logger.child({ component: "tools" }));
   const registry = opened.registry;
@@ -56,6 +59,7 @@ export async function buildParts(config: Config, logger: Logger, overrides: Buil
     },
     describeProviderError,
     closeables: [opened],
+    ...(eventPolicy === undefined ? {} : { eventPolicy }),
   };
 }
 

@@ -8,6 +8,7 @@ import { transcriberFrom, withTranscription } from "./transcribing-files.js";
 import type { InboundFiles } from "../world/files/inbound-files.js";
 import type { Logger } from "../log/logger.js";
 import type { Store } from "../world/store.js";
+import type { EventPolicy } from "../world/policy/event-policy.js";
 import type { ChannelAdapter } from "../world/channel-adapter.js";
 import { ChannelRegistry } from "../world/channel-registry.js";
 import type { WorkQueue } from "../world/work-queue.js";
@@ -40,6 +41,8 @@ export interface RoundtableParts {
   stopGraceMs?: number;
   /** How often the scheduler looks at due times (default 1 s). */
   scheduleTickMs?: number;
+  /** The policy modules (`hooks`, docs/hooks.md); absent when none is configured. */
+  eventPolicy?: EventPolicy;
   /** Closed on stop (MCP connections). */
   closeables?: { close(): Promise<void> }[];
 }
@@ -76,6 +79,7 @@ export class Roundtable {
       clock: parts.clock ?? (() => new Date()),
       files: inboundFiles(parts.config, parts.logger),
       ...(parts.deliveryHoldMs === undefined ? {} : { deliveryHoldMs: parts.deliveryHoldMs }),
+      ...(parts.eventPolicy === undefined ? {} : { policy: parts.eventPolicy }),
     });
     const runtime: AgentRuntime = {
       world: this.engine.context,

@@ -1,4 +1,5 @@
 import { loadConfig, resolveDatabaseUrl } from "../config/load-config.js";
+import { checkHooks } from "./check/check-hooks.js";
 import { exposureWarnings, metricsExposureWarning } from "../config/exposure-warnings.js";
 import { autonomousApprovalWarnings } from "../config/check-autonomous.js";
 import { requiresApiKey } from "../config/provider-environment.js";
@@ -64,6 +65,7 @@ Options:
       ),
       ...(await Promise.all(checks)),
       ...(await mcpRows),
+      ...(await checkHooks(config, context.cwd)),
     ];
     context.stdout.write(`${formatCheckTable(rows)}\n`);
     const failed = rows.filter((row) => row.status === "FAIL").length;

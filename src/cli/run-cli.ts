@@ -10,6 +10,7 @@ import type { CliCommand, OptionValues } from "./cli-command.js";
 import { type CliContext, exitCodes } from "./cli-context.js";
 import { approvalsCommand } from "./approvals-command.js";
 import { migrateCommand } from "./migrate-command.js";
+import { replayCommand } from "./replay-command.js";
 import { startCommand } from "./start-command.js";
 import { usageCommand } from "./usage-command.js";
 import { schedulesCommand } from "./schedules-command.js";
@@ -25,6 +26,7 @@ export const commands: readonly CliCommand[] = [
   usageCommand,
   approvalsCommand,
   schedulesCommand,
+  replayCommand,
   webLoginCommand,
 ];
 

@@ -122,6 +122,21 @@ const worldLimitsSchema = z
   })
   .strict();
 
+/**
+ * `hooks` (top level and `worlds[].hooks`): a policy module whose `onEvent` sees every message
+ * and tool call before the default path acts (docs/hooks.md); `timeout` per call.
+ */
+export const hooksConfigSchema = z
+  .object({
+    module: z
+      .string()
+      .min(1)
+      .refine((file) => /\.(js|mjs|ts)$/.test(file), "expected a .js, .mjs or .ts file"),
+    timeout: durationSchema.default(5_000),
+  })
+  .strict();
+export type HooksConfig = z.infer<typeof hooksConfigSchema>;
+
 const approversSchema = z.record(z.string(), z.array(z.union([z.string(), z.number()]).transform(String)));
 
 const worldConfigSchema = z
@@ -142,6 +157,8 @@ const worldConfigSchema = z
     allowBots: booleanText(z.boolean()).default(false),
     /** Let platforms fetch previews of links in the agents' posts (off: a fetch can leak what an answer holds). */
     linkPreviews: booleanText(z.boolean()).default(false),
+    /** The world's own policy module, run after the top-level one. */
+    hooks: hooksConfigSchema.optional(),
   })
   .strict();
 
@@ -393,6 +410,8 @@ export const configSchema = z
     files: filesConfigSchema.default(filesConfigSchema.parse({})),
     schedules: z.array(scheduleConfigSchema).default([]),
     triggers: z.array(triggerConfigSchema).default([]),
+    /** The policy module every world runs first (docs/hooks.md). */
+    hooks: hooksConfigSchema.optional(),
   })
   .strict();
 

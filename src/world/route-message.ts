@@ -19,6 +19,7 @@ import {
 import { isUserRolesChannel } from "./channel-optional.js";
 import { rolesLookup } from "./user-roles.js";
 import type { WorldContext } from "./world-context.js";
+import { messageThroughPolicy } from "./policy/message-policy.js";
 
 /** How often a person who addresses no agent (in a world without a default agent) is told how to. */
 const unaddressedNoticeMs = 24 * 3_600_000;
@@ -57,6 +58,10 @@ export async function routeStoredMessage(
     return started;
   }
   if (await pastLimits(context, outbox, world, message)) return started;
+  // The policy hooks see it before routing and before any model call (docs/hooks.md).
+  const policed = await messageThroughPolicy(context, outbox, world, message);
+  if (policed.kind === "responded") return started;
+  const text = policed.text;
   // Its files in the workdir before any turn runs, also when a crash cut ingress short.
   await settleStoredFiles(context, outbox, world, message);
 
@@ -65,12 +70,13 @@ export async function routeStoredMessage(
       message.author.kind === "bot"
         ? { kind: "human", name: message.author.name, isBot: true }
         : { kind: message.author.kind, name: message.author.name },
-    text: message.text,
+    text,
+    ...(policed.addressed === undefined ? {} : { addressed: policed.addressed }),
     agents: world.agents,
     ...(world.defaultAgent === undefined ? {} : { defaultAgent: world.defaultAgent }),
     respond: world.respond,
     allowBots: world.allowBots,
-    people: addressesOthers(message.text, world.agents) ? await peopleInChat(context, message.chatKey) : [],
+    people: addressesOthers(text, world.agents) ? await peopleInChat(context, message.chatKey) : [],
     ...(await replyTarget(context, message)),
   });
   if (decision.kind === "none") {

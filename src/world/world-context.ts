@@ -5,6 +5,7 @@ import type { ChannelRegistry } from "./channel-registry.js";
 import type { ChatRef } from "./chat-ref.js";
 import type { WorkQueue } from "./work-queue.js";
 import type { AgentSettings, WorldSettings } from "./world-settings.js";
+import type { EventPolicy } from "./policy/event-policy.js";
 
 /** Which world a chat belongs to, and the worlds by name. */
 export interface WorldDirectory {
@@ -57,4 +58,6 @@ export interface WorldContext {
    * answers keep their order) before it is given up with a log line and a notice. Default 30 s.
    */
   deliveryHoldMs?: number;
+  /** The policy modules (`hooks`, docs/hooks.md); absent: no hooks, no events built. */
+  policy?: EventPolicy;
 }

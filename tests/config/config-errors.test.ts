@@ -150,14 +150,14 @@ describe("a bad config file is refused with a message naming file, path and expe
   it("unknown top-level key, with a suggestion", async () => {
     expect(await errorFor(`${twoAgents}wrolds:\n  - { name: team, agents: [alice] }\n`)).toBe(
       [
-        'roundtable.yaml: unknown top-level key "wrolds" (did you mean "worlds"? expected one of: providers, agents, worlds, tools, channels, web, queue, files, schedules, triggers)',
+        'roundtable.yaml: unknown top-level key "wrolds" (did you mean "worlds"? expected one of: providers, agents, worlds, tools, channels, web, queue, files, schedules, triggers, hooks)',
       ].join("\n"),
     );
   });
 
   it("unknown nested key", async () => {
     expect(await errorFor(`${twoAgents}worlds:\n  - { name: team, agents: [alice], respnd: all }\n`)).toBe(
-      'roundtable.yaml: worlds[0]: unknown key "respnd" (did you mean "respond"? expected one of: name, agents, defaultAgent, turnLimit, respond, afterDenial, workdir, approvers, members, limits, approvalTimeout, allowBots, linkPreviews)',
+      'roundtable.yaml: worlds[0]: unknown key "respnd" (did you mean "respond"? expected one of: name, agents, defaultAgent, turnLimit, respond, afterDenial, workdir, approvers, members, limits, approvalTimeout, allowBots, linkPreviews, hooks)',
     );
   });
 

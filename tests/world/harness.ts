@@ -47,6 +47,8 @@ export interface HarnessOptions {
   worldClock?: () => Date;
   /** The `files` section (caps, `transcribe`). */
   files?: Record<string, unknown>;
+  /** The top-level `hooks` section (a policy module, docs/hooks.md). */
+  hooks?: Record<string, unknown>;
   /** More `providers` besides the agents' (e.g. one for `files.transcribe`). */
   providers?: Record<string, Record<string, unknown>>;
   /** `schedules` and `triggers` of the config (docs/schedules-and-triggers.md). */
@@ -158,6 +160,7 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
     channels: options.channelsConfig ?? {},
     ...(options.files === undefined ? {} : { files: options.files }),
     ...options.autonomous,
+    ...(options.hooks === undefined ? {} : { hooks: options.hooks }),
   });
   await migrateDatabase({ databaseUrl, logger });
   const opened = await openStore({ databaseUrl, logger });

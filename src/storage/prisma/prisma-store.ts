@@ -29,6 +29,8 @@ import { CombinedStatements } from "./combined-statements.js";
 import { LoginSessionQueries } from "./login-session-queries.js";
 import { AutonomousRunQueries } from "./autonomous-run-queries.js";
 import type { AutonomousRunRecord } from "../../world/autonomous/autonomous-run-store.js";
+import { HookOutcomeQueries } from "./hook-outcome-queries.js";
+import type { HookEffects, HookOutcomeRecord, ReplayHistory } from "../../world/policy/event-policy.js";
 import { RecentMessages } from "./recent-messages.js";
 import { StepQueries } from "./step-queries.js";
 import { ToolResultQueries } from "./tool-result-queries.js";
@@ -53,6 +55,7 @@ export class PrismaStore implements Store {
   private readonly hot: HotQueries;
   private readonly logins: LoginSessionQueries;
   private readonly runs: AutonomousRunQueries;
+  private readonly hooks: HookOutcomeQueries;
   /** The hot statements' way to the database (around Prisma's client on SQLite). */
   private readonly raw: RawSql;
   private readonly steps: StepQueries;
@@ -81,6 +84,7 @@ export class PrismaStore implements Store {
     this.accounting = new AccountingQueries(db, clock, options.dialect);
     this.approvals = new ApprovalQueries(db, clock);
     this.logins = new LoginSessionQueries(db);
+    this.hooks = new HookOutcomeQueries(db, clock);
     this.raw = rawSqlOf(db);
     this.runs = new AutonomousRunQueries(this.raw, clock);
     this.outboundWriter = options.outboundWriter;
@@ -127,6 +131,22 @@ export class PrismaStore implements Store {
 
   listApprovalsSince(since: Date, world?: string): Promise<ApprovalRecord[]> {
     return this.accounting.listApprovalsSince(since, world);
+  }
+
+  // policy hooks' outcomes (a changed text means the chat's held messages are read afresh)
+
+  getHookOutcome(key: string): Promise<HookOutcomeRecord | undefined> {
+    return this.hooks.getHookOutcome(key);
+  }
+
+  async recordHookOutcome(record: Omit<HookOutcomeRecord, "createdAt">, effects: HookEffects) {
+    const stored = await this.hooks.recordHookOutcome(record, effects);
+    if (effects.messageText) this.recent?.forget(record.chatKey);
+    return stored;
+  }
+
+  replayHistory(since: Date): Promise<ReplayHistory> {
+    return this.hooks.replayHistory(since);
   }
 
   // web console logins

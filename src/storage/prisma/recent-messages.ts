@@ -13,8 +13,9 @@ interface Held {
 /**
  * The newest messages of recently active chats, kept in memory and brought up to date by
  * reading only the rows stored since (usually one or two) instead of the whole window (a
- * request view reads up to 500 on every step). Stored messages never change and are never
- * deleted, so a chat's newest part is what was read before plus what came after.
+ * request view reads up to 500 on every step). Stored messages are never deleted and change
+ * only by a policy hook's outcome (which calls {@link forget}), so a chat's newest part is
+ * what was read before plus what came after.
  *
  * Only for SQLite: a sequence number there is taken inside the writer's lock, so a row with a
  * higher `seq` is never visible before a lower one. On PostgreSQL two transactions may commit
@@ -70,7 +71,8 @@ export class RecentMessages {
     }
   }
 
-  private forget(chatKey: string): void {
+  /** Drop what is held of a chat (a message of it changed): the next read reads it afresh. */
+  forget(chatKey: string): void {
     const held = this.chats.get(chatKey);
     if (!held) return;
     this.count -= held.messages.length;

@@ -40,6 +40,8 @@ export interface RouteInput {
    * neither an address to an agent nor an unknown name.
    */
   people?: readonly string[];
+  /** The names addressed as a policy hook set them (docs/hooks.md); absent: what the text addresses. */
+  addressed?: readonly string[];
 }
 
 /** Why no agent answers a message. */
@@ -74,7 +76,7 @@ export function routeMessage(input: RouteInput): RouteDecision {
   if (author.kind === "human" && author.isBot === true && !input.allowBots) return none("bot-message");
   if (input.agents.length === 0) return none("no-agents");
 
-  const addressed = classify(parseAddresses(input.text), input);
+  const addressed = classify(input.addressed ? [...input.addressed] : parseAddresses(input.text), input);
   if (author.kind === "agent") {
     const agents = addressed.agents.filter((agent) => agent.toLowerCase() !== author.name.toLowerCase());
     return agents.length > 0

@@ -14,6 +14,7 @@ export { supersedeParkedTurns } from "./supersede-turns.js";
 export { chainHumans, chainStarter } from "./turn-chain.js";
 export {
   beginStep,
+  countPolicyAnswer,
   markCallRunning,
   parkTurn,
   resumeTurn,

@@ -41,6 +41,14 @@ export async function startTurn(
   return turn;
 }
 
+/**
+ * A policy hook answered a message in an agent's place (docs/hooks.md): that counts as an agent
+ * turn against the chat's limit, as the turn it replaced would have.
+ */
+export async function countPolicyAnswer(context: Pick<WorldContext, "store">, chatKey: string): Promise<void> {
+  await context.store.incrementAgentTurns(chatKey);
+}
+
 /** The model step `step` of the turn is under way. */
 export async function beginStep(context: Pick<WorldContext, "store">, turnId: string, step: number): Promise<void> {
   await context.store.updateTurn(turnId, { state: "running", step });

@@ -1,0 +1,26 @@
+import { describe, it } from "vitest";
+import { temporarySqlite } from "../storage/test-databases.js";
+import { replayOverStoredHistory } from "./replay-history.js";
+import { checkHookOutcomeStore } from "./hook-outcome-store.js";
+
+describe("roundtable replay on SQLite", () => {
+  it("lists what a policy would have denied or changed, counts a throwing module, and writes nothing", async () => {
+    const database = temporarySqlite();
+    try {
+      await replayOverStoredHistory(database.url);
+    } finally {
+      database.remove();
+    }
+  });
+});
+
+describe("hook outcomes on SQLite", () => {
+  it("the first stored outcome wins, with its effects and only its", async () => {
+    const database = temporarySqlite();
+    try {
+      await checkHookOutcomeStore(database.url);
+    } finally {
+      database.remove();
+    }
+  });
+});
