@@ -1,4 +1,5 @@
 import type { AccountingStore } from "./accounting-store.js";
+import type { BudgetStore } from "./budget-store.js";
 import type { LoginSessionStore } from "./login-session-store.js";
 import type { StoredEvent, WorldEvent } from "./events.js";
 import type {
@@ -41,7 +42,7 @@ export interface EventToDeliver {
  * implementation over Prisma serves SQLite and PostgreSQL; the same contract suite runs on both.
  * Methods are small and each is atomic.
  */
-export interface Store extends AccountingStore, LoginSessionStore {
+export interface Store extends AccountingStore, BudgetStore, LoginSessionStore {
   // chats
   /** Create the chat if new (binding it to `world`); return it either way. */
   ensureChat(key: string, world: string, platform: string): Promise<ChatRecord>;
