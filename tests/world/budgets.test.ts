@@ -1,0 +1,155 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { ScriptedProvider } from "../fakes/scripted-provider.js";
+import { createHarness, type Harness, type HarnessOptions, temporaryDatabaseUrl } from "./harness.js";
+
+let harness: Harness | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+// Every call reports 10 input and 15 output tokens; input is free, so a call costs exactly
+// 15 × 100,000 / 1,000,000 = 1.50 USD and its reservation (the estimated input) costs nothing.
+const usage = { inputTokens: 10, outputTokens: 15 };
+const price = { input: 0, output: 100_000 };
+const at = Date.parse("2026-11-24T22:30:00Z");
+const texts = (h: Harness) => h.channel.messages().map((message) => message.text);
+const notices = (h: Harness) => texts(h).filter((text) => text !== "answer" && !text.startsWith("@"));
+
+function agents(...names: string[]) {
+  const providers = names.map((name) => new ScriptedProvider(() => ({ text: "answer", usage }), name));
+  return {
+    providers,
+    options: {
+      agents: names.map((name, index) => ({ name, provider: providers[index] as ScriptedProvider })),
+      platform: "telegram",
+      agentConfig: Object.fromEntries(names.map((name) => [name, { price }])),
+      worldClock: () => new Date(at),
+    } satisfies Partial<HarnessOptions>,
+  };
+}
+
+describe("budgets for people, agents and chats", () => {
+  it("a person's cap stops only that person: Ana stopped, Bo answered", async () => {
+    const { providers, options } = agents("alice");
+    harness = await createHarness({
+      ...options,
+      world: { defaultAgent: "alice", limits: { messagesPerMinute: 20, perPerson: { costPerDay: 1 }, alerts: [100] } },
+    });
+    await harness.say("first", { user: "ana" });
+    await harness.idle();
+    await harness.say("second", { user: "ana" });
+    await harness.idle();
+    await harness.say("hello", { user: "bo" });
+    await harness.idle();
+    expect(providers[0]?.requests).toHaveLength(2);
+    expect(notices(harness)).toEqual([
+      "Budget alert: ana's daily budget is 100% used (perPerson.costPerDay: 1.50 USD of 1.00 USD); it resets at 00:00 UTC (in 90 minutes).",
+      "ana reached their daily budget (perPerson.costPerDay: $1.00 a day, $1.50 used); the agents answer ana again after 00:00 UTC (in 90 minutes).",
+      "Budget alert: bo's daily budget is 100% used (perPerson.costPerDay: 1.50 USD of 1.00 USD); it resets at 00:00 UTC (in 90 minutes).",
+    ]);
+    const people = await harness.store.listBuckets({ world: "main", scope: "person", period: "2026-11-24" });
+    expect(people.map((bucket) => [bucket.subject, bucket.calls, bucket.costUsd])).toEqual([
+      ["ana", 1, 1.5],
+      ["bo", 1, 1.5],
+    ]);
+  });
+
+  it("an agent's cap stops only that agent: alice stopped, bob answers", async () => {
+    const { providers, options } = agents("alice", "bob");
+    harness = await createHarness({
+      ...options,
+      world: {
+        defaultAgent: "alice",
+        limits: { messagesPerMinute: 20, perAgent: { alice: { costPerDay: 1 } }, alerts: [] },
+      },
+    });
+    await harness.say("@alice first");
+    await harness.idle();
+    await harness.say("@alice second");
+    await harness.idle();
+    await harness.say("@bob hello");
+    await harness.idle();
+    expect(providers[0]?.requests).toHaveLength(1);
+    expect(providers[1]?.requests).toHaveLength(1);
+    expect(notices(harness)).toEqual([
+      "alice reached its daily budget (perAgent.alice.costPerDay: $1.00 a day, $1.50 used); alice answers again after 00:00 UTC (in 90 minutes).",
+    ]);
+  });
+
+  it("a chat's cap stops only that chat, and a month cap names the month's end", async () => {
+    const { providers, options } = agents("alice");
+    harness = await createHarness({
+      ...options,
+      world: { defaultAgent: "alice", limits: { messagesPerMinute: 20, perChat: { costPerMonth: 1 }, alerts: [] } },
+    });
+    await harness.say("first", { channel: "chat-1" });
+    await harness.idle();
+    await harness.say("second", { channel: "chat-1" });
+    await harness.idle();
+    await harness.say("other", { channel: "chat-2" });
+    await harness.idle();
+    expect(providers[0]?.requests).toHaveLength(2);
+    expect(notices(harness)).toEqual([
+      "This chat reached its monthly budget (perChat.costPerMonth: $1.00 a month, $1.50 used); the agents answer here again after 2026-12-01 00:00 UTC (in 6 days).",
+    ]);
+    const chatOf = (text: string) => harness?.channel.messages().find((message) => message.text === text)?.chat;
+    expect(chatOf(notices(harness)[0] ?? "")?.channel).toBe("chat-1");
+  });
+
+  it("charges an agent-to-agent turn to the human who started the chain", async () => {
+    const alice = new ScriptedProvider(() => ({ text: "@bob over to you", usage }), "alice");
+    const bob = new ScriptedProvider(() => ({ text: "answer", usage }), "bob");
+    harness = await createHarness({
+      agents: [
+        { name: "alice", provider: alice },
+        { name: "bob", provider: bob },
+      ],
+      platform: "telegram",
+      agentConfig: { alice: { price }, bob: { price } },
+      worldClock: () => new Date(at),
+      world: { defaultAgent: "alice" },
+    });
+    await harness.say("@alice start", { user: "ana" });
+    await harness.idle();
+    // The two agents address each other back and forth until the turn limit: every call is ana's.
+    const calls = alice.requests.length + bob.requests.length;
+    expect(bob.requests.length).toBeGreaterThan(0);
+    const people = await harness.store.listBuckets({ world: "main", scope: "person", period: "2026-11" });
+    expect(people.map((bucket) => [bucket.subject, bucket.calls, bucket.costUsd])).toEqual([
+      ["ana", calls, calls * 1.5],
+    ]);
+    const byAgent = await harness.store.listBuckets({ world: "main", scope: "agent", period: "2026-11-24" });
+    expect(byAgent.map((bucket) => [bucket.subject, bucket.calls])).toEqual([
+      ["alice", alice.requests.length],
+      ["bob", bob.requests.length],
+    ]);
+  });
+
+  it("posts each alert once per cap, threshold and period, across a restart", async () => {
+    const databaseUrl = temporaryDatabaseUrl();
+    const limits = { messagesPerMinute: 20, costPerMonth: 10, alerts: [20, 50] };
+    const start = async () => {
+      const { options } = agents("alice");
+      return createHarness({ ...options, databaseUrl, keepDatabase: true, world: { defaultAgent: "alice", limits } });
+    };
+    harness = await start();
+    for (const text of ["one", "two"]) {
+      await harness.say(text);
+      await harness.idle();
+    }
+    expect(notices(harness)).toEqual([
+      "Budget alert: this world's monthly budget is 20% used (costPerMonth: 3.00 USD of 10.00 USD); it resets at 2026-12-01 00:00 UTC (in 6 days).",
+    ]);
+    await harness.close();
+    harness = await start();
+    for (const text of ["three", "four", "five"]) {
+      await harness.say(text);
+      await harness.idle();
+    }
+    // After the restart: 20 % is not posted again; 50 % once.
+    expect(notices(harness)).toEqual([
+      "Budget alert: this world's monthly budget is 50% used (costPerMonth: 6.00 USD of 10.00 USD); it resets at 2026-12-01 00:00 UTC (in 6 days).",
+    ]);
+  });
+});
