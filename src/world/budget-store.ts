@@ -80,7 +80,7 @@ export interface BudgetStore {
    */
   chargeBudget(change: BudgetCharge, caps: readonly BucketCap[]): Promise<BucketUse[] | undefined>;
   /** The buckets of a world with these keys (a bucket never charged is left out). */
-  readBuckets(world: string, keys: readonly BudgetBucketKey[]): Promise<BucketUse[]>;
+  readBuckets(world: string, keys: readonly BudgetBucketKey[]): Promise<BucketRecord[]>;
   /** Stored buckets of a scope in a period, for `usage --by` (`world` narrows them). */
   listBuckets(filter: { world?: string; scope: BudgetScope; period: string }): Promise<BucketRecord[]>;
   /** Record a raise and add it to its bucket's cap, once per approval; false when recorded already. */

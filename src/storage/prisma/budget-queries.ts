@@ -53,6 +53,18 @@ function toUse(row: BucketRow): BucketUse {
   };
 }
 
+function toRecord(row: Omit<BucketRecord, "tokens" | "scope"> & { scope: string }): BucketRecord {
+  return {
+    ...toUse({ ...row, tokens: row.inputTokens + row.outputTokens }),
+    world: row.world,
+    calls: row.calls,
+    estimatedCalls: row.estimatedCalls,
+    inputTokens: row.inputTokens,
+    outputTokens: row.outputTokens,
+    cachedInputTokens: row.cachedInputTokens,
+  };
+}
+
 const sameKey = (a: BudgetBucketKey, b: BudgetBucketKey) =>
   a.scope === b.scope && a.subject === b.subject && a.period === b.period;
 
@@ -144,12 +156,12 @@ export class BudgetQueries implements BudgetStore {
     ]);
   }
 
-  async readBuckets(world: string, keys: readonly BudgetBucketKey[]): Promise<BucketUse[]> {
+  async readBuckets(world: string, keys: readonly BudgetBucketKey[]): Promise<BucketRecord[]> {
     if (keys.length === 0) return [];
     const rows = await this.db.usageBucket.findMany({
       where: { world, OR: keys.map((key) => ({ scope: key.scope, subject: key.subject, period: key.period })) },
     });
-    return rows.map((row) => toUse({ ...row, tokens: row.inputTokens + row.outputTokens }));
+    return rows.map(toRecord);
   }
 
   async listBuckets(filter: { world?: string; scope: BudgetScope; period: string }): Promise<BucketRecord[]> {
@@ -161,15 +173,7 @@ export class BudgetQueries implements BudgetStore {
       },
       orderBy: [{ world: "asc" }, { subject: "asc" }],
     });
-    return rows.map((row) => ({
-      ...toUse({ ...row, tokens: row.inputTokens + row.outputTokens }),
-      world: row.world,
-      calls: row.calls,
-      estimatedCalls: row.estimatedCalls,
-      inputTokens: row.inputTokens,
-      outputTokens: row.outputTokens,
-      cachedInputTokens: row.cachedInputTokens,
-    }));
+    return rows.map(toRecord);
   }
 
   async raiseBudget(raise: BudgetRaise): Promise<boolean> {

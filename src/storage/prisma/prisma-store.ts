@@ -121,7 +121,7 @@ export class PrismaStore implements Store {
     return this.budgets.chargeBudget(change, caps);
   }
 
-  readBuckets(world: string, keys: readonly BudgetBucketKey[]): Promise<BucketUse[]> {
+  readBuckets(world: string, keys: readonly BudgetBucketKey[]): Promise<BucketRecord[]> {
     return this.budgets.readBuckets(world, keys);
   }
 
