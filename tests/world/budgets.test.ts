@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { runCliInProcess } from "../cli/run-cli-in-process.js";
 import { ScriptedProvider } from "../fakes/scripted-provider.js";
 import { createHarness, type Harness, type HarnessOptions, temporaryDatabaseUrl } from "./harness.js";
 
@@ -151,5 +152,51 @@ describe("budgets for people, agents and chats", () => {
     expect(notices(harness)).toEqual([
       "Budget alert: this world's monthly budget is 50% used (costPerMonth: 6.00 USD of 10.00 USD); it resets at 2026-12-01 00:00 UTC (in 6 days).",
     ]);
+  });
+
+  it("usage --by person|agent|chat|world --json: the fake's usage × price, per subject", async () => {
+    // 1,000 input and 200 output tokens a call at 2 and 10 USD per million: 0.004 USD a call.
+    const script = () => ({ text: "answer", usage: { inputTokens: 1_000, outputTokens: 200 } });
+    const alice = new ScriptedProvider(script, "alice");
+    const bob = new ScriptedProvider(script, "bob");
+    const agentPrice = { input: 2, output: 10 };
+    harness = await createHarness({
+      agents: [
+        { name: "alice", provider: alice },
+        { name: "bob", provider: bob },
+      ],
+      platform: "telegram",
+      agentConfig: { alice: { price: agentPrice }, bob: { price: agentPrice } },
+      world: { defaultAgent: "alice" },
+    });
+    await harness.say("@alice one", { user: "ana" });
+    await harness.say("@bob two", { user: "ana" });
+    await harness.say("@alice three", { user: "bo", channel: "chat-2" });
+    await harness.idle();
+    const env = { DATABASE_URL: harness.databaseUrl, LOG_LEVEL: "silent" };
+    const by = async (scope: string, month = false) => {
+      const run = await runCliInProcess(["usage", "--by", scope, "--json", ...(month ? ["--month"] : [])], { env });
+      expect(run.code).toBe(0);
+      const parsed = JSON.parse(run.stdout) as { rows: Record<string, string | number>[] };
+      return parsed.rows.map((row) => [row[scope], row.calls, row.inputTokens, row.outputTokens, row.costUsd]);
+    };
+    const cost = (calls: number) => Number((calls * 0.004).toFixed(10));
+    const round = (rows: (string | number | undefined)[][]) =>
+      rows.map((row) => [...row.slice(0, 4), Number(Number(row[4]).toFixed(10))]);
+    expect(round(await by("person"))).toEqual([
+      ["ana", 2, 2_000, 400, cost(2)],
+      ["bo", 1, 1_000, 200, cost(1)],
+    ]);
+    expect(round(await by("agent"))).toEqual([
+      ["alice", 2, 2_000, 400, cost(2)],
+      ["bob", 1, 1_000, 200, cost(1)],
+    ]);
+    expect(round(await by("chat", true))).toEqual([
+      ["telegram::chat-1:", 2, 2_000, 400, cost(2)],
+      ["telegram::chat-2:", 1, 1_000, 200, cost(1)],
+    ]);
+    expect(round(await by("world"))).toEqual([["", 3, 3_000, 600, cost(3)]]);
+    const refused = await runCliInProcess(["usage", "--by", "team"], { env });
+    expect(refused.code).not.toBe(0);
   });
 });
