@@ -14,6 +14,7 @@ import { dispatchToolCalls } from "./dispatch-tool-calls.js";
 import { endWithLimit, failTurn } from "./end-turn.js";
 import { finishStoppedAnswer, skipOpenCalls } from "./finish-stopped-answer.js";
 import { linkedSignal } from "./linked-signal.js";
+import { askPastBudget } from "./budget-ask.js";
 import { chainStarterName, reserveModelCall, settleAndAlert } from "./charge-model-call.js";
 import { budgetNotice } from "../world/limits/day-budget.js";
 
@@ -114,6 +115,7 @@ async function runWatchedStep(
       { limit: charged.limit, used: charged.used, allowed: charged.allowed, needed: charged.needed },
       "budget reached; no model call",
     );
+    if (await askPastBudget(runtime, scope, step, charged, trigger)) return;
     if (charged.cap?.scope === "person") {
       const name = await chainStarterName(runtime, trigger);
       if (name !== undefined) charged.personName = name;

@@ -199,4 +199,56 @@ describe("budgets for people, agents and chats", () => {
     const refused = await runCliInProcess(["usage", "--by", "team"], { env });
     expect(refused.code).not.toBe(0);
   });
+
+  describe("overBudget: ask", () => {
+    const askWorld = {
+      defaultAgent: "alice",
+      approvers: { telegram: ["boss"] },
+      limits: { messagesPerMinute: 20, perPerson: { costPerDay: 1 }, overBudget: "ask" as const, alerts: [] },
+    };
+
+    it("the call past a cap becomes a card; a non-approver is refused; approved → the cap is raised and the call runs", async () => {
+      // The real clock: the queue runs a card's expiry step at the world's time.
+      const { providers, options } = agents("alice");
+      harness = await createHarness({ ...options, worldClock: () => new Date(), world: askWorld });
+      await harness.say("first", { user: "ana" });
+      await harness.idle();
+      await harness.say("second", { user: "ana" });
+      await harness.idle();
+      expect(providers[0]?.requests).toHaveLength(1);
+      const [card] = harness.channel.cards();
+      expect(card?.card.tool).toBe("budget");
+      expect(card?.card.argumentsPreview).toBe(
+        "alice's call would pass ana's daily budget (1.00 USD): allow 1.00 USD more today?",
+      );
+      const approvalId = card?.card.approvalId ?? "";
+      expect((await harness.click(approvalId, "once", { user: "ana" })).status).toBe("not-allowed");
+      expect(providers[0]?.requests).toHaveLength(1);
+      expect((await harness.click(approvalId, "once", { user: "boss" })).status).toBe("decided");
+      await harness.idle();
+      expect(providers[0]?.requests).toHaveLength(2);
+      expect(texts(harness).filter((text) => text === "answer")).toHaveLength(2);
+      const [bucket] = await harness.store.readBuckets("main", [
+        { scope: "person", subject: "ana", period: new Date().toISOString().slice(0, 10) },
+      ]);
+      expect(bucket).toMatchObject({ costUsd: 3, raisedCostUsd: 1 });
+    });
+
+    it("denied → a notice and no model call", async () => {
+      // The real clock: the queue runs a card's expiry step at the world's time.
+      const { providers, options } = agents("alice");
+      harness = await createHarness({ ...options, worldClock: () => new Date(), world: askWorld });
+      await harness.say("first", { user: "ana" });
+      await harness.idle();
+      await harness.say("second", { user: "ana" });
+      await harness.idle();
+      const [card] = harness.channel.cards();
+      expect((await harness.click(card?.card.approvalId ?? "", "deny", { user: "boss" })).status).toBe("decided");
+      await harness.idle();
+      expect(providers[0]?.requests).toHaveLength(1);
+      expect(notices(harness).at(-1)).toMatch(
+        /^alice's call would pass ana's budget \(perPerson\.costPerDay\), and was not made \(denied by .+\)\.$/,
+      );
+    });
+  });
 });
