@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -69,5 +69,22 @@ describe("budget config", () => {
       "worlds[0].limits.perAgent.carol",
     );
     expect(await refusal(world("{ perPerson: { costPerWeek: 1 } }"))).toContain("worlds[0].limits.perPerson");
+  });
+
+  it("the worked example of docs/budgets.md is a valid config", async () => {
+    const doc = await readFile(path.join(import.meta.dirname, "..", "..", "docs", "budgets.md"), "utf8");
+    const yaml = /```yaml\n([\s\S]*?)```/.exec(doc)?.[1] ?? "";
+    await writeFile(path.join(directory, "roundtable.yaml"), yaml);
+    const loaded = await loadConfig({
+      env: { OPENAI_API_KEY: "sk-test", SLACK_BOT_TOKEN: "xoxb-1", SLACK_SIGNING_SECRET: "secret" },
+      cwd: directory,
+    });
+    expect(loaded.config.worlds[0]?.limits).toMatchObject({
+      costPerMonth: 300,
+      perPerson: { costPerDay: 6 },
+      perAgent: { deep: { costPerDay: 10 } },
+      overBudget: "ask",
+      raiseBy: 50,
+    });
   });
 });

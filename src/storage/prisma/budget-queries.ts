@@ -82,8 +82,9 @@ export class BudgetQueries implements BudgetStore {
 
   /**
    * PostgreSQL: `roundtable_charge_budget` (migration 0012), one statement under the world
-   * day's advisory lock. SQLite: the agent's day and the buckets, each upsert guarded by the
-   * same condition over the buckets, in one transaction (one writer at a time makes it atomic).
+   * day's advisory lock. SQLite: one upsert of the buckets guarded by the caps' condition (one
+   * writer at a time makes it atomic; SQLite reads the condition before it writes a row, as
+   * the statement reads the table it inserts into).
    */
   async chargeBudget(change: BudgetCharge, caps: readonly BucketCap[]): Promise<BucketUse[] | undefined> {
     const keys = bucketsOf(change);
@@ -102,12 +103,10 @@ export class BudgetQueries implements BudgetStore {
           CAST(${keys.map((key) => capOf(key)?.costUsd ?? null)} AS DOUBLE PRECISION[]))`);
       return rows.length === 0 ? undefined : rows.map(toUse);
     }
-    const condition = this.withinCaps(change, caps);
-    const [, buckets] = await this.raw.batch([
-      concatStatements([this.usageDayUpsert(change), condition, usageDayConflict]),
-      concatStatements([this.bucketUpsert(change, keys), condition, bucketConflict]),
-    ]);
-    const rows = (buckets ?? []) as BucketRow[];
+    // The agent's day in "UsageDay" follows its day bucket by a trigger (migration 0012).
+    const rows = await this.raw.rows<BucketRow>(
+      concatStatements([this.bucketUpsert(change, keys), this.withinCaps(change, caps), bucketConflict]),
+    );
     return rows.length === 0 ? undefined : rows.map(toUse);
   }
 
@@ -128,14 +127,6 @@ export class BudgetQueries implements BudgetStore {
       }
     }
     return concatStatements(parts);
-  }
-
-  private usageDayUpsert(change: BudgetCharge): SqlStatement {
-    return sql`
-      INSERT INTO "UsageDay" ("world", "agent", "day", "calls", "estimatedCalls", "inputTokens", "outputTokens",
-        "cachedInputTokens", "costUsd", "updatedAt")
-      SELECT ${change.world}, ${change.agent}, ${change.day}, ${change.calls}, ${change.estimatedCalls},
-        ${change.inputTokens}, ${change.outputTokens}, ${change.cachedInputTokens}, ${change.costUsd}, ${this.clock()}`;
   }
 
   private bucketUpsert(change: BudgetCharge, keys: readonly BudgetBucketKey[]): SqlStatement {
@@ -218,16 +209,6 @@ export class BudgetQueries implements BudgetStore {
     return added > 0;
   }
 }
-
-const usageDayConflict = sql`
-      ON CONFLICT ("world", "agent", "day") DO UPDATE SET
-        "calls" = "UsageDay"."calls" + excluded."calls",
-        "estimatedCalls" = "UsageDay"."estimatedCalls" + excluded."estimatedCalls",
-        "inputTokens" = "UsageDay"."inputTokens" + excluded."inputTokens",
-        "outputTokens" = "UsageDay"."outputTokens" + excluded."outputTokens",
-        "cachedInputTokens" = "UsageDay"."cachedInputTokens" + excluded."cachedInputTokens",
-        "costUsd" = "UsageDay"."costUsd" + excluded."costUsd",
-        "updatedAt" = excluded."updatedAt"`;
 
 const bucketConflict = sql`
       ON CONFLICT ("world", "scope", "subject", "period") DO UPDATE SET

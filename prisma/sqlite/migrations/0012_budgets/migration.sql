@@ -59,3 +59,44 @@ INSERT INTO "UsageBucket" ("world", "scope", "subject", "period", "calls", "esti
     "outputTokens", "cachedInputTokens", "costUsd")
 SELECT "world", 'world', '', "period", SUM("calls"), SUM("estimatedCalls"), SUM("inputTokens"), SUM("outputTokens"),
     SUM("cachedInputTokens"), SUM("costUsd") FROM "UsageBucket" WHERE "scope" = 'agent' GROUP BY "world", "period";
+
+-- A model call is charged in one statement (the buckets' upsert): its agent's day in "UsageDay"
+-- follows the agent's day bucket by these triggers (created after the backfill above, which
+-- came from "UsageDay"). On PostgreSQL "roundtable_charge_budget" writes both.
+CREATE TRIGGER "UsageBucket_agent_day_insert" AFTER INSERT ON "UsageBucket"
+WHEN NEW."scope" = 'agent' AND length(NEW."period") = 10
+BEGIN
+    INSERT INTO "UsageDay" ("world", "agent", "day", "calls", "estimatedCalls", "inputTokens", "outputTokens",
+        "cachedInputTokens", "costUsd", "updatedAt")
+    VALUES (NEW."world", NEW."subject", NEW."period", NEW."calls", NEW."estimatedCalls", NEW."inputTokens",
+        NEW."outputTokens", NEW."cachedInputTokens", NEW."costUsd", NEW."updatedAt")
+    ON CONFLICT ("world", "agent", "day") DO UPDATE SET
+        "calls" = "calls" + excluded."calls",
+        "estimatedCalls" = "estimatedCalls" + excluded."estimatedCalls",
+        "inputTokens" = "inputTokens" + excluded."inputTokens",
+        "outputTokens" = "outputTokens" + excluded."outputTokens",
+        "cachedInputTokens" = "cachedInputTokens" + excluded."cachedInputTokens",
+        "costUsd" = "costUsd" + excluded."costUsd",
+        "updatedAt" = excluded."updatedAt";
+END;
+
+CREATE TRIGGER "UsageBucket_agent_day_update" AFTER UPDATE ON "UsageBucket"
+WHEN NEW."scope" = 'agent' AND length(NEW."period") = 10 AND NEW."calls" + NEW."estimatedCalls" + NEW."inputTokens"
+    + NEW."outputTokens" + NEW."cachedInputTokens" + NEW."costUsd" <> OLD."calls" + OLD."estimatedCalls"
+    + OLD."inputTokens" + OLD."outputTokens" + OLD."cachedInputTokens" + OLD."costUsd"
+BEGIN
+    INSERT INTO "UsageDay" ("world", "agent", "day", "calls", "estimatedCalls", "inputTokens", "outputTokens",
+        "cachedInputTokens", "costUsd", "updatedAt")
+    VALUES (NEW."world", NEW."subject", NEW."period", NEW."calls" - OLD."calls",
+        NEW."estimatedCalls" - OLD."estimatedCalls", NEW."inputTokens" - OLD."inputTokens",
+        NEW."outputTokens" - OLD."outputTokens", NEW."cachedInputTokens" - OLD."cachedInputTokens",
+        NEW."costUsd" - OLD."costUsd", NEW."updatedAt")
+    ON CONFLICT ("world", "agent", "day") DO UPDATE SET
+        "calls" = "calls" + excluded."calls",
+        "estimatedCalls" = "estimatedCalls" + excluded."estimatedCalls",
+        "inputTokens" = "inputTokens" + excluded."inputTokens",
+        "outputTokens" = "outputTokens" + excluded."outputTokens",
+        "cachedInputTokens" = "cachedInputTokens" + excluded."cachedInputTokens",
+        "costUsd" = "costUsd" + excluded."costUsd",
+        "updatedAt" = excluded."updatedAt";
+END;
