@@ -51,7 +51,10 @@ export function benchConfigHead(modelUrl: string, probeUrl: string): string[] {
     "  - name: main",
     "    agents: [alice]",
     "    defaultAgent: alice",
-    "    limits: { messagesPerMinute: 1000000 }  # one person per chat sends far more than 20 a minute here",
+    // One person per chat sends far more than 20 a minute here. `--budgets`: three caps that never bite.
+    process.env.ROUNDTABLE_BENCH_BUDGETS === "1"
+      ? "    limits: { messagesPerMinute: 1000000, costPerDay: 1000000, perPerson: { costPerDay: 1000000 }, perChat: { tokensPerMonth: 2000000000 } }"
+      : "    limits: { messagesPerMinute: 1000000 }",
     "tools:",
     "  mcpServers:",
     `    probe: { url: "${probeUrl}" }`,

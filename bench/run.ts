@@ -13,6 +13,7 @@
  *                                      (default --channel telegram: long polling in one process)
  *   npm run bench -- ... --warmup N    scale-out: N warm-up messages per process (default 300, 40 with --quick)
  *   npm run bench -- --quick           fewer messages (a smoke run)
+ *   npm run bench -- --budgets         the world with three budget caps (docs/budgets.md) that never bite
  *   npm run bench -- --chats N         N chats in the closed loop (default 100, 20 with --quick)
  *   npm run bench -- --profile DIR     the service writes a V8 CPU profile into DIR
  *   npm run bench -- --hooks FILE      with a policy module (`hooks.module`; bench/trivial-hook.mjs keeps every event)
@@ -72,6 +73,7 @@ function readSettings(): Settings {
       db: { type: "string" },
       processes: { type: "string" },
       quick: { type: "boolean" },
+      budgets: { type: "boolean" },
       chats: { type: "string" },
       profile: { type: "string" },
       hooks: { type: "string" },
@@ -93,6 +95,7 @@ function readSettings(): Settings {
     if (!postgresUrl) throw new Error("--postgres needs a server URL (argument or ROUNDTABLE_TEST_POSTGRES_URL)");
   }
   const quick = values.quick === true;
+  if (values.budgets === true) process.env.ROUNDTABLE_BENCH_BUDGETS = "1";
   const channel = values.channel ?? "telegram";
   if (channel !== "telegram" && channel !== "slack") throw new Error("--channel is telegram or slack");
   if (values.channel !== undefined && processCounts === undefined)

@@ -1,6 +1,7 @@
 import { type ApprovalNext, expireApproval, settleDecidedApproval } from "../world/turn/index.js";
 import type { TurnRunner } from "../world/world-context.js";
 import type { AgentRuntime } from "./agent-runtime.js";
+import { followBudgetDecision } from "./budget-ask.js";
 import { continueTurn } from "./continue-turn.js";
 import { executeToolCall } from "./execute-tool-call.js";
 import { runModelStep } from "./run-model-step.js";
@@ -43,6 +44,10 @@ export class AgentTurnRunner implements TurnRunner {
         return executeToolCall(this.runtime, next.toolCallId);
       case "continue":
         return continueTurn(this.runtime, next.turnId, next.step);
+      case "budget":
+        return followBudgetDecision(this.runtime, next.approvalId, next.approved).then((again) =>
+          again ? runModelStep(this.runtime, again.turnId, again.step) : undefined,
+        );
       case "none":
         return Promise.resolve();
     }

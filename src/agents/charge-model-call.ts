@@ -1,6 +1,9 @@
 import type { ModelRequest, Usage } from "../providers/model-provider.js";
-import type { UsageChange } from "../world/accounting-store.js";
-import { type BudgetExceeded, reserveDayBudget } from "../world/limits/day-budget.js";
+import type { BucketUse } from "../world/budget-store.js";
+import type { BudgetExceeded } from "../world/limits/day-budget.js";
+import { postBudgetAlerts, type ReservedBudget, reserveBudget, settleBudget } from "../world/limits/reserve-budget.js";
+import type { MessageRecord } from "../world/records.js";
+import { chainHumans } from "../world/turn/index.js";
 import { utcDay } from "../world/limits/utc-day.js";
 import type { AgentRuntime, TurnScope } from "./agent-runtime.js";
 import { costOf, priceOf } from "./model-price.js";
@@ -8,15 +11,19 @@ import { estimateRequestTokens, estimateTextTokens } from "./view/estimate-token
 
 /** A model call's estimate, charged before the call was sent (see {@link reserveModelCall}). */
 export interface ChargedCall {
-  readonly estimate: UsageChange;
+  readonly estimate: ReservedBudget["charge"];
+  readonly reserved: ReservedBudget;
 }
 
 /**
  * Charge a model call before it is sent: the request's estimated input tokens (and their cost)
- * are added to the world's day as one estimated call, only if the day's `tokensPerDay` and
- * `costPerDay` hold with them. So one large call cannot pass the budget by a whole context,
- * calls made at once cannot pass it together, and a call that never reports usage (stopped,
- * timed out, failed, or the process died) stays charged at its estimate.
+ * are added as one estimated call to the world, the turn's chat, its agent and its chain
+ * starter (`turn.startedById`: the human whose message started the chain, or
+ * `schedule:<name>` / `trigger:<name>`), for the UTC day and month, only if every cap of the
+ * world's `limits` that applies holds with them (docs/budgets.md). So one large call cannot
+ * pass a budget by a whole context, calls made at once cannot pass it together, and a call that
+ * never reports usage (stopped, timed out, failed, or the process died) stays charged at its
+ * estimate.
  */
 export async function reserveModelCall(
   runtime: AgentRuntime,
@@ -25,10 +32,14 @@ export async function reserveModelCall(
 ): Promise<ChargedCall | BudgetExceeded> {
   const now = runtime.world.clock();
   const inputTokens = estimateRequestTokens(request);
-  const estimate: UsageChange = {
+  const day = utcDay(now);
+  const charge: ReservedBudget["charge"] = {
     world: scope.world.name,
     agent: scope.agent.name,
-    day: utcDay(now),
+    chatKey: scope.turn.chatKey,
+    person: scope.turn.startedById,
+    day,
+    month: day.slice(0, 7),
     inputTokens,
     outputTokens: 0,
     cachedInputTokens: 0,
@@ -36,21 +47,22 @@ export async function reserveModelCall(
     calls: 1,
     estimatedCalls: 1,
   };
-  const exceeded = await reserveDayBudget(runtime.world.store, scope.world, estimate, now);
-  return exceeded ?? { estimate };
+  const reserved = await reserveBudget(runtime.world.store, scope.world.limits, charge, now);
+  return "charge" in reserved ? { estimate: charge, reserved } : reserved;
 }
 
 /**
  * Settle a charged call once it is over, on the day it was charged: to the provider's usage
  * where it reported one (the call then no longer counts as estimated), else the estimate keeps
- * its input and adds the streamed text as output (still estimated).
+ * its input and adds the streamed text as output (still estimated). The buckets after it (for
+ * the alerts).
  */
 export async function settleModelCall(
   runtime: AgentRuntime,
   scope: TurnScope,
   charged: ChargedCall,
   outcome: { usage: Usage | undefined; streamed: string },
-): Promise<void> {
+): Promise<BucketUse[]> {
   const { estimate } = charged;
   const price = priceOf(scope.agent);
   const reported = outcome.usage !== undefined && outcome.usage.inputTokens + outcome.usage.outputTokens > 0;
@@ -58,10 +70,7 @@ export async function settleModelCall(
     reported && outcome.usage
       ? outcome.usage
       : { inputTokens: estimate.inputTokens, outputTokens: estimateTextTokens(outcome.streamed), cachedInputTokens: 0 };
-  await runtime.world.store.addUsage({
-    world: estimate.world,
-    agent: estimate.agent,
-    day: estimate.day,
+  return settleBudget(runtime.world.store, charged.reserved, {
     inputTokens: usage.inputTokens - estimate.inputTokens,
     outputTokens: usage.outputTokens - estimate.outputTokens,
     cachedInputTokens: usage.cachedInputTokens - estimate.cachedInputTokens,
@@ -84,6 +93,40 @@ export async function chargeResentCall(
   broken: { usage: Usage | undefined; streamed: string },
 ): Promise<ChargedCall> {
   await settleModelCall(runtime, scope, charged, broken);
-  await runtime.world.store.addUsage(charged.estimate);
-  return { estimate: charged.estimate };
+  // Every bucket the call was reserved against, with no cap checked.
+  await runtime.world.store.chargeBudget(charged.estimate, []);
+  return charged;
+}
+
+/**
+ * Settle a charged call ({@link settleModelCall}), then post the budget alerts its use crossed
+ * (`limits.alerts`, once per cap, threshold and period).
+ */
+export async function settleAndAlert(
+  runtime: AgentRuntime,
+  scope: TurnScope,
+  charged: ChargedCall,
+  outcome: { usage: Usage | undefined; streamed: string },
+  trigger: MessageRecord | undefined,
+): Promise<void> {
+  const used = await settleModelCall(runtime, scope, charged, outcome);
+  await postBudgetAlerts(
+    runtime.world,
+    runtime.outbox,
+    scope.world.name,
+    scope.world.limits,
+    charged.reserved,
+    used,
+    () => chainStarterName(runtime, trigger),
+  );
+}
+
+/** The chain starter's name for budget texts: the first human of the chain, else the starter's id. */
+export async function chainStarterName(
+  runtime: AgentRuntime,
+  trigger: MessageRecord | undefined,
+): Promise<string | undefined> {
+  if (!trigger) return undefined;
+  if (trigger.author.kind === "human") return trigger.author.name;
+  return (await chainHumans(runtime.world, trigger))[0];
 }

@@ -14,7 +14,14 @@ import { dispatchToolCalls } from "./dispatch-tool-calls.js";
 import { endWithLimit, failTurn } from "./end-turn.js";
 import { finishStoppedAnswer, skipOpenCalls } from "./finish-stopped-answer.js";
 import { linkedSignal } from "./linked-signal.js";
-import { type ChargedCall, chargeResentCall, reserveModelCall, settleModelCall } from "./charge-model-call.js";
+import { askPastBudget } from "./budget-ask.js";
+import {
+  type ChargedCall,
+  chainStarterName,
+  chargeResentCall,
+  reserveModelCall,
+  settleAndAlert,
+} from "./charge-model-call.js";
 import { budgetNotice } from "../world/limits/day-budget.js";
 
 /** The id of the message a step produces: one per turn and step, so a retry cannot add a second. */
@@ -112,8 +119,13 @@ async function runWatchedStep(
   if (!("estimate" in reserved)) {
     log.warn(
       { limit: reserved.limit, used: reserved.used, allowed: reserved.allowed, needed: reserved.needed },
-      "daily budget reached; no model call",
+      "budget reached; no model call",
     );
+    if (await askPastBudget(runtime, scope, step, reserved, trigger)) return;
+    if (reserved.cap?.scope === "person") {
+      const name = await chainStarterName(runtime, trigger);
+      if (name !== undefined) reserved.personName = name;
+    }
     await endWithLimit(runtime, scope, "budget", budgetNotice(reserved, clock()));
     return;
   }
@@ -178,8 +190,9 @@ async function runWatchedStep(
     if (!response) throw new ProviderError("provider.malformed", "the provider stream ended without a response");
   } catch (error) {
     // The request was sent: it stays charged (the provider's usage if it said, else the estimate).
-    await settleModelCall(runtime, scope, charged, { usage: reported, streamed }).catch((settleError: unknown) =>
-      log.error({ err: settleError }, "could not settle a model call's usage; its estimate stays charged"),
+    await settleAndAlert(runtime, scope, charged, { usage: reported, streamed }, trigger).catch(
+      (settleError: unknown) =>
+        log.error({ err: settleError }, "could not settle a model call's usage; its estimate stays charged"),
     );
     const stop = stopOf(stopped);
     if (stop) return finishStoppedAnswer(runtime, scope, step, streamed, answer, stop);
@@ -201,10 +214,16 @@ async function runWatchedStep(
   }
   runtime.outbox.emitStream({ type: "stream", chat, streamId: turn.id, agent: agent.name, phase: "end", text: "" });
   // Before the answer is stored: a call made again after a crash here was paid for twice, and counts twice.
-  await settleModelCall(runtime, scope, charged, {
-    usage: response.usage,
-    streamed: response.text + response.toolCalls.map((call) => call.name + call.argumentsJson).join(""),
-  });
+  await settleAndAlert(
+    runtime,
+    scope,
+    charged,
+    {
+      usage: response.usage,
+      streamed: response.text + response.toolCalls.map((call) => call.name + call.argumentsJson).join(""),
+    },
+    trigger,
+  );
   const stop = stopOf(stopped);
   if (stop) return finishStoppedAnswer(runtime, scope, step, response.text, answer, stop);
 

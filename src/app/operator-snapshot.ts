@@ -174,8 +174,58 @@ async function usageToday(config: Config, store: Store, now: Date): Promise<Oper
         costUsd: row.costUsd,
       });
     }
+    usage.push(...(await budgetShares(store, world.name, world.limits, day)));
   }
   return usage;
+}
+
+/**
+ * Budgets (docs/budgets.md): the world's month, then each person's (chain starter's) and each
+ * chat's use today and this month, with the caps that apply in words.
+ */
+async function budgetShares(
+  store: Store,
+  world: string,
+  limits: Config["worlds"][number]["limits"],
+  day: string,
+): Promise<OperatorUsage[]> {
+  const month = day.slice(0, 7);
+  const capText = (caps: Record<string, number | undefined> | undefined, period: "Day" | "Month") =>
+    [
+      caps?.[`tokensPer${period}`] === undefined
+        ? undefined
+        : `${caps[`tokensPer${period}`]} tokens/${period.toLowerCase()}`,
+      caps?.[`costPer${period}`] === undefined ? undefined : `$${caps[`costPer${period}`]}/${period.toLowerCase()}`,
+    ]
+      .filter((text) => text !== undefined)
+      .join(", ");
+  const shares: OperatorUsage[] = [];
+  const listed: [
+    label: string,
+    scope: "world" | "person" | "chat",
+    period: string,
+    caps: Record<string, number | undefined> | undefined,
+  ][] = [
+    ["this month", "world", month, { tokensPerMonth: limits.tokensPerMonth, costPerMonth: limits.costPerMonth }],
+    ["person", "person", day, limits.perPerson],
+    ["person, this month", "person", month, limits.perPerson],
+    ["chat", "chat", day, limits.perChat],
+    ["chat, this month", "chat", month, limits.perChat],
+  ];
+  for (const [label, scope, period, caps] of listed) {
+    const cap = capText(caps, period === day ? "Day" : "Month");
+    for (const bucket of await store.listBuckets({ world, scope, period })) {
+      const who = scope === "world" ? label : `${label} ${bucket.subject}`;
+      shares.push({
+        world,
+        agent: cap === "" ? who : `${who} (${cap})`,
+        day: period,
+        tokens: bucket.tokens,
+        costUsd: bucket.costUsd,
+      });
+    }
+  }
+  return shares;
 }
 
 /** When a person's (or another bot's) message last came in on a platform. */

@@ -21,6 +21,14 @@ export function worldSettingsFrom(world: WorldConfig): WorldSettings {
       messagesPerMinute: world.limits.messagesPerMinute,
       ...(world.limits.tokensPerDay === undefined ? {} : { tokensPerDay: world.limits.tokensPerDay }),
       ...(world.limits.costPerDay === undefined ? {} : { costPerDay: world.limits.costPerDay }),
+      ...(world.limits.costPerMonth === undefined ? {} : { costPerMonth: world.limits.costPerMonth }),
+      ...(world.limits.tokensPerMonth === undefined ? {} : { tokensPerMonth: world.limits.tokensPerMonth }),
+      ...(world.limits.perPerson === undefined ? {} : { perPerson: world.limits.perPerson }),
+      ...(world.limits.perChat === undefined ? {} : { perChat: world.limits.perChat }),
+      ...(world.limits.perAgent === undefined ? {} : { perAgent: world.limits.perAgent }),
+      ...(world.limits.alerts === undefined ? {} : { alerts: world.limits.alerts }),
+      ...(world.limits.overBudget === undefined ? {} : { overBudget: world.limits.overBudget }),
+      ...(world.limits.raiseBy === undefined ? {} : { raiseBy: world.limits.raiseBy }),
     },
   };
 }

@@ -1,4 +1,7 @@
+import { priceOf } from "../agents/model-price.js";
 import { platforms } from "../world/chat-ref.js";
+import { hasCostCap } from "../world/limits/budget-caps.js";
+import type { WorldLimitSettings } from "../world/world-settings.js";
 import type { ConfigProblem } from "./format-config-issues.js";
 import {
   apiKeyVariablesText,
@@ -31,7 +34,37 @@ export function checkReferences(config: Config, options: ReferenceCheckOptions =
     ...checkWebPeople(config),
     ...checkTranscription(config),
     ...checkAutonomous(config),
+    ...checkBudgets(config),
   ];
+}
+
+/**
+ * Budgets (docs/budgets.md): `perAgent` names agents of the world; with a cost cap, every agent
+ * of the world needs a price (`agents[].price` or a known one) unless `unpriced: count-tokens`.
+ */
+function checkBudgets(config: Config): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  config.worlds.forEach((world, worldIndex) => {
+    const limits = world.limits;
+    for (const name of Object.keys(limits.perAgent ?? {})) {
+      if (!world.agents.includes(name)) {
+        problems.push({
+          path: ["worlds", worldIndex, "limits", "perAgent", name],
+          message: `${JSON.stringify(name)} is not one of the world's agents (${world.agents.join(", ")})`,
+        });
+      }
+    }
+    if (limits.unpriced === "count-tokens" || !hasCostCap(worldSettingsLimits(limits))) return;
+    for (const name of world.agents) {
+      const agent = config.agents.find((candidate) => candidate.name === name);
+      if (!agent || priceOf(agent)) continue;
+      problems.push({
+        path: ["worlds", worldIndex, "limits"],
+        message: `agent ${JSON.stringify(name)} (model ${agent.model}) has no price, so a cost cap cannot count it: give it agents[].price: { input, output } (USD per million tokens), or set limits.unpriced: count-tokens to charge it only against token caps`,
+      });
+    }
+  });
+  return problems;
 }
 
 /** `files.transcribe` names a provider that speaks OpenAI's API (declared, or the built-in `openai`). */
@@ -254,4 +287,17 @@ function checkChannels(config: Config): ConfigProblem[] {
     });
   }
   return problems;
+}
+
+/** The limits as the world reads them (the schema's optional keys may hold `undefined`). */
+function worldSettingsLimits(limits: Config["worlds"][number]["limits"]): WorldLimitSettings {
+  const { costPerDay, costPerMonth, perPerson, perChat, perAgent } = limits;
+  return {
+    messagesPerMinute: limits.messagesPerMinute,
+    ...(costPerDay === undefined ? {} : { costPerDay }),
+    ...(costPerMonth === undefined ? {} : { costPerMonth }),
+    ...(perPerson === undefined ? {} : { perPerson }),
+    ...(perChat === undefined ? {} : { perChat }),
+    ...(perAgent === undefined ? {} : { perAgent }),
+  };
 }

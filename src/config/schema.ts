@@ -110,6 +110,16 @@ const agentConfigSchema = z
   })
   .strict();
 
+/** `worlds[].limits.perPerson`, `perChat`, `perAgent.<agent>`: day and month caps of one subject. */
+const budgetCapsSchema = z
+  .object({
+    costPerDay: numeric(z.number().positive()).optional(),
+    tokensPerDay: numeric(z.number().int().min(1)).optional(),
+    costPerMonth: numeric(z.number().positive()).optional(),
+    tokensPerMonth: numeric(z.number().int().min(1)).optional(),
+  })
+  .strict();
+
 /** `worlds[].limits`: a person's message rate and the world's daily budget. */
 const worldLimitsSchema = z
   .object({
@@ -119,6 +129,21 @@ const worldLimitsSchema = z
     tokensPerDay: numeric(z.number().int().min(1)).optional(),
     /** USD per UTC day for the whole world (from `agents[].price`); none by default. */
     costPerDay: numeric(z.number().positive()).optional(),
+    // Budgets (docs/budgets.md): month caps, caps per person (chain starter), chat and agent,
+    // alerts, what happens past a cap, and what an unpriced model counts against.
+    costPerMonth: numeric(z.number().positive()).optional(),
+    tokensPerMonth: numeric(z.number().int().min(1)).optional(),
+    perPerson: budgetCapsSchema.optional(),
+    perChat: budgetCapsSchema.optional(),
+    perAgent: z.record(z.string(), budgetCapsSchema).optional(),
+    /** Percent of a cap whose first crossing posts one notice per cap, threshold and period (default 80, 100). */
+    alerts: z.array(numeric(z.number().int().min(1).max(100))).optional(),
+    /** Past a cap: `stop` (a notice, the default) or `ask` (an approval card that may raise the cap). */
+    overBudget: z.enum(["stop", "ask"]).optional(),
+    /** What an approved `ask` adds to the cap, in percent of it (default 100). */
+    raiseBy: numeric(z.number().positive()).optional(),
+    /** `count-tokens`: a model without a price counts only against token caps (default: a cost cap refuses it). */
+    unpriced: z.enum(["refuse", "count-tokens"]).optional(),
   })
   .strict();
 

@@ -33,6 +33,27 @@ export interface WorldLimitSettings {
   messagesPerMinute: number;
   tokensPerDay?: number;
   costPerDay?: number;
+  /** Budgets (docs/budgets.md): the world's month caps (calendar month, UTC). */
+  costPerMonth?: number;
+  tokensPerMonth?: number;
+  /** Caps of each person (the chain starter), each chat and named agents. */
+  perPerson?: BudgetCapSettings;
+  perChat?: BudgetCapSettings;
+  perAgent?: Readonly<Record<string, BudgetCapSettings>>;
+  /** Percent thresholds posted once per cap and period (default 80 and 100). */
+  alerts?: readonly number[];
+  /** Past a cap: a notice (`stop`, the default) or an approval card (`ask`). */
+  overBudget?: "stop" | "ask";
+  /** What an approved card adds to the cap, in percent of it (default 100). */
+  raiseBy?: number;
+}
+
+/** One subject's day and month caps; tokens are input plus output tokens, cost in USD. */
+export interface BudgetCapSettings {
+  costPerDay?: number | undefined;
+  tokensPerDay?: number | undefined;
+  costPerMonth?: number | undefined;
+  tokensPerMonth?: number | undefined;
 }
 
 /** What the world needs to know about one agent: its name, identity in chats and turn limits. */

@@ -3,6 +3,7 @@ import { storeContract } from "./store-contract.js";
 import { storeCombinedContract } from "./store-contract-combined.js";
 import { storeAccountingContract } from "./store-contract-accounting.js";
 import { storeApprovalContract } from "./store-contract-approvals.js";
+import { storeBudgetContract } from "./store-contract-budgets.js";
 import { storeLoginContract } from "./store-contract-logins.js";
 import { createPostgresDatabase, describePostgres, quietLogger } from "./test-databases.js";
 
@@ -22,5 +23,6 @@ describePostgres("PostgreSQL store", (serverUrl) => {
   storeCombinedContract("PostgreSQL", openPostgres);
   storeApprovalContract("PostgreSQL", openPostgres);
   storeAccountingContract("PostgreSQL", openPostgres);
+  storeBudgetContract("PostgreSQL", openPostgres);
   storeLoginContract("PostgreSQL", openPostgres);
 });

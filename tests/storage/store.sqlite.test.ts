@@ -3,6 +3,7 @@ import { storeContract } from "./store-contract.js";
 import { storeCombinedContract } from "./store-contract-combined.js";
 import { storeAccountingContract } from "./store-contract-accounting.js";
 import { storeApprovalContract } from "./store-contract-approvals.js";
+import { storeBudgetContract } from "./store-contract-budgets.js";
 import { storeLoginContract } from "./store-contract-logins.js";
 import { quietLogger, temporarySqlite } from "./test-databases.js";
 
@@ -22,4 +23,5 @@ storeContract("SQLite", openSqlite);
 storeCombinedContract("SQLite", openSqlite);
 storeApprovalContract("SQLite", openSqlite);
 storeAccountingContract("SQLite", openSqlite);
+storeBudgetContract("SQLite", openSqlite);
 storeLoginContract("SQLite", openSqlite);

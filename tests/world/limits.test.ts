@@ -61,6 +61,8 @@ describe("limits and spending", () => {
     await harness.idle();
     expect(alice.requests).toHaveLength(1);
     expect(texts(harness)).toEqual([
+      // The default alerts (80 and 100 percent): the highest crossed, once.
+      "Budget alert: this world's daily budget is 100% used (costPerDay: 1.51 USD of 1.00 USD); it resets at 00:00 UTC (in 90 minutes).",
       "answer",
       "This world reached its daily budget (costPerDay: $1.00 a day, $1.51 used); the agents answer again after 00:00 UTC (in 90 minutes).",
     ]);

@@ -20,9 +20,19 @@ import type {
   TurnState,
 } from "../records.js";
 import type { DayCaps, UsageChange, UsageDayRecord } from "../../world/accounting-store.js";
+import type {
+  BucketCap,
+  BucketRecord,
+  BucketUse,
+  BudgetAlertKey,
+  BudgetBucketKey,
+  BudgetCharge,
+  BudgetRaise,
+} from "../../world/budget-store.js";
 import type { LoginSessionRecord } from "../../world/login-session-store.js";
 import type { EventToDeliver, RoutedTurn, SettledEnd, Store } from "../store.js";
 import { AccountingQueries } from "./accounting-queries.js";
+import { BudgetQueries } from "./budget-queries.js";
 import { ApprovalQueries } from "./approval-queries.js";
 import { HotQueries } from "./hot-queries.js";
 import { CombinedStatements } from "./combined-statements.js";
@@ -51,6 +61,7 @@ import { toChatRecord, toMessageRecord, toStoredEvent, toToolCallRecord, toTurnR
  */
 export class PrismaStore implements Store {
   private readonly accounting: AccountingQueries;
+  private readonly budgets: BudgetQueries;
   private readonly approvals: ApprovalQueries;
   private readonly hot: HotQueries;
   private readonly logins: LoginSessionQueries;
@@ -82,6 +93,7 @@ export class PrismaStore implements Store {
   ) {
     this.dialect = options.dialect ?? "sqlite";
     this.accounting = new AccountingQueries(db, clock, options.dialect);
+    this.budgets = new BudgetQueries(db, clock, options.dialect);
     this.approvals = new ApprovalQueries(db, clock);
     this.logins = new LoginSessionQueries(db);
     this.hooks = new HookOutcomeQueries(db, clock);
@@ -123,6 +135,28 @@ export class PrismaStore implements Store {
 
   listUsage(filter: { world?: string; fromDay?: string }): Promise<UsageDayRecord[]> {
     return this.accounting.listUsage(filter);
+  }
+
+  // budgets (docs/budgets.md)
+
+  chargeBudget(change: BudgetCharge, caps: readonly BucketCap[]): Promise<BucketUse[] | undefined> {
+    return this.budgets.chargeBudget(change, caps);
+  }
+
+  readBuckets(world: string, keys: readonly BudgetBucketKey[]): Promise<BucketRecord[]> {
+    return this.budgets.readBuckets(world, keys);
+  }
+
+  listBuckets(filter: Parameters<BudgetQueries["listBuckets"]>[0]): Promise<BucketRecord[]> {
+    return this.budgets.listBuckets(filter);
+  }
+
+  raiseBudget(raise: BudgetRaise): Promise<boolean> {
+    return this.budgets.raiseBudget(raise);
+  }
+
+  recordBudgetAlert(alert: BudgetAlertKey): Promise<boolean> {
+    return this.budgets.recordBudgetAlert(alert);
   }
 
   countPersonMessages(...range: Parameters<AccountingQueries["countPersonMessages"]>): Promise<number> {

@@ -18,4 +18,10 @@ export interface ChatCommandRequest {
  * What a command answers. `done` is shown to the chat (a typed command) or to the sender (a
  * button or slash command); `refused` only ever to the sender, privately where the platform can.
  */
-export type ChatCommandAnswer = { status: "done"; text: string } | { status: "refused"; text: string };
+export type ChatCommandAnswer =
+  | {
+      status: "done";
+      text: string /** Shown only to the sender where the platform can (`/usage`). */;
+      private?: boolean;
+    }
+  | { status: "refused"; text: string };

@@ -1,5 +1,5 @@
 /** The chat commands, the same on every platform. */
-export type ChatCommandName = "stop" | "agents" | "approvals" | "reset" | "help";
+export type ChatCommandName = "stop" | "agents" | "approvals" | "usage" | "reset" | "help";
 
 /** A command as menus list it (Telegram `setMyCommands`, Slack's `/roundtable`, Discord's commands). */
 export interface ChatCommandInfo {
@@ -12,6 +12,10 @@ export const chatCommands: readonly ChatCommandInfo[] = [
   { name: "stop", description: "Stop the agents' unfinished turns in this chat now" },
   { name: "agents", description: "The agents in this chat and how to address them" },
   { name: "approvals", description: "Pending approvals in this chat, oldest first" },
+  {
+    name: "usage",
+    description: "Your, this chat's and the world's model usage today and this month, against the budgets",
+  },
   { name: "reset", description: "End this chat's session approvals and close pending requests" },
   { name: "help", description: "What the commands do" },
 ];

@@ -71,7 +71,7 @@ export class CommandIngress {
     const answer = await this.runCommand(world, inbound, name, args);
     const noticeId = `${inboundMessageId(key, inbound.platformMessageId)}:command`;
     const shown =
-      answer.status === "refused"
+      answer.status === "refused" || answer.private === true
         ? await this.refusePrivately(inbound, noticeId, answer.text)
         : await postWorldNotice(this.context, this.outbox, { chat: inbound.chat, id: noticeId, text: answer.text });
     await store.claimInboundKey(handled);

@@ -7,6 +7,8 @@ import { approvalsText } from "./approvals-text.js";
 import type { ChatCommandAnswer, ChatCommandRequest } from "./chat-command-request.js";
 import { helpText } from "./help-text.js";
 import { stopCommand } from "./stop-command.js";
+import { chatKey } from "../chat-ref.js";
+import { usageReport, usageText } from "../limits/usage-report.js";
 
 export type { ChatCommandAnswer, ChatCommandRequest } from "./chat-command-request.js";
 
@@ -37,6 +39,15 @@ export async function runChatCommand(
       };
     case "stop":
       return stopCommand(context, outbox, interrupts, request);
+    case "usage": {
+      const lines = await usageReport(
+        context.store,
+        world,
+        { chatKey: chatKey(chat), person: request.sender.id },
+        context.clock(),
+      );
+      return { status: "done", text: usageText(lines, request.sender.displayName), private: true };
+    }
     default:
       return assertNever(request.name, "chat command");
   }

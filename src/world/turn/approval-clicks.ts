@@ -1,5 +1,6 @@
 import type { ApprovalRecord, SessionGrantKey, ToolCallRecord } from "../records.js";
 import { requesterEntry } from "../access-list.js";
+import { isBudgetApproval, parseBudgetApprovalKey } from "./budget-approval.js";
 import { chatKey, type Platform } from "../chat-ref.js";
 import type { ApprovalClick, ClickResult } from "../inbound.js";
 import type { WorldContext } from "../world-context.js";
@@ -29,15 +30,16 @@ export async function handleApprovalClick(context: WorldContext, click: Approval
     return { status: "unknown", text: "This approval does not exist (or is not from this chat)." };
   }
   const world = worlds.worldFor(click.chat);
-  const call = await store.getToolCall(approval.toolCallId);
+  // A budget card (`overBudget: ask`) has no call behind it: its key names its turn.
+  const budget = isBudgetApproval(approval);
+  const call = budget ? undefined : await store.getToolCall(approval.toolCallId);
   const owned =
     approval.chatKey === key &&
     world !== undefined &&
     approval.world === world.name &&
-    call !== undefined &&
-    call.agent === approval.agent &&
-    call.turnId === approval.turnId &&
-    call.chatKey === key;
+    (budget
+      ? parseBudgetApprovalKey(approval.toolCallId)?.turnId === approval.turnId
+      : call !== undefined && call.agent === approval.agent && call.turnId === approval.turnId && call.chatKey === key);
   if (!owned || !world) {
     log.warn(
       { approvalId: approval.id, approvalChat: approval.chatKey },
@@ -54,7 +56,8 @@ export async function handleApprovalClick(context: WorldContext, click: Approval
   if (clock().getTime() >= approval.expiresAt.getTime()) return expireLate(context, approval.id);
 
   const state = click.choice === "deny" ? "denied" : "approved";
-  const sessionGrant = click.choice === "session" ? await sessionGrantFor(context, key, approval, call) : undefined;
+  const sessionGrant =
+    click.choice === "session" && call ? await sessionGrantFor(context, key, approval, call) : undefined;
   const decision = {
     state,
     choice: click.choice,

@@ -8,6 +8,7 @@ export { approversFor, deciderCheck, mayDecide } from "./approval-rights.js";
 export { closePendingApprovals, closeTurn, finishStoppedTurn } from "./close-turn.js";
 export { recordToolResult } from "./record-tool-result.js";
 export { requestApproval } from "./request-approval.js";
+export { type BudgetAsk, budgetTool, parseBudgetApprovalKey, requestBudgetApproval } from "./budget-approval.js";
 export { type ApprovalNext, expireApproval, settleDecidedApproval } from "./settle-approval.js";
 export { stopTurn } from "./stop-turn.js";
 export { supersedeParkedTurns } from "./supersede-turns.js";

@@ -73,7 +73,8 @@ export async function requestApproval(
   await queue.add({ queue: turn.chatKey, key: jobKey(expire), payload: expire, runAt: expiresAt });
 }
 
-async function uniqueShortId(context: Pick<WorldContext, "store">, chatKey: string): Promise<string> {
+/** A short id not yet used by an approval of the chat. */
+export async function uniqueShortId(context: Pick<WorldContext, "store">, chatKey: string): Promise<string> {
   for (let length = 4; length < 16; length++) {
     for (let attempt = 0; attempt < 4; attempt++) {
       const candidate = newShortId(length);

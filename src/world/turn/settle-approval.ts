@@ -3,6 +3,7 @@ import { jobKey } from "../jobs.js";
 import type { Outbox } from "../outbox.js";
 import type { WorldContext } from "../world-context.js";
 import { describeWait, publishApprovalOutcome } from "./approval-outcome.js";
+import { isBudgetApproval, settleBudgetApproval } from "./budget-approval.js";
 import { recordToolResult } from "./record-tool-result.js";
 import { releaseApproved } from "./turn-state.js";
 
@@ -10,6 +11,7 @@ import { releaseApproved } from "./turn-state.js";
 export type ApprovalNext =
   | { kind: "run"; toolCallId: string }
   | { kind: "continue"; turnId: string; step: number }
+  | { kind: "budget"; approvalId: string; approved: boolean }
   | { kind: "none" };
 
 /** How a card shows a call's arguments (the tool side knows the schema and the policy's preview). */
@@ -29,6 +31,7 @@ export async function settleDecidedApproval(
 ): Promise<ApprovalNext> {
   const { store, logger } = context;
   const approval = await store.getApproval(approvalId);
+  if (approval && isBudgetApproval(approval)) return settleBudgetApproval(context, outbox, approval);
   const call = approval ? await store.getToolCall(approval.toolCallId) : undefined;
   if (!approval || !call) {
     logger.warn({ approvalId }, "decided approval not found");
@@ -72,6 +75,7 @@ export async function expireApproval(
     return none;
   }
   if (approval.state !== "expired") return none;
+  if (isBudgetApproval(approval)) return settleBudgetApproval(context, outbox, approval);
   const call = await context.store.getToolCall(approval.toolCallId);
   return call ? finishExpired(context, outbox, approval, call, preview) : none;
 }

@@ -1,0 +1,81 @@
+// `limits.overBudget: ask` on the agents' side (docs/budgets.md): a call past a cap asks the
+// world's approvers; an approval raises the cap for its period by `raiseBy` and the step runs
+// again; a denial (or no decision in time) ends the turn with a notice and no model call.
+import { budgetQuestion, capOwner, capsThatApply, raiseAmount } from "../world/limits/budget-caps.js";
+import type { BudgetExceeded } from "../world/limits/day-budget.js";
+import type { MessageRecord } from "../world/records.js";
+import { parseBudgetApprovalKey, requestBudgetApproval, resumeTurn } from "../world/turn/index.js";
+import { type AgentRuntime, loadTurnScope, type TurnScope } from "./agent-runtime.js";
+import { chainStarterName } from "./charge-model-call.js";
+import { endWithLimit } from "./end-turn.js";
+
+/**
+ * Ask to let a call past its cap (`overBudget: ask`): true when a card is out (the turn is
+ * parked until it is decided), false when the world stops instead (`stop`, or this step's card
+ * was decided already and the call still does not fit).
+ */
+export async function askPastBudget(
+  runtime: AgentRuntime,
+  scope: TurnScope,
+  step: number,
+  exceeded: BudgetExceeded,
+  trigger: MessageRecord | undefined,
+): Promise<boolean> {
+  const cap = exceeded.cap;
+  if (scope.world.limits.overBudget !== "ask" || cap === undefined) return false;
+  const personName = (await chainStarterName(runtime, trigger)) ?? scope.turn.startedById;
+  const raise = raiseAmount(cap, scope.world.limits.raiseBy ?? 100);
+  const question = budgetQuestion(scope.agent.name, cap, exceeded.allowed, raise, personName);
+  const asked = await requestBudgetApproval(runtime.world, runtime.outbox, scope.turn, scope.world, {
+    step,
+    cap: cap.name,
+    period: cap.period,
+    question,
+    requestedFor: personName,
+  });
+  return asked === "asked" || asked === "pending";
+}
+
+/**
+ * A budget card decided or expired: raise the cap and give back the step to run again, or end
+ * the turn with a notice (nothing to run).
+ */
+export async function followBudgetDecision(
+  runtime: AgentRuntime,
+  approvalId: string,
+  approved: boolean,
+): Promise<{ turnId: string; step: number } | undefined> {
+  const { store } = runtime.world;
+  const approval = await store.getApproval(approvalId);
+  const key = approval ? parseBudgetApprovalKey(approval.toolCallId) : undefined;
+  const scope = key ? await loadTurnScope(runtime, key.turnId) : undefined;
+  if (!approval || !key || !scope || scope.turn.state === "ended") return undefined;
+  const { turn, world } = scope;
+  const month = key.period.slice(0, 7);
+  const subjects = { agent: turn.agent, chatKey: turn.chatKey, person: turn.startedById, day: key.period, month };
+  const cap = capsThatApply(world.limits, subjects).find(
+    (candidate) => candidate.name === key.cap && candidate.period === key.period,
+  );
+  if (!approved || !cap) {
+    const who =
+      approval.state === "expired" ? "nobody decided in time" : `denied by ${approval.decidedByName ?? "an approver"}`;
+    const what = `${turn.agent}'s call would pass ${capOwner(cap ?? { scope: "world", subject: "" })} budget (${key.cap}), and was not made (${who}).`;
+    await endWithLimit(runtime, scope, "budget", what);
+    return undefined;
+  }
+  const amount = raiseAmount(cap, world.limits.raiseBy ?? 100);
+  const raised = await store.raiseBudget({
+    approvalId,
+    world: world.name,
+    cap: cap.name,
+    scope: cap.scope,
+    subject: cap.subject,
+    period: cap.period,
+    unit: cap.unit,
+    amount,
+    decidedBy: approval.decidedByName ?? approval.decidedById ?? "",
+  });
+  if (raised) runtime.world.logger.info({ approvalId, cap: cap.name, amount }, "budget raised by an approval");
+  await resumeTurn(runtime.world, turn, scope.agent.limits.deadline);
+  return { turnId: turn.id, step: key.step };
+}
