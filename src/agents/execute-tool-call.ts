@@ -6,8 +6,10 @@ import { type AgentRuntime, loadTurnScope } from "./agent-runtime.js";
 import { continueTurn } from "./continue-turn.js";
 import { resolveWorkdir } from "./workdir.js";
 import { postToolFiles } from "./post-tool-files.js";
+import { discardCallOutbox, prepareCallOutbox } from "../tools/outbox-files.js";
 import type { ToolFile } from "../tools/tool-source.js";
 import { linkedSignal } from "./linked-signal.js";
+import type { Logger } from "../log/logger.js";
 
 /** Default time a tool may take when its source sets none. */
 const defaultToolTimeoutMs = 60_000;
@@ -65,10 +67,12 @@ export async function executeToolCall(runtime: AgentRuntime, toolCallId: string)
     log.info("tool running");
     working = showWorking(runtime.world, parseChatKey(call.chatKey), call.agent, { kind: "tool", tool: call.name });
     workdir = await resolveWorkdir(scope.world);
+    const outbox = await callOutbox(workdir, call.id, log);
     const outcome = await runtime.tools.call(call.name, checked.args, {
       workdir,
       signal: linked.signal,
       timeoutMs: defaultToolTimeoutMs,
+      ...(outbox === undefined ? {} : { outbox }),
     });
     kind = outcome.kind;
     text = outcome.text;
@@ -86,6 +90,8 @@ export async function executeToolCall(runtime: AgentRuntime, toolCallId: string)
   if (stop) {
     // The stop gave the call `interrupted` already; this keeps the closure if it could not.
     log.info("tool run stopped");
+    // A stopped call's files are nobody's: taken here, so no later call finds them.
+    if (workdir !== undefined) await discardCallOutbox(workdir, call.id, log);
     await recordToolResult(runtime.world, runtime.outbox, call, "interrupted", `stopped by ${stop.by.name}`);
     // A stop stored by another process is ended here, by the process that was running the tool.
     const turn = await store.getTurn(call.turnId);
@@ -104,4 +110,14 @@ export async function executeToolCall(runtime: AgentRuntime, toolCallId: string)
   }
   await recordToolResult(runtime.world, runtime.outbox, call, kind, text);
   await continueTurn(runtime, call.turnId, call.step);
+}
+
+/** The call's own outbox, made before it runs; without one (the workdir refused it) the call runs all the same. */
+async function callOutbox(workdir: string, callId: string, log: Logger): Promise<string | undefined> {
+  try {
+    return await prepareCallOutbox(workdir, callId, log);
+  } catch (error) {
+    log.warn({ err: error }, "the call's outbox could not be made; files it leaves are not posted");
+    return undefined;
+  }
 }

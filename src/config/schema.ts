@@ -185,6 +185,10 @@ export const shellConfigSchema = z
     maxOutputBytes: numeric(z.number().int().min(256)).default(16_384),
     /** Environment variables passed through to commands. */
     envAllowlist: z.array(z.string()).default(["PATH", "HOME", "LANG", "LC_ALL", "TZ", "TMPDIR"]),
+    /** What a call sees of the file system (docs/sandbox.md): `private` hides the service's own state. */
+    sandbox: z.enum(["private", "strict", "none"]).default("private"),
+    /** False: each call runs without network (a network namespace with only loopback). */
+    network: booleanText(z.boolean()).default(true),
   })
   .strict();
 
