@@ -27,6 +27,11 @@ export interface SandboxScriptOptions {
   /** The call's outbox (real path, inside the workdir): bound over `<workdir>/outbox`. */
   outbox?: string | undefined;
   state: ServiceState;
+  /**
+   * `strict` leaves `/proc` writable: a service that is not root needs it to map its user back
+   * (`/proc/self/uid_map`), and its calls cannot write the host's settings there anyway.
+   */
+  writableProc?: boolean;
 }
 
 /** `value` as one single-quoted `sh` word. */
@@ -66,7 +71,9 @@ export function sandboxScript(options: SandboxScriptOptions): string {
   lines.push(`[ -d ${workdir} ] || mkdir -p ${workdir}`);
   if (options.mode === "strict") {
     lines.push(
-      `while read -r _id _parent _device _root point _rest; do ${mount} -o remount,bind,ro "$point"; done < /proc/self/mountinfo`,
+      `while read -r _id _parent _device _root point _rest; do ${
+        options.writableProc === true ? 'if [ "$point" = /proc ]; then continue; fi; ' : ""
+      }${mount} -o remount,bind,ro "$point"; done < /proc/self/mountinfo`,
       `${mount} -t tmpfs -o mode=1777 roundtable-tmp /tmp`,
       `[ -d ${workdir} ] || mkdir -p ${workdir}`,
     );

@@ -161,12 +161,13 @@ export function namespaceLaunch(
     args: [
       ...isolation.flags,
       ...(sandbox === undefined || setup === undefined ? [] : [sandbox.shell, "-c", setup, "roundtable-sandbox"]),
+      // The init itself runs as the service's user again (still pid 1: `unshare` without `--fork` execs).
+      ...(drop === undefined ? [] : [isolation.unshare, ...dropFlags(drop)]),
       process.execPath,
       ...isolation.nodeFlags,
       "-e",
       namespaceInitScript,
       "--",
-      ...(drop === undefined ? [] : [isolation.unshare, ...dropFlags(drop)]),
       command,
       ...args,
     ],
@@ -240,10 +241,11 @@ function probeProcessIsolation(request: IsolationRequest): ProcessIsolation {
         mount,
         workdir: process.cwd(),
         state: { files: [], directories: [] },
+        writableProc: sandbox.dropTo !== undefined,
       });
       const launch = namespaceLaunch(isolation, process.execPath, [], {}, {}, setup);
-      // The probe runs the init without a command: drop the command (and the nested user namespace) again.
-      const probeArgs = launch.args.slice(0, launch.args.indexOf("--"));
+      // The probe runs the init without a command: what follows the init's own `--` goes.
+      const probeArgs = launch.args.slice(0, launch.args.lastIndexOf("--"));
       const tried = probe(unshare, probeArgs);
       if (tried === undefined) return isolation;
       fallback = `the ${sandbox.mode} sandbox could not be made: ${tried}`;

@@ -118,6 +118,7 @@ export class ShellToolSource implements ToolSource, ArgumentPrecheck {
       workdir,
       outbox: context.outbox,
       state: this.options.state ?? { files: [], directories: [] },
+      writableProc: sandbox.dropTo !== undefined,
     });
     const outbox = path.join(workdir, outboxDirectory);
     return { setup, environment: context.outbox === undefined ? {} : { [outboxVariable]: outbox } };
