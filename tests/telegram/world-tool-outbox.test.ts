@@ -269,3 +269,36 @@ function existsShm(): boolean {
     return false;
   }
 }
+
+describe("a message's files placed in the workdir", () => {
+  it("an inbox a tool replaced by `inbox -> ../../data` is not written through: the files land in a real inbox/", async () => {
+    const layout = serviceLayout();
+    const alice = new ScriptedProvider((request) => {
+      if (request.messages.at(-1)?.role === "tool") return { text: "linked" };
+      if (request.messages.filter((message) => message.role === "user").length > 1) return { text: "got it" };
+      const script = "rm -rf inbox; ln -s ../../data inbox";
+      return { toolCalls: [{ name: "shell_cmd", args: { command: "sh", args: ["-c", script] } }] };
+    });
+    t = await worldOnTelegram({
+      agents: [{ name: "alice", provider: alice, tools: ["shell_cmd"] }],
+      world: { workdir: layout.workdir, defaultAgent: "alice" },
+      tools: { approval: { shell_cmd: "never" }, shell: { sandbox: "none" } },
+      databaseUrl: layout.databaseUrl,
+    });
+    await t.say(ana, "link the inbox");
+    const before = readdirSync(layout.data).sort();
+    const { update } = t.fake.userFiles(mainToken, {
+      chatId: groupId,
+      from: ana,
+      caption: "the counts",
+      document: { bytes: new TextEncoder().encode("name,count\nalpha,1\n"), name: "counts.csv" },
+    });
+    await t.settle(update);
+
+    expect(readdirSync(layout.data).sort()).toEqual(before);
+    const inbox = path.join(layout.workdir, "inbox");
+    const placed = readdirSync(inbox).filter((name) => !name.startsWith("."));
+    expect(placed).toHaveLength(1);
+    expect(readFileSync(path.join(inbox, placed[0] ?? "", "counts.csv"), "utf8")).toBe("name,count\nalpha,1\n");
+  });
+});
