@@ -16,6 +16,8 @@ export interface FileLimits {
   maxMessageBytes: number;
   /** Milliseconds per download, redirects included. */
   fetchTimeout: number;
+  /** Bytes the world's `inbox/` may hold, the oldest messages' directories removed past it; 0 or absent: no limit. */
+  inboxMaxBytes?: number;
 }
 
 /**
@@ -106,7 +108,10 @@ export class InboundFileFetcher implements InboundFiles {
     try {
       const inbox = await realDirectory(root, "inbox", this.logger);
       try {
-        await this.placeIn(inbox, safeFileName(messageId), withBytes);
+        const name = safeFileName(messageId);
+        await this.placeIn(inbox, name, withBytes);
+        const quota = this.limits.inboxMaxBytes ?? 0;
+        if (quota > 0) await this.keepWithin(inbox, quota, name);
       } finally {
         await inbox.close();
       }
@@ -148,6 +153,36 @@ export class InboundFileFetcher implements InboundFiles {
       }
     } finally {
       await partial.close();
+    }
+  }
+
+  /** Remove the oldest messages' directories of `inbox/` until it holds at most `quota` bytes (never `newest`'s). */
+  private async keepWithin(inbox: OpenDirectory, quota: number, newest: string): Promise<void> {
+    const messages: { name: string; bytes: number; at: number }[] = [];
+    for (const name of await readdir(inbox.self())) {
+      if (name.startsWith(".")) continue;
+      const stats = await lstat(inbox.entry(name));
+      if (!stats.isDirectory()) continue;
+      let bytes = 0;
+      const directory = await inbox.child(name).catch(() => undefined);
+      if (directory === undefined) continue;
+      try {
+        for (const file of await readdir(directory.self())) bytes += (await lstat(directory.entry(file))).size;
+      } finally {
+        await directory.close();
+      }
+      messages.push({ name, bytes, at: stats.mtimeMs });
+    }
+    let total = messages.reduce((sum, message) => sum + message.bytes, 0);
+    for (const message of messages.sort((a, b) => a.at - b.at)) {
+      if (total <= quota) break;
+      if (message.name === newest) continue;
+      await rm(inbox.entry(message.name), { recursive: true, force: true });
+      total -= message.bytes;
+      this.logger.info(
+        { messageId: message.name, bytes: message.bytes },
+        "inbox over files.inboxMaxBytes: an old message's files left the workdir",
+      );
     }
   }
 

@@ -338,6 +338,11 @@ export const filesConfigSchema = z
      */
     transcribe: nameSchema.optional(),
     transcribeModel: z.string().min(1).default("whisper-1"),
+    /**
+     * Bytes a world's `inbox/` may hold (docs/sandbox.md, "Inbound files"): past it the oldest
+     * messages' directories go (the database keeps the files). 0: no limit.
+     */
+    inboxMaxBytes: numeric(z.number().int().min(0)).default(0),
   })
   .strict();
 

@@ -45,7 +45,7 @@ export function safeFileName(name: string): string {
 /**
  * Safe names for a message's files, unique within it: a repeated name gets a number in front
  * (`2-a.txt`), the first one no name of the message has (so `a.txt`, `a.txt`, `2-a.txt` give
- * `a.txt`, `2-a.txt`, `3-2-a.txt`... never two files of one name).
+ * `a.txt`, `3-a.txt`, `2-a.txt`: never two files of one name).
  */
 export function uniqueSafeNames(names: readonly string[]): string[] {
   const safe = names.map(safeFileName);
