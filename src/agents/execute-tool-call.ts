@@ -8,8 +8,10 @@ import { type AgentRuntime, loadTurnScope } from "./agent-runtime.js";
 import { continueTurn } from "./continue-turn.js";
 import { resolveWorkdir } from "./workdir.js";
 import { postToolFiles } from "./post-tool-files.js";
+import { discardCallOutbox, prepareCallOutbox } from "../tools/outbox-files.js";
 import type { ToolFile } from "../tools/tool-source.js";
 import { linkedSignal } from "./linked-signal.js";
+import type { Logger } from "../log/logger.js";
 
 /** Default time a tool may take when its source sets none. */
 const defaultToolTimeoutMs = 60_000;
@@ -68,10 +70,12 @@ export async function executeToolCall(runtime: AgentRuntime, toolCallId: string)
     working = showWorking(runtime.world, parseChatKey(call.chatKey), call.agent, { kind: "tool", tool: call.name });
     showToolProgress(runtime.world, parseChatKey(call.chatKey), call.agent, progressOf(call, "running"));
     workdir = await resolveWorkdir(scope.world);
+    const outbox = await callOutbox(workdir, call.id, log);
     const outcome = await runtime.tools.call(call.name, checked.args, {
       workdir,
       signal: linked.signal,
       timeoutMs: defaultToolTimeoutMs,
+      ...(outbox === undefined ? {} : { outbox }),
     });
     kind = outcome.kind;
     text = outcome.text;
@@ -89,6 +93,8 @@ export async function executeToolCall(runtime: AgentRuntime, toolCallId: string)
   if (stop) {
     // The stop gave the call `interrupted` already; this keeps the closure if it could not.
     log.info("tool run stopped");
+    // A stopped call's files are nobody's: taken here, so no later call finds them.
+    if (workdir !== undefined) await discardCallOutbox(workdir, call.id, log);
     await recordToolResult(runtime.world, runtime.outbox, call, "interrupted", `stopped by ${stop.by.name}`);
     // A stop stored by another process is ended here, by the process that was running the tool.
     const turn = await store.getTurn(call.turnId);
@@ -117,4 +123,14 @@ export async function executeToolCall(runtime: AgentRuntime, toolCallId: string)
 
 function progressOf(call: ToolCallRecord, state: ToolProgress["state"]): ToolProgress {
   return { callId: call.id, tool: call.name, state };
+}
+
+/** The call's own outbox, made before it runs; without one (the workdir refused it) the call runs all the same. */
+async function callOutbox(workdir: string, callId: string, log: Logger): Promise<string | undefined> {
+  try {
+    return await prepareCallOutbox(workdir, callId, log);
+  } catch (error) {
+    log.warn({ err: error }, "the call's outbox could not be made; files it leaves are not posted");
+    return undefined;
+  }
 }

@@ -4,7 +4,7 @@ import { toolFilesCaption, toolFilesMessageId, toolFilesResultLine } from "../wo
 import { parseChatKey } from "../world/chat-ref.js";
 import type { MessageFile, MessageRecord, ToolCallRecord } from "../world/records.js";
 import type { ToolFile } from "../tools/tool-source.js";
-import { takeOutboxFiles } from "../tools/outbox-files.js";
+import { discardCallOutbox, type OutboxFile, takeCallOutbox } from "../tools/outbox-files.js";
 import type { AgentRuntime, TurnScope } from "./agent-runtime.js";
 
 /** Caps on the files of one tool call, as on an inbound message's (`files.maxBytes`, `files.maxMessageBytes`). */
@@ -16,8 +16,8 @@ export interface ToolFileLimits {
 export const defaultToolFileLimits: ToolFileLimits = { maxBytes: 20 * 1024 * 1024, maxMessageBytes: 50 * 1024 * 1024 };
 
 /**
- * Post the files a tool call gave: the files in its result and those it left in the workdir's
- * `outbox/` (moved to `outbox-posted/<call id>/` before they are read). They are stored as one
+ * Post the files a tool call gave: the files in its result and those it left in its own outbox
+ * (`src/tools/outbox-files.ts`, removed once they are stored). They are stored as one
  * message of the agent in the call's chat (id from the call: a second run stores nothing more),
  * with a caption naming them, each typed from its bytes and capped (a file over the cap is
  * named, without bytes), then written under `inbox/<message id>/` like any message's files, and
@@ -32,10 +32,25 @@ export async function postToolFiles(
   given: readonly ToolFile[],
   workdir: string,
 ): Promise<string | undefined> {
-  const { store, logger } = runtime.world;
+  const { logger } = runtime.world;
   const limits = runtime.toolFileLimits ?? defaultToolFileLimits;
+  const outbox = await takeCallOutbox(workdir, call.id, limits, logger);
+  const line = await storeToolFiles(runtime, scope, call, given, outbox, limits);
+  // Taken on every ending: what is stored is the chat's now, and nothing is left for another call.
+  await discardCallOutbox(workdir, call.id, logger);
+  return line;
+}
+
+async function storeToolFiles(
+  runtime: AgentRuntime,
+  scope: TurnScope,
+  call: ToolCallRecord,
+  given: readonly ToolFile[],
+  outbox: readonly OutboxFile[],
+  limits: ToolFileLimits,
+): Promise<string | undefined> {
+  const { store, logger } = runtime.world;
   const id = toolFilesMessageId(call.id);
-  const outbox = await takeOutboxFiles(workdir, call.id, limits);
   if (given.length === 0 && outbox.length === 0) return undefined;
   const stored = await store.getMessage(id);
   // Stored by an earlier run, which may have died before publishing it: publish it again (its

@@ -9,6 +9,7 @@ import { modelLimits } from "../providers/model-limits.js";
 import { userMessageFor } from "../providers/user-message.js";
 import { argumentsHash, decidePolicy, previewArguments } from "../tools/approval-policy.js";
 import { openTools } from "../tools/open-tools.js";
+import { serviceState, type ServiceStateSources } from "./service-state.js";
 import { traceProvider } from "../telemetry/traced-provider.js";
 import { traceToolCall } from "../telemetry/traced-tool-call.js";
 import { loadEventPolicy } from "../hooks/module-policy.js";
@@ -22,6 +23,8 @@ export type BuiltParts = Pick<
 export interface BuildOverrides {
   /** Used instead of the configured providers (tests pass scripted models). */
   providers?: ReadonlyMap<string, ProviderEntry>;
+  /** Where the service's own state is, hidden from sandboxed `shell_cmd` calls (default: the default database under the process's directory). */
+  state?: ServiceStateSources;
 }
 
 /**
@@ -32,7 +35,9 @@ export async function buildParts(config: Config, logger: Logger, overrides: Buil
   // First: a policy module that does not load stops the start before anything else is started.
   const eventPolicy = await loadEventPolicy(config, logger);
   const providers = traceProviders(overrides.providers ?? providersFromConfig(config, logger));
-  const opened = await openTools(config.tools, logger.child({ component: "tools" }));
+  const opened = await openTools(config.tools, logger.child({ component: "tools" }), {
+    shell: { state: serviceState(overrides.state ?? {}) },
+  });
   const registry = opened.registry;
   const tools: AgentTools = {
     definitionsFor: (toolList) => registry.toolsForAgent(toolList),

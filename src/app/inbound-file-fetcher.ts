@@ -1,6 +1,7 @@
-import { mkdir, mkdtemp, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
-import path from "node:path";
+import { randomBytes } from "node:crypto";
+import { lstat, mkdir, readdir, rename, rm, writeFile } from "node:fs/promises";
 import { resolveWorkdir } from "../agents/workdir.js";
+import { type OpenDirectory, openWorkdir, realDirectory } from "../tools/directory-by-descriptor.js";
 import type { Logger } from "../log/logger.js";
 import type { DownloadAttachment, InboundAttachment } from "../world/inbound.js";
 import { formatSize, type InboundFiles, uniqueSafeNames, safeFileName } from "../world/files/inbound-files.js";
@@ -15,6 +16,8 @@ export interface FileLimits {
   maxMessageBytes: number;
   /** Milliseconds per download, redirects included. */
   fetchTimeout: number;
+  /** Bytes the world's `inbox/` may hold, the oldest messages' directories removed past it; 0 or absent: no limit. */
+  inboxMaxBytes?: number;
 }
 
 /**
@@ -100,34 +103,109 @@ export class InboundFileFetcher implements InboundFiles {
   ): Promise<void> {
     const withBytes = files.filter((file) => file.bytes !== undefined);
     if (withBytes.length === 0) return;
-    const inbox = path.join(await resolveWorkdir(world), "inbox");
-    const directory = path.join(inbox, safeFileName(messageId));
-    if (await exists(directory)) return;
-    // Written aside and renamed into place: `inbox/<id>/` is there complete or not at all, so a
-    // crash halfway leaves nothing a later run mistakes for placed files.
-    const partial = path.join(inbox, partialDirectory);
-    await mkdir(partial, { recursive: true });
-    const aside = await mkdtemp(path.join(partial, `${safeFileName(messageId)}-`));
+    // By descriptor from the workdir down: an `inbox` a tool replaced by a link is removed, never written through.
+    const root = await openWorkdir(await resolveWorkdir(world));
     try {
-      for (const file of withBytes) {
-        await writeFile(path.join(aside, file.name), file.bytes ?? new Uint8Array(), { mode: 0o444, flag: "wx" });
+      const inbox = await realDirectory(root, "inbox", this.logger);
+      try {
+        const name = safeFileName(messageId);
+        await this.placeIn(inbox, name, withBytes);
+        const quota = this.limits.inboxMaxBytes ?? 0;
+        if (quota > 0) await this.keepWithin(inbox, quota, name);
+      } finally {
+        await inbox.close();
       }
-      await rename(aside, directory);
-    } catch (error) {
-      await rm(aside, { recursive: true, force: true });
-      // Another run placed them first (a second process, a redelivery): theirs stand.
-      if (await exists(directory)) return;
-      throw error;
+    } finally {
+      await root.close();
     }
-    // What a run that died halfway left aside for this message goes too.
-    const prefix = `${safeFileName(messageId)}-`;
-    for (const name of await readdir(partial)) {
-      if (name.startsWith(prefix)) await rm(path.join(partial, name), { recursive: true, force: true });
+  }
+
+  /**
+   * Written aside and renamed into place, both inside the verified `inbox/`: `inbox/<id>/` is
+   * there complete or not at all, so a crash halfway leaves nothing a later run mistakes for
+   * placed files. Each file is created exclusively (`wx`: never through a planted link).
+   */
+  private async placeIn(inbox: OpenDirectory, name: string, files: readonly MessageFile[]): Promise<void> {
+    if (await exists(inbox.entry(name))) return;
+    const partial = await realDirectory(inbox, partialDirectory, this.logger);
+    try {
+      const asideName = `${name}-${randomBytes(6).toString("hex")}`;
+      await mkdir(partial.entry(asideName), { mode: 0o755 });
+      try {
+        const aside = await partial.child(asideName);
+        try {
+          for (const file of files) {
+            await writeFile(aside.entry(file.name), file.bytes ?? new Uint8Array(), { mode: 0o444, flag: "wx" });
+          }
+        } finally {
+          await aside.close();
+        }
+        await rename(partial.entry(asideName), inbox.entry(name));
+      } catch (error) {
+        await rm(partial.entry(asideName), { recursive: true, force: true });
+        // Another run placed them first (a second process, a redelivery): theirs stand.
+        if (await exists(inbox.entry(name))) return;
+        throw error;
+      }
+      // What a run that died halfway left aside for this message goes too.
+      for (const entry of await readdir(partial.self())) {
+        if (entry.startsWith(`${name}-`)) await rm(partial.entry(entry), { recursive: true, force: true });
+      }
+    } finally {
+      await partial.close();
+    }
+  }
+
+  /** Remove the oldest messages' directories of `inbox/` until it holds at most `quota` bytes (never `newest`'s). */
+  private async keepWithin(inbox: OpenDirectory, quota: number, newest: string): Promise<void> {
+    const messages: { name: string; bytes: number; at: number }[] = [];
+    for (const name of await readdir(inbox.self())) {
+      if (name.startsWith(".")) continue;
+      const stats = await lstat(inbox.entry(name));
+      if (!stats.isDirectory()) continue;
+      let bytes = 0;
+      const directory = await inbox.child(name).catch(() => undefined);
+      if (directory === undefined) continue;
+      try {
+        for (const file of await readdir(directory.self())) bytes += (await lstat(directory.entry(file))).size;
+      } finally {
+        await directory.close();
+      }
+      messages.push({ name, bytes, at: stats.mtimeMs });
+    }
+    let total = messages.reduce((sum, message) => sum + message.bytes, 0);
+    for (const message of messages.sort((a, b) => a.at - b.at)) {
+      if (total <= quota) break;
+      if (message.name === newest) continue;
+      await rm(inbox.entry(message.name), { recursive: true, force: true });
+      total -= message.bytes;
+      this.logger.info(
+        { messageId: message.name, bytes: message.bytes },
+        "inbox over files.inboxMaxBytes: an old message's files left the workdir",
+      );
     }
   }
 
   async placed(world: { name: string; workdir?: string }, messageId: string): Promise<boolean> {
-    return exists(path.join(await resolveWorkdir(world), "inbox", safeFileName(messageId)));
+    let root: OpenDirectory;
+    try {
+      root = await openWorkdir(await resolveWorkdir(world));
+    } catch {
+      return false;
+    }
+    try {
+      const inbox = await root.child("inbox");
+      try {
+        return await exists(inbox.entry(safeFileName(messageId)));
+      } finally {
+        await inbox.close();
+      }
+    } catch {
+      // No inbox, or not a real directory: nothing was placed (placing makes a real one).
+      return false;
+    } finally {
+      await root.close();
+    }
   }
 
   private tooBig(cap: number): string {
@@ -165,9 +243,10 @@ export class InboundFileFetcher implements InboundFiles {
   }
 }
 
+/** Whether `file` is there (a link counts as there: it is never followed). */
 async function exists(file: string): Promise<boolean> {
   try {
-    await stat(file);
+    await lstat(file);
     return true;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;

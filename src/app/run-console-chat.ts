@@ -34,7 +34,7 @@ export async function runConsoleChat(options: ConsoleChatOptions): Promise<numbe
     banner: chatBanner(world, user),
     settle: () => roundtable?.whenIdle() ?? Promise.resolve(),
   });
-  const parts = await buildParts(config, logger);
+  const parts = await buildParts(config, logger, { state: { databaseUrl: options.databaseUrl } });
   roundtable = new Roundtable({
     ...parts,
     config,

@@ -22,7 +22,13 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
   const { config, logger } = options;
   // MCP servers connect while the database and the channels get ready (their network waits
   // overlap); a model SDK loads on its provider's first call (src/providers/create-provider.ts).
-  const building = buildParts(config, logger);
+  const building = buildParts(config, logger, {
+    state: {
+      databaseUrl: options.databaseUrl,
+      configPath: options.configSource === "built-in default" ? undefined : options.configSource,
+      cwd: options.cwd,
+    },
+  });
   // Awaited below; a failure meanwhile is not an unhandled rejection.
   building.catch(() => undefined);
   let opened: Awaited<ReturnType<typeof openStore>>;

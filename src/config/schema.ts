@@ -227,6 +227,10 @@ export const shellConfigSchema = z
     maxOutputBytes: numeric(z.number().int().min(256)).default(16_384),
     /** Environment variables passed through to commands. */
     envAllowlist: z.array(z.string()).default(["PATH", "HOME", "LANG", "LC_ALL", "TZ", "TMPDIR"]),
+    /** What a call sees of the file system (docs/sandbox.md): `private` hides the service's own state. */
+    sandbox: z.enum(["private", "strict", "none"]).default("private"),
+    /** False: each call runs without network (a network namespace with only loopback). */
+    network: booleanText(z.boolean()).default(true),
   })
   .strict();
 
@@ -380,6 +384,11 @@ export const filesConfigSchema = z
      */
     transcribe: nameSchema.optional(),
     transcribeModel: z.string().min(1).default("whisper-1"),
+    /**
+     * Bytes a world's `inbox/` may hold (docs/sandbox.md, "Inbound files"): past it the oldest
+     * messages' directories go (the database keeps the files). 0: no limit.
+     */
+    inboxMaxBytes: numeric(z.number().int().min(0)).default(0),
   })
   .strict();
 

@@ -10,6 +10,11 @@ export interface ToolRunContext {
    * configured timeout (`tools.shell.timeout`, `tools.mcpTimeout`, a server's `timeout`).
    */
   timeoutMs: number;
+  /**
+   * The call's own outbox (absolute, made by the service before the call, taken after it):
+   * files left there are posted to the chat (`src/tools/outbox-files.ts`).
+   */
+  outbox?: string;
 }
 
 /**

@@ -168,3 +168,35 @@ describe("InboundFileFetcher", () => {
     }
   });
 });
+
+describe("a world's inbox within files.inboxMaxBytes", () => {
+  it("keeps the newest messages' files within the quota, the oldest leave the workdir first; 0 keeps all", async () => {
+    const workdir = mkdtempSync(path.join(tmpdir(), "rt-inbox-quota-"));
+    const file = (name: string) => ({
+      name,
+      mediaType: "text/plain",
+      size: 60,
+      bytes: new TextEncoder().encode("x".repeat(60)),
+    });
+    const limits = { maxBytes: 1024, maxMessageBytes: 4096, fetchTimeout: 5_000 };
+    const capped = new InboundFileFetcher({ ...limits, inboxMaxBytes: 100 }, quietLogger());
+    const world = { name: "main", workdir };
+    for (const id of ["m-1", "m-2", "m-3"]) {
+      await capped.place(world, id, [file(`${id}.txt`)]);
+      // Apart in time, as messages are (the oldest is the one whose directory is oldest).
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const inbox = path.join(workdir, "inbox");
+    expect(readdirSync(inbox).filter((name) => !name.startsWith("."))).toEqual(["m-3"]);
+    expect(await capped.placed(world, "m-3")).toBe(true);
+
+    const unlimited = new InboundFileFetcher(limits, quietLogger());
+    for (const id of ["m-4", "m-5"]) await unlimited.place(world, id, [file(`${id}.txt`)]);
+    expect(
+      readdirSync(inbox)
+        .filter((name) => !name.startsWith("."))
+        .sort(),
+    ).toEqual(["m-3", "m-4", "m-5"]);
+    rmSync(workdir, { recursive: true, force: true });
+  });
+});

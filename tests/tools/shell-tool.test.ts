@@ -123,12 +123,16 @@ for (const { mode: thisMode, skip } of modes)
       shell({}, { logger });
       expect(lines.map(({ level, msg, isolation }) => ({ level, msg, isolation }))).toEqual([
         mode === "pid-namespace"
-          ? { level: 30, msg: "shell_cmd runs each call in a PID namespace of its own", isolation: "pid-namespace" }
+          ? {
+              level: 30,
+              msg: "shell_cmd runs each call in a PID namespace of its own, sandbox: private",
+              isolation: "pid-namespace",
+            }
           : {
               level: 40,
               msg:
                 "shell_cmd finds a call's processes by an environment marker (no PID namespace): one that clears its " +
-                "environment, leaves its session and its parent can outlive the call",
+                "environment, leaves its session and its parent can outlive the call; no sandbox: calls see the service's own files",
               isolation: "marker",
             },
       ]);

@@ -32,6 +32,8 @@ export interface HarnessOptions {
   /** The platform the test chat is on (default console). */
   platform?: Platform;
   databaseUrl?: string;
+  /** Where else the service's state lies, hidden from sandboxed tool calls (the database is always). */
+  serviceState?: { configPath?: string; cwd?: string };
   /** Keep the database file on close (restart tests). */
   keepDatabase?: boolean;
   concurrency?: number;
@@ -167,6 +169,7 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
   const queue = opened.createQueue({ concurrency: options.concurrency ?? 4 });
   const channel = new RecordingChannel(platform);
   const parts = await buildParts(config, logger, {
+    state: { databaseUrl, ...options.serviceState },
     providers: new Map(
       options.agents.map((agent) => [
         providerNameOf(agent),

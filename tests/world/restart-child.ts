@@ -2,7 +2,7 @@
  * A real Roundtable process for the restart tests: `tsx restart-child.ts <phase> <databaseUrl> [arg]`.
  * Prints one line per milestone on stdout; the test kills it with SIGKILL where it wants.
  */
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { ScriptedProvider } from "../fakes/scripted-provider.js";
 import { createHarness } from "./harness.js";
@@ -85,7 +85,11 @@ async function main(): Promise<void> {
       await harness.say("@alice write the report", { id: "m-1" });
       await harness.waitFor(
         async () =>
-          existsSync(path.join(workdir, "outbox", "report.csv")) &&
+          // The call's own outbox (outbox/.call-<id>/ on disk, its outbox/ inside the sandbox).
+          existsSync(path.join(workdir, "outbox")) &&
+          readdirSync(path.join(workdir, "outbox")).some((entry) =>
+            existsSync(path.join(workdir, "outbox", entry, "report.csv")),
+          ) &&
           (await harness.store.listToolCalls({})).some((call) => call.state === "running"),
       );
       report("IN_TOOL");

@@ -1,9 +1,9 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { AgentRuntime, TurnScope } from "../../src/agents/agent-runtime.js";
 import { postToolFiles } from "../../src/agents/post-tool-files.js";
-import { inboxPath, safeFileName } from "../../src/world/files/inbound-files.js";
+import { inboxPath } from "../../src/world/files/inbound-files.js";
 import { toolFilesMessageId } from "../../src/world/files/tool-files.js";
 import { onePixelPng, reportCsvBase64 } from "../fakes/mcp-notes-tools.js";
 import { notesServerCommand } from "../fakes/mcp-notes-command.js";
@@ -89,7 +89,7 @@ describe("files a tool gives reach the chat", () => {
     expect((await harness.store.listMessages(stored?.chatKey ?? "")).filter((m) => m.id === pictureId)).toHaveLength(1);
   });
 
-  it("a file shell_cmd writes to outbox/ is posted once and moved out, so the next call posts nothing", async () => {
+  it("a file shell_cmd writes to outbox/ is posted once and its outbox taken, so the next call posts nothing", async () => {
     const alice = new ScriptedProvider((request) => {
       const tools = request.messages.filter((message) => message.role === "tool").length;
       if (tools === 0)
@@ -117,11 +117,9 @@ describe("files a tool gives reach the chat", () => {
       ["report.csv", "text/plain; charset=utf-8", "a,b\n1,2\n"],
     ]);
     expect(await harness.store.getMessage(toolFilesMessageId(list?.id ?? ""))).toBeUndefined();
-    // Moved out of outbox/ to outbox-posted/<call id>/.
-    expect(existsSync(path.join(harness.workdir, "outbox", "report.csv"))).toBe(false);
-    expect(
-      readFileSync(path.join(harness.workdir, "outbox-posted", safeFileName(write?.id ?? ""), "report.csv"), "utf8"),
-    ).toBe("a,b\n1,2\n");
+    // Its outbox is taken (the next call saw an empty one of its own) and nothing is left in the workdir.
+    expect(readdirSync(path.join(harness.workdir, "outbox"))).toEqual([]);
+    expect(existsSync(path.join(harness.workdir, "outbox-posted"))).toBe(false);
     expect(harness.channel.messages().map((message) => message.text)).toEqual(["report.csv from shell_cmd", "done"]);
   });
 });

@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process";
 import { accessSync, constants } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
+import { type SandboxMode, sandboxScript } from "./mount-sandbox.js";
 
 /**
  * How a call's processes are held together, probed once per service process:
@@ -14,8 +15,37 @@ import { z } from "zod";
  *   their process group and their parent (`process-tree.ts`) and nothing more.
  */
 export type ProcessIsolation =
-  | { kind: "pid-namespace"; unshare: string; flags: readonly string[]; nodeFlags: readonly string[] }
+  | {
+      kind: "pid-namespace";
+      unshare: string;
+      flags: readonly string[];
+      nodeFlags: readonly string[];
+      /** The mount sandbox each call gets (`mount-sandbox.ts`), when one was asked for and the host allows it. */
+      sandbox?: SandboxRuntime;
+      /** False: each call in a network namespace of its own (only a loopback interface). */
+      network: boolean;
+      /** Why the sandbox asked for is not in effect (the host refused it). */
+      fallback?: string;
+    }
   | { kind: "marker"; reason: string };
+
+/** How a call's sandbox script runs. */
+export interface SandboxRuntime {
+  mode: Exclude<SandboxMode, "none">;
+  shell: string;
+  mount: string;
+  /**
+   * A service that is not root sets the sandbox up as root of a user namespace of its own; the
+   * command then runs in a nested one that maps the service's uid and gid back (`unshare --map-user`).
+   */
+  dropTo?: { uid: number; gid: number };
+}
+
+/** What the config asks of a call's isolation (`tools.shell.sandbox`, `tools.shell.network`). */
+export interface IsolationRequest {
+  sandbox: SandboxMode;
+  network: boolean;
+}
 
 /** The variable that carries the command's environment to the namespace's init (which gets no other). */
 const commandEnvironmentName = "ROUNDTABLE_COMMAND_ENV";
@@ -121,11 +151,18 @@ export function namespaceLaunch(
   args: readonly string[],
   environment: Record<string, string>,
   initEnvironment: Record<string, string>,
+  /** The sandbox script (`mount-sandbox.ts`) for this call, when the isolation has a sandbox. */
+  setup?: string,
 ): { command: string; args: string[]; env: Record<string, string> } {
+  const sandbox = isolation.sandbox;
+  const drop = sandbox?.dropTo;
   return {
     command: isolation.unshare,
     args: [
       ...isolation.flags,
+      ...(sandbox === undefined || setup === undefined ? [] : [sandbox.shell, "-c", setup, "roundtable-sandbox"]),
+      // The init itself runs as the service's user again (still pid 1: `unshare` without `--fork` execs).
+      ...(drop === undefined ? [] : [isolation.unshare, ...dropFlags(drop)]),
       process.execPath,
       ...isolation.nodeFlags,
       "-e",
@@ -138,15 +175,26 @@ export function namespaceLaunch(
   };
 }
 
-let probed: ProcessIsolation | undefined;
+function dropFlags(drop: { uid: number; gid: number }): string[] {
+  return ["--user", `--map-user=${drop.uid}`, `--map-group=${drop.gid}`, "--"];
+}
+
+const probed = new Map<string, ProcessIsolation>();
 
 /**
- * The isolation this host allows, probed once (synchronously, at the first `shell_cmd` source):
- * the real chain (`unshare`, then the init) must start and the init must be pid 1.
+ * The isolation this host allows for `request`, probed once per request (synchronously, at the
+ * first `shell_cmd` source): the real chain (`unshare`, the sandbox script, then the init) must
+ * start and the init must be pid 1. A sandbox the host refuses falls back to a PID namespace
+ * alone (the reason kept in `fallback`), and that to the marker.
  */
-export function processIsolation(): ProcessIsolation {
-  probed ??= probeProcessIsolation();
-  return probed;
+export function processIsolation(request: IsolationRequest = { sandbox: "none", network: true }): ProcessIsolation {
+  const key = `${request.sandbox}:${request.network}`;
+  let isolation = probed.get(key);
+  if (isolation === undefined) {
+    isolation = probeProcessIsolation(request);
+    probed.set(key, isolation);
+  }
+  return isolation;
 }
 
 /**
@@ -156,31 +204,73 @@ export function processIsolation(): ProcessIsolation {
  * no user namespace: a root command keeps root's access to every file. Otherwise a user
  * namespace maps the service's user to itself, so the command runs as the same uid and gid.
  */
-function candidateFlags(): string[] {
-  const namespaces = ["--pid", "--fork", "--kill-child", "--mount-proc"];
-  return process.getuid?.() === 0 ? namespaces : ["--user", "--map-current-user", ...namespaces];
+function candidateFlags(network: boolean): string[] {
+  const namespaces = ["--pid", "--fork", "--kill-child", "--mount-proc", ...(network ? [] : ["--net"])];
+  return isRoot() ? namespaces : ["--user", "--map-current-user", ...namespaces];
 }
 
-function probeProcessIsolation(): ProcessIsolation {
+/** As root (with `CAP_SYS_ADMIN`) a mount namespace needs no user namespace; otherwise the sandbox is set up as root of one. */
+function sandboxFlags(network: boolean): string[] {
+  const namespaces = ["--mount", "--pid", "--fork", "--kill-child", "--mount-proc", ...(network ? [] : ["--net"])];
+  return isRoot() ? namespaces : ["--user", "--map-root-user", ...namespaces];
+}
+
+function isRoot(): boolean {
+  return process.getuid?.() === 0;
+}
+
+function probeProcessIsolation(request: IsolationRequest): ProcessIsolation {
   if (process.platform !== "linux") return { kind: "marker", reason: `no PID namespaces on ${process.platform}` };
   const unshare = findExecutable("unshare");
   if (unshare === undefined) return { kind: "marker", reason: "unshare (util-linux) is not installed" };
   // Node.js starts its inspector on SIGUSR1: the command may send it to its init; turn that off where it can.
   const nodeFlags = process.allowedNodeEnvironmentFlags.has("--disable-sigusr1") ? ["--disable-sigusr1"] : [];
-  const flags = candidateFlags();
-  const result = spawnSync(unshare, [...flags, process.execPath, ...nodeFlags, "-e", namespaceInitScript], {
+  const base = { kind: "pid-namespace", unshare, nodeFlags, network: request.network } as const;
+  let fallback: string | undefined;
+  if (request.sandbox !== "none") {
+    const shell = findExecutable("sh");
+    const mount = findExecutable("mount");
+    if (shell === undefined || mount === undefined) fallback = "sh or mount (util-linux) is not installed";
+    else {
+      const sandbox: SandboxRuntime = { mode: request.sandbox, shell, mount };
+      if (!isRoot()) sandbox.dropTo = { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 };
+      const isolation = { ...base, flags: sandboxFlags(request.network), sandbox };
+      // The real script on the service's own directory: every mount a call makes, once.
+      const setup = sandboxScript({
+        mode: sandbox.mode,
+        mount,
+        workdir: process.cwd(),
+        state: { files: [], directories: [] },
+        writableProc: sandbox.dropTo !== undefined,
+      });
+      const launch = namespaceLaunch(isolation, process.execPath, [], {}, {}, setup);
+      // The probe runs the init without a command: what follows the init's own `--` goes.
+      const probeArgs = launch.args.slice(0, launch.args.lastIndexOf("--"));
+      const tried = probe(unshare, probeArgs);
+      if (tried === undefined) return isolation;
+      fallback = `the ${sandbox.mode} sandbox could not be made: ${tried}`;
+    }
+  }
+  const flags = candidateFlags(request.network);
+  const tried = probe(unshare, [...flags, process.execPath, ...nodeFlags, "-e", namespaceInitScript]);
+  if (tried === undefined) return { ...base, flags, ...(fallback === undefined ? {} : { fallback }) };
+  return { kind: "marker", reason: `\`unshare ${flags.join(" ")}\` failed: ${tried}` };
+}
+
+/** Run the probe chain; undefined when its init came up as pid 1, else why not. */
+function probe(unshare: string, args: readonly string[]): string | undefined {
+  const result = spawnSync(unshare, args, {
     env: {},
     stdio: ["ignore", "pipe", "pipe", "pipe"],
     timeout: 20_000,
     encoding: "utf8",
   });
   const report = parseInitReport(String(result.output?.[3] ?? ""));
-  if (result.status === 0 && report.probe === 1) return { kind: "pid-namespace", unshare, flags, nodeFlags };
+  if (result.status === 0 && report.probe === 1) return undefined;
   const said = String(result.stderr ?? "")
     .trim()
     .split("\n")[0];
-  const why = result.error?.message ?? (said !== undefined && said !== "" ? said : `exit status ${result.status}`);
-  return { kind: "marker", reason: `\`unshare ${flags.join(" ")}\` failed: ${why}` };
+  return result.error?.message ?? (said !== undefined && said !== "" ? said : `exit status ${result.status}`);
 }
 
 /** `name` on the service's PATH (or in /usr/bin, /bin), as an absolute path. */

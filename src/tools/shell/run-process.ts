@@ -17,6 +17,8 @@ export interface RunProcessOptions {
   killGraceMs: number;
   /** Where the call runs: a PID namespace of its own, or with the service (found by its marker). */
   isolation: ProcessIsolation;
+  /** The call's sandbox script (`mount-sandbox.ts`), run first inside the namespace when the isolation has a sandbox. */
+  sandboxSetup?: string;
 }
 
 /** How a run ended: on its own, by the timeout, or because the signal aborted it. */
@@ -45,7 +47,14 @@ export function runProcess(options: RunProcessOptions): Promise<ProcessStart> {
     const isolated = options.isolation.kind === "pid-namespace";
     const launch =
       options.isolation.kind === "pid-namespace"
-        ? namespaceLaunch(options.isolation, options.command, options.args, environment, tree.environment({}))
+        ? namespaceLaunch(
+            options.isolation,
+            options.command,
+            options.args,
+            environment,
+            tree.environment({}),
+            options.sandboxSetup,
+          )
         : { command: options.command, args: [...options.args], env: environment };
     try {
       child = spawn(launch.command, launch.args, {

@@ -27,11 +27,29 @@ function processTreeSentence(isolation: ProcessIsolation["kind"]): string {
   }
 }
 
+/** What the description says of the file system and the network a call sees, and where its outbox is. */
+function sandboxSentence(isolation: ProcessIsolation): string {
+  const sandbox = isolation.kind === "pid-namespace" ? isolation.sandbox?.mode : undefined;
+  const files =
+    sandbox === "strict"
+      ? "The file system is read-only except the working directory and a private /tmp; the service's own " +
+        "database, config and data directory are hidden. "
+      : sandbox === "private"
+        ? "The service's own database, config and data directory are hidden from the program. "
+        : "";
+  const network = isolation.kind === "pid-namespace" && !isolation.network ? "It has no network. " : "";
+  const outbox =
+    sandbox === undefined
+      ? "To post files to the chat, write them into the directory named by $ROUNDTABLE_OUTBOX (this call's own)."
+      : "To post files to the chat, write them into outbox/ in the working directory (this call's own, also named by $ROUNDTABLE_OUTBOX).";
+  return `${files}${network}${outbox}`;
+}
+
 /**
  * The `shell_cmd` definition; `maxTimeoutSeconds` is the configured cap, said to the model, and
  * `isolation` the mode its calls run in.
  */
-export function shellToolDefinition(maxTimeoutSeconds: number, isolation: ProcessIsolation["kind"]): ToolDefinition {
+export function shellToolDefinition(maxTimeoutSeconds: number, isolation: ProcessIsolation): ToolDefinition {
   return {
     name: shellToolName,
     description:
@@ -39,7 +57,7 @@ export function shellToolDefinition(maxTimeoutSeconds: number, isolation: Proces
       "(looked up on PATH) or a path; `args` are passed to it exactly as given: no globbing, pipes, " +
       "redirection, variables or quoting (to use those, run a shell yourself, e.g. command `sh` with " +
       'args ["-c", "…"]). stdin is empty. Returns the exit code, stdout and stderr; long output is cut ' +
-      `in the middle. ${processTreeSentence(isolation)}`,
+      `in the middle. ${processTreeSentence(isolation.kind)} ${sandboxSentence(isolation)}`,
     inputSchema: {
       type: "object",
       properties: {

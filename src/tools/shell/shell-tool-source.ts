@@ -1,3 +1,4 @@
+import { realpath } from "node:fs/promises";
 import path from "node:path";
 import type { ShellConfig } from "../../config/schema.js";
 import type { ToolDefinition } from "../../providers/model-provider.js";
@@ -8,6 +9,8 @@ import type { ArgumentPrecheck, ToolOutcome, ToolRunContext, ToolSource } from "
 import { checkArguments } from "../validate-arguments.js";
 import { confineDirectory } from "./confine-directory.js";
 import { formatShellResult, formatStreams } from "./format-shell-result.js";
+import { outboxDirectory, outboxVariable } from "../outbox-files.js";
+import { type ServiceState, sandboxScript } from "./mount-sandbox.js";
 import { type ProcessIsolation, processIsolation } from "./process-namespace.js";
 import { runProcess } from "./run-process.js";
 import { allowedEnvironment } from "./shell-environment.js";
@@ -25,6 +28,8 @@ export interface ShellToolOptions {
   isolation?: "auto" | "marker";
   /** Told once which mode is in effect. */
   logger?: Logger;
+  /** What a sandboxed call must not see (`src/app/service-state.ts`); none given, only what the mode itself hides. */
+  state?: ServiceState;
 }
 
 /**
@@ -48,8 +53,8 @@ export class ShellToolSource implements ToolSource, ArgumentPrecheck {
     this.isolation =
       options.isolation === "marker" || !config.enabled
         ? { kind: "marker", reason: config.enabled ? "chosen by the caller" : "shell_cmd is turned off" }
-        : processIsolation();
-    this.definition = shellToolDefinition(Math.max(1, Math.floor(config.timeout / 1000)), this.isolation.kind);
+        : processIsolation({ sandbox: config.sandbox, network: config.network });
+    this.definition = shellToolDefinition(Math.max(1, Math.floor(config.timeout / 1000)), this.isolation);
     this.killGraceMs = options.killGraceMs ?? 2000;
     if (config.enabled) logIsolation(options.logger, this.isolation);
   }
@@ -70,16 +75,18 @@ export class ShellToolSource implements ToolSource, ArgumentPrecheck {
     if (context.signal.aborted)
       return { kind: "failed", text: `${input.command} was not started: the service is stopping` };
     const timeoutMs = effectiveTimeoutMs(input.timeoutSeconds, this.config.timeout);
+    const sandbox = await this.sandboxFor(context);
     const start = await runProcess({
       command: input.command,
       args: input.args ?? [],
       cwd: directory.path,
-      env: allowedEnvironment(this.config.envAllowlist, this.options.environment),
+      env: { ...allowedEnvironment(this.config.envAllowlist, this.options.environment), ...sandbox.environment },
       timeoutMs,
       maxOutputBytes: this.config.maxOutputBytes,
       signal: context.signal,
       killGraceMs: this.killGraceMs,
       isolation: this.isolation,
+      ...(sandbox.setup === undefined ? {} : { sandboxSetup: sandbox.setup }),
     });
     if (!start.started) return { kind: "failed", text: describeStartError(input.command, start.error) };
     const run = start.run;
@@ -94,6 +101,27 @@ export class ShellToolSource implements ToolSource, ArgumentPrecheck {
       case "aborted":
         return { kind: "failed", text: `${input.command} was stopped: the service is stopping\n${formatStreams(run)}` };
     }
+  }
+
+  /**
+   * The call's sandbox script and the variable naming its outbox: in a sandbox the outbox is
+   * bound over `<workdir>/outbox` (so the call sees its own only); elsewhere it is named where it lies.
+   */
+  private async sandboxFor(context: ToolRunContext): Promise<{ setup?: string; environment: Record<string, string> }> {
+    const sandbox = this.isolation.kind === "pid-namespace" ? this.isolation.sandbox : undefined;
+    if (sandbox === undefined)
+      return { environment: context.outbox === undefined ? {} : { [outboxVariable]: context.outbox } };
+    const workdir = await realpath(context.workdir);
+    const setup = sandboxScript({
+      mode: sandbox.mode,
+      mount: sandbox.mount,
+      workdir,
+      outbox: context.outbox,
+      state: this.options.state ?? { files: [], directories: [] },
+      writableProc: sandbox.dropTo !== undefined,
+    });
+    const outbox = path.join(workdir, outboxDirectory);
+    return { setup, environment: context.outbox === undefined ? {} : { [outboxVariable]: outbox } };
   }
 
   /** A `cwd` that leaves the workdir is refused before approval (symlinks are checked at run time). */
@@ -112,12 +140,21 @@ export class ShellToolSource implements ToolSource, ArgumentPrecheck {
 
 function logIsolation(logger: Logger | undefined, isolation: ProcessIsolation): void {
   if (isolation.kind === "pid-namespace") {
-    logger?.info({ isolation: isolation.kind }, "shell_cmd runs each call in a PID namespace of its own");
+    const sandbox = isolation.sandbox?.mode ?? "none";
+    const fields = { isolation: isolation.kind, sandbox, network: isolation.network };
+    if (isolation.fallback !== undefined) {
+      logger?.warn(
+        { ...fields, reason: isolation.fallback },
+        "shell_cmd runs each call in a PID namespace of its own, without the sandbox asked for: calls see the service's own files",
+      );
+    } else {
+      logger?.info(fields, `shell_cmd runs each call in a PID namespace of its own, sandbox: ${sandbox}`);
+    }
   } else {
     logger?.warn(
       { isolation: isolation.kind, reason: isolation.reason },
       "shell_cmd finds a call's processes by an environment marker (no PID namespace): one that clears its " +
-        "environment, leaves its session and its parent can outlive the call",
+        "environment, leaves its session and its parent can outlive the call; no sandbox: calls see the service's own files",
     );
   }
 }

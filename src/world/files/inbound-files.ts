@@ -33,22 +33,30 @@ export function inboxPath(messageId: string, name: string): string {
  * at most 100 characters; `file` when nothing is left.
  */
 export function safeFileName(name: string): string {
+  // Cut to length before the leading dots go: a cut may start at a dot (never a dot-file).
   const cleaned = name
     .normalize("NFKD")
     .replace(/[^A-Za-z0-9._-]+/g, "_")
-    .replace(/^[._]+/, "")
-    .slice(-100);
+    .slice(-100)
+    .replace(/^[._]+/, "");
   return cleaned === "" ? "file" : cleaned;
 }
 
-/** Safe names for a message's files, unique within it (a repeated name gets its position in front). */
+/**
+ * Safe names for a message's files, unique within it: a repeated name gets a number in front
+ * (`2-a.txt`), the first one no name of the message has (so `a.txt`, `a.txt`, `2-a.txt` give
+ * `a.txt`, `3-a.txt`, `2-a.txt`: never two files of one name).
+ */
 export function uniqueSafeNames(names: readonly string[]): string[] {
+  const safe = names.map(safeFileName);
   const seen = new Set<string>();
-  return names.map((name, index) => {
-    let safe = safeFileName(name);
-    if (seen.has(safe)) safe = `${index + 1}-${safe}`;
-    seen.add(safe);
-    return safe;
+  return safe.map((name, index) => {
+    let unique = name;
+    for (let number = index + 1; seen.has(unique) || (unique !== name && safe.includes(unique)); number++) {
+      unique = `${number}-${name}`;
+    }
+    seen.add(unique);
+    return unique;
   });
 }
 

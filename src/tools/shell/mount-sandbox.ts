@@ -1,0 +1,88 @@
+import path from "node:path";
+
+/**
+ * What a `shell_cmd` call sees of the file system, set up inside its own mount namespace by a
+ * small `sh` script run as the namespace's first program (before the init of
+ * `process-namespace.ts`). `private` hides the service's own state (the SQLite file and its
+ * companions, the config file, the web token file, the default `./data`) and changes nothing
+ * else; `strict` also makes every mount read-only except the world's workdir and a private
+ * `/tmp`; `none` sets up nothing. Every step is fatal: a call whose sandbox cannot be made
+ * does not run (the script exits 125 before the command starts).
+ */
+export type SandboxMode = "private" | "strict" | "none";
+
+/** The service's own files and directories a sandboxed call must not see (absolute paths). */
+export interface ServiceState {
+  files: readonly string[];
+  directories: readonly string[];
+}
+
+/** What one call's script needs. */
+export interface SandboxScriptOptions {
+  mode: Exclude<SandboxMode, "none">;
+  /** util-linux `mount`, absolute. */
+  mount: string;
+  /** The world's workdir, real path: always there, writable in `strict`. */
+  workdir: string;
+  /** The call's outbox (real path, inside the workdir): bound over `<workdir>/outbox`. */
+  outbox?: string | undefined;
+  state: ServiceState;
+  /**
+   * `strict` leaves `/proc` writable: a service that is not root needs it to map its user back
+   * (`/proc/self/uid_map`), and its calls cannot write the host's settings there anyway.
+   */
+  writableProc?: boolean;
+}
+
+/** `value` as one single-quoted `sh` word. */
+function quote(value: string): string {
+  return `'${value.replaceAll("'", `'\\''`)}'`;
+}
+
+function inside(child: string, parent: string): boolean {
+  const relative = path.relative(parent, child);
+  return relative === "" || (!relative.startsWith("..") && !path.isAbsolute(relative));
+}
+
+/**
+ * The script: it opens the workdir (fd 9) and the outbox (fd 8) first, so they can be bound
+ * back however they are hidden; hides the state directories around the workdir (a tmpfs), makes
+ * the file system read-only in `strict` (each mount of `/proc/self/mountinfo`, then a tmpfs on
+ * `/tmp`), binds the workdir and the outbox back (writable), hides the directories inside the
+ * workdir and the state files (`/dev/null` bound over each that exists), enters its directory
+ * again (through the new mounts) and runs its arguments.
+ */
+export function sandboxScript(options: SandboxScriptOptions): string {
+  const mount = quote(options.mount);
+  const workdir = quote(options.workdir);
+  const lines = [
+    "set -e",
+    `exec 9<${workdir}`,
+    ...(options.outbox === undefined ? [] : [`exec 8<${quote(options.outbox)}`]),
+    `hide_dir() { if [ -d "$1" ]; then ${mount} -t tmpfs -o mode=0755,size=64k roundtable-hidden "$1"; fi; }`,
+    `hide_file() { if [ -e "$1" ] && [ ! -d "$1" ]; then ${mount} --bind /dev/null "$1"; fi; }`,
+    `bind_back() { ${mount} --no-canonicalize --bind "/proc/self/fd/$1" "$2"${
+      options.mode === "strict" ? `; ${mount} -o remount,bind,rw "$2"` : ""
+    }; }`,
+  ];
+  const around = options.state.directories.filter((directory) => !inside(directory, options.workdir));
+  const within = options.state.directories.filter((directory) => inside(directory, options.workdir));
+  for (const directory of around) lines.push(`hide_dir ${quote(directory)}`);
+  lines.push(`[ -d ${workdir} ] || mkdir -p ${workdir}`);
+  if (options.mode === "strict") {
+    lines.push(
+      `while read -r _id _parent _device _root point _rest; do ${
+        options.writableProc === true ? 'if [ "$point" = /proc ]; then continue; fi; ' : ""
+      }${mount} -o remount,bind,ro "$point"; done < /proc/self/mountinfo`,
+      `${mount} -t tmpfs -o mode=1777 roundtable-tmp /tmp`,
+      `[ -d ${workdir} ] || mkdir -p ${workdir}`,
+    );
+  }
+  lines.push(`bind_back 9 ${workdir}`);
+  if (options.outbox !== undefined) lines.push(`bind_back 8 ${quote(path.join(options.workdir, "outbox"))}`);
+  for (const directory of within) lines.push(`hide_dir ${quote(directory)}`);
+  for (const file of options.state.files) lines.push(`hide_file ${quote(file)}`);
+  // The directory the call was started in is still the one under the mounts: enter it again through them.
+  lines.push('cd -- "$(pwd -P)"', "exec 9<&- 8<&-", 'exec "$@"');
+  return lines.join("\n");
+}
