@@ -21,6 +21,7 @@ export type ErrorCode =
   | "provider.aborted"
   | "tool.failed"
   | "approval.unknown"
+  | "http.body-refused"
   | "internal";
 
 export interface RoundtableErrorOptions {
