@@ -43,7 +43,12 @@ export function createWebConsole(setup: WebConsoleSetup): WebAdapter | undefined
     sessions: store,
     logger: logger.child({ platform: "web" }),
     history: storeHistory(store, new Map(agents.map((agent) => [agent.name, agent]))),
-    operator: createOperatorSource({ config, store, channels: setup.channelStatus }),
+    // The generated token is a secret too: redacted in the view like a configured one.
+    operator: createOperatorSource({
+      config: { ...config, web: { ...config.web, token: setup.token } },
+      store,
+      channels: setup.channelStatus,
+    }),
     ...(config.files === undefined ? {} : { maxUploadBytes: config.files.maxMessageBytes }),
     files: storedWebFiles(store),
   });

@@ -28,7 +28,7 @@ const dummyEnvironment: Record<string, string> = {
   SLACK_SIGNING_SECRET: "readme-secret",
   DISCORD_BOT_TOKEN: "discord-readme",
   SEARCH_TOKEN: "search-readme",
-  WEB_CONSOLE_TOKEN: "console-readme",
+  WEB_CONSOLE_TOKEN: "console-readme-token",
   LOG_LEVEL: "silent",
 };
 
