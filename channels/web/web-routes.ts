@@ -35,6 +35,8 @@ export interface WebConsole {
     logger: Logger;
     history?: WebHistorySource;
     operator?: OperatorSource;
+    /** Who of `channels.web.users` may open `/operator` (absent: every login). */
+    operators?: { everyone: boolean; names: ReadonlySet<string> };
     /** `files.maxMessageBytes`: what one upload may carry (its route's body cap follows). */
     maxUploadBytes?: number;
     /** Where `GET /chat/file` reads a message's file. */
@@ -236,7 +238,18 @@ export function createWebRoutes(web: WebConsole): WebhookRoute[] {
       path: "/operator",
       kind: "page",
       methods: ["GET"],
-      async handle(request, response) {
+      async handle(request, response, access) {
+        const operators = web.options.operators;
+        const person = access.outcome === "allowed" && access.login.kind === "person" ? access.login.name : undefined;
+        if (operators !== undefined && person !== undefined && !operators.everyone && !operators.names.has(person)) {
+          logger.warn({ person }, "web console: the operator view refused to a person who is no approver");
+          sendText(
+            response,
+            403,
+            "forbidden: the operator view is for the people listed under approvers.web (and the shared token's holders)",
+          );
+          return;
+        }
         const source = web.options.operator;
         if (!source) {
           sendText(response, 503, "the operator view is not available in this process");
