@@ -15,7 +15,7 @@ import type {
   StreamMode,
 } from "../../src/world/channel-adapter.js";
 import { approveUsage, parseConsoleLine } from "./parse.js";
-import { renderApprovalLine, renderMessageLine, renderOutcomeLine } from "./render.js";
+import { renderApprovalLine, renderMessageLine, renderOutcomeLine, terminalSafe } from "./render.js";
 
 export interface ConsoleAdapterOptions {
   /** The world this console talks to. */
@@ -266,7 +266,7 @@ export class ConsoleAdapter implements ChannelAdapter, ChannelPrimitives<string>
       this.prompting = false;
     }
     for (const character of text) if (character === "\n") this.linesWritten += 1;
-    this.options.output.write(text);
+    this.options.output.write(terminalSafe(text));
   }
 
   /** In a terminal, show the prompt again when nothing is being printed and input goes on. */

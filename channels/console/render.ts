@@ -7,6 +7,18 @@ import {
   revealInvisible,
 } from "../../src/world/channel-adapter.js";
 
+/**
+ * Control characters (Cc but newline and tab: ESC, CR, backspace, C1) and the bidi overrides
+ * and isolates, as `\u` escapes: an agent's text cannot move the cursor, recolour or rewrite
+ * the terminal (an approval line hidden behind a fake one). The console's own prompt and line
+ * clear are written apart from this.
+ */
+const terminalUnsafe = /(?![\n\t])[\p{Cc}\u202A-\u202E\u2066-\u2069]/gu;
+
+export function terminalSafe(text: string): string {
+  return text.replace(terminalUnsafe, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
 /** `<sender>: <text>` */
 export function renderMessageLine(message: OutboundText): string {
   return `${message.author.displayName ?? message.author.name}: ${message.text}`;

@@ -57,6 +57,12 @@ export interface WebAdapterOptions {
   history?: WebHistorySource;
   /** What the operator view shows (absent: the view says so). */
   operator?: OperatorSource;
+  /**
+   * Who of `channels.web.users` may open `/operator` (the people named under a world's
+   * `approvers.web`, or everyone with `"*"` there); absent: every login (the shared token alone).
+   * Shared-token holders always may: that token is the operator's.
+   */
+  operators?: { everyone: boolean; names: ReadonlySet<string> };
   /** The least time between two draft updates sent to a page. */
   streamIntervalMs?: number;
   /** `files.maxMessageBytes`: all files of one upload together (default 50 MiB). */

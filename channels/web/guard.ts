@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "../../src/log/logger.js";
-import type { WebhookRoute } from "../../src/world/channel-adapter.js";
+import { type RequestBodyLimits, requestHasBody, type WebhookRoute } from "../../src/world/channel-adapter.js";
 import { type AccessDecision, checkCrossSite, decideAccess, type WebAuth } from "./access.js";
 import { sendHtml, sendText } from "./http-io.js";
 import { renderLoginPage } from "./login-page.js";
@@ -18,9 +18,20 @@ export interface GuardedRoute {
   path: string;
   kind: RouteKind;
   methods: readonly ("GET" | "POST")[];
-  /** The route's own body cap (uploads), instead of the HTTP server's. */
+  /** The route's own body cap (uploads, the login form), instead of the HTTP server's. */
   maxBodyBytes?: number;
+  /** The route's own limits while a request's body is read (an upload's time and per-client caps). */
+  bodyLimits?(request: IncomingMessage): RequestBodyLimits;
   handle(request: IncomingMessage, response: ServerResponse, access: AccessDecision): Promise<void>;
+}
+
+/**
+ * Answers a refused request without reading its body: a request that carries one gets
+ * `connection: close`, so the server closes the socket after the answer instead of reading
+ * (or buffering) what an unknown client sends.
+ */
+export function leaveBodyUnread(request: IncomingMessage, response: ServerResponse): void {
+  if (requestHasBody(request)) response.setHeader("connection", "close");
 }
 
 /** A route with access control and cross-site protection in front of it (see `access.ts`). */
@@ -28,10 +39,11 @@ export function guardRoute(route: GuardedRoute, auth: WebAuth, logger: Logger): 
   return {
     path: route.path,
     ...(route.maxBodyBytes === undefined ? {} : { maxBodyBytes: route.maxBodyBytes }),
+    ...(route.bodyLimits === undefined ? {} : { bodyLimits: route.bodyLimits }),
     async handle(request, response) {
       const method = request.method ?? "GET";
       if (!(route.methods as readonly string[]).includes(method)) {
-        request.resume();
+        leaveBodyUnread(request, response);
         response.setHeader("allow", route.methods.join(", "));
         sendText(response, 405, `method not allowed: use ${route.methods.join(" or ")}`);
         return;
@@ -44,13 +56,13 @@ export function guardRoute(route: GuardedRoute, auth: WebAuth, logger: Logger): 
           ? { outcome: "login", reason: "open route" }
           : await decideAccess({ remoteAddress, headers: request.headers }, auth);
       if (access.outcome === "throttled") {
-        request.resume();
+        leaveBodyUnread(request, response);
         logger.warn({ path: route.path, ...from }, `web console refused: ${access.reason}`);
         sendText(response, 429, `refused: ${access.reason}`);
         return;
       }
       if (access.outcome === "login" && route.kind !== "open") {
-        request.resume();
+        leaveBodyUnread(request, response);
         logger.info({ path: route.path, ...from }, `web console: login required (${access.reason})`);
         if (route.kind === "page" && method === "GET")
           sendHtml(response, 401, renderLoginPage(safeNext(request.url ?? "/")));
@@ -60,7 +72,7 @@ export function guardRoute(route: GuardedRoute, auth: WebAuth, logger: Logger): 
       if (method === "POST") {
         const crossSite = checkCrossSite(request.headers, access);
         if (!crossSite.ok) {
-          request.resume();
+          leaveBodyUnread(request, response);
           logger.warn({ path: route.path, ...from }, `web console refused a cross-site request: ${crossSite.reason}`);
           sendText(response, 403, `forbidden: cross-site request refused (${crossSite.reason})`);
           return;

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import type { Logger } from "../../src/log/logger.js";
 import { cookieIsSecure, cookieValue, sessionCookieName, type WebAuth } from "./access.js";
-import type { GuardedRoute } from "./guard.js";
+import { type GuardedRoute, leaveBodyUnread } from "./guard.js";
 import { readBody } from "../kit/http-text.js";
 import { sendHtml } from "./http-io.js";
 import { renderLoginPage } from "./login-page.js";
@@ -23,6 +23,9 @@ function cookieAttributes(request: IncomingMessage, origin: RequestOrigin): stri
   return `Path=/; HttpOnly; SameSite=Strict${secure ? "; Secure" : ""}`;
 }
 
+/** The login form's body cap (the form holds a token and a `next` path). */
+const loginFormBytes = 16 * 1024;
+
 /**
  * `/login`: the form, and its POST that checks the `token` field (the shared token or a
  * person's), opens a stored session and sets its cookie. At most 10 failed logins a minute
@@ -34,6 +37,8 @@ export function loginRoute(auth: WebAuth, logger: Logger): GuardedRoute {
     path: "/login",
     kind: "open",
     methods: ["GET", "POST"],
+    // Read before any login: a form of a token and a path, never more.
+    maxBodyBytes: loginFormBytes,
     async handle(request, response) {
       const url = new URL(request.url ?? "/login", "http://localhost");
       if (request.method === "GET") {
@@ -79,8 +84,10 @@ export function logoutRoute(auth: WebAuth, logger: Logger): GuardedRoute {
     path: "/logout",
     kind: "open",
     methods: ["POST"],
+    // Its body is never read: the cookie says everything.
+    maxBodyBytes: 0,
     async handle(request, response) {
-      request.resume();
+      leaveBodyUnread(request, response);
       const origin = originOf(request, auth);
       const session = cookieValue(request.headers, sessionCookieName);
       if (session !== undefined && session !== "") await auth.sessions.end(session);

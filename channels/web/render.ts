@@ -23,6 +23,40 @@ export function toWebAuthor(author: Author, agents: ReadonlyMap<string, AgentIde
   return { kind: author.kind, name: author.name, displayName, ...(avatarUrl === undefined ? {} : { avatarUrl }) };
 }
 
+/** Past this many characters (or lines) the page's arguments box scrolls, and the card says so. */
+const longArgumentsCharacters = 1500;
+const longArgumentsLines = 20;
+
+/**
+ * A card's arguments as the page shows them: the normalized JSON the call runs with (the
+ * parsed value written again, never the model's own text), invisible characters as escapes,
+ * the line saying so, and for arguments longer than the box their length.
+ */
+export function webCardArguments(
+  argumentsJson: string,
+): Pick<WebCard, "argumentsJson" | "invisibleNotice" | "lengthNotice"> {
+  let normalized = argumentsJson;
+  let pretty = argumentsJson;
+  try {
+    const value: unknown = JSON.parse(argumentsJson);
+    normalized = JSON.stringify(value);
+    pretty = JSON.stringify(value, null, 2);
+  } catch {
+    // Not JSON: such a call never gets a card; shown as stored.
+  }
+  const shown = revealInvisible(normalized);
+  const long = pretty.length > longArgumentsCharacters || pretty.split("\n").length > longArgumentsLines;
+  return {
+    argumentsJson: shown,
+    ...(hasInvisibleCharacters(normalized) ? { invisibleNotice: invisibleCharactersNotice } : {}),
+    ...(long
+      ? {
+          lengthNotice: `The arguments are ${normalized.length.toLocaleString("en-US")} characters long: the box scrolls to show them all.`,
+        }
+      : {}),
+  };
+}
+
 export function toWebCard(card: ApprovalCard, agents: ReadonlyMap<string, AgentIdentity>): WebCard {
   const displayName = agents.get(card.agent)?.displayName;
   return {
@@ -31,8 +65,7 @@ export function toWebCard(card: ApprovalCard, agents: ReadonlyMap<string, AgentI
     agent: card.agent,
     ...(displayName === undefined || displayName === card.agent ? {} : { agentDisplayName: displayName }),
     tool: card.tool,
-    argumentsJson: revealInvisible(card.argumentsJson),
-    ...(hasInvisibleCharacters(card.argumentsJson) ? { invisibleNotice: invisibleCharactersNotice } : {}),
+    ...webCardArguments(card.argumentsJson),
     reason: card.reason,
     requestedFor: card.requestedFor,
     expiresAt: card.expiresAt.toISOString(),

@@ -27,6 +27,8 @@ export interface WebCard {
   argumentsJson: string;
   /** Set when the arguments hold invisible characters: the line saying so. */
   invisibleNotice?: string;
+  /** Set when the arguments are longer than the page's box: their length, and that the box scrolls. */
+  lengthNotice?: string;
   reason: string;
   requestedFor: string;
   expiresAt: string;

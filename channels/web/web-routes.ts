@@ -24,6 +24,7 @@ import {
   uploadBodySchema,
   webChat,
 } from "./parse.js";
+import { UploadAllowance } from "./upload-allowance.js";
 import type { WebHistorySource, WebItem } from "./web-items.js";
 import type { z } from "zod";
 
@@ -34,10 +35,14 @@ export interface WebConsole {
     logger: Logger;
     history?: WebHistorySource;
     operator?: OperatorSource;
+    /** Who of `channels.web.users` may open `/operator` (absent: every login). */
+    operators?: { everyone: boolean; names: ReadonlySet<string> };
     /** `files.maxMessageBytes`: what one upload may carry (its route's body cap follows). */
     maxUploadBytes?: number;
     /** Where `GET /chat/file` reads a message's file. */
     files?: WebFileSource;
+    /** How long one upload's body may take (default `uploadTimeoutMs`, 2 minutes). */
+    uploadTimeoutMs?: number;
   };
   readonly hub: EventHub;
   readonly auth: WebAuth;
@@ -79,6 +84,8 @@ export function createWebRoutes(web: WebConsole): WebhookRoute[] {
     access.outcome === "allowed" ? credentials.actingName(access.login, typed) : undefined;
   const worldNamed = (name: string | undefined) => worlds.find((world) => world.name === (name ?? worlds[0]?.name));
   const names = worlds.map((world) => world.name);
+  const uploadBytes = uploadBodyBytes(web.options.maxUploadBytes ?? defaultMaxUploadBytes);
+  const uploads = new UploadAllowance(uploadBytes, 2 * uploadBytes, web.options.uploadTimeoutMs);
 
   const chatPage = async (
     request: IncomingMessage,
@@ -197,7 +204,12 @@ export function createWebRoutes(web: WebConsole): WebhookRoute[] {
       path: "/chat/uploads",
       kind: "api",
       methods: ["POST"],
-      maxBodyBytes: uploadBodyBytes(web.options.maxUploadBytes ?? defaultMaxUploadBytes),
+      maxBodyBytes: uploadBytes,
+      // Read only after the login was checked, as a stream: a time limit and a per-client cap.
+      bodyLimits: (request) =>
+        uploads.limitsFor(
+          web.auth.proxies.originOf({ remoteAddress: request.socket.remoteAddress, headers: request.headers }).address,
+        ),
       handle: (request, response, access) =>
         acceptPost(request, response, access, uploadBodySchema, "upload", async (body, name, sink) => {
           const names = body.files.map((file) => file.name).join(", ");
@@ -226,7 +238,18 @@ export function createWebRoutes(web: WebConsole): WebhookRoute[] {
       path: "/operator",
       kind: "page",
       methods: ["GET"],
-      async handle(request, response) {
+      async handle(request, response, access) {
+        const operators = web.options.operators;
+        const person = access.outcome === "allowed" && access.login.kind === "person" ? access.login.name : undefined;
+        if (operators !== undefined && person !== undefined && !operators.everyone && !operators.names.has(person)) {
+          logger.warn({ person }, "web console: the operator view refused to a person who is no approver");
+          sendText(
+            response,
+            403,
+            "forbidden: the operator view is for the people listed under approvers.web (and the shared token's holders)",
+          );
+          return;
+        }
         const source = web.options.operator;
         if (!source) {
           sendText(response, 503, "the operator view is not available in this process");

@@ -43,9 +43,26 @@ export function createWebConsole(setup: WebConsoleSetup): WebAdapter | undefined
     sessions: store,
     logger: logger.child({ platform: "web" }),
     history: storeHistory(store, new Map(agents.map((agent) => [agent.name, agent]))),
-    operator: createOperatorSource({ config, store, channels: setup.channelStatus }),
+    // The generated token is a secret too: redacted in the view like a configured one.
+    operator: createOperatorSource({
+      config: { ...config, web: { ...config.web, token: setup.token } },
+      store,
+      channels: setup.channelStatus,
+    }),
+    ...webOperators(config),
     ...(config.files === undefined ? {} : { maxUploadBytes: config.files.maxMessageBytes }),
     files: storedWebFiles(store),
   });
   return adapter;
+}
+
+/**
+ * With `channels.web.users`, the operator view (every chat's messages and approvals) is for the
+ * people a world names under `approvers.web` (`"*"` there: everyone); with the shared token
+ * alone every holder is an operator, as documented.
+ */
+function webOperators(config: Config): { operators?: { everyone: boolean; names: ReadonlySet<string> } } {
+  if (Object.keys(config.channels.web?.users ?? {}).length === 0) return {};
+  const listed = config.worlds.flatMap((world) => world.approvers.web ?? []);
+  return { operators: { everyone: listed.includes("*"), names: new Set(listed) } };
 }

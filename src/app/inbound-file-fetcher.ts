@@ -231,7 +231,12 @@ export class InboundFileFetcher implements InboundFiles {
         await response.body?.cancel();
         const next = response.headers.get("location");
         if (next === null || redirects >= maxRedirects) throw new FileRefused("download failed (redirects)");
-        url = new URL(next, url);
+        const target = new URL(next, url);
+        // The platform's token goes with every hop: never over plain HTTP once the host spoke TLS.
+        if (url.protocol === "https:" && target.protocol !== "https:") {
+          throw new FileRefused("redirected from https to http");
+        }
+        url = target;
         continue;
       }
       if (!response.ok) {

@@ -77,7 +77,7 @@ export class Roundtable {
         return checked.ok ? parts.policy.hash(tool, checked.args) : undefined;
       },
       clock: parts.clock ?? (() => new Date()),
-      files: inboundFiles(parts.config, parts.logger),
+      files: inboundFiles(parts.config, parts.logger, parts.store, parts.clock ?? (() => new Date())),
       ...(parts.deliveryHoldMs === undefined ? {} : { deliveryHoldMs: parts.deliveryHoldMs }),
       ...(parts.eventPolicy === undefined ? {} : { policy: parts.eventPolicy }),
     });
@@ -178,9 +178,10 @@ export class Roundtable {
 }
 
 /** Inbound files fetched as configured, voice and audio transcribed when `files.transcribe` is set. */
-function inboundFiles(config: Config, logger: Logger): InboundFiles {
+function inboundFiles(config: Config, logger: Logger, store: Store, clock: () => Date): InboundFiles {
   const settings = config.files ?? filesConfigSchema.parse({});
   const fetcher = new InboundFileFetcher(settings, logger);
   const transcriber = transcriberFrom({ files: settings, providers: config.providers });
-  return transcriber === undefined ? fetcher : withTranscription(fetcher, transcriber, logger);
+  if (transcriber === undefined) return fetcher;
+  return withTranscription(fetcher, transcriber, logger, { store, clock, model: settings.transcribeModel });
 }

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { chmod, mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { errorMessage, RoundtableError } from "../errors/roundtable-error.js";
@@ -6,6 +7,19 @@ import { errorMessage, RoundtableError } from "../errors/roundtable-error.js";
 /** Where the generated shared token is kept, under the working directory. */
 function webConsoleTokenFile(cwd: string): string {
   return path.join(cwd, "data", "web-console-token");
+}
+
+/**
+ * The generated token already kept under `cwd`, if any (read only, never created): a secret to
+ * redact in logs and exports like the configured ones.
+ */
+export function keptWebConsoleToken(cwd: string): string | undefined {
+  try {
+    const token = readFileSync(webConsoleTokenFile(cwd), "utf8").trim();
+    return token === "" ? undefined : token;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The web console's shared token and where it came from. */

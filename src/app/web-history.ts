@@ -1,7 +1,6 @@
-import { hasInvisibleCharacters, invisibleCharactersNotice, revealInvisible } from "../world/invisible-characters.js";
 import { autonomousLine } from "../world/autonomous/autonomous-run-store.js";
 import type { AgentIdentity } from "../../channels/web/render.js";
-import { toWebAuthor } from "../../channels/web/render.js";
+import { toWebAuthor, webCardArguments } from "../../channels/web/render.js";
 import { webFileLink } from "../../channels/web/file-route.js";
 import type { WebFileLink, WebHistorySource, WebItem } from "../../channels/web/web-items.js";
 import type { Store } from "../storage/store.js";
@@ -67,10 +66,8 @@ export function storeHistory(store: Store, agents: ReadonlyMap<string, AgentIden
               agent: approval.agent,
               ...agentDisplayName(agents, approval.agent),
               tool: call?.name ?? "unknown tool",
-              argumentsJson: revealInvisible(call?.argumentsJson ?? ""),
-              ...(hasInvisibleCharacters(call?.argumentsJson ?? "")
-                ? { invisibleNotice: invisibleCharactersNotice }
-                : {}),
+              // What the call runs with (the parsed arguments), not the model's own text.
+              ...webCardArguments(call?.argumentsJson ?? "{}"),
               reason: approval.reason,
               requestedFor: approval.requestedFor,
               expiresAt: approval.expiresAt.toISOString(),

@@ -1,3 +1,4 @@
+import { keptWebConsoleToken } from "../app/web-console-token.js";
 import { configSecrets } from "../config/config-secrets.js";
 import { parseDuration } from "../config/duration.js";
 import { loadConfig } from "../config/load-config.js";
@@ -80,6 +81,8 @@ async function outputRedactor(context: Parameters<CliCommand["run"]>[1]): Promis
   try {
     const loaded = await loadConfig({ configPath: context.configPath, env: context.env, cwd: context.cwd });
     secrets.push(...configSecrets(loaded.config));
+    const kept = keptWebConsoleToken(context.cwd);
+    if (kept !== undefined) secrets.push(kept);
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
     context.stderr.write(

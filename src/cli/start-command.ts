@@ -32,7 +32,12 @@ On SIGINT/SIGTERM it stops taking work, lets running steps finish or park, and e
     // Checked first: a bad --port is bad usage, told before anything else is loaded.
     const port = parsePort(typeof values.port === "string" ? values.port : undefined, context.env);
     const loaded = await loadConfig({ configPath: context.configPath, env: context.env, cwd: context.cwd });
-    const logger = createCliLogger(context, "info", configSecrets(loaded.config));
+    const { keptWebConsoleToken } = await import("../app/web-console-token.js");
+    const kept = keptWebConsoleToken(context.cwd);
+    const logger = createCliLogger(context, "info", [
+      ...configSecrets(loaded.config),
+      ...(kept === undefined ? [] : [kept]),
+    ]);
     const databaseUrl = resolveDatabaseUrl(context.env);
     // Loaded on use, so `--help` and the other commands start fast and do not need them.
     const { migrateDatabase } = await import("../storage/migrate.js");

@@ -237,12 +237,23 @@ function checkWorlds(config: Config): ConfigProblem[] {
   return problems;
 }
 
+/** The shortest shared web token taken. */
+const minWebTokenLength = 16;
+
 /**
- * Names under `approvers.web` or `members.web` mean something only when logins name people:
+ * The shared token is long enough. Names under `approvers.web` or `members.web` mean something only when logins name people:
  * with the shared token alone anyone holding it types any name, so such a list is refused.
  */
 function checkWebPeople(config: Config): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
+  // The shared token is operator rights: one short enough to guess is refused (generated ones are 32).
+  const token = config.web.token?.trim() ?? "";
+  if (config.web.enabled && token !== "" && token.length < minWebTokenLength) {
+    problems.push({
+      path: ["web", "token"],
+      message: `the web console's shared token (WEB_CONSOLE_TOKEN) must be at least ${minWebTokenLength} characters, got ${token.length}: use a random one (e.g. \`openssl rand -base64 24\`), or leave it unset to have one generated`,
+    });
+  }
   const users = Object.keys(config.channels.web?.users ?? {});
   if (users.includes("operator")) {
     problems.push({

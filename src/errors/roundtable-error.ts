@@ -22,6 +22,7 @@ export type ErrorCode =
   | "provider.aborted"
   | "tool.failed"
   | "approval.unknown"
+  | "http.body-refused"
   | "internal";
 
 export interface RoundtableErrorOptions {

@@ -5,7 +5,7 @@ import { errorMessage, RoundtableError } from "../errors/roundtable-error.js";
 import type { Logger } from "../log/logger.js";
 import { type Metrics, prometheusContentType } from "../metrics/metrics.js";
 import type { WebhookRoute } from "../world/channel-adapter.js";
-import { defaultMaxBodyBytes, limitRequestBody } from "./limit-request-body.js";
+import { BodyRefusedError, defaultMaxBodyBytes, limitRequestBody } from "./limit-request-body.js";
 import type { ReadinessProbe } from "./readiness.js";
 import { triggerPathPrefix } from "./trigger-routes.js";
 
@@ -74,7 +74,11 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
           response.setHeader("connection", "close");
           return sendJson(response, refusal.status, { error: refusal.reason });
         }
-        return await handleRoute(route, request, response, route.maxBodyBytes ?? maxBodyBytes, logger);
+        // The body is read only when (and if) the route reads it: access is decided first.
+        return await route.handle(
+          limitRequestBody(request, route.bodyLimits?.(request) ?? { maxBytes: route.maxBodyBytes ?? maxBodyBytes }),
+          response,
+        );
       }
       if (!builtInPaths.includes(path)) {
         if (path.startsWith(triggerPathPrefix)) {
@@ -98,6 +102,16 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
       }
       return sendText(response, 200, await options.metrics.render(), prometheusContentType);
     } catch (error) {
+      if (error instanceof BodyRefusedError) {
+        logger.warn({ path, status: error.status, remote: request.socket.remoteAddress }, error.message);
+        if (response.headersSent) response.destroy();
+        else {
+          // The rest of the body is never read: the connection closes after the answer.
+          response.setHeader("connection", "close");
+          sendJson(response, error.status, { error: error.message });
+        }
+        return;
+      }
       logger.error({ err: error, method: request.method, path }, "HTTP handler failed");
       if (!response.headersSent) sendJson(response, 500, { error: "internal error" });
       else response.destroy();
@@ -118,26 +132,6 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     port,
     close: () => closeServer(server, options.closeGraceMs ?? 5000),
   };
-}
-
-async function handleRoute(
-  route: WebhookRoute,
-  request: IncomingMessage,
-  response: ServerResponse,
-  maxBodyBytes: number,
-  logger: Logger,
-): Promise<void> {
-  const limited = await limitRequestBody(request, maxBodyBytes);
-  if (limited === "too-large") {
-    logger.warn(
-      { path: route.path, remote: request.socket.remoteAddress, maxBodyBytes },
-      "request body over the limit refused",
-    );
-    response.setHeader("connection", "close");
-    sendJson(response, 413, { error: `request body larger than ${maxBodyBytes} bytes` });
-    return;
-  }
-  await route.handle(limited, response);
 }
 
 /** Whether the request carries `Authorization: Bearer <token>` (compared in constant time). */

@@ -87,7 +87,7 @@ function heldLock(file: string, holder: Holder): SqliteProcessLock {
 function createExclusive(file: string, content: unknown): boolean {
   let descriptor: number;
   try {
-    descriptor = openSync(file, "wx", 0o644);
+    descriptor = openSync(file, "wx", 0o600);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
     throw new StorageError("storage.failed", `cannot create the lock file ${file}`, { cause: error });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkArguments, parseArgumentsJson, validateArguments } from "./validate-arguments.js";
+import { checkArguments, firstDuplicateKey, parseArgumentsJson, validateArguments } from "./validate-arguments.js";
 
 const schema = {
   $schema: "http://json-schema.org/draft-07/schema#",
@@ -65,5 +65,27 @@ describe("validateArguments", () => {
     });
     expect(checkArguments(redos, { name: "aaaa" }).ok).toBe(true);
     expect(checkArguments(redos, { name: "a".repeat(10_001) }).ok).toBe(false);
+  });
+});
+
+describe("duplicate keys", () => {
+  it("are refused, naming the key and where it repeats (JSON.parse would keep the last)", () => {
+    const spaced = `{"command":"echo",${"\n".repeat(60)}"command":"touch","args":["x"]}`;
+    expect(parseArgumentsJson(spaced)).toEqual({
+      ok: false,
+      problem: 'arguments repeat the key "command": each key may appear once',
+    });
+    expect(parseArgumentsJson('{"a":{"b":1,"c":[{"d":1,"\\u0064":2}]}}')).toEqual({
+      ok: false,
+      problem: 'arguments repeat the key "d" in /a/c/0: each key may appear once',
+    });
+  });
+
+  it("equal values in different objects, arrays and strings with quotes are fine", () => {
+    expect(firstDuplicateKey('{"a":{"x":1},"b":{"x":1},"c":["x","x"],"d":"\\"x\\":1,\\"x\\""}')).toBeUndefined();
+    expect(parseArgumentsJson('{"command":"ls","args":["-l","-l"]}')).toEqual({
+      ok: true,
+      args: { command: "ls", args: ["-l", "-l"] },
+    });
   });
 });

@@ -61,7 +61,57 @@ export function parseArgumentsJson(argumentsJson: string): ArgumentCheck {
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     return { ok: false, problem: `arguments must be a JSON object, got ${describeJsonType(value)}` };
   }
+  // JSON.parse keeps the last of two equal keys: a card showing the text would show the first.
+  const duplicate = firstDuplicateKey(argumentsJson);
+  if (duplicate !== undefined) {
+    return {
+      ok: false,
+      problem: `arguments repeat the key ${JSON.stringify(duplicate.key)}${duplicate.path === "" ? "" : ` in ${duplicate.path}`}: each key may appear once`,
+    };
+  }
   return { ok: true, args: value as Record<string, unknown> };
+}
+
+/**
+ * The first key that appears twice in one object of a valid JSON text (at any depth), with
+ * the path of that object (`/a/0`); undefined when every object's keys are distinct.
+ */
+export function firstDuplicateKey(json: string): { key: string; path: string } | undefined {
+  type Frame = { keys: Set<string> | undefined; path: string; index: number; key: string | undefined };
+  const stack: Frame[] = [];
+  let expectKey = false;
+  let position = 0;
+  while (position < json.length) {
+    const character = json[position];
+    const top = stack[stack.length - 1];
+    if (character === '"') {
+      let end = position + 1;
+      while (end < json.length && json[end] !== '"') end += json[end] === "\\" ? 2 : 1;
+      if (top?.keys !== undefined && expectKey) {
+        const key = JSON.parse(json.slice(position, end + 1)) as string;
+        if (top.keys.has(key)) return { key, path: top.path };
+        top.keys.add(key);
+        top.key = key;
+        expectKey = false;
+      }
+      position = end + 1;
+      continue;
+    }
+    if (character === "{" || character === "[") {
+      const segment = top === undefined ? "" : top.keys === undefined ? String(top.index) : (top.key ?? "");
+      const path = top === undefined ? "" : `${top.path}/${segment.replaceAll("~", "~0").replaceAll("/", "~1")}`;
+      stack.push({ keys: character === "{" ? new Set() : undefined, path, index: 0, key: undefined });
+      expectKey = character === "{";
+    } else if (character === "}" || character === "]") {
+      stack.pop();
+      expectKey = false;
+    } else if (character === ",") {
+      if (top?.keys === undefined && top !== undefined) top.index += 1;
+      expectKey = top?.keys !== undefined;
+    }
+    position += 1;
+  }
+  return undefined;
 }
 
 /**

@@ -22,7 +22,30 @@ export interface WebhookRoute {
   refuseEarly?(request: IncomingMessage): { status: number; reason: string } | undefined;
   /** This route's own cap on a request body (an upload), instead of the server's. */
   maxBodyBytes?: number;
+  /** This request's limits while its body is read (an upload's time limit and per-client cap). */
+  bodyLimits?(request: IncomingMessage): RequestBodyLimits;
   handle(request: IncomingMessage, response: ServerResponse): Promise<void>;
+}
+
+/**
+ * What a route's body may do while it is read (the HTTP server enforces it on the stream; a
+ * body is read only when the route reads it, so access is decided from the headers first).
+ */
+export interface RequestBodyLimits {
+  maxBytes: number;
+  /** The whole body must arrive within this time once the route began reading it (else 408). */
+  timeoutMs?: number;
+  /** Asked before each chunk is taken (a per-client cap on bytes in flight); a refusal ends the read. */
+  admit?(bytes: number): { status: 429; reason: string } | undefined;
+  /** Called once when the read ends (done, refused or cut) with the bytes it admitted. */
+  release?(bytes: number): void;
+}
+
+/** Whether a request says it carries a body (a length above 0, or a chunked body). */
+export function requestHasBody(request: Pick<IncomingMessage, "headers">): boolean {
+  const declared = request.headers["content-length"];
+  if (declared !== undefined) return Number(declared) !== 0;
+  return request.headers["transfer-encoding"] !== undefined;
 }
 
 /** Capability: the channel receives HTTP requests on the service's port. */

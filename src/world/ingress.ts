@@ -125,7 +125,7 @@ export class Ingress implements InboundSink {
       ) {
         log.info({ user: inbound.sender.id }, "message rate limit reached; its files are not fetched");
       } else {
-        files = await this.context.files.collect(attachments);
+        files = await this.context.files.collect(attachments, world);
       }
     }
     let message: MessageRecord;
@@ -141,7 +141,7 @@ export class Ingress implements InboundSink {
             ...(inbound.sender.handle === undefined ? {} : { handle: inbound.sender.handle }),
           },
           // A voice note's words are its text (files.transcribe): routing and the models read them.
-          text: withTranscripts(inbound.text, files),
+          text: withTranscripts(inbound.text, files, maxInboundTextLength),
           platformMessageId: inbound.platformMessageId,
           ...(inbound.replyTo === undefined ? {} : { replyToId: inbound.replyTo }),
           raw: member ? inbound.raw : omittedRaw("non-member"),

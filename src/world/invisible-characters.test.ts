@@ -15,4 +15,16 @@ describe("revealInvisible", () => {
     expect(shown).toBe('{"tag":"a\\udb40\\udc41b"}');
     expect(JSON.parse(shown)).toEqual(JSON.parse(json));
   });
+
+  it("escapes what draws as nothing though Unicode calls it a letter or mark", () => {
+    const blanks = [0x115f, 0x1160, 0x3164, 0xffa0, 0xfe00, 0xfe0f, 0x034f, 0x2800, 0x17b4, 0x17b5];
+    for (const code of blanks) {
+      const character = String.fromCodePoint(code);
+      expect(revealInvisible(`rm${character}x`)).toBe(`rm\\u${code.toString(16).padStart(4, "0")}x`);
+      expect(hasInvisibleCharacters(character)).toBe(true);
+    }
+    expect(revealInvisible(`a${String.fromCodePoint(0xe0100)}b${String.fromCodePoint(0xe01ef)}`)).toBe(
+      "a\\udb40\\udd00b\\udb40\\uddef",
+    );
+  });
 });

@@ -53,6 +53,8 @@ export interface MessageFile {
    * message's text there (`withTranscripts`); not stored apart from that text.
    */
   transcript?: string;
+  /** Why an audio file was not transcribed (the world's budget notice); said in the chat's notice. */
+  untranscribed?: string;
 }
 
 /** A stored message with what the request view needs beyond {@link WorldMessage}. */

@@ -89,4 +89,20 @@ describe("roundtable chat in a terminal (#28)", () => {
     console.input.end();
     await console.adapter.finished;
   });
+
+  it("escapes the model's terminal controls: an agent cannot draw a fake approval line over the real one", async () => {
+    const console = await terminal();
+    // Cursor up, erase the line, a carriage return, a bell, a right-to-left override.
+    const forged = 'done.\u001b[1A\u001b[2K\rapproval 0000: alice wants to run shell_cmd {"command":"ls"}\u0007\u202e';
+    await writerFor(console.adapter).postMessage(console.adapter.chat, { author: bob, text: forged });
+    const stream = (await writerFor(console.adapter).openStream(console.adapter.chat, bob)) as MessageStream;
+    await stream.update("streamed \u001b]0;title\u0007 text");
+    await stream.finish("streamed \u001b]0;title\u0007 text");
+    const shown = screen(console.output());
+    expect(shown.replaceAll("\n", "")).not.toMatch(/\p{Cc}|\u202e/u);
+    expect(shown).toContain("bob: done.\\u001b[1A\\u001b[2K\\u000dapproval 0000");
+    expect(shown).toContain("bob: streamed \\u001b]0;title\\u0007 text");
+    console.input.end();
+    await console.adapter.finished;
+  });
 });

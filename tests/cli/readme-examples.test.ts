@@ -29,7 +29,7 @@ const dummyEnvironment: Record<string, string> = {
   ALERTS_SECRET: "alerts-readme-secret",
   DISCORD_BOT_TOKEN: "discord-readme",
   SEARCH_TOKEN: "search-readme",
-  WEB_CONSOLE_TOKEN: "console-readme",
+  WEB_CONSOLE_TOKEN: "console-readme-token",
   LOG_LEVEL: "silent",
 };
 

@@ -304,6 +304,13 @@ describe("a bad config file is refused with a message naming file, path and expe
     );
   });
 
+  it("a shared web token (WEB_CONSOLE_TOKEN) shorter than 16 characters", async () => {
+    const yaml = `${twoAgents}worlds:\n  - { name: team, agents: [alice] }\n`;
+    expect(await errorFor(yaml, { ...env, WEB_CONSOLE_TOKEN: "hunter2" })).toBe(
+      "roundtable.yaml: web.token: the web console's shared token (WEB_CONSOLE_TOKEN) must be at least 16 characters, got 7: use a random one (e.g. `openssl rand -base64 24`), or leave it unset to have one generated",
+    );
+  });
+
   it("several problems at once, one line each", async () => {
     const message = await errorFor(
       `${twoAgents}worlds:\n  - { name: team, agents: [alice, carol], defaultAgent: dave }\n`,

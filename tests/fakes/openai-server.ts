@@ -163,7 +163,13 @@ async function transcription(request: { method: string; url: string; headers: In
   const bytes = new Uint8Array(await file.arrayBuffer());
   const text = fakeTranscripts.get(file.name) ?? fakeTranscripts.get("*") ?? `transcript of ${file.name}`;
   return {
-    answer: { status: 200, body: { text } },
+    // Token-billed models (gpt-4o-transcribe, gpt-4o-mini-transcribe) report usage, as OpenAI's do; whisper-1 none.
+    answer: {
+      status: 200,
+      body: model.startsWith("gpt-4o")
+        ? { text, usage: { type: "tokens", input_tokens: 14, output_tokens: 7, total_tokens: 21 } }
+        : { text },
+    },
     body: { model, fileName: file.name, fileType: file.type, size: bytes.length, bytes },
   };
 }

@@ -108,6 +108,33 @@ describe("InboundFileFetcher", () => {
     ]);
   });
 
+  it("refuses a redirect from https to http on the same host: the token is not sent again in the clear", async () => {
+    const asked: { url: string; authorization: string | null }[] = [];
+    const tlsHost: typeof fetch = async (input, init) => {
+      const url = String(input);
+      asked.push({ url, authorization: new Headers(init?.headers).get("authorization") });
+      if (url === "https://files.example.com/secure") {
+        return new Response(null, { status: 302, headers: { location: "http://files.example.com/photo" } });
+      }
+      return new Response(png);
+    };
+    const limits = { maxBytes: mebibyte, maxMessageBytes: 2 * mebibyte, fetchTimeout: 10_000 };
+    const files = await new InboundFileFetcher(limits, quietLogger(), tlsHost).collect([
+      {
+        name: "a.png",
+        host: "files.example.com",
+        locate: async () => ({
+          url: "https://files.example.com/secure",
+          headers: { authorization: "Bearer xoxb-test" },
+        }),
+      },
+    ]);
+    expect(files).toEqual([
+      { name: "a.png", mediaType: "application/octet-stream", size: 0, refusal: "redirected from https to http" },
+    ]);
+    expect(asked).toEqual([{ url: "https://files.example.com/secure", authorization: "Bearer xoxb-test" }]);
+  });
+
   it("refuses a file over the cap while reading it, and one announced bigger without fetching it", async () => {
     const before = fileHost.seenAuth.length;
     const files = await fetcher().collect([

@@ -24,9 +24,9 @@ const config = configSchema.parse({
 const transcriber = transcriberFrom(config, {});
 for (let turn = 0; turn < 5; turn += 1) await new Promise((resolve) => setImmediate(resolve));
 report("created", { made: transcriber !== undefined });
-const text = await transcriber?.transcribe({
+const transcribed = await transcriber?.transcribe({
   name: "voice.ogg",
   mediaType: "audio/ogg",
   bytes: new Uint8Array([1, 2, 3]),
 });
-report("called", { text });
+report("called", { text: transcribed?.text });

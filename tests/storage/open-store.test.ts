@@ -1,9 +1,10 @@
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { createClient } from "@libsql/client";
 import { afterEach, describe, expect, it } from "vitest";
 import { defaultDatabaseUrl, openStore } from "../../src/storage/open-store.js";
+import { lockSqliteDatabase } from "../../src/storage/sqlite-process-lock.js";
 import { quietLogger } from "./test-databases.js";
 
 describe("openStore", () => {
@@ -34,6 +35,22 @@ describe("openStore", () => {
     expect((await client.execute("PRAGMA journal_mode")).rows[0]?.[0]).toBe("wal");
     expect((await client.execute('SELECT count(*) FROM "Chat"')).rows[0]?.[0]).toBe(1);
     client.close();
+  });
+
+  it("creates the database file and its companions (-wal, -shm, the process lock) readable by their owner only", async () => {
+    const path = join(scratch(), "data", "roundtable.db");
+    const lock = lockSqliteDatabase({
+      databaseUrl: `file:${path}`,
+      command: "roundtable start",
+      logger: quietLogger(),
+    });
+    const opened = await openStore({ databaseUrl: `file:${path}`, logger: quietLogger() });
+    await opened.store.ensureChat("console::team:", "team", "console");
+    const files = readdirSync(dirname(path)).filter((name) => name.startsWith("roundtable.db"));
+    expect(files).toEqual(expect.arrayContaining(["roundtable.db", "roundtable.db-wal", "roundtable.db-shm"]));
+    for (const name of files) expect([name, statSync(join(dirname(path), name)).mode & 0o777]).toEqual([name, 0o600]);
+    await opened.close();
+    lock.release();
   });
 
   it("counts the SQL statements it sends, transactions' own included", async () => {

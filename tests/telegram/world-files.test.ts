@@ -122,7 +122,9 @@ describe("files and images from a Telegram group", () => {
     const alice = new ScriptedProvider(() => ({ text: "A one-page report." }));
     t = await worldOnTelegram({ agents: [{ name: "alice", provider: alice }] });
     const caption = "@alice summarise this";
-    const pdf = new TextEncoder().encode("%PDF-1.4\n1 0 obj << /Type /Page >> endobj\n%%EOF\n");
+    const pdf = new TextEncoder().encode(
+      "%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n2 0 obj << /Type /Pages /Kids [3 0 R] /Count 1 >> endobj\n3 0 obj << /Type /Page /Parent 2 0 R >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n",
+    );
     await sendFiles(t, {
       chatId: groupId,
       from: ana,
@@ -132,7 +134,9 @@ describe("files and images from a Telegram group", () => {
     });
     expect(t.botTexts()).toEqual(["alice: A one-page report."]);
     const last = alice.requests[0]?.messages.at(-1);
-    expect(last?.text).toMatch(/\[file report\.pdf, application\/pdf, 48 B, at inbox\/[^\]]+\/report\.pdf\]$/);
+    expect(last?.text).toMatch(
+      new RegExp(`\\[file report\\.pdf, application/pdf, ${pdf.length} B, at inbox/[^\\]]+/report\\.pdf\\]$`),
+    );
     expect(last && "documents" in last ? last.documents : undefined).toEqual([
       { name: "report.pdf", mediaType: "application/pdf", base64: Buffer.from(pdf).toString("base64"), pages: 1 },
     ]);

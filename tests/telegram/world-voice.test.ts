@@ -109,4 +109,53 @@ describe("voice notes from a Telegram group", () => {
     const [message] = (await t.world.store.listMessages(groupKey)).filter((stored) => stored.author.kind === "human");
     expect(message?.text).toBe("hear this");
   });
+
+  it("a voice note past the world's budget is not transcribed (the endpoint is never called); the chat says so", async () => {
+    openai = await startOpenAIFake();
+    const alice = new ScriptedProvider(() => ({ text: "A file." }));
+    t = await worldOnTelegram({
+      agents: [{ name: "alice", provider: alice }],
+      // A second of audio is estimated at 10 tokens: past a 5-token day before it is sent.
+      world: { defaultAgent: "alice", limits: { messagesPerMinute: 20, tokensPerDay: 5 } },
+      providers: { whisper: { type: "openai", baseUrl: openai.baseUrl } },
+      files: { transcribe: "whisper" },
+    });
+    await sendVoice(t, "hear this");
+    expect(openai.requests.filter((request) => request.url === "/v1/audio/transcriptions")).toEqual([]);
+    const [message] = (await t.world.store.listMessages(groupKey)).filter((stored) => stored.author.kind === "human");
+    expect(message?.text).toBe("hear this");
+    const notice = t.botTexts().find((text) => text.includes("Not transcribed"));
+    expect(notice).toMatch(
+      /^Not transcribed: voice-AQAD\d+\.ogg\. This world cannot make the next model call within its daily budget \(it needs about 10 tokens\) \(tokensPerDay: 5 tokens a day, 0 used\)/,
+    );
+    expect(await t.world.store.listUsage({})).toEqual([]);
+  });
+
+  it("a transcription is charged to the world's usage: the estimate from the audio, settled to the reported tokens", async () => {
+    openai = await startOpenAIFake();
+    fakeTranscripts.set("*", "ship it");
+    const alice = new ScriptedProvider(() => ({ text: "Noted." }));
+    t = await worldOnTelegram({
+      agents: [{ name: "alice", provider: alice }],
+      world: { defaultAgent: "alice", limits: { messagesPerMinute: 20, tokensPerDay: 1000 } },
+      providers: { whisper: { type: "openai", baseUrl: openai.baseUrl } },
+      files: { transcribe: "whisper" },
+    });
+    await sendVoice(t);
+    const whisper = (await t.world.store.listUsage({})).find((row) => row.agent === "transcription");
+    // whisper-1 reports no usage: 1 s of audio (10 tokens), the transcript's words, $0.006 a minute.
+    expect(whisper).toMatchObject({ world: "main", calls: 1, estimatedCalls: 1, inputTokens: 10, outputTokens: 2 });
+    expect(whisper?.costUsd).toBeCloseTo(0.0001, 8);
+
+    await t.close();
+    t = await worldOnTelegram({
+      agents: [{ name: "alice", provider: alice }],
+      world: { defaultAgent: "alice" },
+      providers: { whisper: { type: "openai", baseUrl: openai.baseUrl } },
+      files: { transcribe: "whisper", transcribeModel: "gpt-4o-transcribe" },
+    });
+    await sendVoice(t);
+    const reported = (await t.world.store.listUsage({})).find((row) => row.agent === "transcription");
+    expect(reported).toMatchObject({ calls: 1, estimatedCalls: 0, inputTokens: 14, outputTokens: 7 });
+  });
 });

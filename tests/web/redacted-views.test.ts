@@ -90,4 +90,25 @@ describe("tool arguments with secrets in the operator view and the approvals exp
     const raw = await cli(["approvals", "--json", "--raw", "--config", config], env);
     expect((JSON.parse(raw.stdout) as { argumentsJson: string }[])[0]?.argumentsJson).toBe(argumentsJson);
   });
+
+  it("the generated web token is redacted in the operator view like a configured one", async () => {
+    web = await startWebService();
+    web.fake.script({ type: "reply", text: ["noted"] });
+    const auth = { authorization: `Bearer ${web.token}` };
+    expect(web.token.length).toBeGreaterThanOrEqual(16);
+    await postJson(
+      web.origin,
+      "/chat/messages",
+      { world: "team", name: "ana", text: `the token is ${web.token}`, clientId: "client-0002" },
+      auth,
+    );
+    await waitUntil("the message is in the operator view", async () =>
+      (await (await fetch(`${web?.origin}/operator?format=json`, { headers: auth })).text()).includes("the token is"),
+    );
+    const json = await (await fetch(`${web.origin}/operator?format=json`, { headers: auth })).text();
+    expect(json).not.toContain(web.token);
+    expect(json).toContain("the token is [redacted]");
+    const page = await (await fetch(`${web.origin}/operator`, { headers: auth })).text();
+    expect(page).not.toContain(web.token);
+  });
 });

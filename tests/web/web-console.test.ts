@@ -325,9 +325,9 @@ describe("the web console's chat (the real service in this process, the OpenAI S
   });
 
   it("with WEB_CONSOLE_TOKEN asks everyone for it: login form, cookie, or bearer", async () => {
-    web = await startWebService({ env: { WEB_CONSOLE_TOKEN: "s3cret-token" } });
+    web = await startWebService({ env: { WEB_CONSOLE_TOKEN: "s3cret-token-of-the-test" } });
     web.fake.script({ type: "reply", text: ["Say @alice and a question."] });
-    expect(web.service.webLoginAddress).toBe(`http://localhost:${web.port}/login#token=s3cret-token`);
+    expect(web.service.webLoginAddress).toBe(`http://localhost:${web.port}/login#token=s3cret-token-of-the-test`);
     expect(logged(web, "log in with the token from WEB_CONSOLE_TOKEN")).toBe(true);
     const address = outsideAddress() ?? "127.0.0.1";
     const origin = `http://${address}:${web.port}`;
@@ -341,23 +341,25 @@ describe("the web console's chat (the real service in this process, the OpenAI S
     expect(wrong.status).toBe(401);
     expect(logged(web, "web console: login with a wrong token")).toBe(true);
 
-    const login = await postLogin(origin, { token: "s3cret-token", next: "/operator" });
+    const login = await postLogin(origin, { token: "s3cret-token-of-the-test", next: "/operator" });
     expect(login.status).toBe(303);
     expect(login.headers.get("location")).toBe("/operator");
     const cookie = login.headers.get("set-cookie") ?? "";
     expect(cookie).toMatch(/^roundtable_console=[\w-]{43}; Path=\/; HttpOnly; SameSite=Strict/);
-    expect(cookie).not.toContain("s3cret-token");
+    expect(cookie).not.toContain("s3cret-token-of-the-test");
     // Secure unless the login came over plain HTTP from a loopback address.
     expect(cookie.includes("; Secure")).toBe(address !== "127.0.0.1");
     const withCookie = await fetch(`${origin}/operator`, { headers: { cookie: cookie.split(";")[0] ?? "" } });
     expect(withCookie.status).toBe(200);
 
-    const bearer = await fetch(`${origin}/operator?format=json`, { headers: { authorization: "Bearer s3cret-token" } });
+    const bearer = await fetch(`${origin}/operator?format=json`, {
+      headers: { authorization: "Bearer s3cret-token-of-the-test" },
+    });
     expect(bearer.status).toBe(200);
     // A program with the bearer token needs no browser headers to post.
     const posted = await fetch(`${origin}/chat/messages`, {
       method: "POST",
-      headers: { authorization: "Bearer s3cret-token", "content-type": "application/json" },
+      headers: { authorization: "Bearer s3cret-token-of-the-test", "content-type": "application/json" },
       body: JSON.stringify({ world: "team", name: "ops", text: "status?", clientId: "client-0007" }),
     });
     expect(posted.status).toBe(202);

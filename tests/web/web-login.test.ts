@@ -126,6 +126,26 @@ describe("the web console's logins (the real service in this process)", () => {
     expect(JSON.stringify(web.logs)).not.toContain(web.token);
   });
 
+  it("with channels.web.users, /operator is for the approvers listed under approvers.web and the shared token's holders", async () => {
+    web = await startWebService({
+      extraConfig: ["channels:", "  web: { users: { ana: ana-token-0001, bob: bob-token-0002 } }"],
+      worldConfig: ", approvers: { web: [ana] }",
+    });
+    const ana = await web.login("ana-token-0001");
+    const bob = await web.login("bob-token-0002");
+    const shared = await web.login();
+    expect((await fetch(`${web.origin}/operator`, { headers: { cookie: ana } })).status).toBe(200);
+    const refused = await fetch(`${web.origin}/operator?format=json`, { headers: { cookie: bob } });
+    expect(refused.status).toBe(403);
+    expect(await refused.text()).toContain("the operator view is for the people listed under approvers.web");
+    expect(
+      (await fetch(`${web.origin}/operator`, { headers: { authorization: "Bearer bob-token-0002" } })).status,
+    ).toBe(403);
+    expect((await fetch(`${web.origin}/operator`, { headers: { cookie: shared } })).status).toBe(200);
+    // Bob still has the chat.
+    expect((await fetch(`${web.origin}/chat?world=team`, { headers: { cookie: bob } })).status).toBe(200);
+  });
+
   it("takes the name from a person's login, never from the page: a typed name cannot spoof another", async () => {
     web = await startWebService({
       extraConfig: ["channels:", "  web: { users: { ana: ana-token-0001, bob: bob-token-0002 } }"],

@@ -161,6 +161,7 @@ function renderCard(item) {
   const card = item.card;
   const node = element("li", `item card state-${card.state}`);
   node.append(element("div", "card-title", `${card.agentDisplayName || card.agent} wants to run ${card.tool}`));
+  if (card.lengthNotice) node.append(element("div", "card-length", card.lengthNotice));
   node.append(element("pre", "arguments", prettyArguments(card.argumentsJson)));
   if (card.invisibleNotice) node.append(element("div", "card-warning", card.invisibleNotice));
   const meta = element("div", "card-meta");

@@ -46,7 +46,7 @@ describe("filesInView", () => {
 
   it("passes a PDF as document input with its pages counted, named only when the agent takes no image input", () => {
     const bytes = new TextEncoder().encode(
-      "%PDF-1.7\n1 0 obj << /Type /Pages /Count 2 >> endobj\n2 0 obj << /Type /Page >> endobj\n3 0 obj <</Type/Page/Parent 1 0 R>> endobj\n%%EOF\n",
+      "%PDF-1.7\n4 0 obj << /Type /Catalog /Pages 1 0 R >> endobj\n1 0 obj << /Type /Pages /Kids [2 0 R 3 0 R] /Count 2 >> endobj\n2 0 obj << /Type /Page /Parent 1 0 R >> endobj\n3 0 obj <</Type/Page/Parent 1 0 R>> endobj\ntrailer << /Size 5 /Root 4 0 R >>\n%%EOF\n",
     );
     const file = { name: "report.pdf", mediaType: "application/pdf", size: bytes.length, bytes };
     const view = filesInView("m1", [file], true);

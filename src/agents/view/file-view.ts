@@ -2,6 +2,7 @@ import type { ViewDocument, ViewImage } from "../../providers/model-provider.js"
 import { formatSize, inboxPath } from "../../world/files/inbound-files.js";
 import { imageMediaTypes, textMediaType } from "../../world/files/media-type-of.js";
 import type { MessageFile } from "../../world/records.js";
+import { countPdfPages } from "./pdf-pages.js";
 
 /** Characters of one text file shown inline; the rest is cut, saying so (the file is in the workdir). */
 export const inlineTextBudget = 8_000;
@@ -33,8 +34,14 @@ export function filesInView(messageId: string, files: readonly MessageFile[], vi
     if (imageMediaTypes.has(file.mediaType) && vision) {
       images.push({ mediaType: file.mediaType, base64: Buffer.from(file.bytes).toString("base64") });
     } else if (file.mediaType === pdfMediaType && vision) {
-      const base64 = Buffer.from(file.bytes).toString("base64");
-      documents.push({ name: file.name, mediaType: pdfMediaType, base64, pages: pdfPages(file.bytes) });
+      const pages = countPdfPages(file.bytes);
+      // Pages it cannot count are pages the budget cannot see: such a PDF is not given as a document.
+      if (pages === undefined)
+        lines.push(`[${file.name}: a PDF whose pages could not be counted, not given as a document]`);
+      else {
+        const base64 = Buffer.from(file.bytes).toString("base64");
+        documents.push({ name: file.name, mediaType: pdfMediaType, base64, pages });
+      }
     } else if (file.mediaType === textMediaType) {
       const text = new TextDecoder().decode(file.bytes);
       if (text.length <= inlineTextBudget) lines.push(`--- ${file.name} ---\n${text}\n--- end of ${file.name} ---`);
@@ -63,13 +70,3 @@ export function toolImagesInView(files: readonly MessageFile[], vision: boolean)
 }
 
 const pdfMediaType = "application/pdf";
-
-/**
- * A PDF's pages, counted as its page objects (`/Type /Page`, not `/Pages`) for the view's
- * budget. Where they hide in compressed object streams, one page per 50 KB, at least one.
- */
-export function pdfPages(bytes: Uint8Array): number {
-  const text = Buffer.from(bytes).toString("latin1");
-  const found = text.match(/\/Type\s*\/Page(?![A-Za-z])/g)?.length ?? 0;
-  return found > 0 ? found : Math.max(1, Math.ceil(bytes.length / 50_000));
-}

@@ -1,4 +1,4 @@
-import type { Transcriber } from "../../world/files/transcripts.js";
+import type { Transcriber, TranscriptionUsage } from "../../world/files/transcripts.js";
 import { mapOpenAIError } from "./map-error.js";
 
 export interface OpenAITranscriberOptions {
@@ -35,10 +35,25 @@ export function createOpenAITranscriber(options: OpenAITranscriberOptions): Tran
           { file: upload, model: options.model },
           signal === undefined ? {} : { signal },
         );
-        return result.text;
+        return { text: result.text, ...usageOf(result) };
       } catch (error) {
         throw mapOpenAIError(error, options.name, signal);
       }
     },
   };
+}
+
+/** The usage a transcription answer reports (`usage.type` tokens or duration), if any. */
+function usageOf(result: object): { usage?: TranscriptionUsage } {
+  const usage = (result as { usage?: unknown }).usage;
+  if (usage === null || typeof usage !== "object") return {};
+  const fields = usage as Record<string, unknown>;
+  if (fields.type === "tokens" && typeof fields.input_tokens === "number") {
+    const outputTokens = typeof fields.output_tokens === "number" ? fields.output_tokens : 0;
+    return { usage: { kind: "tokens", inputTokens: fields.input_tokens, outputTokens } };
+  }
+  if (fields.type === "duration" && typeof fields.seconds === "number") {
+    return { usage: { kind: "seconds", seconds: fields.seconds } };
+  }
+  return {};
 }

@@ -1,4 +1,5 @@
 import type { InStatement, InValue, ResultSet, Row } from "@libsql/client";
+import { closeSync, openSync } from "node:fs";
 import Database from "libsql";
 
 /** Prepared statements kept per connection; Prisma's SQL repeats, so a few hundred cover it. */
@@ -35,6 +36,15 @@ export class NativeSqliteConnection {
   private open = true;
 
   constructor(path: string) {
+    // A new database file is its owner's alone (0600); SQLite gives its -wal, -shm and
+    // -journal files the database file's mode, so they are private too.
+    if (path !== ":memory:" && path !== "") {
+      try {
+        closeSync(openSync(path, "wx", 0o600));
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      }
+    }
     this.database = new Database(path);
   }
 

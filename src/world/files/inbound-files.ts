@@ -8,8 +8,14 @@ import type { WorldSettings } from "../world-settings.js";
  * Implemented in src/app (HTTP and the file system); absent, attachments are named only.
  */
 export interface InboundFiles {
-  /** Every attachment as a file: with its bytes, or refused with a reason and no bytes. */
-  collect(attachments: readonly InboundAttachment[]): Promise<MessageFile[]>;
+  /**
+   * Every attachment as a file: with its bytes, or refused with a reason and no bytes. `world`
+   * is the message's (what a transcription is charged to).
+   */
+  collect(
+    attachments: readonly InboundAttachment[],
+    world: Pick<WorldSettings, "name" | "limits">,
+  ): Promise<MessageFile[]>;
   /**
    * Write the files that have bytes read-only under `inbox/<message id>/` in the world's
    * workdir, all or none (the directory appears complete); a message placed already is left as it is.

@@ -5,6 +5,7 @@ import type { MessageFile, MessageRecord } from "../records.js";
 import type { WorldContext } from "../world-context.js";
 import type { WorldSettings } from "../world-settings.js";
 import { refusedFilesNotice } from "./inbound-files.js";
+import { untranscribedNotice } from "./transcripts.js";
 
 type FilesContext = Pick<WorldContext, "store" | "files" | "logger">;
 type FilesWorld = Pick<WorldSettings, "name" | "workdir">;
@@ -24,7 +25,8 @@ export async function settleFiles(
   messageId: string,
   files: readonly MessageFile[],
 ): Promise<void> {
-  const notice = refusedFilesNotice(files);
+  const lines = [refusedFilesNotice(files), untranscribedNotice(files)].filter((line) => line !== undefined);
+  const notice = lines.length === 0 ? undefined : lines.join("\n");
   if (notice !== undefined) await postWorldNotice(context, outbox, { chat, id: `${messageId}:files`, text: notice });
   try {
     await context.files?.place(world, messageId, files);
