@@ -103,9 +103,52 @@ export class GraphileJobTable {
     const rows = await this.raw.rows<RawClaimedRow>(sql`
       UPDATE "Job" SET "state" = 'running', "lockedBy" = ${token}, "lockedAt" = ${now}, "attempts" = "attempts" + 1
       WHERE "key" = ${key} AND ("state" = 'pending' OR ("state" = 'running' AND "attempts" < ${maxAttempts}))
+        AND NOT EXISTS (SELECT 1 FROM "Job" AS waiting WHERE waiting."queue" = "Job"."queue" AND waiting."key" <> ${key}
+          AND waiting."state" = 'pending' AND waiting."attempts" > 0 AND waiting."runAt" > ${now})
       RETURNING "seq", "key", "queue", "payload", "attempts", "runAt"`);
     const row = rows[0];
     return row ? claimedRowOf(row) : undefined;
+  }
+
+  /**
+   * A job fetched while an earlier job of its chat waits for its retry ({@link claim} refused
+   * it): its graphile-worker job is finished and added again due just after the waiting one's,
+   * and our row's `runAt` moved to the waiting one's, so the chat's order holds (the waiting
+   * one runs first, then the rest as before). True when it was deferred (a waiting job exists).
+   */
+  async deferBehindRetry(key: string, now: Date, running: RunningJob): Promise<boolean> {
+    return this.db.$transaction(async (transaction) => {
+      const rows = await transaction.$queryRaw<{ waiting: string }[]>`
+        WITH waiting AS (
+          SELECT waiting."key", waiting."runAt" FROM "Job" AS job
+          JOIN "Job" AS waiting ON waiting."queue" = job."queue" AND waiting."key" <> job."key"
+          WHERE job."key" = ${key} AND job."state" = 'pending' AND waiting."state" = 'pending'
+            AND waiting."attempts" > 0 AND waiting."runAt" > ${now}
+          ORDER BY waiting."runAt" DESC LIMIT 1),
+        moved AS (
+          UPDATE "Job" SET "runAt" = GREATEST("runAt", (SELECT "runAt" FROM waiting))
+          WHERE "key" = ${key} AND EXISTS (SELECT 1 FROM waiting)
+          RETURNING "key"),
+        finished AS (
+          DELETE FROM graphile_worker._private_jobs
+          WHERE id = ${running.jobId}::bigint AND locked_by = ${running.workerId} AND EXISTS (SELECT 1 FROM waiting)
+          RETURNING id),
+        unlocked AS (
+          UPDATE graphile_worker._private_job_queues SET locked_by = NULL, locked_at = NULL
+          WHERE id = ${running.queueId}::int AND locked_by = ${running.workerId} AND EXISTS (SELECT 1 FROM waiting)
+          RETURNING id)
+        SELECT "key" AS waiting FROM waiting`;
+      const waiting = rows[0]?.waiting;
+      if (waiting === undefined) return false;
+      // Due 1 ms after the waiting job's own graphile-worker job (a queue runs by priority, then run_at).
+      await transaction.$queryRaw`
+        SELECT (graphile_worker.add_job(${graphileTask}, json_build_object('key', job."key"), queue_name => job."queue",
+          run_at => COALESCE((SELECT graphile.run_at FROM graphile_worker.jobs AS graphile WHERE graphile.key = ${waiting}::text),
+            now()) + interval '1 millisecond',
+          job_key => job."key", priority => job."priority")).id AS id
+        FROM "Job" AS job WHERE job."key" = ${key}::text`;
+      return true;
+    });
   }
 
   /** A row left running that used all its attempts fails instead of running again. */

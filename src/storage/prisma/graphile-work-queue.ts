@@ -286,6 +286,8 @@ export class GraphileWorkQueue implements StoredWorkQueue {
     const row =
       claimed?.row ?? (key === "" ? undefined : await this.graphile.claim(key, token, this.clock(), this.maxAttempts));
     if (!row) {
+      // An earlier job of the chat waits for its retry: this one goes back behind it.
+      if (key !== "" && (await this.graphile.deferBehindRetry(key, this.clock(), running))) return undefined;
       if (await this.graphile.failExhausted(key, this.clock(), this.maxAttempts))
         this.logger.error({ job: key }, "job was interrupted after its last attempt; it is marked failed");
       else if ((await this.rows.status(key)) === undefined)
