@@ -54,6 +54,10 @@ export class NativeSqliteConnection {
       const info = cached.statement.run(args);
       return resultSet([], [], [], info.changes, BigInt(info.lastInsertRowid));
     } catch (error) {
+      // A statement that failed (SQLITE_BUSY above all) is not run again as it is: libsql's
+      // statement is left mid-step, and its next run answers nothing without running (no rows,
+      // no changes), which read as "the job was taken back" and left it running for good.
+      this.statements.delete(sql);
       throw driverError(error);
     }
   }
