@@ -30,12 +30,30 @@ class SqliteDriverError extends Error {
  * run, which was the largest single cost of a message.
  */
 export class NativeSqliteConnection {
-  private readonly database: Database.Database;
+  private database: Database.Database;
   private readonly statements = new Map<string, CachedStatement>();
   private open = true;
 
-  constructor(path: string) {
+  constructor(private readonly path: string) {
     this.database = new Database(path);
+  }
+
+  /**
+   * A new connection in place of this one, its statements dropped (the caller sets its pragmas
+   * again). After SQLITE_BUSY, libsql leaves the refused statement mid-step with no way to reset
+   * it: run again, it answered nothing without running (no rows, no changes: read as "the job
+   * was taken back", which left it running for good), and while it lives a COMMIT on the
+   * connection fails ("SQL statements in progress"). Only outside a transaction.
+   */
+  reopen(): void {
+    if (!this.open) return;
+    this.statements.clear();
+    try {
+      this.database.close();
+    } catch {
+      // Closed with a statement still pending: the new connection is what matters.
+    }
+    this.database = new Database(this.path);
   }
 
   get closed(): boolean {
@@ -54,10 +72,6 @@ export class NativeSqliteConnection {
       const info = cached.statement.run(args);
       return resultSet([], [], [], info.changes, BigInt(info.lastInsertRowid));
     } catch (error) {
-      // A statement that failed (SQLITE_BUSY above all) is not run again as it is: libsql's
-      // statement is left mid-step, and its next run answers nothing without running (no rows,
-      // no changes), which read as "the job was taken back" and left it running for good.
-      this.statements.delete(sql);
       throw driverError(error);
     }
   }

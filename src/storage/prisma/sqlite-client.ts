@@ -90,9 +90,14 @@ class SerialSqliteClient {
     const deadline = Date.now() + this.busyTimeoutMs;
     for (let tries = 0; ; tries++) {
       try {
+        await this.prepare();
         return attempt();
       } catch (error) {
-        if (!isSqliteBusy(error) || Date.now() >= deadline) throw error;
+        if (!isSqliteBusy(error)) throw error;
+        // The refused statement cannot be reset: a fresh connection (`NativeSqliteConnection.reopen`).
+        this.inner.reopen();
+        this.prepared = undefined;
+        if (Date.now() >= deadline) throw error;
         await new Promise((resolve) => setTimeout(resolve, busyRetryMs[Math.min(tries, busyRetryMs.length - 1)]));
       }
     }
@@ -137,11 +142,15 @@ class SerialSqliteClient {
   /** Per-connection settings, once, before the first statement. */
   private prepare(): Promise<void> {
     this.prepared ??= (async () => {
+      // Not kept when it fails (a locked file): the next statement sets the pragmas again.
       const nativeWait = Math.min(nativeBusyWaitMs, Math.max(0, Math.floor(this.busyTimeoutMs)));
       await this.inner.execute(`PRAGMA busy_timeout = ${nativeWait}`);
       await this.inner.execute("PRAGMA journal_mode = WAL");
       await this.inner.execute("PRAGMA synchronous = NORMAL");
     })();
+    this.prepared.catch(() => {
+      this.prepared = undefined;
+    });
     return this.prepared;
   }
 }
