@@ -100,16 +100,12 @@ export async function makeFault(kind: FaultKind, targets: FaultTargets): Promise
     }
     case "pg-restart": {
       if (!targets.postgresData) break;
-      await run("pg_ctl", [
-        "restart",
-        "-m",
-        "fast",
-        "-w",
-        "-D",
-        targets.postgresData,
-        "-l",
-        `${targets.postgresData}.log`,
-      ]);
+      const data = targets.postgresData;
+      const command = `pg_ctl restart -m fast -w -D '${data}' -l '${path.dirname(data)}/server.log' >/dev/null`;
+      // pg_ctl refuses root: as the postgres user then (as scripts/postgres-up.sh runs it).
+      await (process.getuid?.() === 0
+        ? run("su", ["postgres", "-s", "/bin/bash", "-c", command])
+        : run("/bin/bash", ["-c", command]));
       return window();
     }
     case "sqlite-lock": {
