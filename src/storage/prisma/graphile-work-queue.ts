@@ -255,6 +255,7 @@ export class GraphileWorkQueue implements StoredWorkQueue {
       pgPool,
     );
     owner.id = pool.id;
+    this.catchShutdowns(pool);
     this.pool = pool;
     pool.promise.then(
       () => this.poolEnded(pool),
@@ -269,6 +270,25 @@ export class GraphileWorkQueue implements StoredWorkQueue {
       void Promise.resolve(pool.gracefulShutdown("its liveness lock could not be taken")).catch(() => undefined);
       throw error;
     }
+  }
+
+  /**
+   * graphile-worker shuts a pool down by itself after a fatal error (its completion or failure
+   * batch could not be written) without waiting on the promise, which then rejects unhandled
+   * when the database is still away, and that ends the process: each call's promise is caught
+   * (the pool's end is seen through `pool.promise`).
+   */
+  private catchShutdowns(pool: WorkerPool): void {
+    const graceful = pool.gracefulShutdown.bind(pool);
+    const forceful = pool.forcefulShutdown.bind(pool);
+    const caught = <T>(outcome: T): T => {
+      Promise.resolve(outcome).catch((error: unknown) =>
+        this.logger.warn({ err: error }, "work queue: graphile-worker did not stop cleanly"),
+      );
+      return outcome;
+    };
+    pool.gracefulShutdown = (message?: string) => caught(graceful(message));
+    pool.forcefulShutdown = (message: string) => caught(forceful(message));
   }
 
   /** A pool ended: by our stop (nothing to do), or by itself (a new one is started). */
