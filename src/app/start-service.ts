@@ -102,6 +102,8 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
           await opened.store.ping();
           return { ok: true };
         },
+        queue: () =>
+          queue.isRunning() ? { ok: true } : { ok: false, detail: "the work queue's worker is not running" },
         ...Object.fromEntries(
           roundtable
             .channelStatus()

@@ -11,6 +11,17 @@ import pg from "pg";
 import { freePort } from "../../bench/service-process.js";
 import { cliEnvironment, repositoryRoot } from "../cli/run-roundtable.js";
 import { type DoubleVerdict, judgeDoubles, type Life, type Post } from "./judge-doubles.js";
+import { startTcpProxy, type TcpProxy } from "../fakes/tcp-proxy.js";
+import {
+  type FaultKind,
+  type FaultRow,
+  type FaultTargets,
+  type FaultWindow,
+  faultApplies,
+  makeFault,
+  recoveryByKind,
+  touchedByKind,
+} from "./chaos-faults.js";
 import { SlackChaosWorld } from "./slack-chaos-world.js";
 import { chaosAgents, type Exchange, TelegramChaosWorld } from "./telegram-chaos-world.js";
 
@@ -48,6 +59,14 @@ export interface ChaosSettings {
   /** The processes' LOG_LEVEL (default warn). */
   logLevel?: string;
   log?: (line: string) => void;
+  /**
+   * The faults to make, one each pause, in turn (default only `kill`); those the run cannot
+   * make (no proxy on SQLite, no data directory for `pg-restart`) are left out. With
+   * {@link untilKills}, the count is of all faults.
+   */
+  faults?: FaultKind[];
+  /** PostgreSQL's data directory, for `pg-restart` (`pg_ctl restart -m fast`). */
+  postgresData?: string;
 }
 
 export interface ChaosReport {
@@ -82,6 +101,12 @@ export interface ChaosReport {
   maxWaitAfterRestartMs: number;
   /** Telegram: the messages that waited more than 10 s after such a restart. */
   slowAfterRestart: string[];
+  /** Every fault made (kills included), in order. */
+  faults: FaultWindow[];
+  /** Processes that exited without being killed (must be none). */
+  unexpectedExits: number;
+  /** Telegram: one row a fault kind (see chaos-faults.ts). */
+  faultRows: FaultRow[];
 }
 
 const nodeBinary = realpathSync(process.execPath);
@@ -107,6 +132,16 @@ export async function runChaos(settings: ChaosSettings): Promise<ChaosReport> {
       lives
         .filter((life) => life.killedAt === undefined && ports.has(life.pid))
         .map((life) => `http://127.0.0.1:${ports.get(life.pid)}/slack/events`);
+  const wanted = settings.faults ?? ["kill"];
+  const postgres = !settings.databaseUrl.startsWith("file:");
+  let proxy: TcpProxy | undefined;
+  if (postgres && wanted.includes("pg-cut")) {
+    const url = new URL(settings.databaseUrl);
+    proxy = await startTcpProxy({ host: url.hostname, port: Number(url.port || 5432) });
+  }
+  const serviceDatabaseUrl = proxy ? proxy.urlFor(settings.databaseUrl) : settings.databaseUrl;
+  const readyzSamples: { at: number; ok: boolean }[] = [];
+  let unexpectedExits = 0;
   const configFile = path.join(directory, "roundtable.yaml");
   await writeFile(configFile, world.configYaml());
   const allReady = () =>
@@ -135,7 +170,7 @@ export async function runChaos(settings: ChaosSettings): Promise<ChaosReport> {
         PORT: String(port),
         HOST: "127.0.0.1",
         LOG_LEVEL: settings.logLevel ?? "warn",
-        DATABASE_URL: settings.databaseUrl,
+        DATABASE_URL: serviceDatabaseUrl,
         ROUNDTABLE_CONFIG: configFile,
       }),
       stdio: settings.logDirectory === undefined ? "ignore" : ["ignore", "pipe", "pipe"],
@@ -147,6 +182,14 @@ export async function runChaos(settings: ChaosSettings): Promise<ChaosReport> {
       ports.set(child.pid, port);
       readyAt(life, port);
       keepOutput(child, settings.logDirectory, `p${slot}-${child.pid}.log`);
+      // The service must never exit by itself (a database that went away included).
+      child.once("exit", (code, signal) => {
+        if (life.killedAt !== undefined || finished || stopKilling) return;
+        unexpectedExits += 1;
+        life.killedAt = performance.now();
+        log(`process ${slot} exited by itself (${signal ?? code}); starting it again`);
+        void sleep(500).then(() => start(slot));
+      });
     }
     // A spawn that fails (the machine is busy) is tried again: a slot must not stay empty.
     child.once("error", (error) => {
@@ -160,6 +203,53 @@ export async function runChaos(settings: ChaosSettings): Promise<ChaosReport> {
   try {
     for (let slot = 0; slot < settings.processes; slot++) await start(slot);
     await (world instanceof SlackChaosWorld ? firstHealthy(() => [...ports.values()]) : world.ready());
+    const killOne = async (): Promise<void> => {
+      const slot = Math.floor(Math.random() * settings.processes);
+      const victim = lives.findLast((life) => life.slot === slot && life.killedAt === undefined);
+      if (victim) victim.killedAt = performance.now();
+      running[slot]?.kill("SIGKILL");
+      kills += 1;
+      log(`killed process ${slot} (${kills} kills)`);
+      await sleep(500);
+      await start(slot);
+    };
+    const targets: FaultTargets = {
+      ...(proxy ? { proxy } : {}),
+      ...(postgres && settings.postgresData ? { postgresData: settings.postgresData } : {}),
+      ...(postgres ? {} : { sqliteFile: settings.databaseUrl.slice("file:".length) }),
+      ...(world instanceof TelegramChaosWorld
+        ? {
+            telegram: {
+              refuse: (failure, times) => world.telegram.failNext("sendMessage", failure, { times }),
+              reset: () => undefined,
+            },
+            model: { breakNext: (kind, times) => world.breakModel(kind, times) },
+          }
+        : {}),
+      kill: killOne,
+    };
+    const kinds = wanted.filter((kind) => faultApplies(kind, targets) && kind !== "telegram-reset");
+    const faults: FaultWindow[] = [];
+    const sampler = (async () => {
+      while (!finished) {
+        await Promise.all(
+          lives
+            .filter((life) => life.killedAt === undefined && life.readyAt !== undefined && ports.has(life.pid))
+            .map(async (life) => {
+              const at = performance.now();
+              try {
+                const answer = await fetch(`http://127.0.0.1:${ports.get(life.pid)}/readyz`, {
+                  signal: AbortSignal.timeout(2_000),
+                });
+                readyzSamples.push({ at, ok: answer.ok });
+              } catch {
+                if (life.killedAt === undefined) readyzSamples.push({ at, ok: false });
+              }
+            }),
+        );
+        await sleep(250);
+      }
+    })();
     const killer = (async () => {
       while (!stopKilling) {
         const [low, high] = settings.killEveryMs;
@@ -167,14 +257,17 @@ export async function runChaos(settings: ChaosSettings): Promise<ChaosReport> {
         for (let waited = 0; settings.pauseFromReady && waited < 30_000 && !allReady(); waited += 100) await sleep(100);
         await sleep(low + Math.random() * (high - low));
         if (stopKilling) break;
-        const slot = Math.floor(Math.random() * settings.processes);
-        const victim = lives.findLast((life) => life.slot === slot && life.killedAt === undefined);
-        if (victim) victim.killedAt = performance.now();
-        running[slot]?.kill("SIGKILL");
-        kills += 1;
-        log(`killed process ${slot} (${kills} kills)`);
-        await sleep(500);
-        await start(slot);
+        // In turn, so that a short run makes each kind.
+        const kind = kinds[faults.length % kinds.length] ?? "kill";
+        if (kind !== "kill") log(`fault ${faults.length + 1}: ${kind}`);
+        try {
+          const fault = await makeFault(kind, targets);
+          faults.push(fault);
+          if (kind !== "kill") log(`fault ${faults.length}: ${kind} over${fault.detail ? ` (${fault.detail})` : ""}`);
+        } catch (error) {
+          log(`fault ${kind} could not be made: ${error instanceof Error ? error.message : String(error)}`);
+          faults.push({ kind, at: performance.now(), endAt: performance.now(), detail: "failed" });
+        }
       }
     })();
     const sent: { chatId: number; tokens: string[] }[] = [];
@@ -193,7 +286,9 @@ export async function runChaos(settings: ChaosSettings): Promise<ChaosReport> {
         }
         sent.push({ chatId: world.chatId(index), tokens });
         const more = () =>
-          settings.untilKills === undefined ? tokens.length < settings.messagesPerChat : kills < settings.untilKills;
+          settings.untilKills === undefined
+            ? tokens.length < settings.messagesPerChat
+            : faults.length < settings.untilKills;
         while (more()) {
           for (const exchange of await world.sendBurst(index, burst(settings.toolEvery), 90_000)) {
             tokens.push(exchange.token);
@@ -205,6 +300,7 @@ export async function runChaos(settings: ChaosSettings): Promise<ChaosReport> {
     );
     stopKilling = true;
     await killer;
+    void sampler;
     // Let a step that was cut short finish its edits before the chats are read.
     await sleep(3_000);
     const storedIds = await platformIdsStored(settings.databaseUrl);
@@ -221,7 +317,10 @@ export async function runChaos(settings: ChaosSettings): Promise<ChaosReport> {
       const waits = waitsAfterRestart(exchanges, lives, world.firstCallAt);
       report.maxWaitAfterRestartMs = Math.round(Math.max(0, ...waits.map((wait) => wait.ms)));
       report.slowAfterRestart = waits.filter((wait) => wait.ms > 10_000).map((wait) => wait.token);
+      report.faultRows = faultRows(faults, exchanges, report, readyzSamples);
     }
+    report.faults = faults;
+    report.unexpectedExits = unexpectedExits;
     const deliveries = world instanceof SlackChaosWorld ? world.deliveries : [];
     const slackCalls = world instanceof SlackChaosWorld ? world.calls : [];
     if (settings.logDirectory)
@@ -269,6 +368,7 @@ export async function runChaos(settings: ChaosSettings): Promise<ChaosReport> {
     finished = true;
     for (const child of running) child?.kill("SIGKILL");
     await world.close();
+    await proxy?.close();
     await rm(directory, { recursive: true, force: true });
   }
 }
@@ -295,6 +395,9 @@ function readBack(
     toolRuns: 0,
     maxWaitAfterRestartMs: 0,
     slowAfterRestart: [],
+    faults: [],
+    unexpectedExits: 0,
+    faultRows: [],
   };
   for (const { chatId, tokens } of sent) {
     report.sent += tokens.length;
@@ -460,4 +563,39 @@ async function unfinishedWork(databaseUrl: string): Promise<string> {
   } catch (error) {
     return `(could not read the database: ${String(error)})`;
   }
+}
+
+/** The report's rows by fault kind: what each kind touched, and how it came out. */
+function faultRows(
+  faults: readonly FaultWindow[],
+  exchanges: readonly Exchange[],
+  report: ChaosReport,
+  readyz: readonly { at: number; ok: boolean }[],
+): FaultRow[] {
+  const touched = touchedByKind(faults, exchanges);
+  const recovery = recoveryByKind(faults, exchanges);
+  const chatOf = new Map(exchanges.map((exchange) => [exchange.token, exchange.chatId]));
+  const lost = new Set(report.lost);
+  const doubled = new Set(report.doubledUnexplained.map((verdict) => verdict.token));
+  const outOfOrder = new Set(report.outOfOrder);
+  const kinds = [...new Set(faults.map((fault) => fault.kind))];
+  return kinds.map((kind) => {
+    const tokens = touched.get(kind) ?? new Set<string>();
+    const windows = faults.filter((fault) => fault.kind === kind);
+    const notReady = readyz.filter(
+      (sample) => !sample.ok && windows.some((fault) => sample.at >= fault.at && sample.at <= fault.endAt + 5_000),
+    ).length;
+    return {
+      kind,
+      made: windows.length,
+      touched: tokens.size,
+      lost: [...tokens].filter((token) => lost.has(token)).length,
+      doubled: [...tokens].filter((token) => doubled.has(token)).length,
+      outOfOrderChats: new Set(
+        [...tokens].map((token) => chatOf.get(token)).filter((chat) => outOfOrder.has(chat ?? -1)),
+      ).size,
+      longestWaitAfterMs: recovery.get(kind) ?? 0,
+      readyz503: notReady,
+    };
+  });
 }

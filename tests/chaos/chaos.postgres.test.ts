@@ -1,7 +1,8 @@
 import { expect, it } from "vitest";
 import { createPostgresDatabase, describePostgres } from "../storage/test-databases.js";
 import { type ChaosSettings, runChaos } from "./chaos-run.js";
-import { describeTelegramRun, expectTelegramRunSound, telegramShort } from "./telegram-short.js";
+import { faultTable } from "./chaos-faults.js";
+import { describeTelegramRun, expectFaultRunSound, expectTelegramRunSound, telegramShort } from "./telegram-short.js";
 
 const short: Omit<ChaosSettings, "databaseUrl"> = {
   processes: 2,
@@ -25,6 +26,23 @@ describePostgres("chaos: two processes on one PostgreSQL, random SIGKILLs", (ser
       await database.drop();
     }
   }, 240_000);
+
+  it("Telegram, two processes, the database going away: connections cut and refused, a 429 and 502s from Telegram, and a kill; nothing lost, doubled or out of order", async () => {
+    const database = await createPostgresDatabase(serverUrl());
+    try {
+      const report = await runChaos({
+        ...telegramShort,
+        processes: 2,
+        untilKills: 4,
+        faults: ["pg-cut", "telegram-429", "kill", "telegram-5xx"],
+        databaseUrl: database.url,
+      });
+      process.stderr.write(`chaos: ${describeTelegramRun(report)}\n${faultTable(report.faultRows)}\n`);
+      expectFaultRunSound(report, 4);
+    } finally {
+      await database.drop();
+    }
+  }, 300_000);
 
   it("Slack: events to any process, retried like Slack; loses nothing and doubles nothing at all", async () => {
     const database = await createPostgresDatabase(serverUrl());

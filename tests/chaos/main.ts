@@ -12,6 +12,15 @@
  * after a restart, or an answer showed twice other than through Telegram's window (its sender
  * killed within 250 ms of Telegram's answer and its id never stored; Slack has no window). With
  * `--logs DIR`, each process's log and the harness's record are kept in DIR.
+ *
+ * `--faults LIST` (comma-separated, default `kill`; `mixed` = every database and platform fault
+ * with kills; see chaos-faults.ts): the faults made instead of kills only, one each pause in
+ * turn, `--kills` then counting all of them. `pg-cut` puts a TCP proxy of the run's own before
+ * PostgreSQL; `pg-restart` needs `--pg-data DIR` (the server's data directory, for `pg_ctl`);
+ * `sqlite-lock` holds the SQLite file locked; `telegram-429`, `telegram-5xx` make the Telegram
+ * fake refuse posts; `model-cut`, `model-529` make the model fake break off (not in `mixed`:
+ * turn them on by name). A table by fault kind is printed (lost, doubled, order, the longest
+ * wait after a fault, `/readyz` 503s seen); a process that exits by itself fails the run.
  */
 import { randomBytes } from "node:crypto";
 import { mkdtempSync } from "node:fs";
@@ -20,7 +29,11 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import pg from "pg";
+import { faultKinds, type FaultKind, faultTable } from "./chaos-faults.js";
 import { type ChaosSettings, runChaos } from "./chaos-run.js";
+
+/** `mixed`: kills and every database and platform fault (the model's are chosen by name). */
+const mixedFaults: FaultKind[] = ["kill", "pg-cut", "pg-restart", "sqlite-lock", "telegram-429", "telegram-5xx"];
 
 async function main(): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -33,11 +46,20 @@ async function main(): Promise<number> {
       kills: { type: "string" },
       processes: { type: "string" },
       sqlite: { type: "boolean" },
+      faults: { type: "string" },
+      "pg-data": { type: "string" },
     },
   });
   const platform = values.platform ?? "telegram";
   if (platform !== "telegram" && platform !== "slack") {
     process.stderr.write(`chaos: --platform must be telegram or slack, not ${platform}\n`);
+    return 2;
+  }
+  const faults =
+    values.faults === undefined ? undefined : values.faults === "mixed" ? mixedFaults : values.faults.split(",");
+  const unknown = faults?.filter((kind) => !(faultKinds as readonly string[]).includes(kind)) ?? [];
+  if (unknown.length > 0) {
+    process.stderr.write(`chaos: unknown fault kinds ${unknown.join(", ")} (known: ${faultKinds.join(", ")}, mixed)\n`);
     return 2;
   }
   if (values.logs !== undefined) await mkdir(values.logs, { recursive: true });
@@ -53,6 +75,8 @@ async function main(): Promise<number> {
     ...(values.logs === undefined ? {} : { logDirectory: values.logs }),
     ...(values["log-level"] === undefined ? {} : { logLevel: values["log-level"] }),
     log: (line) => process.stderr.write(`chaos: ${line}\n`),
+    ...(faults === undefined ? {} : { faults: faults as FaultKind[] }),
+    ...(values["pg-data"] === undefined ? {} : { postgresData: values["pg-data"] }),
   };
   const database = values.sqlite ? sqliteDatabase() : await postgresDatabase(positionals[0]);
   if (!database) {
@@ -74,6 +98,10 @@ async function main(): Promise<number> {
     process.stdout.write(
       `tool runs: ${report.toolRuns}; longest wait after a restart: ${report.maxWaitAfterRestartMs} ms\n`,
     );
+    process.stdout.write(
+      `faults: ${report.faults.length} (${report.kills} kills); processes that exited by themselves: ${report.unexpectedExits}\n`,
+    );
+    if (report.faultRows.length > 0) process.stdout.write(`${faultTable(report.faultRows)}\n`);
     const failures =
       report.lost.length +
       report.doubledUnexplained.length +
@@ -82,7 +110,8 @@ async function main(): Promise<number> {
       report.halfWritten.length +
       report.outOfOrder.length +
       report.wrongTurn.length +
-      report.slowAfterRestart.length;
+      report.slowAfterRestart.length +
+      report.unexpectedExits;
     return failures === 0 ? 0 : 1;
   } finally {
     await database.drop();

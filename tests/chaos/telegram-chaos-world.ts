@@ -21,6 +21,11 @@ export interface Exchange {
   answeredAt?: number;
 }
 
+interface ModelBreak {
+  kind: "cut" | "overloaded";
+  times: number;
+}
+
 interface ChatMessage {
   role: string;
   content?: unknown;
@@ -53,6 +58,7 @@ export class TelegramChaosWorld {
   private readonly waiting = new Map<string, () => void>();
   private readonly users = new Map<number, FakeUser>();
   private sequence = 0;
+  private modelBreaks: ModelBreak[] = [];
   private firstPoll: Promise<void>;
   private polled: () => void = () => {};
 
@@ -85,11 +91,31 @@ export class TelegramChaosWorld {
       { token: botToken, username: "roundtable_bot", canReadAllGroupMessages: true },
     ]);
     telegram.recordCalls = false;
-    const model = await startOpenAIFake({ record: false, respond: (request) => answerEarliestOpen(request) });
+    const breaks: ModelBreak[] = [];
+    const model = await startOpenAIFake({
+      record: false,
+      respond: (request) => {
+        const broken = breaks[0];
+        if (broken && broken.times > 0) {
+          broken.times -= 1;
+          if (broken.times === 0) breaks.shift();
+          return broken.kind === "cut"
+            ? { type: "cut", text: ["re (cut) "] }
+            : { type: "error", kind: "overloaded", retryAfter: "1" };
+        }
+        return answerEarliestOpen(request);
+      },
+    });
     let world: TelegramChaosWorld | undefined;
     const probe = await startProbeServer((token) => world?.onToolStart(token));
     world = new TelegramChaosWorld(telegram, model, probe, lives);
+    world.modelBreaks = breaks;
     return world;
+  }
+
+  /** The next `times` model calls break off: a stream cut after some text, or 529/503 overloaded with `retry-after: 1`. */
+  breakModel(kind: "cut" | "overloaded", times: number): void {
+    this.modelBreaks.push({ kind, times });
   }
 
   /** The service's config: alice and bob, each may call the probe tool (approval required). */

@@ -46,3 +46,21 @@ export function expectTelegramRunSound(report: ChaosReport): void {
     wrongTurn: [],
   });
 }
+
+/**
+ * A short run with faults beside kills (`faults`, in turn): as sound as a kills-only run, every
+ * fault made, and the service never exited by itself.
+ */
+export function expectFaultRunSound(report: ChaosReport, faults: number): void {
+  expect(report.sent).toBeGreaterThan(0);
+  expect(report.faults.filter((fault) => fault.detail !== "failed").length).toBeGreaterThanOrEqual(faults);
+  expect(report).toMatchObject({
+    lost: [],
+    doubledUnexplained: [],
+    toolsDoubled: [],
+    toolsLost: [],
+    halfWritten: [],
+    outOfOrder: [],
+    wrongTurn: [],
+  });
+}

@@ -260,7 +260,7 @@ export function queueContract(name: string, createDatabase: () => Promise<QueueD
       expect(await queue.jobStatus("flaky")).toMatchObject({ attempts: 3, lastError: "flaky 2" });
     });
 
-    it("pushes a failed job's next run into the future, letting the rest of its queue go first", async () => {
+    it("keeps a failed job's place: the rest of its queue waits for its retry, other queues go on", async () => {
       let now = new Date("2030-01-01T00:00:00.000Z");
       const queue = await queueOn(await database(), { clock: () => now, retryDelayMs: (attempt) => attempt * 60_000 });
       const ran: string[] = [];
@@ -269,16 +269,21 @@ export function queueContract(name: string, createDatabase: () => Promise<QueueD
         if (job.key === "a" && job.attempts === 1) throw new Error("not yet");
       });
       await queue.add({ queue: "q", key: "a", payload: {} });
-      await queue.add({ queue: "q", key: "b", payload: {} });
+      await queue.add({ queue: "q", key: "b", payload: {}, priority: 1 });
       await queue.whenIdle();
-      expect(ran).toEqual(["a#1", "b#1"]);
+      await queue.add({ queue: "q", key: "c", payload: {} });
+      await queue.add({ queue: "other", key: "o", payload: {} });
+      await queue.whenIdle();
+      expect(ran).toEqual(["a#1", "o#1"]);
       const status = await queue.jobStatus("a");
       expect(status).toMatchObject({ state: "pending", attempts: 1, lastError: "not yet" });
       expect(status?.runAt).toEqual(new Date("2030-01-01T00:01:00.000Z"));
+      expect(await queue.jobStatus("b")).toMatchObject({ state: "pending", attempts: 0 });
       now = new Date("2030-01-01T00:01:00.000Z");
       await queue.wake();
       await queue.whenIdle();
-      expect(ran).toEqual(["a#1", "b#1", "a#2"]);
+      // a first, then by priority and insertion order, as if a had not failed.
+      expect(ran).toEqual(["a#1", "o#1", "a#2", "c#1", "b#1"]);
     });
 
     it("marks a job failed after its last attempt and moves on to the next in its queue", async () => {

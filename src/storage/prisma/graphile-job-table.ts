@@ -103,9 +103,59 @@ export class GraphileJobTable {
     const rows = await this.raw.rows<RawClaimedRow>(sql`
       UPDATE "Job" SET "state" = 'running', "lockedBy" = ${token}, "lockedAt" = ${now}, "attempts" = "attempts" + 1
       WHERE "key" = ${key} AND ("state" = 'pending' OR ("state" = 'running' AND "attempts" < ${maxAttempts}))
+        AND NOT EXISTS (SELECT 1 FROM "Job" AS waiting WHERE waiting."queue" = "Job"."queue" AND waiting."key" <> ${key}
+          AND waiting."state" = 'pending' AND waiting."attempts" > 0
+          -- Ahead of it: waiting for its retry, or due and first by priority, then insertion.
+          AND (waiting."runAt" > ${now} OR waiting."priority" < "Job"."priority"
+            OR (waiting."priority" = "Job"."priority" AND waiting."seq" < "Job"."seq")))
       RETURNING "seq", "key", "queue", "payload", "attempts", "runAt"`);
     const row = rows[0];
     return row ? claimedRowOf(row) : undefined;
+  }
+
+  /**
+   * A job fetched while a job of its chat that ran before waits for its retry, or is due again
+   * and comes first by our order (priority, then insertion: graphile-worker's own order, by
+   * `run_at`, would put a retry's new job behind later ones) — {@link claim} refused it: its
+   * graphile-worker job is finished and added again due just after the other one's, and our
+   * row's `runAt` moved to the other one's, so the chat's order holds. True when it was
+   * deferred. Should the other one have no graphile-worker job (the sweep gives it one), 1 s.
+   */
+  async deferBehindRetry(key: string, now: Date, running: RunningJob): Promise<boolean> {
+    return this.db.$transaction(async (transaction) => {
+      const rows = await transaction.$queryRaw<{ waiting: string }[]>`
+        WITH waiting AS (
+          SELECT waiting."key", waiting."runAt" FROM "Job" AS job
+          JOIN "Job" AS waiting ON waiting."queue" = job."queue" AND waiting."key" <> job."key"
+          WHERE job."key" = ${key} AND job."state" = 'pending'
+            AND waiting."state" = 'pending' AND waiting."attempts" > 0
+            AND (waiting."runAt" > ${now} OR waiting."priority" < job."priority"
+              OR (waiting."priority" = job."priority" AND waiting."seq" < job."seq"))
+          ORDER BY waiting."runAt" DESC LIMIT 1),
+        moved AS (
+          UPDATE "Job" SET "runAt" = GREATEST("runAt", (SELECT "runAt" FROM waiting))
+          WHERE "key" = ${key} AND EXISTS (SELECT 1 FROM waiting)
+          RETURNING "key"),
+        finished AS (
+          DELETE FROM graphile_worker._private_jobs
+          WHERE id = ${running.jobId}::bigint AND locked_by = ${running.workerId} AND EXISTS (SELECT 1 FROM waiting)
+          RETURNING id),
+        unlocked AS (
+          UPDATE graphile_worker._private_job_queues SET locked_by = NULL, locked_at = NULL
+          WHERE id = ${running.queueId}::int AND locked_by = ${running.workerId} AND EXISTS (SELECT 1 FROM waiting)
+          RETURNING id)
+        SELECT "key" AS waiting FROM waiting`;
+      const waiting = rows[0]?.waiting;
+      if (waiting === undefined) return false;
+      // Due 1 ms after the waiting job's own graphile-worker job (a queue runs by priority, then run_at).
+      await transaction.$queryRaw`
+        SELECT (graphile_worker.add_job(${graphileTask}, json_build_object('key', job."key"), queue_name => job."queue",
+          run_at => COALESCE((SELECT graphile.run_at FROM graphile_worker.jobs AS graphile WHERE graphile.key = ${waiting}::text)
+            + interval '1 millisecond', now() + interval '1 second'),
+          job_key => job."key", priority => job."priority")).id AS id
+        FROM "Job" AS job WHERE job."key" = ${key}::text`;
+      return true;
+    });
   }
 
   /** A row left running that used all its attempts fails instead of running again. */
@@ -320,6 +370,38 @@ export class GraphileJobTable {
       SELECT DISTINCT split_part("lockedBy", ':', 1) AS worker FROM "Job"
       WHERE "state" = 'running' AND ("lockedAt" IS NULL OR "lockedAt" < ${lockedBefore})`);
     return rows.map((row) => row.worker).filter((worker) => worker !== "");
+  }
+
+  /**
+   * Jobs locked by this process's own pools (`workers`) for a while that no step of it runs
+   * (`activeJobIds`): left when a finish was written but its answer lost as the database went
+   * away (the chat's next job handed over and never run), or a pool stopped before its task
+   * failed. Their rows (claimed by a token of ours that no step holds) go back to `pending`,
+   * the jobs and their chats' queues are unlocked, so the chats go on. Resolves with how many.
+   */
+  async releaseOrphans(workers: string[], activeJobIds: string[], activeTokens: string[]): Promise<number> {
+    if (workers.length === 0) return 0;
+    const rows = await this.raw.rows<{ released: number }>(sql`
+      WITH orphans AS (
+        SELECT jobs.id, jobs.job_queue_id, jobs.key FROM graphile_worker._private_jobs AS jobs
+        WHERE jobs.locked_by = ANY (${workers}::text[]) AND jobs.locked_at < now() - interval '5 seconds'
+          AND NOT (jobs.id::text = ANY (${activeJobIds}::text[]))
+        FOR UPDATE SKIP LOCKED),
+      requeued AS (
+        UPDATE "Job" SET "state" = 'pending', "lockedBy" = NULL, "lockedAt" = NULL
+        WHERE "state" = 'running' AND "key" IN (SELECT key FROM orphans)
+          AND split_part("lockedBy", ':', 1) = ANY (${workers}::text[]) AND NOT ("lockedBy" = ANY (${activeTokens}::text[]))
+        RETURNING "seq"),
+      unlocked AS (
+        UPDATE graphile_worker._private_jobs SET locked_by = NULL, locked_at = NULL
+        WHERE id IN (SELECT id FROM orphans)
+        RETURNING id),
+      queues AS (
+        UPDATE graphile_worker._private_job_queues SET locked_by = NULL, locked_at = NULL
+        WHERE id IN (SELECT job_queue_id FROM orphans) AND locked_by = ANY (${workers}::text[])
+        RETURNING id)
+      SELECT (SELECT count(*) FROM unlocked)::int AS released`);
+    return rows[0]?.released ?? 0;
   }
 
   /** graphile-worker's `force_unlock_workers`: the jobs and queues these workers locked run again. */

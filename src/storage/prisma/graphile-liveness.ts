@@ -24,6 +24,14 @@ export interface ReleasedWork {
 
 const interrupted = "interrupted: the process running it died";
 
+/**
+ * After this process saw the database go away (its liveness connection broke, a sweep failed),
+ * it judges no other process for this long: a restart frees every process's lock at once, and
+ * each takes its own again at its next sweep once the server is back. Judging before that would
+ * run a live process's steps a second time.
+ */
+const outageGraceMs = 10_000;
+
 /** The liveness connections' `application_name` (operators see them in `pg_stat_activity`). */
 const livenessApplicationName = "roundtable-liveness";
 
@@ -40,6 +48,8 @@ export class GraphileLiveness {
   private client: pg.Client | undefined;
   private readonly held = new Set<string>();
   private stopped = false;
+  /** No other process is judged dead before this time (`Date.now()`): see {@link outageGraceMs}. */
+  private judgeAfter = 0;
   /**
    * The sweep's statements (every 2 s, idle or not) and the release, on `pg` directly
    * (`PostgresRawSql`): an idle process makes no Prisma client (docs/performance.md, "Idle memory").
@@ -66,6 +76,7 @@ export class GraphileLiveness {
       // The server freed our locks with the session: other processes may now release our jobs.
       // The next sweep reconnects and takes them again.
       this.logger.error({ err: error }, "work queue: the connection holding this worker's liveness lock broke");
+      this.noteOutage();
       if (this.client === client) this.client = undefined;
       client.end().catch(() => undefined);
     });
@@ -78,6 +89,13 @@ export class GraphileLiveness {
     const client = this.requireClient();
     await client.query("SELECT pg_advisory_lock($1::bigint)", [advisoryKey(`worker:${workerId}`)]);
     this.held.add(workerId);
+  }
+
+  /** The liveness connection is open (opened again, the locks taken again, if it broke). */
+  async connected(): Promise<void> {
+    if (this.client) return;
+    if (!(await this.reconnect()))
+      throw new StorageError("storage.failed", "the connection for the liveness lock could not be opened again");
   }
 
   /** After a broken liveness connection: a new one, holding this process's locks again. */
@@ -101,14 +119,25 @@ export class GraphileLiveness {
       }
     }
     this.logger.warn({ workers: [...this.held] }, "work queue: holding the liveness lock again");
+    this.noteOutage();
     return client;
+  }
+
+  /** The pools of this process whose locks it holds (or will take again). */
+  heldWorkers(): string[] {
+    return [...this.held];
+  }
+
+  /** The database went away for a while (seen by the queue): others get time to take their locks again. */
+  noteOutage(): void {
+    this.judgeAfter = Date.now() + outageGraceMs;
   }
 
   /** Release the work of every dead pool that holds graphile-worker jobs. */
   async sweep(maxAttempts: number, now: Date): Promise<ReleasedWork> {
     const released: ReleasedWork = { workers: [], requeued: 0, failed: 0 };
     const client = this.client ?? (this.stopped ? undefined : await this.reconnect());
-    if (!client) return released;
+    if (!client || Date.now() < this.judgeAfter) return released;
     const holders = await this.raw.rows<{ worker: string }>(sql`
       SELECT DISTINCT locked_by AS worker FROM graphile_worker.jobs
       WHERE locked_by IS NOT NULL AND locked_at < now() - ${judgeAfterMs}::float8 * interval '1 millisecond'`);

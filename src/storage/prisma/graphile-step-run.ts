@@ -13,6 +13,8 @@ export interface StepRunContext {
   maxAttempts: number;
   retryDelayMs: (attempt: number) => number;
   leaseMs: number;
+  /** Whether an outcome that cannot be written yet is tried again (the queue has not been told to stop). */
+  keepTrying: () => boolean;
 }
 
 /** How a step's finish hands its chat's queue on (`GraphileWorkQueue` keeps one per held queue). */
@@ -66,7 +68,7 @@ export async function runClaimedStep(
   }
   const finish = async (lastError?: string): Promise<{ next?: HandedJob }> => {
     let next: HandedJob | undefined;
-    await settle(log, async () => {
+    await settle(log, context.keepTrying, async () => {
       handOver.finishing();
       const outcome = await graphile.finish(row.seq, token, clock(), running, {
         ...(lastError === undefined ? {} : { lastError }),
@@ -87,25 +89,31 @@ export async function runClaimedStep(
   const wait = Math.max(0, context.retryDelayMs(row.attempts));
   log.warn({ err: thrown.error, retryInMs: wait }, "job failed; it will run again");
   const runAt = new Date(clock().getTime() + wait);
-  await settle(log, () => graphile.retry(row.seq, token, { runAt, delayMs: wait, lastError: message }, running));
+  await settle(log, context.keepTrying, () =>
+    graphile.retry(row.seq, token, { runAt, delayMs: wait, lastError: message }, running),
+  );
   return { retryInMs: wait };
 }
 
 /**
- * Write a step's outcome; a database hiccup gets two more tries, then the task fails so that
- * graphile-worker runs the step again later (the claim takes over the row left running).
+ * Write a step's outcome. While the queue runs, a database that went away (restarted, cut,
+ * unreachable) is waited for, backing off up to 2 s: the row is this process's, and nobody else
+ * will take it from a live process, so giving up would leave its chat stalled. Once the queue
+ * is stopping, three tries; then the task fails so that graphile-worker runs the step again
+ * later (the claim takes over the row left running).
  */
-async function settle(log: Logger, write: () => Promise<boolean>): Promise<void> {
+async function settle(log: Logger, keepTrying: () => boolean, write: () => Promise<boolean>): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     try {
       if (!(await write())) log.warn("job was taken back by another worker before it finished; its outcome is dropped");
       return;
     } catch (error) {
-      if (attempt >= 3) {
+      if (attempt >= 3 && !keepTrying()) {
         log.error({ err: error }, "could not record a job's outcome; graphile-worker will run it again");
         throw error;
       }
-      await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+      if (attempt === 3) log.warn({ err: error }, "work queue: cannot record a job's outcome yet; trying until it is");
+      await new Promise((resolve) => setTimeout(resolve, Math.min(100 * 2 ** (attempt - 1), 2_000)));
     }
   }
 }

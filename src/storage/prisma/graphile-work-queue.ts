@@ -1,4 +1,4 @@
-import type { JobHelpers, Task, WorkerPool } from "graphile-worker";
+import type { JobHelpers, WorkerPool } from "graphile-worker";
 import type pg from "pg";
 import { z } from "zod";
 import { StorageError } from "../../errors/roundtable-error.js";
@@ -80,11 +80,15 @@ export class GraphileWorkQueue implements StoredWorkQueue {
   private pgPool: pg.Pool | undefined;
   /** The graphile-worker jobs this process is running, by job id. */
   private readonly running = new Map<string, Promise<void>>();
+  /** The graphile-worker jobs and claim tokens of the steps this process runs now (not orphans). */
+  private readonly activeJobIds = new Set<string>();
+  private readonly activeTokens = new Set<string>();
   /** The chats whose graphile-worker queue a step of this process holds, by chat key. */
   private readonly held = new Map<string, HeldQueue>();
   private claimCount = 0;
   private readonly changes = new QueueChanges();
   private sweepTimer: NodeJS.Timeout | undefined;
+  private restartTimer: NodeJS.Timeout | undefined;
   private dueTimer: NodeJS.Timeout | undefined;
   private dueAt: number | undefined;
   private readonly cleanups = new CleanupSchedule();
@@ -113,6 +117,7 @@ export class GraphileWorkQueue implements StoredWorkQueue {
       maxAttempts: this.maxAttempts,
       retryDelayMs: this.retryDelayMs,
       leaseMs: this.leaseMs,
+      keepTrying: () => this.phase === "started",
     };
   }
 
@@ -202,7 +207,6 @@ export class GraphileWorkQueue implements StoredWorkQueue {
   }
 
   private async begin(): Promise<void> {
-    const graphileWorker = await import("graphile-worker");
     await this.liveness.connect();
     const now = this.clock();
     await this.cleanup(now);
@@ -214,6 +218,26 @@ export class GraphileWorkQueue implements StoredWorkQueue {
         max: Math.min(this.concurrency, 4) + 2,
         statements: this.options.statements,
       });
+    await this.startPool();
+    await this.recoverExpiredLeases(now);
+    await this.sweep();
+    if (this.phase !== "starting") return;
+    this.phase = "started";
+    this.sweepTimer = setInterval(() => void this.sweep(), livenessSweepMs);
+    this.sweepTimer.unref();
+  }
+
+  /**
+   * A graphile-worker pool, its liveness lock held. When it stops by itself (its completion
+   * batch failed while the database went away, say) a new one takes its place after a backoff
+   * ({@link restartPool}); the steps the old one was running finish on their own and keep its
+   * liveness lock, so no other process takes them over meanwhile.
+   */
+  private async startPool(): Promise<void> {
+    const graphileWorker = await import("graphile-worker");
+    const pgPool = this.pgPool;
+    if (!pgPool) throw new StorageError("internal", "the work queue has no database pool");
+    const owner: { id?: string } = {};
     const pool = graphileWorker.runTaskList(
       {
         concurrency: this.concurrency,
@@ -223,24 +247,89 @@ export class GraphileWorkQueue implements StoredWorkQueue {
         // A step's own finish already deleted its graphile-worker job and unlocked its chat
         // (`GraphileJobTable.finish`): graphile-worker's completion finds nothing to do, so
         // it is batched (one statement for the completions of a while, not one per job).
-        preset: { worker: { completeJobBatchDelay: completionBatchMs } },
+        // A pool that stops never gives a running step's job back (another worker would run
+        // it a second time): it waits for the step, which always ends.
+        preset: { worker: { completeJobBatchDelay: completionBatchMs, gracefulShutdownAbortTimeout: longestTimerMs } },
       },
-      { [graphileTask]: this.task },
-      this.pgPool,
+      { [graphileTask]: (payload: unknown, helpers: JobHelpers) => this.task(payload, helpers, owner.id ?? pool.id) },
+      pgPool,
     );
+    owner.id = pool.id;
+    this.catchShutdowns(pool);
     this.pool = pool;
-    pool.promise.catch((error: unknown) => this.logger.error({ err: error }, "work queue: graphile-worker stopped"));
-    await this.liveness.hold(pool.id);
-    await this.recoverExpiredLeases(now);
-    await this.sweep();
-    if (this.phase !== "starting") return;
-    this.phase = "started";
-    this.sweepTimer = setInterval(() => void this.sweep(), livenessSweepMs);
-    this.sweepTimer.unref();
+    pool.promise.then(
+      () => this.poolEnded(pool),
+      (error: unknown) => this.poolEnded(pool, error),
+    );
+    try {
+      await this.liveness.connected();
+      await this.liveness.hold(pool.id);
+    } catch (error) {
+      // Without its lock the pool's jobs could be judged dead: it stops, and a new one comes.
+      if (this.pool === pool) this.pool = undefined;
+      void Promise.resolve(pool.gracefulShutdown("its liveness lock could not be taken")).catch(() => undefined);
+      throw error;
+    }
   }
 
-  /** The graphile-worker task: one step, by our row's key. */
-  private readonly task: Task = async (payload: unknown, helpers: JobHelpers) => {
+  /**
+   * graphile-worker shuts a pool down by itself after a fatal error (its completion or failure
+   * batch could not be written) without waiting on the promise, which then rejects unhandled
+   * when the database is still away, and that ends the process: each call's promise is caught
+   * (the pool's end is seen through `pool.promise`).
+   */
+  private catchShutdowns(pool: WorkerPool): void {
+    const graceful = pool.gracefulShutdown.bind(pool);
+    const forceful = pool.forcefulShutdown.bind(pool);
+    const caught = <T>(outcome: T): T => {
+      Promise.resolve(outcome).catch((error: unknown) =>
+        this.logger.warn({ err: error }, "work queue: graphile-worker did not stop cleanly"),
+      );
+      return outcome;
+    };
+    pool.gracefulShutdown = (message?: string) => caught(graceful(message));
+    pool.forcefulShutdown = (message: string) => caught(forceful(message));
+  }
+
+  /** A pool ended: by our stop (nothing to do), or by itself (a new one is started). */
+  private poolEnded(pool: WorkerPool, error?: unknown): void {
+    if (this.pool !== pool) return;
+    this.pool = undefined;
+    if (this.phase !== "started" && this.phase !== "starting") return;
+    this.logger.error({ err: error }, "work queue: graphile-worker stopped; starting it again");
+    this.changes.notify();
+    this.restartPool();
+  }
+
+  /** Start a new pool, backing off (0.5 s doubling, at most 30 s) while the database cannot be reached. */
+  private restartPool(attempt = 1): void {
+    const wait = Math.min(500 * 2 ** (attempt - 1), 30_000);
+    const timer = setTimeout(() => {
+      this.restartTimer = undefined;
+      if (this.phase !== "started" || this.pool) return;
+      this.startPool().then(
+        () => {
+          this.logger.warn({ worker: this.pool?.id }, "work queue: graphile-worker runs again");
+          this.changes.notify();
+          void this.wake();
+        },
+        (error: unknown) => {
+          this.logger.warn({ err: error, attempt }, "work queue: graphile-worker could not start again; trying later");
+          this.restartPool(attempt + 1);
+        },
+      );
+    }, wait);
+    timer.unref();
+    this.restartTimer = timer;
+  }
+
+  /** True while a graphile-worker pool of this process runs (for `/readyz`). */
+  isRunning(): boolean {
+    return this.phase === "started" && this.pool !== undefined;
+  }
+
+  /** The graphile-worker task: one step, by our row's key, for the pool `workerId`. */
+  private readonly task = async (payload: unknown, helpers: JobHelpers, workerId: string): Promise<void> => {
     const parsed = taskPayload.safeParse(payload);
     if (!parsed.success) {
       this.logger.error(
@@ -249,12 +338,10 @@ export class GraphileWorkQueue implements StoredWorkQueue {
       );
       return;
     }
-    const pool = this.pool;
-    if (!pool) throw new StorageError("internal", "the work queue is not started");
     // Counted from here, claim included: whenIdle must not see a claimed row and no running step.
     const step = this.runChain({
       key: parsed.data.key,
-      running: { jobId: helpers.job.id, queueId: helpers.job.job_queue_id, workerId: pool.id },
+      running: { jobId: helpers.job.id, queueId: helpers.job.job_queue_id, workerId },
     });
     this.running.set(helpers.job.id, step);
     this.changes.notify();
@@ -273,6 +360,18 @@ export class GraphileWorkQueue implements StoredWorkQueue {
   }
 
   private async runStep(job: HandedJob): Promise<HandedJob | undefined> {
+    const token = job.claimed?.token ?? this.newToken(job.running.workerId);
+    this.activeJobIds.add(job.running.jobId);
+    this.activeTokens.add(token);
+    try {
+      return await this.runStepWith(job, token);
+    } finally {
+      this.activeJobIds.delete(job.running.jobId);
+      this.activeTokens.delete(token);
+    }
+  }
+
+  private async runStepWith(job: HandedJob, token: string): Promise<HandedJob | undefined> {
     const { key, running, claimed } = job;
     const handler = this.handler;
     if (!handler) throw new StorageError("internal", "the work queue is not started");
@@ -281,11 +380,12 @@ export class GraphileWorkQueue implements StoredWorkQueue {
       await this.graphile.handBack(key, running, claimed?.token);
       return undefined;
     }
-    // A job handed over by the last finish had its row claimed in that statement.
-    const token = claimed?.token ?? this.newToken(running.workerId);
+    // A job handed over by the last finish had its row claimed in that statement (with `token`).
     const row =
       claimed?.row ?? (key === "" ? undefined : await this.graphile.claim(key, token, this.clock(), this.maxAttempts));
     if (!row) {
+      // An earlier job of the chat waits for its retry: this one goes back behind it.
+      if (key !== "" && (await this.graphile.deferBehindRetry(key, this.clock(), running))) return undefined;
       if (await this.graphile.failExhausted(key, this.clock(), this.maxAttempts))
         this.logger.error({ job: key }, "job was interrupted after its last attempt; it is marked failed");
       else if ((await this.rows.status(key)) === undefined)
@@ -363,8 +463,18 @@ export class GraphileWorkQueue implements StoredWorkQueue {
       const missing = await this.graphile.addMissing(now);
       if (missing > 0)
         this.logger.warn({ jobs: missing }, "work queue: gave pending jobs without a graphile-worker job a new one");
+      const orphans = await this.graphile.releaseOrphans(
+        this.liveness.heldWorkers(),
+        [...this.activeJobIds],
+        [...this.activeTokens],
+      );
+      if (orphans > 0) {
+        this.logger.warn({ jobs: orphans }, "work queue: released jobs of this process that no step runs");
+        this.nudge(orphans);
+      }
       await this.cleanup(now);
     } catch (error) {
+      this.liveness.noteOutage();
       this.logger.warn({ err: error }, "work queue: looking for dead workers failed");
     }
   }
@@ -396,11 +506,18 @@ export class GraphileWorkQueue implements StoredWorkQueue {
 
   private nudge(count: number): void {
     if (count <= 0 || (this.phase !== "started" && this.phase !== "starting") || !this.pool) return;
-    this.pool.nudge(Math.min(count, this.concurrency));
+    try {
+      this.pool.nudge(Math.min(count, this.concurrency));
+    } catch (error) {
+      // A pool that is stopping by itself refuses (its replacement polls and is nudged as it starts).
+      this.logger.debug({ err: error }, "work queue: a stopping graphile-worker pool was not nudged");
+    }
   }
 
   private async shutDown(): Promise<void> {
     clearInterval(this.sweepTimer);
+    if (this.restartTimer) clearTimeout(this.restartTimer);
+    this.restartTimer = undefined;
     if (this.dueTimer) clearTimeout(this.dueTimer);
     this.sweepTimer = undefined;
     this.dueTimer = undefined;

@@ -31,6 +31,11 @@ export interface ClaimedRow {
  * `lockedBy` = that worker's claim token), then `done` or `failed`, or `pending` again for a
  * retry. Every change after the claim is conditional on the token, so a worker whose job was
  * taken back (a lease that expired) can no longer change it.
+ *
+ * A job that threw and waits for its retry (`pending`, run before, not yet due) holds its
+ * queue: nothing else of it starts until it has run again, so a failing step keeps its chat's
+ * order (docs/architecture.md, "Per-chat order"). A job taken back from a dead process is
+ * pending and run before too, but due at once.
  */
 export class JobTable {
   private readonly raw: RawSql;
@@ -51,19 +56,24 @@ export class JobTable {
     return inserted === 1;
   }
 
-  /** The queues with a due job and no running job, the one whose due job is oldest first. */
+  /**
+   * The queues with a due job and no running job nor a job waiting for its retry, the one
+   * whose due job is oldest first.
+   */
   async dueQueues(now: Date, limit: number): Promise<string[]> {
     const rows = await this.raw.rows<{ queue: string }>(sql`
       SELECT j."queue" AS queue FROM "Job" AS j
       WHERE j."state" = 'pending' AND j."runAt" <= ${now}
         AND NOT EXISTS (SELECT 1 FROM "Job" AS busy WHERE busy."queue" = j."queue" AND busy."state" = 'running')
+        AND NOT EXISTS (SELECT 1 FROM "Job" AS waiting WHERE waiting."queue" = j."queue" AND waiting."state" = 'pending'
+          AND waiting."attempts" > 0 AND waiting."runAt" > ${now})
       GROUP BY j."queue" ORDER BY MIN(j."seq") LIMIT ${limit}`);
     return rows.map((row) => row.queue);
   }
 
   /**
    * Take the next due pending job of `queue` (the lowest priority, then the oldest) if nothing
-   * of it runs: one conditional statement, for a scan's queue or right after finishing that
+   * of it runs and none of it waits for its retry (a step that threw keeps its chat's order): one conditional statement, for a scan's queue or right after finishing that
    * queue's job. Two workers racing for jobs of one queue cannot both win: the partial unique
    * index (one running job per queue, migration 0002) refuses the second, which counts as a
    * lost race.
@@ -78,6 +88,8 @@ export class JobTable {
               ORDER BY next."priority", next."seq" LIMIT 1)
             AND "state" = 'pending'
             AND NOT EXISTS (SELECT 1 FROM "Job" AS busy WHERE busy."queue" = ${queue} AND busy."state" = 'running')
+            AND NOT EXISTS (SELECT 1 FROM "Job" AS waiting WHERE waiting."queue" = ${queue} AND waiting."state" = 'pending'
+              AND waiting."attempts" > 0 AND waiting."runAt" > ${now})
           RETURNING "seq", "key", "queue", "payload", "attempts", "runAt"`),
       );
     } catch (error) {
@@ -155,9 +167,12 @@ export class JobTable {
     return runAt === undefined ? undefined : asDate(runAt);
   }
 
+  /** Pending jobs due now, not counting those held behind a job of their queue waiting for its retry. */
   async countDue(now: Date): Promise<number> {
     const rows = await this.raw.rows<{ due: number | bigint }>(sql`
-      SELECT COUNT(*) AS due FROM "Job" WHERE "state" = 'pending' AND "runAt" <= ${now}`);
+      SELECT COUNT(*) AS due FROM "Job" AS j WHERE j."state" = 'pending' AND j."runAt" <= ${now}
+        AND NOT EXISTS (SELECT 1 FROM "Job" AS waiting WHERE waiting."queue" = j."queue" AND waiting."state" = 'pending'
+          AND waiting."attempts" > 0 AND waiting."runAt" > ${now})`);
     return Number(rows[0]?.due ?? 0);
   }
 

@@ -31,11 +31,11 @@ class SqliteDriverError extends Error {
  * run, which was the largest single cost of a message.
  */
 export class NativeSqliteConnection {
-  private readonly database: Database.Database;
+  private database: Database.Database;
   private readonly statements = new Map<string, CachedStatement>();
   private open = true;
 
-  constructor(path: string) {
+  constructor(private readonly path: string) {
     // A new database file is its owner's alone (0600); SQLite gives its -wal, -shm and
     // -journal files the database file's mode, so they are private too.
     if (path !== ":memory:" && path !== "") {
@@ -46,6 +46,24 @@ export class NativeSqliteConnection {
       }
     }
     this.database = new Database(path);
+  }
+
+  /**
+   * A new connection in place of this one, its statements dropped (the caller sets its pragmas
+   * again). After SQLITE_BUSY, libsql leaves the refused statement mid-step with no way to reset
+   * it: run again, it answered nothing without running (no rows, no changes: read as "the job
+   * was taken back", which left it running for good), and while it lives a COMMIT on the
+   * connection fails ("SQL statements in progress"). Only outside a transaction.
+   */
+  reopen(): void {
+    if (!this.open) return;
+    this.statements.clear();
+    try {
+      this.database.close();
+    } catch {
+      // Closed with a statement still pending: the new connection is what matters.
+    }
+    this.database = new Database(this.path);
   }
 
   get closed(): boolean {

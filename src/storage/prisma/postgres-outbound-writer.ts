@@ -2,6 +2,7 @@ import type pg from "pg";
 import type { Logger } from "../../log/logger.js";
 import type { OutboundRecord } from "../records.js";
 import type { StatementCount } from "./count-statements.js";
+import { keepBrokenClientsQuiet } from "./postgres-pool.js";
 
 /** Where the platform ids of a post are written (see {@link PostgresOutboundWriter}). */
 export interface OutboundWriter {
@@ -51,6 +52,7 @@ export class PostgresOutboundWriter implements OutboundWriter {
     pool.on("error", (error) =>
       logger.warn({ err: error }, "the connection that records posts broke (idle); replaced"),
     );
+    keepBrokenClientsQuiet(pool, logger);
     const client = await pool.connect();
     client.release();
     return new PostgresOutboundWriter(pool, logger, statements);

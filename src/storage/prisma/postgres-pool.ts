@@ -23,7 +23,20 @@ export function createPostgresPool(
   const pool = new pg.Pool({ connectionString, max: options.max, keepAlive: true, Client });
   // An idle connection that breaks (a server restart) is replaced by the pool; say so, do not crash.
   pool.on("error", (error) => logger?.warn({ err: error }, "database connection lost (idle); it will be replaced"));
+  keepBrokenClientsQuiet(pool, logger);
   return pool;
+}
+
+/**
+ * A connection that breaks while it is checked out (a transaction's, graphile-worker's LISTEN
+ * client between notifications) emits `error` with no listener of the pool's on it, which
+ * would end the process: every client gets one for its whole life. Its query in flight, if
+ * any, fails by itself; the pool drops the client when it is released broken.
+ */
+export function keepBrokenClientsQuiet(pool: pg.Pool, logger: Logger | undefined): void {
+  pool.on("connect", (client) => {
+    client.on("error", (error) => logger?.warn({ err: error }, "database connection lost (in use)"));
+  });
 }
 
 function countingClient(statements: StatementCount): typeof pg.Client {

@@ -19,6 +19,8 @@ export interface StoredWorkQueue extends WorkQueue {
   wake(): Promise<void>;
   /** A job's state by key, while its row is kept. */
   jobStatus(key: string): Promise<JobStatus | undefined>;
+  /** Whether the queue runs jobs now (started, and on PostgreSQL a graphile-worker pool up): `/readyz`. */
+  isRunning(): boolean;
 }
 
 const scanRetryMs = 1_000;
@@ -209,6 +211,10 @@ export class SqlWorkQueue implements StoredWorkQueue {
     return this.table.status(key);
   }
 
+  isRunning(): boolean {
+    return this.phase === "started";
+  }
+
   /** Claim and launch what is due, then set the timer for the next future job. */
   private async scan(added: string[] | undefined): Promise<void> {
     try {
@@ -352,8 +358,10 @@ export class SqlWorkQueue implements StoredWorkQueue {
   }
 
   /**
-   * Write a job's outcome; a database hiccup gets two more tries before the job is left to
-   * recovery. True when it was written.
+   * Write a job's outcome. While the queue runs, a database that is locked or went away is
+   * waited for, backing off up to 2 s: the row is this process's and nobody else takes it from
+   * a live process, so giving up would leave its chat stalled with the job `running`. Once the
+   * queue is stopping, three tries, then the job is left to recovery. True when it was written.
    */
   private async settle(log: Logger, write: () => Promise<boolean>): Promise<boolean> {
     for (let attempt = 1; ; attempt++) {
@@ -362,14 +370,16 @@ export class SqlWorkQueue implements StoredWorkQueue {
         log.warn("job was taken back by another worker before it finished; its outcome is dropped");
         return false;
       } catch (error) {
-        if (attempt >= 3) {
+        if (attempt >= 3 && this.phase !== "started") {
           log.error(
             { err: error },
             "could not record a job's outcome; it stays running until recovered at the next start",
           );
           return false;
         }
-        await delay(100 * attempt);
+        if (attempt === 3)
+          log.warn({ err: error }, "work queue: cannot record a job's outcome yet; trying until it is");
+        await delay(Math.min(100 * 2 ** (attempt - 1), 2_000));
       }
     }
   }

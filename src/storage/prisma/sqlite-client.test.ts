@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,7 +18,7 @@ describe("openSqliteClient", () => {
     return { url: `file:${path}`, path };
   }
 
-  it("keeps its busy timeout and WAL mode after transactions", async () => {
+  it("keeps its (short, native) busy timeout and WAL mode after transactions", async () => {
     const file = databaseFile();
     const client = openSqliteClient({ ...file, busyTimeoutMs: 1234 });
     await client.execute("CREATE TABLE t (v INTEGER)");
@@ -26,9 +27,34 @@ describe("openSqliteClient", () => {
       await transaction.execute({ sql: "INSERT INTO t (v) VALUES (?)", args: [index] });
       await transaction.commit();
     }
-    expect((await client.execute("PRAGMA busy_timeout")).rows[0]?.[0]).toBe(1234);
+    // SQLite's own handler waits 20 ms on the thread; the rest of the 1234 ms is waited between tries.
+    expect((await client.execute("PRAGMA busy_timeout")).rows[0]?.[0]).toBe(20);
     expect((await client.execute("PRAGMA journal_mode")).rows[0]?.[0]).toBe("wal");
     expect((await client.execute("SELECT count(*) FROM t")).rows[0]?.[0]).toBe(3);
+    client.close();
+  });
+
+  it("waits out another process's write lock with the event loop free, then writes", async () => {
+    const file = databaseFile();
+    const client = openSqliteClient({ ...file, busyTimeoutMs: 20_000 });
+    await client.execute("CREATE TABLE t (v INTEGER)");
+    const holder = holdWriteLock(file.path, 1_500);
+    await holder.locked;
+    let ticks = 0;
+    const ticking = setInterval(() => ticks++, 10);
+    try {
+      const write = client.execute("INSERT INTO t (v) VALUES (1)");
+      let ticksBeforeWritten = -1;
+      await write.then(() => {
+        ticksBeforeWritten = ticks;
+      });
+      // SQLite's busy handler sleeping on the thread would let no timer run before the write returned.
+      expect(ticksBeforeWritten).toBeGreaterThan(0);
+    } finally {
+      clearInterval(ticking);
+    }
+    await holder.exited;
+    expect((await client.execute("SELECT v FROM t ORDER BY v")).rows.map((row) => row[0])).toEqual([1, 99]);
     client.close();
   });
 
@@ -84,3 +110,16 @@ describe("openSqliteClient", () => {
     client.close();
   });
 });
+
+/** Another process holding `BEGIN EXCLUSIVE` on the file for `ms` (it writes 99 meanwhile). */
+function holdWriteLock(path: string, ms: number): { locked: Promise<void>; exited: Promise<void> } {
+  const script = `const { DatabaseSync } = require("node:sqlite");
+    const db = new DatabaseSync(process.argv[1]);
+    db.exec("BEGIN EXCLUSIVE"); db.exec("INSERT INTO t (v) VALUES (99)");
+    process.stdout.write("locked\\n");
+    setTimeout(() => { db.exec("COMMIT"); db.close(); }, Number(process.argv[2]));`;
+  const child = spawn(process.execPath, ["-e", script, path, String(ms)], { stdio: ["ignore", "pipe", "inherit"] });
+  const locked = new Promise<void>((resolve) => child.stdout.once("data", () => resolve()));
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  return { locked, exited };
+}

@@ -6,6 +6,21 @@ import { NativeSqliteConnection } from "./native-sqlite-connection.js";
 export const defaultBusyTimeoutMs = 5_000;
 
 /**
+ * SQLite's own busy handler sleeps on the calling thread, which is the event loop: a file
+ * locked by another process for seconds would leave `/healthz` and every timer unanswered that
+ * long. It waits only this long; the rest of the busy timeout is waited here, between tries,
+ * with the event loop free.
+ */
+const nativeBusyWaitMs = 20;
+const busyRetryMs = [10, 25, 50, 100, 200] as const;
+
+/** Whether `error` is SQLite's "the file is locked by another connection" (SQLITE_BUSY, SQLITE_LOCKED). */
+export function isSqliteBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED"));
+}
+
+/**
  * One lock per database file in this process. SQLite's busy handler sleeps on the calling
  * thread, so two connections of one process waiting on each other would freeze the event loop
  * until the timeout; taking turns here first means the wait is only ever on other processes.
@@ -63,8 +78,29 @@ class SerialSqliteClient {
   execute(statement: InStatement): Promise<ResultSet> {
     return this.lock.run(async () => {
       await this.prepare();
-      return this.inner.execute(statement);
+      return this.whileBusy(() => this.inner.execute(statement));
     });
+  }
+
+  /**
+   * Run `attempt` (one statement outside a transaction, or a `BEGIN`: nothing done yet when it
+   * is refused) again while another process holds the file's write lock, up to the busy timeout.
+   */
+  private async whileBusy<T>(attempt: () => T): Promise<T> {
+    const deadline = Date.now() + this.busyTimeoutMs;
+    for (let tries = 0; ; tries++) {
+      try {
+        await this.prepare();
+        return attempt();
+      } catch (error) {
+        if (!isSqliteBusy(error)) throw error;
+        // The refused statement cannot be reset: a fresh connection (`NativeSqliteConnection.reopen`).
+        this.inner.reopen();
+        this.prepared = undefined;
+        if (Date.now() >= deadline) throw error;
+        await new Promise((resolve) => setTimeout(resolve, busyRetryMs[Math.min(tries, busyRetryMs.length - 1)]));
+      }
+    }
   }
 
   /** A script outside any transaction (libsql rolls back an open one around it). */
@@ -91,7 +127,7 @@ class SerialSqliteClient {
     const release = await this.lock.acquire();
     try {
       await this.prepare();
-      await this.inner.execute(mode === "read" ? "BEGIN DEFERRED" : "BEGIN IMMEDIATE");
+      await this.whileBusy(() => this.inner.execute(mode === "read" ? "BEGIN DEFERRED" : "BEGIN IMMEDIATE"));
     } catch (error) {
       release();
       throw error;
@@ -106,10 +142,15 @@ class SerialSqliteClient {
   /** Per-connection settings, once, before the first statement. */
   private prepare(): Promise<void> {
     this.prepared ??= (async () => {
-      await this.inner.execute(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(this.busyTimeoutMs))}`);
+      // Not kept when it fails (a locked file): the next statement sets the pragmas again.
+      const nativeWait = Math.min(nativeBusyWaitMs, Math.max(0, Math.floor(this.busyTimeoutMs)));
+      await this.inner.execute(`PRAGMA busy_timeout = ${nativeWait}`);
       await this.inner.execute("PRAGMA journal_mode = WAL");
       await this.inner.execute("PRAGMA synchronous = NORMAL");
     })();
+    this.prepared.catch(() => {
+      this.prepared = undefined;
+    });
     return this.prepared;
   }
 }
