@@ -36,11 +36,19 @@ if (Number(process.versions.node.split(".")[0]) < neededMajor) {
     process.exit(1);
   }
   const { spawn } = await import("node:child_process");
-  const child = spawn(own, [...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
+  // Ctrl-C in a terminal sends SIGINT to the whole foreground process group, the child included:
+  // forwarding it as well would be the child's second signal, which means "exit at once" there
+  // (src/cli/wait-for-stop-signal.ts), so SIGINT is left to that delivery. SIGTERM and SIGHUP,
+  // sent to this process alone (docker stop, kill <pid>), are passed on. The handlers are in place
+  // before the child starts (a signal in between would end this process and orphan the child);
+  // they run only after this synchronous block, when `child` is set.
+  let child;
+  process.on("SIGINT", () => {});
+  for (const signal of ["SIGTERM", "SIGHUP"]) process.on(signal, () => child.kill(signal));
+  child = spawn(own, [...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
     stdio: "inherit",
     env: { ...process.env, ROUNDTABLE_REEXECUTED: "1" },
   });
-  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(signal, () => child.kill(signal));
   const [code, signal] = await new Promise((resolve) => {
     child.on("exit", (...result) => resolve(result));
     child.on("error", () => resolve([1, null]));

@@ -95,7 +95,11 @@ export class Roundtable {
       interrupts: this.engine.interrupts,
       toolFileLimits: parts.config.files ?? filesConfigSchema.parse({}),
     };
-    this.scheduler = new Scheduler(this.engine.context, schedulesFrom(parts.config), {
+    // Only the schedules this process can post for: `roundtable chat` (the console alone) on the
+    // service's config must not spend a Slack or Telegram schedule's occurrence it cannot show.
+    const platforms = new Set(parts.channels.map((channel) => channel.platform));
+    const schedules = schedulesFrom(parts.config).filter((schedule) => platforms.has(schedule.chat.platform));
+    this.scheduler = new Scheduler(this.engine.context, schedules, {
       resolveChat: (chat) => this.resolveChat(chat),
       ...(parts.scheduleTickMs === undefined ? {} : { tickMs: parts.scheduleTickMs }),
     });

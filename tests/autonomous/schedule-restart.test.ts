@@ -90,6 +90,50 @@ describe("schedules across downtime and restarts", () => {
     expect(await lines(url)).toEqual(["system: ⏰ standup", "agent: summary", "system: ⏰ standup", "agent: summary"]);
   });
 
+  it("a process without the schedule's platform (roundtable chat: the console alone) runs none of its occurrences; one with it does", async () => {
+    // Before, `roundtable chat` on the service's config ran a Telegram schedule too: the model
+    // was called and charged, the answer stayed undelivered (no Telegram channel there), and
+    // the occurrence was spent, so the service never posted it.
+    const url = temporaryDatabaseUrl();
+    const telegram = { ...schedule("once"), chat: { platform: "telegram", id: "-1001" } };
+    const processOn = async (platform: "console" | "telegram", at: string) => {
+      let now = Date.parse(at);
+      const bob = new ScriptedProvider(() => ({ text: "summary" }));
+      const harness = await createHarness({
+        databaseUrl: url,
+        keepDatabase: true,
+        platform,
+        agents: [{ name: "bob", provider: bob }],
+        worldClock: () => new Date(now),
+        channelsConfig: { telegram: { chats: { "-1001": "main" } } },
+        autonomous: { schedules: [telegram] },
+      });
+      return {
+        harness,
+        bob,
+        async tickAt(time: string) {
+          now = Date.parse(time);
+          await harness.roundtable.scheduler.tick();
+          await harness.idle();
+        },
+      };
+    };
+    const chat = await processOn("console", "2026-06-01T09:00:30Z");
+    await chat.tickAt("2026-06-01T09:01:02Z");
+    expect(chat.bob.requests).toHaveLength(0);
+    expect(await chat.harness.store.listAutonomousRuns({})).toEqual([]);
+    await chat.harness.close();
+
+    const service = await processOn("telegram", "2026-06-01T09:01:30Z");
+    await service.tickAt("2026-06-01T09:02:01Z");
+    expect(service.bob.requests).toHaveLength(1);
+    const runs = await service.harness.store.listAutonomousRuns({});
+    expect(runs.map((run) => [run.chatKey, run.occurrence])).toEqual([
+      ["telegram::-1001:", "2026-06-01T09:02:00.000Z"],
+    ]);
+    await service.harness.close();
+  });
+
   it("SIGKILL while a scheduled run waits for its model: the next process resumes it, answered once, and runs the occurrence no second time", async () => {
     const url = `file:${path.join(mkdtempSync(path.join(tmpdir(), "rt-schedule-")), "roundtable.db")}`;
     const first = startScheduleProcess("hang", url, "2026-06-01T09:00:30Z");
