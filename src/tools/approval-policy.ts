@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { ToolRule, ToolsConfig } from "../config/schema.js";
 import { canonicalJson } from "./canonical-json.js";
-import { compileLinearPattern, linearPatternProblem, maxMatchedLength } from "./linear-pattern.js";
+import { compileLinearPattern, maxMatchedLength } from "./linear-pattern.js";
 import { toolEntryMatches, wholeServerOf } from "./tool-list-entry.js";
 
 /** What to do with one tool call before it runs. */
