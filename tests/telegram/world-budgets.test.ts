@@ -48,7 +48,7 @@ async function modelAgent(name: string, text = "answer", reported: FakeUsage = u
 
 async function start(
   agents: Agent[],
-  options: Omit<WorldTelegramOptions, "agents"> & { agentPrice?: { input: number; output: number } } = {},
+  options: Omit<WorldTelegramOptions, "agents"> & { agentPrice?: { input: number; output: number } | null } = {},
 ): Promise<WorldTelegram> {
   const { agentPrice = price, ...rest } = options;
   const world = await worldOnTelegram({
@@ -62,7 +62,7 @@ async function start(
         silentLogger(),
       ),
     })),
-    agentConfig: Object.fromEntries(agents.map((agent) => [agent.name, { price: agentPrice }])),
+    agentConfig: Object.fromEntries(agents.map((agent) => [agent.name, agentPrice ? { price: agentPrice } : {}])),
   });
   world.fake.addChat({ id: otherGroup, type: "supergroup", title: "Other team" });
   return world;
@@ -220,6 +220,32 @@ describe("budgets on Telegram, with a model that reports exact usage", () => {
       [1, 1_000, 200, 0.004],
     ]);
   });
+  it("unpriced: count-tokens: an unpriced model is charged against the token cap only", async () => {
+    // 1,200 tokens a call: the second call passes tokensPerDay: 2000; the cost cap never bites.
+    const alice = await modelAgent("alice", "answer", { inputTokens: 1_000, outputTokens: 200 });
+    t = await start([alice], {
+      agentPrice: null,
+      world: {
+        defaultAgent: "alice",
+        limits: { messagesPerMinute: 20, tokensPerDay: 2_000, costPerDay: 0.01, unpriced: "count-tokens", alerts: [] },
+      },
+    });
+    await t.say(ana, "first");
+    await t.say(ana, "second");
+    await t.say(ana, "third");
+    expect(alice.fake.requests).toHaveLength(2);
+    expect(t.botTexts()).toEqual([
+      "alice: answer",
+      "alice: answer",
+      expect.stringMatching(
+        /^This world reached its daily budget \(tokensPerDay: 2000 tokens a day, 2400 used\); the agents answer again after 00:00 UTC/,
+      ),
+    ]);
+    const day = new Date().toISOString().slice(0, 10);
+    const [bucket] = await t.world.store.listBuckets({ world: "main", scope: "world", period: day });
+    expect(bucket).toMatchObject({ calls: 2, costUsd: 0 });
+  });
+
   describe("overBudget: ask", () => {
     const askWorld = {
       defaultAgent: "alice",
@@ -274,6 +300,18 @@ describe("budgets on Telegram, with a model that reports exact usage", () => {
       expect(alice.fake.requests).toHaveLength(1);
       expect(t.botTexts().at(-1)).toMatch(
         /^alice's call would pass Ana's budget \(perPerson\.costPerDay\), and was not made \(denied by Boss\)\.$/,
+      );
+    });
+
+    it("nobody decides in time: a notice naming Ana and no model request at the fake", async () => {
+      const alice = await modelAgent("alice");
+      t = await start([alice], { world: { ...askWorld, approvalTimeout: "1s" } });
+      await cardFor(t);
+      await t.world.waitFor(() => (t?.botTexts().at(-1) ?? "").includes("nobody decided in time"), 10_000);
+      await t.world.idle();
+      expect(alice.fake.requests).toHaveLength(1);
+      expect(t.botTexts().at(-1)).toBe(
+        "alice's call would pass Ana's budget (perPerson.costPerDay), and was not made (nobody decided in time).",
       );
     });
   });
