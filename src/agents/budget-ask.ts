@@ -59,7 +59,11 @@ export async function followBudgetDecision(
   if (!approved || !cap) {
     const who =
       approval.state === "expired" ? "nobody decided in time" : `denied by ${approval.decidedByName ?? "an approver"}`;
-    const what = `${turn.agent}'s call would pass ${capOwner(cap ?? { scope: "world", subject: "" })} budget (${key.cap}), and was not made (${who}).`;
+    // The person by name, as the card and the stop notice say it (not their platform id).
+    const [trigger] = await store.getMessages([turn.triggerMessageId]);
+    const personName = await chainStarterName(runtime, trigger);
+    const owner = capOwner(cap ?? { scope: "world", subject: "" }, personName);
+    const what = `${turn.agent}'s call would pass ${owner} budget (${key.cap}), and was not made (${who}).`;
     await endWithLimit(runtime, scope, "budget", what);
     return undefined;
   }

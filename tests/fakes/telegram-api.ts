@@ -109,6 +109,11 @@ export class FakeTelegramApi {
     return this.chats.add(chat);
   }
 
+  /** Make the chat's next message id `next` (a chat that had messages before this fake started). */
+  continueMessageIds(chatId: number, next: number): void {
+    this.chats.continueMessageIds(chatId, next);
+  }
+
   async close(): Promise<void> {
     for (const bot of this.bots.values()) for (const wake of bot.waiters) wake();
     this.server.closeAllConnections();

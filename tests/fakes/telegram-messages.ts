@@ -88,6 +88,10 @@ export class FakeChats {
     return ok(true);
   }
 
+  continueMessageIds(chatId: number, next: number): void {
+    this.nextMessageId.set(chatId, next);
+  }
+
   allocateMessageId(chatId: number): number {
     const id = this.nextMessageId.get(chatId) ?? 1;
     this.nextMessageId.set(chatId, id + 1);
