@@ -234,6 +234,21 @@ describe("budgets for people, agents and chats", () => {
       expect(bucket).toMatchObject({ costUsd: 3, raisedCostUsd: 1 });
     });
 
+    it("the person past their own cap never decides its card, even where approvers default to the requester", async () => {
+      const { providers, options } = agents("alice");
+      const world = { ...askWorld, approvers: { telegram: ["requester"] } };
+      harness = await createHarness({ ...options, worldClock: () => new Date(), world });
+      await harness.say("first", { user: "ana" });
+      await harness.idle();
+      await harness.say("second", { user: "ana" });
+      await harness.idle();
+      const [card] = harness.channel.cards();
+      expect(card?.card.tool).toBe("budget");
+      expect((await harness.click(card?.card.approvalId ?? "", "once", { user: "ana" })).status).toBe("not-allowed");
+      await harness.idle();
+      expect(providers[0]?.requests).toHaveLength(1);
+    });
+
     it("denied → a notice and no model call", async () => {
       // The real clock: the queue runs a card's expiry step at the world's time.
       const { providers, options } = agents("alice");
