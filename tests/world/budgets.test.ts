@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { runCliInProcess } from "../cli/run-cli-in-process.js";
+import type { ModelProvider, StreamPart } from "../../src/providers/model-provider.js";
 import { ScriptedProvider } from "../fakes/scripted-provider.js";
 import { createHarness, type Harness, type HarnessOptions, temporaryDatabaseUrl } from "./harness.js";
 
@@ -198,6 +199,49 @@ describe("budgets for people, agents and chats", () => {
     expect(round(await by("world"))).toEqual([["", 3, 3_000, 600, cost(3)]]);
     const refused = await runCliInProcess(["usage", "--by", "team"], { env });
     expect(refused.code).not.toBe(0);
+  });
+
+  it("a call cut and sent again once: both attempts land in every bucket once, settled to their usage", async () => {
+    // The first attempt streams a little, reports its usage and breaks off; the resend answers.
+    let calls = 0;
+    const cut: ModelProvider = {
+      name: "cut",
+      async *stream(): AsyncIterable<StreamPart> {
+        calls++;
+        yield { type: "text-delta", text: "half an" };
+        yield { type: "usage", usage: { inputTokens: 7, outputTokens: 3, cachedInputTokens: 0 } };
+        yield { type: "restart", code: "provider.network" };
+        yield { type: "text-delta", text: "answer" };
+        const full = { inputTokens: 10, outputTokens: 15, cachedInputTokens: 0 };
+        yield { type: "usage", usage: full };
+        yield { type: "finish", response: { text: "answer", toolCalls: [], usage: full, finishReason: "stop" } };
+      },
+    };
+    harness = await createHarness({
+      ...agents("alice").options,
+      agents: [{ name: "alice", provider: cut }],
+      world: { defaultAgent: "alice", limits: { messagesPerMinute: 20, perPerson: { costPerDay: 100 }, alerts: [] } },
+    });
+    await harness.say("hello", { user: "ana" });
+    await harness.idle();
+    expect(calls).toBe(1);
+    expect(texts(harness)).toContain("answer");
+    const day = "2026-11-24";
+    const keys = [
+      { scope: "world", subject: "", period: day },
+      { scope: "world", subject: "", period: "2026-11" },
+      { scope: "agent", subject: "alice", period: day },
+      { scope: "chat", subject: "telegram::chat-1:", period: day },
+      { scope: "person", subject: "ana", period: day },
+    ] as const;
+    const buckets = await harness.store.readBuckets("main", keys);
+    expect(buckets).toHaveLength(keys.length);
+    for (const bucket of buckets) {
+      expect(bucket).toMatchObject({ calls: 2, estimatedCalls: 0, inputTokens: 17, outputTokens: 18 });
+      expect(bucket.costUsd).toBeCloseTo(1.8, 9);
+    }
+    const [row] = await harness.store.listUsage({ world: "main" });
+    expect(row).toMatchObject({ agent: "alice", calls: 2, estimatedCalls: 0, inputTokens: 17, outputTokens: 18 });
   });
 
   describe("overBudget: ask", () => {
