@@ -244,6 +244,40 @@ describe("budgets for people, agents and chats", () => {
     expect(row).toMatchObject({ agent: "alice", calls: 2, estimatedCalls: 0, inputTokens: 17, outputTokens: 18 });
   });
 
+  it("a cut call is sent again only within the caps: past one, the resend is not made and the chat says so", async () => {
+    // The request is estimated at 179 tokens: it fits Ana's 300-token day, and after the first
+    // attempt's 280 its resend does not.
+    let resent = false;
+    const cut: ModelProvider = {
+      name: "cut",
+      async *stream(): AsyncIterable<StreamPart> {
+        yield { type: "text-delta", text: "half an" };
+        yield { type: "usage", usage: { inputTokens: 250, outputTokens: 30, cachedInputTokens: 0 } };
+        yield { type: "restart", code: "provider.network" };
+        resent = true;
+        yield { type: "text-delta", text: "answer" };
+        const full = { inputTokens: 10, outputTokens: 15, cachedInputTokens: 0 };
+        yield { type: "finish", response: { text: "answer", toolCalls: [], usage: full, finishReason: "stop" } };
+      },
+    };
+    harness = await createHarness({
+      ...agents("alice").options,
+      agents: [{ name: "alice", provider: cut }],
+      world: { defaultAgent: "alice", limits: { messagesPerMinute: 20, perPerson: { tokensPerDay: 300 }, alerts: [] } },
+    });
+    await harness.say("hello", { user: "ana" });
+    await harness.idle();
+    expect(resent).toBe(false);
+    expect(texts(harness)).not.toContain("answer");
+    expect(notices(harness).at(-1)).toMatch(
+      /^ana cannot make the next model call within their daily budget \(it needs about \d+ tokens\) \(perPerson\.tokensPerDay: 300 tokens a day, 280 used\)/,
+    );
+    const [person] = await harness.store.readBuckets("main", [
+      { scope: "person", subject: "ana", period: "2026-11-24" },
+    ]);
+    expect(person).toMatchObject({ calls: 1, estimatedCalls: 0, inputTokens: 250, outputTokens: 30 });
+  });
+
   describe("overBudget: ask", () => {
     const askWorld = {
       defaultAgent: "alice",
