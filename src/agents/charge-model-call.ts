@@ -84,18 +84,19 @@ export async function settleModelCall(
  * Charge a call sent again from the start (it broke off after some output, see
  * `src/providers/with-retries.ts`): what the broken attempt cost is settled as any call's (its
  * usage if reported, else the estimate and the text it streamed), and the new request is
- * charged its estimate, without asking the budget again: the call was admitted already.
+ * reserved its estimate against every cap that applies, like any call: the cap it would pass
+ * otherwise (then it is not sent again; nothing more is charged).
  */
 export async function chargeResentCall(
   runtime: AgentRuntime,
   scope: TurnScope,
   charged: ChargedCall,
   broken: { usage: Usage | undefined; streamed: string },
-): Promise<ChargedCall> {
+): Promise<ChargedCall | BudgetExceeded> {
   await settleModelCall(runtime, scope, charged, broken);
-  // Every bucket the call was reserved against, with no cap checked.
-  await runtime.world.store.chargeBudget(charged.estimate, []);
-  return charged;
+  const now = runtime.world.clock();
+  const reserved = await reserveBudget(runtime.world.store, scope.world.limits, charged.estimate, now);
+  return "charge" in reserved ? { estimate: charged.estimate, reserved } : reserved;
 }
 
 /**

@@ -22,7 +22,7 @@ import {
   reserveModelCall,
   settleAndAlert,
 } from "./charge-model-call.js";
-import { budgetNotice } from "../world/limits/day-budget.js";
+import { type BudgetExceeded, budgetNotice } from "../world/limits/day-budget.js";
 
 /** The id of the message a step produces: one per turn and step, so a retry cannot add a second. */
 function stepMessageId(turnId: string, step: number): string {
@@ -148,6 +148,8 @@ async function runWatchedStep(
   let response: LLMResponse | undefined;
   let reported: Usage | undefined;
   let streamed = "";
+  // Set when a cut call's resend would pass a cap (it is then not sent).
+  let pastBudget: BudgetExceeded | undefined;
   // Nothing shows in the chat until the first token: the status fills that gap (and the whole
   // call where the answer is posted whole).
   const working = showWorking(runtime.world, chat, agent.name, { kind: "thinking" });
@@ -171,7 +173,13 @@ async function runWatchedStep(
         // The call broke off and is sent again from the start (docs/model-errors.md; the retry
         // layer logged why): the broken attempt is charged, and the answer goes on in the same
         // post with the new text only (its next update replaces what the chat shows).
-        charged = await chargeResentCall(runtime, scope, charged, { usage: reported, streamed });
+        const resent = await chargeResentCall(runtime, scope, charged, { usage: reported, streamed });
+        if (!("estimate" in resent)) {
+          // Past a cap: not sent again (leaving the loop ends the stream); the broken attempt is settled.
+          pastBudget = resent;
+          break;
+        }
+        charged = resent;
         streamed = "";
         reported = undefined;
         answer.update("");
@@ -187,7 +195,8 @@ async function runWatchedStep(
         response = part.response;
       }
     }
-    if (!response) throw new ProviderError("provider.malformed", "the provider stream ended without a response");
+    if (!response && !pastBudget)
+      throw new ProviderError("provider.malformed", "the provider stream ended without a response");
   } catch (error) {
     // The request was sent: it stays charged (the provider's usage if it said, else the estimate).
     await settleAndAlert(runtime, scope, charged, { usage: reported, streamed }, trigger).catch(
@@ -211,6 +220,17 @@ async function runWatchedStep(
     working.stop();
     linked.release();
     deadline.release();
+  }
+  if (pastBudget || !response) {
+    // Outside the try: the broken attempt is settled already, never twice.
+    await answer.discard();
+    if (pastBudget?.cap?.scope === "person") {
+      const name = await chainStarterName(runtime, trigger);
+      if (name !== undefined) pastBudget.personName = name;
+    }
+    log.warn({ limit: pastBudget?.limit }, "budget reached; a cut model call is not sent again");
+    if (pastBudget) await endWithLimit(runtime, scope, "budget", budgetNotice(pastBudget, clock()));
+    return;
   }
   runtime.outbox.emitStream({ type: "stream", chat, streamId: turn.id, agent: agent.name, phase: "end", text: "" });
   // Before the answer is stored: a call made again after a crash here was paid for twice, and counts twice.

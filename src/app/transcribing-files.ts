@@ -1,21 +1,22 @@
 import { type Config, providerConfigSchema } from "../config/schema.js";
 import type { Logger } from "../log/logger.js";
 import { type ProviderEnvironment, resolveEndpoint } from "../providers/create-provider.js";
-import type { InboundFiles } from "../world/files/inbound-files.js";
+import type { BudgetCharge, BudgetStore } from "../world/budget-store.js";
+import type { FilesOrigin, InboundFiles } from "../world/files/inbound-files.js";
 import { audioMediaTypes } from "../world/files/media-type-of.js";
 import type { Transcriber } from "../world/files/transcripts.js";
-import type { AccountingStore, UsageChange } from "../world/accounting-store.js";
-import { budgetNotice, reserveDayBudget } from "../world/limits/day-budget.js";
+import { budgetNotice } from "../world/limits/day-budget.js";
+import { reserveBudget, settleBudget } from "../world/limits/reserve-budget.js";
 import { utcDay } from "../world/limits/utc-day.js";
 import type { MessageFile } from "../world/records.js";
 import type { WorldSettings } from "../world/world-settings.js";
 
-/** What a transcription is charged to: the world's usage (its day's budget), under this agent name in `usage`. */
+/** The agent name a transcription is charged under (in `usage` and the buckets), beside its world, chat and sender. */
 export const transcriptionUsageAgent = "transcription";
 
 /** Where transcriptions are reserved and charged, and the clock of their day. */
 export interface TranscriptionAccounting {
-  store: Pick<AccountingStore, "listUsage" | "reserveUsage" | "addUsage">;
+  store: Pick<BudgetStore, "chargeBudget" | "readBuckets">;
   clock: () => Date;
   /** `files.transcribeModel`: its price per minute of audio. */
   model: string;
@@ -24,9 +25,10 @@ export interface TranscriptionAccounting {
 /**
  * Inbound files with voice and audio transcribed (`files.transcribe`): every collected file
  * that has bytes and is audio by its bytes gets its `transcript`, which ingress folds into the
- * message's text. Each transcription is reserved against the world's day budget before it is
- * sent, like a model call (an estimate from the audio's duration), and settled to what the
- * provider reports; past the budget the file is not transcribed and the chat's notice says so.
+ * message's text. Each transcription is reserved against every cap of `limits` that applies to
+ * the world, the message's chat and its sender (as a model call is, docs/budgets.md) before it
+ * is sent (an estimate from the audio's duration), and settled to what the provider reports;
+ * past a cap the file is not transcribed and the chat's notice says so.
  * A transcription that fails is logged and leaves the file as it is (named to the model like
  * any other file; its estimate stays charged); the message goes on.
  */
@@ -39,21 +41,22 @@ export function withTranscription(
   const transcribed = async (
     file: MessageFile,
     world: Pick<WorldSettings, "name" | "limits">,
+    origin: FilesOrigin,
   ): Promise<MessageFile> => {
     if (file.bytes === undefined || !audioMediaTypes.has(file.mediaType)) return file;
     const now = accounting.clock();
     const seconds = audioSeconds(file.bytes, file.mediaType);
-    const estimate = transcriptionCharge(world.name, now, accounting.model, seconds, {
+    const estimate = transcriptionCharge(world.name, origin, now, accounting.model, seconds, {
       inputTokens: Math.ceil(seconds * audioTokensPerSecond),
       outputTokens: 0,
     });
-    const exceeded = await reserveDayBudget(accounting.store, world, estimate, now);
-    if (exceeded) {
+    const reserved = await reserveBudget(accounting.store, world.limits, estimate, now);
+    if (!("charge" in reserved)) {
       logger.warn(
-        { file: file.name, limit: exceeded.limit },
-        "daily budget reached; a voice or audio file is not transcribed",
+        { file: file.name, limit: reserved.limit },
+        "budget reached; a voice or audio file is not transcribed",
       );
-      return { ...file, untranscribed: budgetNotice(exceeded, now) };
+      return { ...file, untranscribed: budgetNotice(reserved, now) };
     }
     let result: Awaited<ReturnType<Transcriber["transcribe"]>>;
     try {
@@ -68,27 +71,24 @@ export function withTranscription(
       usage?.kind === "tokens"
         ? { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens }
         : { inputTokens: estimate.inputTokens, outputTokens: Math.ceil(result.text.length / 4) };
-    const settled = transcriptionCharge(world.name, now, accounting.model, settledSeconds, tokens);
-    await accounting.store
-      .addUsage({
-        ...settled,
-        day: estimate.day,
-        inputTokens: settled.inputTokens - estimate.inputTokens,
-        outputTokens: settled.outputTokens - estimate.outputTokens,
-        costUsd: settled.costUsd - estimate.costUsd,
-        calls: 0,
-        estimatedCalls: usage === undefined ? 0 : -1,
-      })
-      .catch((error: unknown) =>
-        logger.error({ err: error }, "could not settle a transcription's usage; its estimate stays charged"),
-      );
+    const settled = transcriptionCharge(world.name, origin, now, accounting.model, settledSeconds, tokens);
+    await settleBudget(accounting.store, reserved, {
+      inputTokens: settled.inputTokens - estimate.inputTokens,
+      outputTokens: settled.outputTokens - estimate.outputTokens,
+      cachedInputTokens: 0,
+      costUsd: settled.costUsd - estimate.costUsd,
+      calls: 0,
+      estimatedCalls: usage === undefined ? 0 : -1,
+    }).catch((error: unknown) =>
+      logger.error({ err: error }, "could not settle a transcription's usage; its estimate stays charged"),
+    );
     return { ...file, transcript: result.text };
   };
   return {
-    collect: async (attachments, world) => {
-      const collected = await files.collect(attachments, world);
+    collect: async (attachments, world, origin) => {
+      const collected = await files.collect(attachments, world, origin);
       const out: MessageFile[] = [];
-      for (const file of collected) out.push(await transcribed(file, world));
+      for (const file of collected) out.push(await transcribed(file, world, origin));
       return out;
     },
     place: (world, messageId, placed) => files.place(world, messageId, placed),
@@ -106,19 +106,23 @@ const pricePerMinute: readonly [string, number][] = [
   ["whisper", 0.006],
 ];
 
-/** One transcription as a usage change of the world's day: one call, estimated until settled. */
+/** One transcription as a charge of the world, the chat and the sender: one call, estimated until settled. */
 function transcriptionCharge(
   world: string,
+  origin: FilesOrigin,
   now: Date,
   model: string,
   seconds: number,
   tokens: { inputTokens: number; outputTokens: number },
-): UsageChange {
+): BudgetCharge {
   const perMinute = pricePerMinute.find(([prefix]) => model.toLowerCase().startsWith(prefix))?.[1] ?? 0.006;
   return {
     world,
     agent: transcriptionUsageAgent,
+    chatKey: origin.chatKey,
+    person: origin.person,
     day: utcDay(now),
+    month: utcDay(now).slice(0, 7),
     ...tokens,
     cachedInputTokens: 0,
     costUsd: (seconds / 60) * perMinute,

@@ -51,6 +51,8 @@ interface TimedEvent {
   seq: number;
   event: RoundtableEvent;
   chatKey: string;
+  /** The key its live outcome is stored under (`message:<id>`, `tool_call:<turn>:<step>`). */
+  key: string;
 }
 
 /** Replay the history stored since `since` through `module`. Reads only. */
@@ -75,6 +77,7 @@ export async function replayEvents(options: {
       at: message.createdAt,
       seq: message.seq,
       chatKey: message.chatKey,
+      key: `message:${message.id}`,
       event: await messageEvent(store, worldOf(message.chatKey) ?? "", message),
     });
   }
@@ -90,6 +93,7 @@ export async function replayEvents(options: {
       at: first.createdAt,
       seq: first.seq,
       chatKey: first.chatKey,
+      key: `tool_call:${first.turnId}:${first.step}`,
       event: {
         type: "tool_call",
         createdBy: "agent",
@@ -112,7 +116,12 @@ export async function replayEvents(options: {
     responded: [],
     failures: [],
   };
-  for (const { event, chatKey } of events) {
+  for (const timed of events) {
+    const { chatKey } = timed;
+    // The event as it came (the raw message, the model's arguments), not as a live policy
+    // changed it: that is stored with the policy's outcome.
+    const stored = await store.getHookOutcome(timed.key);
+    const event = stored && stored.event.type === timed.event.type ? stored.event : timed.event;
     const scope = hookScope(store, event.world, chatKey, event.type === "tool_call" ? event.agent : undefined);
     const decision = await runModule(module, event, scope, logger);
     record(report, chatKey, event, decision);

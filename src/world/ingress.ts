@@ -125,7 +125,7 @@ export class Ingress implements InboundSink {
       ) {
         log.info({ user: inbound.sender.id }, "message rate limit reached; its files are not fetched");
       } else {
-        files = await this.context.files.collect(attachments, world);
+        files = await this.context.files.collect(attachments, world, { chatKey: key, person: inbound.sender.id });
       }
     }
     let message: MessageRecord;

@@ -134,3 +134,46 @@ export async function replayOverStoredHistory(databaseUrl: string): Promise<void
   expect(text.stdout).toContain("cannot read boom");
   expect(await tableDigests(databaseUrl)).toEqual(before);
 }
+
+/**
+ * A history stored under a live policy that changed a message's text and a call's arguments:
+ * the replay feeds the events as they were before that policy changed them (the stored raw
+ * message and the model's arguments), not what the live policy made of them.
+ */
+export async function replayFeedsTheEventsAsTheyCame(databaseUrl: string): Promise<void> {
+  const live = writeHookModule(`
+    export function onEvent(event) {
+      if (event.type === "message" && event.message.text.includes("@example.com"))
+        return { ...event, message: { ...event.message, text: event.message.text.replace(/\\S+@example\\.com/, "[email]") } };
+      if (event.type === "tool_call")
+        return { ...event, toolCalls: event.toolCalls.map((call) => ({ ...call, arguments: { ...call.arguments, args: ["-a"] } })) };
+    }`);
+  const harness = await createHarness({
+    agents: [{ name: "alice", provider: runner(), tools: ["shell_cmd"] }],
+    world: { defaultAgent: "alice" },
+    tools: { approval: { shell_cmd: "never" } },
+    hooks: { module: live },
+    databaseUrl,
+    keepDatabase: true,
+  });
+  try {
+    await harness.say("@alice run uname, mail jo@example.com");
+    await harness.idle();
+  } finally {
+    await harness.close();
+  }
+  // Records what it is fed, and keeps everything.
+  const seen = writeHookModule(`
+    export function onEvent(event, respond) {
+      if (event.type === "message") respond({ text: "saw " + event.message.text });
+      if (event.type === "tool_call") respond({ text: "saw " + JSON.stringify(event.toolCalls.map((call) => call.arguments)) });
+    }`);
+  const env = { DATABASE_URL: databaseUrl, LOG_LEVEL: "silent" };
+  const json = await runCliInProcess(["replay", "--hooks", seen, "--json"], { env });
+  expect(json.code).toBe(0);
+  const report = JSON.parse(json.stdout) as { responded: { text: string }[] };
+  const texts = report.responded.map((item) => item.text);
+  expect(texts).toContain("saw @alice run uname, mail jo@example.com");
+  expect(texts).toContain('saw [{"command":"uname","args":["version"]}]');
+  expect(texts.join("\n")).not.toContain("[email]");
+}

@@ -1,6 +1,6 @@
 import { it } from "vitest";
 import { createPostgresDatabase, describePostgres } from "../storage/test-databases.js";
-import { replayOverStoredHistory } from "./replay-history.js";
+import { replayFeedsTheEventsAsTheyCame, replayOverStoredHistory } from "./replay-history.js";
 import { checkHookOutcomeStore } from "./hook-outcome-store.js";
 
 describePostgres("roundtable replay on PostgreSQL", (serverUrl) => {
@@ -8,6 +8,15 @@ describePostgres("roundtable replay on PostgreSQL", (serverUrl) => {
     const database = await createPostgresDatabase(serverUrl());
     try {
       await replayOverStoredHistory(database.url);
+    } finally {
+      await database.drop();
+    }
+  });
+
+  it("feeds the events as they came, not as the live policy changed them", async () => {
+    const database = await createPostgresDatabase(serverUrl());
+    try {
+      await replayFeedsTheEventsAsTheyCame(database.url);
     } finally {
       await database.drop();
     }

@@ -1,6 +1,6 @@
 import { describe, it } from "vitest";
 import { temporarySqlite } from "../storage/test-databases.js";
-import { replayOverStoredHistory } from "./replay-history.js";
+import { replayFeedsTheEventsAsTheyCame, replayOverStoredHistory } from "./replay-history.js";
 import { checkHookOutcomeStore } from "./hook-outcome-store.js";
 
 describe("roundtable replay on SQLite", () => {
@@ -8,6 +8,15 @@ describe("roundtable replay on SQLite", () => {
     const database = temporarySqlite();
     try {
       await replayOverStoredHistory(database.url);
+    } finally {
+      database.remove();
+    }
+  });
+
+  it("feeds the events as they came, not as the live policy changed them", async () => {
+    const database = temporarySqlite();
+    try {
+      await replayFeedsTheEventsAsTheyCame(database.url);
     } finally {
       database.remove();
     }

@@ -131,6 +131,24 @@ describe("voice notes from a Telegram group", () => {
     expect(await t.world.store.listUsage({})).toEqual([]);
   });
 
+  it("a voice note past its sender's budget (limits.perPerson) is not transcribed; the chat says so", async () => {
+    openai = await startOpenAIFake();
+    const alice = new ScriptedProvider(() => ({ text: "A file." }));
+    t = await worldOnTelegram({
+      agents: [{ name: "alice", provider: alice }],
+      // A second of audio is estimated at 10 tokens: past Ana's 5-token day before it is sent.
+      world: { defaultAgent: "alice", limits: { messagesPerMinute: 20, perPerson: { tokensPerDay: 5 } } },
+      providers: { whisper: { type: "openai", baseUrl: openai.baseUrl } },
+      files: { transcribe: "whisper" },
+    });
+    await sendVoice(t, "hear this");
+    expect(openai.requests.filter((request) => request.url === "/v1/audio/transcriptions")).toEqual([]);
+    const notice = t.botTexts().find((text) => text.includes("Not transcribed"));
+    expect(notice).toMatch(
+      /^Not transcribed: voice-AQAD\d+\.ogg\. .*\(perPerson\.tokensPerDay: 5 tokens a day, 0 used\)/,
+    );
+  });
+
   it("a transcription is charged to the world's usage: the estimate from the audio, settled to the reported tokens", async () => {
     openai = await startOpenAIFake();
     fakeTranscripts.set("*", "ship it");
@@ -146,6 +164,24 @@ describe("voice notes from a Telegram group", () => {
     // whisper-1 reports no usage: 1 s of audio (10 tokens), the transcript's words, $0.006 a minute.
     expect(whisper).toMatchObject({ world: "main", calls: 1, estimatedCalls: 1, inputTokens: 10, outputTokens: 2 });
     expect(whisper?.costUsd).toBeCloseTo(0.0001, 8);
+    // The transcription and alice's answer in the world's, the chat's and the sender's buckets
+    // (what every cap reads), as in the agents' days.
+    const day = whisper?.day ?? "";
+    const rows = await t.world.store.listUsage({});
+    const total = (key: "calls" | "inputTokens" | "outputTokens") => rows.reduce((sum, row) => sum + row[key], 0);
+    expect(rows.map((row) => row.agent).sort()).toEqual(["alice", "transcription"]);
+    for (const scope of ["world", "chat", "person"] as const) {
+      const [bucket] = await t.world.store.listBuckets({ world: "main", scope, period: day });
+      expect(bucket).toMatchObject({
+        calls: total("calls"),
+        inputTokens: total("inputTokens"),
+        outputTokens: total("outputTokens"),
+      });
+    }
+    const [person] = await t.world.store.listBuckets({ world: "main", scope: "person", period: day });
+    expect(person?.subject).toBe(String(ana.id));
+    const [chat] = await t.world.store.listBuckets({ world: "main", scope: "chat", period: day });
+    expect(chat?.subject).toBe(groupKey);
 
     await t.close();
     t = await worldOnTelegram({

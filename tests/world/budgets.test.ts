@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { runCliInProcess } from "../cli/run-cli-in-process.js";
+import type { ModelProvider, StreamPart } from "../../src/providers/model-provider.js";
 import { ScriptedProvider } from "../fakes/scripted-provider.js";
 import { createHarness, type Harness, type HarnessOptions, temporaryDatabaseUrl } from "./harness.js";
 
@@ -200,6 +201,83 @@ describe("budgets for people, agents and chats", () => {
     expect(refused.code).not.toBe(0);
   });
 
+  it("a call cut and sent again once: both attempts land in every bucket once, settled to their usage", async () => {
+    // The first attempt streams a little, reports its usage and breaks off; the resend answers.
+    let calls = 0;
+    const cut: ModelProvider = {
+      name: "cut",
+      async *stream(): AsyncIterable<StreamPart> {
+        calls++;
+        yield { type: "text-delta", text: "half an" };
+        yield { type: "usage", usage: { inputTokens: 7, outputTokens: 3, cachedInputTokens: 0 } };
+        yield { type: "restart", code: "provider.network" };
+        yield { type: "text-delta", text: "answer" };
+        const full = { inputTokens: 10, outputTokens: 15, cachedInputTokens: 0 };
+        yield { type: "usage", usage: full };
+        yield { type: "finish", response: { text: "answer", toolCalls: [], usage: full, finishReason: "stop" } };
+      },
+    };
+    harness = await createHarness({
+      ...agents("alice").options,
+      agents: [{ name: "alice", provider: cut }],
+      world: { defaultAgent: "alice", limits: { messagesPerMinute: 20, perPerson: { costPerDay: 100 }, alerts: [] } },
+    });
+    await harness.say("hello", { user: "ana" });
+    await harness.idle();
+    expect(calls).toBe(1);
+    expect(texts(harness)).toContain("answer");
+    const day = "2026-11-24";
+    const keys = [
+      { scope: "world", subject: "", period: day },
+      { scope: "world", subject: "", period: "2026-11" },
+      { scope: "agent", subject: "alice", period: day },
+      { scope: "chat", subject: "telegram::chat-1:", period: day },
+      { scope: "person", subject: "ana", period: day },
+    ] as const;
+    const buckets = await harness.store.readBuckets("main", keys);
+    expect(buckets).toHaveLength(keys.length);
+    for (const bucket of buckets) {
+      expect(bucket).toMatchObject({ calls: 2, estimatedCalls: 0, inputTokens: 17, outputTokens: 18 });
+      expect(bucket.costUsd).toBeCloseTo(1.8, 9);
+    }
+    const [row] = await harness.store.listUsage({ world: "main" });
+    expect(row).toMatchObject({ agent: "alice", calls: 2, estimatedCalls: 0, inputTokens: 17, outputTokens: 18 });
+  });
+
+  it("a cut call is sent again only within the caps: past one, the resend is not made and the chat says so", async () => {
+    // The request is estimated at 179 tokens: it fits Ana's 300-token day, and after the first
+    // attempt's 280 its resend does not.
+    let resent = false;
+    const cut: ModelProvider = {
+      name: "cut",
+      async *stream(): AsyncIterable<StreamPart> {
+        yield { type: "text-delta", text: "half an" };
+        yield { type: "usage", usage: { inputTokens: 250, outputTokens: 30, cachedInputTokens: 0 } };
+        yield { type: "restart", code: "provider.network" };
+        resent = true;
+        yield { type: "text-delta", text: "answer" };
+        const full = { inputTokens: 10, outputTokens: 15, cachedInputTokens: 0 };
+        yield { type: "finish", response: { text: "answer", toolCalls: [], usage: full, finishReason: "stop" } };
+      },
+    };
+    harness = await createHarness({
+      ...agents("alice").options,
+      agents: [{ name: "alice", provider: cut }],
+      world: { defaultAgent: "alice", limits: { messagesPerMinute: 20, perPerson: { tokensPerDay: 300 }, alerts: [] } },
+    });
+    await harness.say("hello", { user: "ana" });
+    await harness.idle();
+    expect(resent).toBe(false);
+    expect(texts(harness)).not.toContain("answer");
+    expect(notices(harness).at(-1)).toMatch(
+      /^ana cannot make the next model call within their daily budget \(it needs about \d+ tokens\) \(perPerson\.tokensPerDay: 300 tokens a day, 280 used\)/,
+    );
+    const [person] = await harness.store.readBuckets("main", [
+      { scope: "person", subject: "ana", period: "2026-11-24" },
+    ]);
+    expect(person).toMatchObject({ calls: 1, estimatedCalls: 0, inputTokens: 250, outputTokens: 30 });
+  });
+
   describe("overBudget: ask", () => {
     const askWorld = {
       defaultAgent: "alice",
@@ -232,6 +310,21 @@ describe("budgets for people, agents and chats", () => {
         { scope: "person", subject: "ana", period: new Date().toISOString().slice(0, 10) },
       ]);
       expect(bucket).toMatchObject({ costUsd: 3, raisedCostUsd: 1 });
+    });
+
+    it("the person past their own cap never decides its card, even where approvers default to the requester", async () => {
+      const { providers, options } = agents("alice");
+      const world = { ...askWorld, approvers: { telegram: ["requester"] } };
+      harness = await createHarness({ ...options, worldClock: () => new Date(), world });
+      await harness.say("first", { user: "ana" });
+      await harness.idle();
+      await harness.say("second", { user: "ana" });
+      await harness.idle();
+      const [card] = harness.channel.cards();
+      expect(card?.card.tool).toBe("budget");
+      expect((await harness.click(card?.card.approvalId ?? "", "once", { user: "ana" })).status).toBe("not-allowed");
+      await harness.idle();
+      expect(providers[0]?.requests).toHaveLength(1);
     });
 
     it("denied → a notice and no model call", async () => {

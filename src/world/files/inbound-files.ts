@@ -2,6 +2,12 @@ import type { InboundAttachment } from "../inbound.js";
 import type { MessageFile } from "../records.js";
 import type { WorldSettings } from "../world-settings.js";
 
+/** Where an inbound message's files come from: its chat (`chatKey`) and its sender's platform id. */
+export interface FilesOrigin {
+  chatKey: string;
+  person: string;
+}
+
 /**
  * How the world gets an inbound message's files: downloaded once at ingress (capped, typed from
  * the bytes) and, once the message is stored, written into the world's workdir for tools.
@@ -10,11 +16,12 @@ import type { WorldSettings } from "../world-settings.js";
 export interface InboundFiles {
   /**
    * Every attachment as a file: with its bytes, or refused with a reason and no bytes. `world`
-   * is the message's (what a transcription is charged to).
+   * is the message's, `origin` its chat and sender (what a transcription is charged to).
    */
   collect(
     attachments: readonly InboundAttachment[],
     world: Pick<WorldSettings, "name" | "limits">,
+    origin: FilesOrigin,
   ): Promise<MessageFile[]>;
   /**
    * Write the files that have bytes read-only under `inbox/<message id>/` in the world's

@@ -1,5 +1,5 @@
 import type { WorldSettings } from "../world-settings.js";
-import type { AccountingStore, UsageChange } from "../accounting-store.js";
+import type { AccountingStore } from "../accounting-store.js";
 import type { BudgetStore } from "../budget-store.js";
 import { type AppliedCap, resetText } from "./budget-caps.js";
 import { nextUtcMidnight, utcDay } from "./utc-day.js";
@@ -46,33 +46,6 @@ export async function dayBudgetExceeded(
     return { limit: "costPerDay", used: cost, allowed: costPerDay, resetsAt };
   }
   return undefined;
-}
-
-/**
- * Charge a model call's estimate (`estimate`: its day, tokens and cost) before it is sent,
- * only if the world's day stays within `tokensPerDay` and `costPerDay` with it; the limit it
- * would pass, else undefined. Atomic in the store: 32 calls at once cannot each pass a check
- * only one fits (the estimate is settled to the provider's figures after the call).
- */
-export async function reserveDayBudget(
-  store: Pick<AccountingStore, "listUsage" | "reserveUsage">,
-  world: Pick<WorldSettings, "name" | "limits">,
-  estimate: UsageChange,
-  now: Date,
-): Promise<BudgetExceeded | undefined> {
-  const { tokensPerDay, costPerDay } = world.limits;
-  const caps = {
-    ...(tokensPerDay === undefined ? {} : { tokens: tokensPerDay }),
-    ...(costPerDay === undefined ? {} : { costUsd: costPerDay }),
-  };
-  if (await store.reserveUsage(estimate, caps)) return undefined;
-  const { tokens, cost } = await usedToday(store, world.name, estimate.day);
-  const resetsAt = nextUtcMidnight(now);
-  const neededTokens = estimate.inputTokens + estimate.outputTokens;
-  if (tokensPerDay !== undefined && tokens + neededTokens > tokensPerDay) {
-    return { limit: "tokensPerDay", used: tokens, allowed: tokensPerDay, needed: neededTokens, resetsAt };
-  }
-  return { limit: "costPerDay", used: cost, allowed: costPerDay ?? 0, needed: estimate.costUsd, resetsAt };
 }
 
 async function usedToday(

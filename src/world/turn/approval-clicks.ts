@@ -48,9 +48,11 @@ export async function handleApprovalClick(context: WorldContext, click: Approval
     return { status: "unknown", text: "This approval does not exist (or is not from this chat)." };
   }
   const mayDecide = deciderCheck(context, world, click.chat, click.user);
-  if (!(await mayDecide(approval.requestedFor))) {
+  // A budget card raises the chain starter's (or the world's) cap: never theirs to decide as
+  // its requester, only the listed approvers' (docs/budgets.md).
+  if (!(await mayDecide(budget ? undefined : approval.requestedFor))) {
     log.warn({ approvalId: approval.id }, "click by someone not allowed to decide refused");
-    return { status: "not-allowed", text: notAllowedText(world, click.chat.platform) };
+    return { status: "not-allowed", text: notAllowedText(world, click.chat.platform, budget) };
   }
   if (approval.state !== "pending") return alreadyDecided(context, approval);
   if (clock().getTime() >= approval.expiresAt.getTime()) return expireLate(context, approval.id);
@@ -126,9 +128,9 @@ async function expireLate(context: WorldContext, approvalId: string): Promise<Cl
 }
 
 /** Why a press was refused, naming who may decide in words. */
-function notAllowedText(world: Parameters<typeof approversFor>[0], platform: Platform): string {
+function notAllowedText(world: Parameters<typeof approversFor>[0], platform: Platform, budget: boolean): string {
   const list = approversFor(world, platform);
-  const onlyRequester = list.length === 1 && list[0] === requesterEntry;
+  const onlyRequester = !budget && list.length === 1 && list[0] === requesterEntry;
   return onlyRequester
     ? "You are not allowed to decide this approval: only the person who asked may."
     : "You are not allowed to decide this approval: only this world's approvers may.";

@@ -21,17 +21,22 @@ export function mayDecide(
   world: Pick<WorldSettings, "approvers">,
   channel: AccessChannel,
   user: Sender,
-  requestedFor: string,
+  requestedFor: string | undefined,
   roles: RolesLookup,
 ): Promise<boolean> {
   if (!channel.capabilities.identifiesClickers) return Promise.resolve(true);
-  // A schedule's or trigger's run has no requester: `requester` matches nobody for it.
-  const requester = isAutonomousStarter(requestedFor) ? {} : { requesterId: requestedFor };
+  // A schedule's or trigger's run has no requester: `requester` matches nobody for it (nor
+  // for an approval nobody may decide as its requester: undefined).
+  const requester =
+    requestedFor === undefined || isAutonomousStarter(requestedFor) ? {} : { requesterId: requestedFor };
   return isOnList(approversFor(world, channel.platform), { user, ...requester, roles });
 }
 
-/** Whether the sender may decide for the person whose message started a turn (their platform id). */
-export type DeciderCheck = (requestedFor: string) => Promise<boolean>;
+/**
+ * Whether the sender may decide for the person whose message started a turn (their platform
+ * id; undefined: as nobody's requester, only as one of the listed approvers).
+ */
+export type DeciderCheck = (requestedFor: string | undefined) => Promise<boolean>;
 
 /**
  * The one look-up of a sender's right to decide in a chat, for every action that closes or
