@@ -97,6 +97,26 @@ describe.skipIf(!hostGives("private"))("shell_cmd in the private sandbox", () =>
     expect(existsSync(path.join(layout.data, "planted"))).toBe(false);
   });
 
+  it("cannot take the hiding mounts away, even when the service is root", async () => {
+    // A root service's call once kept CAP_SYS_ADMIN over its mount namespace: `umount` showed it all.
+    const outcome = await run(
+      shell({}),
+      [
+        `umount ${layout.database} ${layout.token} ${layout.config}`,
+        `umount -l ${path.join(layout.workdir, "outbox")} ${layout.workdir} ${layout.data}`,
+        "umount -l /proc",
+        `unshare --mount sh -c 'umount -l ${layout.data}; cat ${layout.database}'`,
+        `cat ${layout.database} ${layout.token} ${layout.config}`,
+        "ls /proc",
+      ].join("; "),
+    );
+    expect(outcome.text).not.toContain("the service's rows");
+    expect(outcome.text).not.toContain("operator-token");
+    expect(outcome.text).not.toContain("timeout: 30s");
+    // Its /proc is still the one of its own PID namespace (the host's would list the service).
+    expect(outcome.text).not.toContain(`\n${process.pid}\n`);
+  });
+
   it("says so in the tool's description", () => {
     expect(shell({}).definition.description).toContain(
       "The service's own database, config and data directory are hidden from the program.",
