@@ -56,6 +56,7 @@ async function start(
     routes?: WebhookRoute[];
     maxBodyBytes?: number;
     metricsToken?: string;
+    bodyTimeoutMs?: number;
   } = {},
 ): Promise<{ base: string; logs: LogLine[]; metrics: Metrics }> {
   const logs: LogLine[] = [];
@@ -73,6 +74,7 @@ async function start(
     routes: options.routes ?? [echoRoute, throwingRoute],
     ...(options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes }),
     ...(options.metricsToken === undefined ? {} : { metricsToken: options.metricsToken }),
+    ...(options.bodyTimeoutMs === undefined ? {} : { bodyTimeoutMs: options.bodyTimeoutMs }),
   });
   return { base: `http://127.0.0.1:${server.port}`, logs, metrics };
 }
@@ -391,5 +393,24 @@ describe("a route's streamed body limits (uploads)", () => {
     expect(stalled).toBe(408);
     expect(slow.bytesInFlight("127.0.0.1")).toBe(0);
     expect(logs.some((line) => line.msg.startsWith("too many upload bytes in flight"))).toBe(true);
+  });
+
+  it("a webhook body (read before any signature can be checked) that stalls gets 408 at the server's time limit", async () => {
+    // Slack's and the triggers' HMAC routes read the body of anyone: it must not be held for minutes.
+    const { base, logs } = await start({ routes: [echoRoute], bodyTimeoutMs: 50 });
+    const stalled = await new Promise<number>((resolve) => {
+      const request = httpRequest(`${base}/telegram/webhook`, {
+        method: "POST",
+        headers: { "transfer-encoding": "chunked" },
+      });
+      request.on("error", () => undefined);
+      request.on("response", (response) => {
+        response.resume();
+        resolve(response.statusCode ?? 0);
+      });
+      request.write("z".repeat(10));
+    });
+    expect(stalled).toBe(408);
+    expect(logs.some((line) => line.msg.startsWith("request body not received within 50 ms"))).toBe(true);
   });
 });
