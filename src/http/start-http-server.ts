@@ -115,7 +115,10 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
       return sendText(response, 200, await options.metrics.render(), prometheusContentType);
     } catch (error) {
       if (error instanceof BodyRefusedError) {
-        logger.warn({ path, status: error.status, remote: request.socket.remoteAddress }, error.message);
+        logger.warn(
+          { path, status: error.status, reason: error.message, remote: request.socket.remoteAddress },
+          `request refused while its body was read: ${error.message}`,
+        );
         if (response.headersSent) response.destroy();
         else {
           // The rest of the body is never read: the connection closes after the answer.

@@ -392,7 +392,7 @@ describe("a route's streamed body limits (uploads)", () => {
     });
     expect(stalled).toBe(408);
     expect(slow.bytesInFlight("127.0.0.1")).toBe(0);
-    expect(logs.some((line) => line.msg.startsWith("too many upload bytes in flight"))).toBe(true);
+    expect(logs.some((line) => line.msg.includes("too many upload bytes in flight"))).toBe(true);
   });
 
   it("a webhook body (read before any signature can be checked) that stalls gets 408 at the server's time limit", async () => {
@@ -411,6 +411,6 @@ describe("a route's streamed body limits (uploads)", () => {
       request.write("z".repeat(10));
     });
     expect(stalled).toBe(408);
-    expect(logs.some((line) => line.msg.startsWith("request body not received within 50 ms"))).toBe(true);
+    expect(logs.some((line) => line.msg.includes("request body not received within 50 ms"))).toBe(true);
   });
 });
