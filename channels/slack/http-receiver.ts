@@ -4,7 +4,7 @@ import type { Logger } from "../../src/log/logger.js";
 import type { WebhookRoute } from "../../src/world/channel-adapter.js";
 import { readBody, reply } from "../kit/http-text.js";
 import { ackAfterStoring } from "./ack-after-storing.js";
-import { verifySlackSignature } from "./verify.js";
+import { checkSlackSignatureHeaders, verifySlackSignature } from "./verify.js";
 
 /** Where Slack's events and interactivity arrive on the service's port. */
 const slackEventsPath = "/slack/events";
@@ -54,7 +54,16 @@ export class SlackHttpReceiver implements Receiver {
   async stop(): Promise<void> {}
 
   route(): WebhookRoute {
-    return { path: slackEventsPath, handle: (request, response) => this.handle(request, response) };
+    return {
+      path: slackEventsPath,
+      // The body is read only for a request whose signature headers could be Slack's.
+      refuseEarly: (request) => {
+        if (request.method !== "POST") return undefined;
+        const check = checkSlackSignatureHeaders(request.headers, this.setup.nowSeconds?.());
+        return check.ok ? undefined : { status: 401, reason: `slack request refused: ${check.reason}` };
+      },
+      handle: (request, response) => this.handle(request, response),
+    };
   }
 
   private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {

@@ -16,10 +16,13 @@ function header(headers: IncomingHttpHeaders, name: string): string | undefined 
  * `v0:{x-slack-request-timestamp}:{raw body}` under the signing secret. The timestamp must be
  * within five minutes of now (replays of old requests are refused); the compare is constant-time.
  */
-export function verifySlackSignature(
+/**
+ * What can be checked of a signed request before its body is read: both headers there, the
+ * timestamp within the window, the signature shaped as `v0=<64 hex>`. A request that fails
+ * here is refused without its body being read.
+ */
+export function checkSlackSignatureHeaders(
   headers: IncomingHttpHeaders,
-  rawBody: string,
-  signingSecret: string,
   nowSeconds: number = Math.floor(Date.now() / 1000),
 ): SignatureCheck {
   const timestamp = header(headers, "x-slack-request-timestamp");
@@ -29,6 +32,20 @@ export function verifySlackSignature(
   if (Math.abs(nowSeconds - Number(timestamp)) > signatureWindowSeconds) {
     return { ok: false, reason: "timestamp outside the 5 minute window" };
   }
+  if (!/^v0=[0-9a-f]{64}$/.test(signature)) return { ok: false, reason: "signature does not match" };
+  return { ok: true };
+}
+
+export function verifySlackSignature(
+  headers: IncomingHttpHeaders,
+  rawBody: string,
+  signingSecret: string,
+  nowSeconds: number = Math.floor(Date.now() / 1000),
+): SignatureCheck {
+  const headersCheck = checkSlackSignatureHeaders(headers, nowSeconds);
+  if (!headersCheck.ok) return headersCheck;
+  const timestamp = header(headers, "x-slack-request-timestamp") ?? "";
+  const signature = header(headers, "x-slack-signature") ?? "";
   const expected = Buffer.from(
     `v0=${createHmac("sha256", signingSecret).update(`v0:${timestamp}:${rawBody}`).digest("hex")}`,
     "utf8",

@@ -22,6 +22,12 @@ export interface HttpServerOptions {
   routes: WebhookRoute[];
   /** Bodies above this get 413 (default 1 MiB; a route may set its own, `WebhookRoute.maxBodyBytes`). */
   maxBodyBytes?: number;
+  /**
+   * How long a body may take once its route reads it, for a route without limits of its own
+   * (`WebhookRoute.bodyLimits`): 408 after it (default 30 s). Slack's and the triggers' signed
+   * bodies are read from anyone before the signature can be checked.
+   */
+  bodyTimeoutMs?: number;
   /** When set, `/metrics` answers only requests with `Authorization: Bearer <metricsToken>`. */
   metricsToken?: string;
   /** How long `close()` lets requests in flight finish before cutting them (default 5 s). */
@@ -36,6 +42,8 @@ export interface RunningHttpServer {
 }
 
 const builtInPaths = ["/healthz", "/readyz", "/metrics"];
+/** A webhook's body (small) arrives well within this, or gets 408. */
+const defaultBodyTimeoutMs = 30_000;
 
 /**
  * The service's one HTTP port: `/healthz` (the process is up), `/readyz` (database and
@@ -53,6 +61,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   const logger = options.logger.child({ component: "http" });
   const requests = options.metrics.counter("roundtable_http_requests_total", "HTTP requests by route and status.");
   const maxBodyBytes = options.maxBodyBytes ?? defaultMaxBodyBytes;
+  const bodyTimeoutMs = options.bodyTimeoutMs ?? defaultBodyTimeoutMs;
 
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const path = new URL(request.url ?? "/", "http://localhost").pathname;
@@ -76,7 +85,10 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
         }
         // The body is read only when (and if) the route reads it: access is decided first.
         return await route.handle(
-          limitRequestBody(request, route.bodyLimits?.(request) ?? { maxBytes: route.maxBodyBytes ?? maxBodyBytes }),
+          limitRequestBody(
+            request,
+            route.bodyLimits?.(request) ?? { maxBytes: route.maxBodyBytes ?? maxBodyBytes, timeoutMs: bodyTimeoutMs },
+          ),
           response,
         );
       }
@@ -103,7 +115,10 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
       return sendText(response, 200, await options.metrics.render(), prometheusContentType);
     } catch (error) {
       if (error instanceof BodyRefusedError) {
-        logger.warn({ path, status: error.status, remote: request.socket.remoteAddress }, error.message);
+        logger.warn(
+          { path, status: error.status, reason: error.message, remote: request.socket.remoteAddress },
+          `request refused while its body was read: ${error.message}`,
+        );
         if (response.headersSent) response.destroy();
         else {
           // The rest of the body is never read: the connection closes after the answer.

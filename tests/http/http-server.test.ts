@@ -5,6 +5,7 @@ import { type RunningHttpServer, startHttpServer } from "../../src/http/start-ht
 import { createLogger } from "../../src/log/logger.js";
 import { createMetrics, type Metrics } from "../../src/metrics/metrics.js";
 import type { WebhookRoute } from "../../src/world/channel-adapter.js";
+import { SlackHttpReceiver } from "../../channels/slack/http-receiver.js";
 import { UploadAllowance } from "../../channels/web/upload-allowance.js";
 import { waitUntil } from "../tools/wait-until.js";
 
@@ -56,6 +57,7 @@ async function start(
     routes?: WebhookRoute[];
     maxBodyBytes?: number;
     metricsToken?: string;
+    bodyTimeoutMs?: number;
   } = {},
 ): Promise<{ base: string; logs: LogLine[]; metrics: Metrics }> {
   const logs: LogLine[] = [];
@@ -73,6 +75,7 @@ async function start(
     routes: options.routes ?? [echoRoute, throwingRoute],
     ...(options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes }),
     ...(options.metricsToken === undefined ? {} : { metricsToken: options.metricsToken }),
+    ...(options.bodyTimeoutMs === undefined ? {} : { bodyTimeoutMs: options.bodyTimeoutMs }),
   });
   return { base: `http://127.0.0.1:${server.port}`, logs, metrics };
 }
@@ -390,6 +393,61 @@ describe("a route's streamed body limits (uploads)", () => {
     });
     expect(stalled).toBe(408);
     expect(slow.bytesInFlight("127.0.0.1")).toBe(0);
-    expect(logs.some((line) => line.msg.startsWith("too many upload bytes in flight"))).toBe(true);
+    expect(logs.some((line) => line.msg.includes("too many upload bytes in flight"))).toBe(true);
+  });
+
+  it("a webhook body (read before any signature can be checked) that stalls gets 408 at the server's time limit", async () => {
+    // Slack's and the triggers' HMAC routes read the body of anyone: it must not be held for minutes.
+    const { base, logs } = await start({ routes: [echoRoute], bodyTimeoutMs: 50 });
+    const stalled = await new Promise<number>((resolve) => {
+      const request = httpRequest(`${base}/telegram/webhook`, {
+        method: "POST",
+        headers: { "transfer-encoding": "chunked" },
+      });
+      request.on("error", () => undefined);
+      request.on("response", (response) => {
+        response.resume();
+        resolve(response.statusCode ?? 0);
+      });
+      request.write("z".repeat(10));
+    });
+    expect(stalled).toBe(408);
+    expect(logs.some((line) => line.msg.includes("request body not received within 50 ms"))).toBe(true);
+  });
+
+  it("Slack's route answers 401 before reading the body of a request whose signature headers cannot be Slack's", async () => {
+    const receiver = new SlackHttpReceiver({
+      signingSecret: "slack-signing-secret",
+      logger: createLogger({ level: "silent" }),
+      isReady: () => true,
+      track: () => undefined,
+    });
+    const { base, logs } = await start({ routes: [receiver.route()] });
+    const now = Math.floor(Date.now() / 1000);
+    const answers: number[] = [];
+    for (const headers of [
+      {},
+      { "x-slack-request-timestamp": String(now), "x-slack-signature": "v0=forged" },
+      { "x-slack-request-timestamp": String(now - 3600), "x-slack-signature": `v0=${"0".repeat(64)}` },
+    ]) {
+      // The body never ends: only an answer given before it is read arrives.
+      answers.push(
+        await new Promise<number>((resolve) => {
+          const request = httpRequest(`${base}/slack/events`, {
+            method: "POST",
+            headers: { ...headers, "transfer-encoding": "chunked", "content-type": "application/json" },
+          });
+          request.on("error", () => undefined);
+          request.on("response", (response) => {
+            response.resume();
+            resolve(response.statusCode ?? 0);
+            request.destroy();
+          });
+          request.write(`{"type":"event_callback","pad":"${"x".repeat(1000)}`);
+        }),
+      );
+    }
+    expect(answers).toEqual([401, 401, 401]);
+    expect(logs.filter((line) => line.msg === "webhook refused before its body was read")).toHaveLength(3);
   });
 });

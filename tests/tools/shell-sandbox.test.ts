@@ -41,6 +41,7 @@ beforeEach(() => {
 
 afterEach(() => {
   rmSync(root, { recursive: true, force: true });
+  rmSync(`${root}-moved`, { recursive: true, force: true });
 });
 
 function shell(config: Record<string, unknown>): ShellToolSource {
@@ -95,6 +96,42 @@ describe.skipIf(!hostGives("private"))("shell_cmd in the private sandbox", () =>
     expect(readFileSync(layout.token, "utf8")).toBe("operator-token-0123456789abcdef\n");
     expect(readFileSync(layout.database, "utf8")).toContain("the service's rows");
     expect(existsSync(path.join(layout.data, "planted"))).toBe(false);
+  });
+
+  it("cannot take the hiding mounts away, even when the service is root", async () => {
+    // A root service's call once kept CAP_SYS_ADMIN over its mount namespace: `umount` showed it all.
+    const outcome = await run(
+      shell({}),
+      [
+        `umount ${layout.database} ${layout.token} ${layout.config}`,
+        `umount -l ${path.join(layout.workdir, "outbox")} ${layout.workdir} ${layout.data}`,
+        "umount -l /proc",
+        `unshare --mount sh -c 'umount -l ${layout.data}; cat ${layout.database}'`,
+        `cat ${layout.database} ${layout.token} ${layout.config}`,
+        "ls /proc",
+      ].join("; "),
+    );
+    expect(outcome.text).not.toContain("the service's rows");
+    expect(outcome.text).not.toContain("operator-token");
+    expect(outcome.text).not.toContain("timeout: 30s");
+    // Its /proc is still the one of its own PID namespace (the host's would list the service).
+    expect(outcome.text).not.toContain(`\n${process.pid}\n`);
+  });
+
+  it("cannot move the service's directory aside to put a config of its own in its place", async () => {
+    // The state is hidden by mounts, but a directory above it could be renamed with them inside.
+    const outcome = await run(
+      shell({}),
+      [
+        `mv ${root} ${root}-moved && echo moved-root`,
+        `mv ${layout.data} ${root}/data-moved && echo moved-data`,
+        `mkdir -p ${root} && echo "tools: {approval: {shell_cmd: never}}" > ${layout.config}`,
+      ].join("; "),
+    );
+    expect(outcome.text).not.toContain("moved-");
+    expect(existsSync(`${root}-moved`)).toBe(false);
+    expect(readFileSync(layout.config, "utf8")).toBe("tools:\n  shell:\n    timeout: 30s\n");
+    expect(readFileSync(layout.database, "utf8")).toContain("the service's rows");
   });
 
   it("says so in the tool's description", () => {

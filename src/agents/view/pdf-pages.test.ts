@@ -62,6 +62,43 @@ describe("countPdfPages", () => {
     expect(view.lines[1]).toBe("[odd.pdf: a PDF whose pages could not be counted, not given as a document]");
   });
 
+  /** A PDF whose page tree is plain (its one page, 3, is not there: the object stream is read for it) and whose object stream holds `inner` with `header`. */
+  function withObjectStream(header: string, body: string, entries: number): Buffer {
+    const packed = deflateSync(Buffer.from(header + body, "latin1"));
+    return Buffer.concat([
+      Buffer.from(
+        "%PDF-1.5\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n2 0 obj << /Type /Pages /Kids [3 0 R] /Count 1 >> endobj\n",
+      ),
+      Buffer.from(
+        `5 0 obj << /Type /ObjStm /N ${entries} /First ${header.length} /Filter /FlateDecode /Length ${packed.length} >>\nstream\n`,
+      ),
+      packed,
+      Buffer.from("\nendstream\nendobj\ntrailer << /Root 1 0 R >>\n%%EOF\n"),
+    ]);
+  }
+
+  it("reads entries of an object stream at the same offset once (they were parsed again each: quadratic)", () => {
+    const entries = 20;
+    const header = `${Array.from({ length: entries }, (_, index) => `${10 + index} 0`).join(" ")}\n`;
+    expect(countPdfPages(withObjectStream(header, `[${" 0".repeat(50_000)} ]`, entries))).toBe(1);
+  });
+
+  it("refuses a document whose parsing would be work without bound: nested arrays read from every level", () => {
+    // 30 levels of 20,000 items, an entry at each level: each reads every level below it again.
+    const levels = 30;
+    const level = `[${" 0".repeat(20_000)} `;
+    const header = `${Array.from({ length: levels }, (_, index) => `${10 + index} ${index * level.length}`).join(" ")}\n`;
+    const body = `${level.repeat(levels)}${"]".repeat(levels)}`;
+    expect(countPdfPages(withObjectStream(header, body, levels))).toBeUndefined();
+  });
+
+  it("a cyclic /Kids is no page tree", () => {
+    const cyclic = Buffer.from(
+      "%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n2 0 obj << /Type /Pages /Kids [4 0 R] >> endobj\n4 0 obj << /Type /Pages /Kids [2 0 R 4 0 R] >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n",
+    );
+    expect(countPdfPages(cyclic)).toBeUndefined();
+  });
+
   it("the 300-page PDF is budgeted as 300 pages in the view", () => {
     const pdf = packedPdf(300);
     const view = filesInView(

@@ -20,6 +20,20 @@ type PdfValue =
 const maxNodes = 100_000;
 const maxDepth = 64;
 const maxInflatedBytes = 64 * 1024 * 1024;
+/**
+ * Values read in all, for one document (well under a second of parsing): objects that
+ * point at the same long value again and again, or nest as deep as allowed, are work without
+ * bound otherwise. Past it (or past {@link maxInflatedBytes} inflated in all) the count is unknown.
+ */
+const maxValues = 1_000_000;
+
+/** What one document may still cost; {@link TooCostly} is thrown when it is spent. */
+interface Work {
+  values: number;
+  inflated: number;
+}
+
+class TooCostly extends Error {}
 
 const delimiters = new Set(["(", ")", "<", ">", "[", "]", "{", "}", "/", "%"]);
 const isWhite = (character: string | undefined) =>
@@ -36,6 +50,7 @@ class ValueReader {
   constructor(
     private readonly text: string,
     start: number,
+    private readonly work: Work,
   ) {
     this.position = start;
   }
@@ -62,6 +77,7 @@ class ValueReader {
 
   value(depth = 0): PdfValue | undefined {
     if (depth > maxDepth) return undefined;
+    if (--this.work.values < 0) throw new TooCostly("too many values");
     this.skip();
     const character = this.text[this.position];
     if (character === undefined) return undefined;
@@ -152,7 +168,10 @@ class PdfObjects {
   private readonly packed = new Map<number, PdfValue>();
   private packedRead = false;
 
-  constructor(private readonly text: string) {
+  constructor(
+    private readonly text: string,
+    readonly work: Work,
+  ) {
     for (const match of text.matchAll(/(?<![0-9])(\d+)\s+(\d+)\s+obj\b/g)) {
       this.offsets.set(Number(match[1]), (match.index ?? 0) + match[0].length);
     }
@@ -161,7 +180,7 @@ class PdfObjects {
   /** The value of object `num` (a top-level one, else one inside an object stream). */
   get(num: number): PdfValue | undefined {
     const offset = this.offsets.get(num);
-    if (offset !== undefined) return new ValueReader(this.text, offset).value();
+    if (offset !== undefined) return new ValueReader(this.text, offset, this.work).value();
     this.readObjectStreams();
     return this.packed.get(num);
   }
@@ -174,7 +193,7 @@ class PdfObjects {
   /** Every top-level object's dictionary, to find cross-reference and object streams. */
   *dictionaries(): Generator<{ entries: Map<string, PdfValue>; end: number }> {
     for (const offset of this.offsets.values()) {
-      const reader = new ValueReader(this.text, offset);
+      const reader = new ValueReader(this.text, offset, this.work);
       const value = reader.value();
       if (value?.kind === "dict") yield { entries: value.entries, end: reader.position };
     }
@@ -194,11 +213,15 @@ class PdfObjects {
     const filters = filter?.kind === "array" ? filter.items : filter === undefined ? [] : [filter];
     if (filters.length === 0) return raw;
     if (filters.length !== 1 || filters[0]?.kind !== "name" || filters[0].value !== "FlateDecode") return undefined;
+    if (this.work.inflated <= 0) throw new TooCostly("too many bytes inflated");
+    let inflated: Buffer;
     try {
-      return inflateSync(raw, { maxOutputLength: maxInflatedBytes });
+      inflated = inflateSync(raw, { maxOutputLength: this.work.inflated });
     } catch {
       return undefined;
     }
+    this.work.inflated -= inflated.length;
+    return inflated;
   }
 
   private readObjectStreams(): void {
@@ -213,12 +236,15 @@ class PdfObjects {
       const bytes = this.streamBytes(entries, end);
       if (!bytes) continue;
       const inner = bytes.toString("latin1");
+      // Entries at the same offset are one value: read once.
+      const readAt = new Map<number, PdfValue | undefined>();
       const header = inner.slice(0, first.value).trim().split(/\s+/).map(Number);
       for (let index = 0; index + 1 < header.length && index / 2 < count.value; index += 2) {
         const num = header[index] ?? Number.NaN;
         const at = first.value + (header[index + 1] ?? Number.NaN);
         if (!Number.isInteger(num) || !Number.isInteger(at) || this.offsets.has(num)) continue;
-        const value = new ValueReader(inner, at).value();
+        if (!readAt.has(at)) readAt.set(at, new ValueReader(inner, at, this.work).value());
+        const value = readAt.get(at);
         if (value !== undefined) this.packed.set(num, value);
       }
     }
@@ -229,7 +255,7 @@ class PdfObjects {
 function rootOf(text: string, objects: PdfObjects): PdfValue | undefined {
   let root: PdfValue | undefined;
   for (const match of text.matchAll(/trailer/g)) {
-    const trailer = new ValueReader(text, (match.index ?? 0) + match[0].length).value();
+    const trailer = new ValueReader(text, (match.index ?? 0) + match[0].length, objects.work).value();
     if (trailer?.kind === "dict") root = trailer.entries.get("Root") ?? root;
   }
   if (root) return root;
@@ -246,9 +272,18 @@ function rootOf(text: string, objects: PdfObjects): PdfValue | undefined {
  * it holds is counted by what it holds).
  */
 export function countPdfPages(bytes: Uint8Array): number | undefined {
+  try {
+    return countPages(bytes);
+  } catch (error) {
+    if (error instanceof TooCostly) return undefined;
+    throw error;
+  }
+}
+
+function countPages(bytes: Uint8Array): number | undefined {
   const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1");
   if (!text.startsWith("%PDF-")) return undefined;
-  const objects = new PdfObjects(text);
+  const objects = new PdfObjects(text, { values: maxValues, inflated: maxInflatedBytes });
   const catalog = objects.resolve(rootOf(text, objects));
   if (catalog?.kind !== "dict") return undefined;
   const tree = objects.resolve(catalog.entries.get("Pages"));

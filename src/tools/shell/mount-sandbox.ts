@@ -44,6 +44,19 @@ function inside(child: string, parent: string): boolean {
   return relative === "" || (!relative.startsWith("..") && !path.isAbsolute(relative));
 }
 
+/** Every directory above `paths` (not `/`), each once, shallowest first. */
+function ancestorsOf(paths: readonly string[]): string[] {
+  const found = new Set<string>();
+  for (const each of paths) {
+    let directory = path.dirname(each);
+    while (directory !== path.dirname(directory)) {
+      found.add(directory);
+      directory = path.dirname(directory);
+    }
+  }
+  return [...found].sort((a, b) => a.split("/").length - b.split("/").length || a.localeCompare(b));
+}
+
 /**
  * The script: it opens the workdir (fd 9) and the outbox (fd 8) first, so they can be bound
  * back however they are hidden; hides the state directories around the workdir (a tmpfs), makes
@@ -65,6 +78,13 @@ export function sandboxScript(options: SandboxScriptOptions): string {
       options.mode === "strict" ? `; ${mount} -o remount,bind,rw "$2"` : ""
     }; }`,
   ];
+  // Each directory above the state becomes a mount point of the call's namespace (bound onto
+  // itself, shallowest first): a mount point cannot be renamed, so the call cannot move the
+  // service's directory aside, with its hidden state in it, and put a config of its own there.
+  lines.push(`pin_dir() { if [ -d "$1" ]; then ${mount} --rbind "$1" "$1"; fi; }`);
+  for (const directory of ancestorsOf([...options.state.files, ...options.state.directories])) {
+    lines.push(`pin_dir ${quote(directory)}`);
+  }
   const around = options.state.directories.filter((directory) => !inside(directory, options.workdir));
   const within = options.state.directories.filter((directory) => inside(directory, options.workdir));
   for (const directory of around) lines.push(`hide_dir ${quote(directory)}`);

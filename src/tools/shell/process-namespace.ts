@@ -35,8 +35,10 @@ export interface SandboxRuntime {
   shell: string;
   mount: string;
   /**
-   * A service that is not root sets the sandbox up as root of a user namespace of its own; the
-   * command then runs in a nested one that maps the service's uid and gid back (`unshare --map-user`).
+   * The command runs in a user namespace nested in the one that owns its mounts, mapping the
+   * service's uid and gid back (`unshare --map-user`): it has no capability over the mounts
+   * that hide the service's state (a service that is not root sets the sandbox up as root of a
+   * user namespace of its own; a root one sets it up with its own capabilities).
    */
   dropTo?: { uid: number; gid: number };
 }
@@ -233,7 +235,9 @@ function probeProcessIsolation(request: IsolationRequest): ProcessIsolation {
     if (shell === undefined || mount === undefined) fallback = "sh or mount (util-linux) is not installed";
     else {
       const sandbox: SandboxRuntime = { mode: request.sandbox, shell, mount };
-      if (!isRoot()) sandbox.dropTo = { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 };
+      // Always: a root command left in the namespace's own user namespace would hold CAP_SYS_ADMIN
+      // over its mounts and could `umount` whatever hides the service's state.
+      sandbox.dropTo = { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 };
       const isolation = { ...base, flags: sandboxFlags(request.network), sandbox };
       // The real script on the service's own directory: every mount a call makes, once.
       const setup = sandboxScript({
