@@ -22,6 +22,7 @@ import {
   recoveryByKind,
   touchedByKind,
 } from "./chaos-faults.js";
+import { type AutonomousReport, firstMinuteUp, judgeAutonomous, TriggerSender } from "./autonomous-chaos.js";
 import { SlackChaosWorld } from "./slack-chaos-world.js";
 import { chaosAgents, type Exchange, TelegramChaosWorld } from "./telegram-chaos-world.js";
 
@@ -67,6 +68,11 @@ export interface ChaosSettings {
   faults?: FaultKind[];
   /** PostgreSQL's data directory, for `pg-restart` (`pg_ctl restart -m fast`). */
   postgresData?: string;
+  /**
+   * Telegram: a schedule on `* * * * *` and a trigger, each in a chat of its own, with signed
+   * deliveries POSTed every ~2 s during the load (see autonomous-chaos.ts).
+   */
+  autonomous?: boolean;
 }
 
 export interface ChaosReport {
@@ -107,6 +113,8 @@ export interface ChaosReport {
   unexpectedExits: number;
   /** Telegram: one row a fault kind (see chaos-faults.ts). */
   faultRows: FaultRow[];
+  /** With {@link ChaosSettings.autonomous}: the schedule's and the trigger's figures. */
+  autonomous?: AutonomousReport;
 }
 
 const nodeBinary = realpathSync(process.execPath);
@@ -143,7 +151,13 @@ export async function runChaos(settings: ChaosSettings): Promise<ChaosReport> {
   const readyzSamples: { at: number; ok: boolean }[] = [];
   let unexpectedExits = 0;
   const configFile = path.join(directory, "roundtable.yaml");
-  await writeFile(configFile, world.configYaml());
+  const autonomous = settings.autonomous === true && world instanceof TelegramChaosWorld;
+  await writeFile(
+    configFile,
+    world instanceof TelegramChaosWorld && autonomous
+      ? world.configYaml({ chats: settings.chats })
+      : world.configYaml(),
+  );
   const allReady = () =>
     Array.from({ length: settings.processes }, (_, slot) => lives.findLast((life) => life.slot === slot)).every(
       (life) => life?.readyAt !== undefined,
@@ -270,6 +284,15 @@ export async function runChaos(settings: ChaosSettings): Promise<ChaosReport> {
         }
       }
     })();
+    const livePorts = () =>
+      lives
+        .filter((life) => life.killedAt === undefined && life.readyAt !== undefined && ports.has(life.pid))
+        .map((life) => ports.get(life.pid) ?? 0);
+    const sender = autonomous ? new TriggerSender(livePorts, 2_000) : undefined;
+    for (let waited = 0; autonomous && waited < 60_000 && !allReady(); waited += 100) await sleep(100);
+    // A minute due from here on must run (one before the scheduler started is no occurrence).
+    const autonomousFromMs = Date.now() + 1_000;
+    sender?.start();
     const sent: { chatId: number; tokens: string[] }[] = [];
     const exchanges: Exchange[] = [];
     await Promise.all(
@@ -299,7 +322,8 @@ export async function runChaos(settings: ChaosSettings): Promise<ChaosReport> {
       }),
     );
     stopKilling = true;
-    await killer;
+    const autonomousToMs = Date.now() - 1_000;
+    await Promise.all([killer, sender?.stop()]);
     void sampler;
     // Let a step that was cut short finish its edits before the chats are read.
     await sleep(3_000);
@@ -321,6 +345,14 @@ export async function runChaos(settings: ChaosSettings): Promise<ChaosReport> {
     }
     report.faults = faults;
     report.unexpectedExits = unexpectedExits;
+    if (world instanceof TelegramChaosWorld && sender)
+      report.autonomous = await settleAutonomous(
+        world,
+        settings,
+        sender,
+        firstMinuteUp(lives, performance.timeOrigin, autonomousFromMs),
+        autonomousToMs,
+      );
     const deliveries = world instanceof SlackChaosWorld ? world.deliveries : [];
     const slackCalls = world instanceof SlackChaosWorld ? world.calls : [];
     if (settings.logDirectory)
@@ -426,6 +458,36 @@ function readBack(
       report.outOfOrder.push(chatId);
   }
   for (const [token, runs] of world.toolRuns) if (runs > 1) report.toolsDoubled.push(token);
+  return report;
+}
+
+/**
+ * Waits (up to 60 s) until every stored schedule and trigger run shows its line and answer, then
+ * judges the two chats (a minute due just before the load ended may still be running).
+ */
+async function settleAutonomous(
+  world: TelegramChaosWorld,
+  settings: ChaosSettings,
+  sender: TriggerSender,
+  fromMs: number,
+  toMs: number,
+): Promise<AutonomousReport> {
+  const judge = async () =>
+    judgeAutonomous({
+      schedulePosts: world.botTextsIn(world.chatId(settings.chats)),
+      triggerPosts: world.botTextsIn(world.chatId(settings.chats + 1)),
+      runs: await rowsOf(settings.databaseUrl, `SELECT "id", "source", "occurrence" FROM "AutonomousRun"`),
+      deliveries: sender.deliveries,
+      fromMs,
+      toMs,
+    });
+  let report = await judge();
+  for (let waited = 0; waited < 60_000; waited += 1_000) {
+    const shown = Math.min(report.scheduleLines, report.scheduleAnswers) >= report.scheduleRuns;
+    if (shown && report.triggerLost.length === 0) break;
+    await sleep(1_000);
+    report = await judge();
+  }
   return report;
 }
 

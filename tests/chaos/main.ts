@@ -21,6 +21,10 @@
  * fake refuse posts; `model-cut`, `model-529` make the model fake break off (not in `mixed`:
  * turn them on by name). A table by fault kind is printed (lost, doubled, order, the longest
  * wait after a fault, `/readyz` 503s seen); a process that exits by itself fails the run.
+ *
+ * `--autonomous` (Telegram): a schedule on `* * * * *` and a trigger, each in a chat of its own,
+ * signed deliveries POSTed every ~2 s (one in three repeating an accepted id); a table judges
+ * every minute due and every accepted delivery: run once, shown once, answered once.
  */
 import { randomBytes } from "node:crypto";
 import { mkdtempSync } from "node:fs";
@@ -30,6 +34,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import pg from "pg";
 import { faultKinds, type FaultKind, faultTable } from "./chaos-faults.js";
+import { autonomousFailures, autonomousTable } from "./autonomous-chaos.js";
 import { type ChaosSettings, runChaos } from "./chaos-run.js";
 
 /** `mixed`: kills and every database and platform fault (the model's are chosen by name). */
@@ -48,6 +53,7 @@ async function main(): Promise<number> {
       sqlite: { type: "boolean" },
       faults: { type: "string" },
       "pg-data": { type: "string" },
+      autonomous: { type: "boolean" },
     },
   });
   const platform = values.platform ?? "telegram";
@@ -77,6 +83,7 @@ async function main(): Promise<number> {
     log: (line) => process.stderr.write(`chaos: ${line}\n`),
     ...(faults === undefined ? {} : { faults: faults as FaultKind[] }),
     ...(values["pg-data"] === undefined ? {} : { postgresData: values["pg-data"] }),
+    ...(values.autonomous ? { autonomous: true } : {}),
   };
   const database = values.sqlite ? sqliteDatabase() : await postgresDatabase(positionals[0]);
   if (!database) {
@@ -102,6 +109,7 @@ async function main(): Promise<number> {
       `faults: ${report.faults.length} (${report.kills} kills); processes that exited by themselves: ${report.unexpectedExits}\n`,
     );
     if (report.faultRows.length > 0) process.stdout.write(`${faultTable(report.faultRows)}\n`);
+    if (report.autonomous) process.stdout.write(`${autonomousTable(report.autonomous)}\n`);
     const failures =
       report.lost.length +
       report.doubledUnexplained.length +
@@ -111,7 +119,8 @@ async function main(): Promise<number> {
       report.outOfOrder.length +
       report.wrongTurn.length +
       report.slowAfterRestart.length +
-      report.unexpectedExits;
+      report.unexpectedExits +
+      (report.autonomous ? autonomousFailures(report.autonomous) : 0);
     return failures === 0 ? 0 : 1;
   } finally {
     await database.drop();

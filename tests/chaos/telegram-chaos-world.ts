@@ -6,6 +6,7 @@ import { FakeTelegramApi, type FakeUser, type RecordedCall } from "../fakes/tele
 import type { Life, Post } from "./judge-doubles.js";
 import { processOfPort } from "./process-of-port.js";
 import { callbackOnce, textOf } from "../../bench/bench-world.js";
+import { autonomousConfigLines } from "./autonomous-chaos.js";
 
 const botToken = "7000:chaos";
 export const chaosAgents = ["alice", "bob"] as const;
@@ -103,7 +104,7 @@ export class TelegramChaosWorld {
             ? { type: "cut", text: ["re (cut) "] }
             : { type: "error", kind: "overloaded", retryAfter: "1" };
         }
-        return answerEarliestOpen(request);
+        return autonomousAnswer(request) ?? answerEarliestOpen(request);
       },
     });
     let world: TelegramChaosWorld | undefined;
@@ -118,8 +119,11 @@ export class TelegramChaosWorld {
     this.modelBreaks.push({ kind, times });
   }
 
-  /** The service's config: alice and bob, each may call the probe tool (approval required). */
-  configYaml(): string {
+  /**
+   * The service's config: alice and bob, each may call the probe tool (approval required). With
+   * `autonomous`, a minute schedule and a trigger in the two chats after the load's `chats`.
+   */
+  configYaml(autonomous?: { chats: number }): string {
     return [
       "providers:",
       `  openai: { apiKey: sk-chaos, baseUrl: "${this.model.baseUrl}" }`,
@@ -143,8 +147,26 @@ export class TelegramChaosWorld {
       `    token: "${botToken}"`,
       `    apiRoot: "${this.telegram.apiRoot}"`,
       '    chats: { "*": main }',
+      ...(autonomous === undefined
+        ? []
+        : autonomousConfigLines(this.openChat(autonomous.chats), this.openChat(autonomous.chats + 1))),
       "",
     ].join("\n");
+  }
+
+  /** Chat number `index`, made known to the fake (for the schedule's and trigger's chats); its id. */
+  openChat(index: number): number {
+    const chatId = this.chatId(index);
+    this.person(chatId);
+    return chatId;
+  }
+
+  /** Every text the bot posted in chat `chatId`, in order. */
+  botTextsIn(chatId: number): string[] {
+    return this.telegram
+      .messagesIn(chatId)
+      .filter((message) => message.sentByToken !== undefined)
+      .map((message) => message.text);
   }
 
   /** Resolves when a process polls. */
@@ -248,6 +270,26 @@ export class TelegramChaosWorld {
     this.waiting.get(exchange.token)?.();
     this.waiting.delete(exchange.token);
   }
+}
+
+/**
+ * The model in the schedule's and trigger's chats: "re tick ok" to a schedule's turn, and to a
+ * trigger's the earliest delivery its request shows unanswered ("re d7 ok"). Undefined elsewhere.
+ */
+function autonomousAnswer(request: RecordedRequest): FakeStep | undefined {
+  const messages = ((request.body as { messages?: ChatMessage[] }).messages ?? []) as ChatMessage[];
+  const users = messages.filter((message) => message.role === "user").map((message) => textOf(message.content));
+  const frameDelayMs = 5 + Math.floor(Math.random() * 45);
+  if (users.some((text) => text.includes("chaos tick")))
+    return { type: "reply", text: ["re tick ", "ok"], frameDelayMs };
+  if (!users.some((text) => text.includes("chaos hook"))) return undefined;
+  const answered = new Set(
+    messages
+      .filter((message) => message.role === "assistant")
+      .flatMap((message) => /\bre (d\d+)\b/.exec(textOf(message.content))?.[1] ?? []),
+  );
+  const open = users.flatMap((text) => /"delivery": "(d\d+)"/.exec(text)?.[1] ?? []).find((id) => !answered.has(id));
+  return { type: "reply", text: [`re ${open ?? "d0"} `, "ok"], frameDelayMs };
 }
 
 /** The model: answers the earliest question to it that the request shows open (see the class). */
