@@ -60,7 +60,13 @@ export class SlackHttpReceiver implements Receiver {
       refuseEarly: (request) => {
         if (request.method !== "POST") return undefined;
         const check = checkSlackSignatureHeaders(request.headers, this.setup.nowSeconds?.());
-        return check.ok ? undefined : { status: 401, reason: `slack request refused: ${check.reason}` };
+        if (check.ok) return undefined;
+        // The same line as a refusal after the body (operators and tests key on it).
+        this.setup.logger.warn(
+          { reason: check.reason, remoteAddress: request.socket.remoteAddress },
+          `slack request refused: ${check.reason}`,
+        );
+        return { status: 401, reason: `slack request refused: ${check.reason}` };
       },
       handle: (request, response) => this.handle(request, response),
     };
