@@ -32,6 +32,12 @@ export interface SandboxScriptOptions {
    * (`/proc/self/uid_map`), and its calls cannot write the host's settings there anyway.
    */
   writableProc?: boolean;
+  /**
+   * Directories the call's own chain must still reach under `strict`'s private `/tmp` (the
+   * directory of the Node.js that runs the init, when the service is installed below `/tmp`):
+   * bound back read-only.
+   */
+  keep?: readonly string[];
 }
 
 /** `value` as one single-quoted `sh` word. */
@@ -89,6 +95,9 @@ export function sandboxScript(options: SandboxScriptOptions): string {
   const within = options.state.directories.filter((directory) => inside(directory, options.workdir));
   for (const directory of around) lines.push(`hide_dir ${quote(directory)}`);
   lines.push(`[ -d ${workdir} ] || mkdir -p ${workdir}`);
+  // Opened before the private /tmp hides them (at most three: fds 7, 6, 5).
+  const kept = options.mode === "strict" ? (options.keep ?? []).filter((each) => inside(each, "/tmp")).slice(0, 3) : [];
+  kept.forEach((directory, index) => lines.push(`exec ${7 - index}<${quote(directory)}`));
   if (options.mode === "strict") {
     lines.push(
       `while read -r _id _parent _device _root point _rest; do ${
@@ -97,6 +106,15 @@ export function sandboxScript(options: SandboxScriptOptions): string {
       `${mount} -t tmpfs -o mode=1777 roundtable-tmp /tmp`,
       `[ -d ${workdir} ] || mkdir -p ${workdir}`,
     );
+    kept.forEach((directory, index) => {
+      const target = quote(directory);
+      lines.push(
+        `mkdir -p ${target}`,
+        `${mount} --no-canonicalize --bind "/proc/self/fd/${7 - index}" ${target}`,
+        `${mount} -o remount,bind,ro ${target}`,
+        `exec ${7 - index}<&-`,
+      );
+    });
   }
   lines.push(`bind_back 9 ${workdir}`);
   if (options.outbox !== undefined) lines.push(`bind_back 8 ${quote(path.join(options.workdir, "outbox"))}`);

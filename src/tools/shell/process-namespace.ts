@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { accessSync, constants } from "node:fs";
+import { accessSync, constants, realpathSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { type SandboxMode, sandboxScript } from "./mount-sandbox.js";
@@ -246,6 +246,7 @@ function probeProcessIsolation(request: IsolationRequest): ProcessIsolation {
         workdir: process.cwd(),
         state: { files: [], directories: [] },
         writableProc: sandbox.dropTo !== undefined,
+        keep: [path.dirname(realpathSync(process.execPath))],
       });
       const launch = namespaceLaunch(isolation, process.execPath, [], {}, {}, setup);
       // The probe runs the init without a command: what follows the init's own `--` goes.

@@ -1,3 +1,4 @@
+import { realpathSync } from "node:fs";
 import { realpath } from "node:fs/promises";
 import path from "node:path";
 import type { ShellConfig } from "../../config/schema.js";
@@ -119,6 +120,7 @@ export class ShellToolSource implements ToolSource, ArgumentPrecheck {
       outbox: context.outbox,
       state: this.options.state ?? { files: [], directories: [] },
       writableProc: sandbox.dropTo !== undefined,
+      keep: [path.dirname(realpathSync(process.execPath))],
     });
     const outbox = path.join(workdir, outboxDirectory);
     return { setup, environment: context.outbox === undefined ? {} : { [outboxVariable]: outbox } };
