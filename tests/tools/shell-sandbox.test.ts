@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
-import { tmpdir } from "node:os";
+import { homedir, tmpdir } from "node:os";
 import { pathToFileURL } from "node:url";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -144,10 +144,14 @@ describe.skipIf(!hostGives("private"))("shell_cmd in the private sandbox", () =>
 describe.skipIf(!hostGives("strict"))("shell_cmd in the strict sandbox", () => {
   it("cannot write outside its workdir; can write its workdir, its outbox and a /tmp of its own", async () => {
     const marker = `rt-strict-${path.basename(root)}`;
+    // A directory the host lets the service write and strict makes read-only: not one below /tmp,
+    // which is the call's own (CI clones the repository under /tmp).
+    const belowTmp = (directory: string): boolean => !path.relative(tmpdir(), directory).startsWith("..");
+    const writable = [process.cwd(), homedir(), "/var/tmp"].find((directory) => !belowTmp(directory)) ?? "/var/tmp";
     const outcome = await run(
       shell({ sandbox: "strict" }),
       [
-        `echo no > ${path.join(process.cwd(), `${marker}.txt`)} || echo refused-outside`,
+        `echo no > ${path.join(writable, `${marker}.txt`)} || echo refused-outside`,
         `echo no > ${path.join(root, "outside.txt")}`,
         `echo no > ${path.join(tmpdir(), `${marker}.txt`)} && echo tmp-ok`,
         "echo yes > inside.txt && echo inside-ok",
@@ -158,7 +162,7 @@ describe.skipIf(!hostGives("strict"))("shell_cmd in the strict sandbox", () => {
     expect(outcome.kind).toBe("ok");
     expect(outcome.text).toContain("refused-outside");
     expect(outcome.text).toContain("tmp-ok\ninside-ok\noutbox-ok\ntoken-hidden");
-    expect(existsSync(path.join(process.cwd(), `${marker}.txt`))).toBe(false);
+    expect(existsSync(path.join(writable, `${marker}.txt`))).toBe(false);
     // Beside the workdir under /tmp it lands in the call's own /tmp, gone with the call.
     expect(existsSync(path.join(root, "outside.txt"))).toBe(false);
     // The call's /tmp was its own.
