@@ -97,7 +97,9 @@ export function sandboxScript(options: SandboxScriptOptions): string {
   lines.push(`[ -d ${workdir} ] || mkdir -p ${workdir}`);
   // Opened before the private /tmp hides them (at most three: fds 7, 6, 5).
   const kept = options.mode === "strict" ? (options.keep ?? []).filter((each) => inside(each, "/tmp")).slice(0, 3) : [];
-  kept.forEach((directory, index) => lines.push(`exec ${7 - index}<${quote(directory)}`));
+  kept.forEach((directory, index) => {
+    lines.push(`exec ${7 - index}<${quote(directory)}`);
+  });
   if (options.mode === "strict") {
     lines.push(
       `while read -r _id _parent _device _root point _rest; do ${
