@@ -157,7 +157,7 @@ describe("a bad config file is refused with a message naming file, path and expe
 
   it("unknown nested key", async () => {
     expect(await errorFor(`${twoAgents}worlds:\n  - { name: team, agents: [alice], respnd: all }\n`)).toBe(
-      'roundtable.yaml: worlds[0]: unknown key "respnd" (did you mean "respond"? expected one of: name, agents, defaultAgent, turnLimit, respond, afterDenial, workdir, approvers, members, limits, approvalTimeout, allowBots, linkPreviews, hooks)',
+      'roundtable.yaml: worlds[0]: unknown key "respnd" (did you mean "respond"? expected one of: name, agents, defaultAgent, turnLimit, respond, afterDenial, workdir, approvers, members, limits, approvalTimeout, approvals, allowBots, linkPreviews, hooks)',
     );
   });
 
