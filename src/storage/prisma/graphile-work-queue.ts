@@ -247,9 +247,19 @@ export class GraphileWorkQueue implements StoredWorkQueue {
         // A step's own finish already deleted its graphile-worker job and unlocked its chat
         // (`GraphileJobTable.finish`): graphile-worker's completion finds nothing to do, so
         // it is batched (one statement for the completions of a while, not one per job).
+        // A step that throws (its claim could not be read while the database went away) is
+        // failed through a batch too: graphile-worker does not wait on an unbatched failure,
+        // whose rejection then goes unhandled and ends the process; a batch that cannot be
+        // written stops the pool instead, and a new one is started (`poolEnded`).
         // A pool that stops never gives a running step's job back (another worker would run
         // it a second time): it waits for the step, which always ends.
-        preset: { worker: { completeJobBatchDelay: completionBatchMs, gracefulShutdownAbortTimeout: longestTimerMs } },
+        preset: {
+          worker: {
+            completeJobBatchDelay: completionBatchMs,
+            failJobBatchDelay: completionBatchMs,
+            gracefulShutdownAbortTimeout: longestTimerMs,
+          },
+        },
       },
       { [graphileTask]: (payload: unknown, helpers: JobHelpers) => this.task(payload, helpers, owner.id ?? pool.id) },
       pgPool,
