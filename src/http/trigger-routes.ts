@@ -6,7 +6,7 @@
  * `X-GitHub-Delivery`) answers with the first run's id and starts nothing. Refusals are logged
  * (never the secret or the body) and store nothing.
  */
-import { createHmac, randomUUID, timingSafeEqual } from "node:crypto";
+import { createHash, createHmac, randomUUID, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "../log/logger.js";
 import { recordAutonomousRun } from "../world/autonomous/autonomous-run.js";
@@ -148,11 +148,10 @@ function bearerOf(request: IncomingMessage): string | undefined {
   return match?.[1]?.trim();
 }
 
-/** Equal texts, compared in constant time for texts of the same length. */
+/** Equal texts, compared in constant time (their sha256 digests, so the length does not leak either). */
 function sameText(given: string, expected: string): boolean {
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
+  const digest = (text: string) => createHash("sha256").update(text).digest();
+  return timingSafeEqual(digest(given), digest(expected));
 }
 
 function sendJson(response: ServerResponse, status: number, body: unknown): void {
