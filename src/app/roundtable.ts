@@ -18,7 +18,13 @@ import { agentSettingsFrom, chatBindingsFrom, worldSettingsFrom } from "./world-
 import { Scheduler } from "../world/autonomous/scheduler.js";
 import { isChatResolvingChannel, type WebhookRoute } from "../world/channel-adapter.js";
 import type { ChatRef } from "../world/chat-ref.js";
-import { triggerRoutes } from "../http/trigger-routes.js";
+import {
+  maxTriggerBodyBytes,
+  maxTriggerBytesInFlightPerClient,
+  triggerBodyTimeoutMs,
+  triggerRoutes,
+} from "../http/trigger-routes.js";
+import { UploadAllowance } from "../../channels/web/upload-allowance.js";
 import { schedulesFrom, triggersFrom } from "./autonomous-from-config.js";
 
 /** Everything a running Roundtable is made of. Tests pass fakes for providers; nothing else differs. */
@@ -54,6 +60,12 @@ export class Roundtable {
   readonly scheduler: Scheduler;
   private readonly stopController = new AbortController();
   private started = false;
+  /** Trigger bodies in flight per client (a signature is checked only once a body is in). */
+  private readonly triggerBodies = new UploadAllowance(
+    maxTriggerBodyBytes,
+    maxTriggerBytesInFlightPerClient,
+    triggerBodyTimeoutMs,
+  );
 
   constructor(private readonly parts: RoundtableParts) {
     const channels = new ChannelRegistry(parts.channels);
@@ -136,7 +148,13 @@ export class Roundtable {
       queue: this.parts.queue,
       logger,
       resolveChat: (chat) => this.resolveChat(chat),
+      bodyAllowance: this.triggerBodies,
     });
+  }
+
+  /** Trigger body bytes in flight from `address`'s client now (for tests and metrics). */
+  triggerBodyBytesInFlight(address: string): number {
+    return this.triggerBodies.bytesInFlight(address);
   }
 
   /** A chat named by its id in the config, as its channel names it (Slack: with the workspace). */

@@ -10,7 +10,7 @@ import { createHash, createHmac, randomUUID, timingSafeEqual } from "node:crypto
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "../log/logger.js";
 import { recordAutonomousRun } from "../world/autonomous/autonomous-run.js";
-import type { WebhookRoute } from "../world/channel-adapter.js";
+import type { RequestBodyLimits, WebhookRoute } from "../world/channel-adapter.js";
 import type { ChatRef } from "../world/chat-ref.js";
 import type { WorldContext } from "../world/world-context.js";
 
@@ -36,7 +36,19 @@ export interface TriggerRouteContext extends Pick<WorldContext, "store" | "queue
   logger: Logger;
   /** The chat as its channel knows it (Slack adds the workspace). */
   resolveChat?: (chat: ChatRef) => ChatRef;
+  /**
+   * Per-client limits while a body is read (its time limit and the bytes one client may have in
+   * flight over all its requests): a signature is checked only once the body is in, so without
+   * them a client opening many connections holds many bodies' worth of memory unsigned.
+   */
+  bodyAllowance?: { limitsFor(address: string): RequestBodyLimits };
 }
+
+/** How long a trigger's whole body may take once it is being read. */
+export const triggerBodyTimeoutMs = 30_000;
+
+/** What one client (an IPv4 address, an IPv6 /64) may have in flight over all its trigger bodies. */
+export const maxTriggerBytesInFlightPerClient = 4 * maxTriggerBodyBytes;
 
 /** One route per configured trigger. */
 export function triggerRoutes(triggers: readonly TriggerSettings[], context: TriggerRouteContext): WebhookRoute[] {
@@ -53,6 +65,12 @@ function triggerRoute(trigger: TriggerSettings, context: TriggerRouteContext): W
   return {
     path: `${triggerPathPrefix}${trigger.name}`,
     maxBodyBytes: maxTriggerBodyBytes,
+    ...(context.bodyAllowance === undefined
+      ? {}
+      : {
+          bodyLimits: (request: IncomingMessage) =>
+            context.bodyAllowance?.limitsFor(request.socket.remoteAddress ?? "") ?? { maxBytes: maxTriggerBodyBytes },
+        }),
     refuseEarly(request) {
       if (request.method !== "POST") return early(405, "only POST starts a trigger");
       const declared = Number(request.headers["content-length"] ?? 0);

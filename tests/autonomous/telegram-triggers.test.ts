@@ -1,4 +1,5 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { request } from "node:http";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import type { RunningHttpServer } from "../../src/http/start-http-server.js";
 import { ScriptedProvider } from "../fakes/scripted-provider.js";
 import type { StoredMessage } from "../fakes/telegram-api.js";
@@ -121,6 +122,47 @@ describe("triggers on Telegram: POST /triggers/<name>", () => {
     expect(refusals).toHaveLength(8);
     // The secret is never logged.
     expect(JSON.stringify(lines)).not.toContain(secret);
+  });
+
+  it("a client holding unsigned bodies open gets 429 past 1 MiB in flight, logged; once they end it is served again", async () => {
+    const { lines, port } = await start();
+    // Four bodies of 250 KiB each, sent but never ended: their signatures cannot be checked yet.
+    const held = Array.from({ length: 4 }, () => {
+      const outgoing = request({
+        host: "127.0.0.1",
+        port,
+        path: "/triggers/alerts",
+        method: "POST",
+        headers: { "transfer-encoding": "chunked", "x-hub-signature-256": "sha256=00" },
+      });
+      const answered = new Promise<number>((resolve) => {
+        outgoing.on("response", (response) => {
+          response.resume();
+          resolve(response.statusCode ?? 0);
+        });
+        outgoing.on("error", () => resolve(0));
+      });
+      outgoing.write(Buffer.alloc(250 * 1024, 0x61));
+      return { outgoing, answered };
+    });
+    // Each held body's bytes are admitted before the fifth request, so the fifth is the one past the cap.
+    await vi.waitFor(() => expect(t?.world.roundtable.triggerBodyBytesInFlight("127.0.0.1")).toBe(4 * 250 * 1024), {
+      timeout: 10_000,
+    });
+    const fifth = await post(
+      port,
+      "/triggers/alerts",
+      Buffer.alloc(250 * 1024, 0x61),
+      { "x-hub-signature-256": "sha256=00" },
+      { chunked: true },
+    );
+    expect(fifth.status).toBe(429);
+    expect(lines.some((line) => /too many upload bytes in flight/.test(JSON.stringify(line)))).toBe(true);
+    for (const { outgoing } of held) outgoing.end();
+    expect(await Promise.all(held.map((one) => one.answered))).toEqual([401, 401, 401, 401]);
+    const body = JSON.stringify({ alert: "disk" });
+    const served = await post(port, "/triggers/alerts", body, { "x-hub-signature-256": githubSignature(secret, body) });
+    expect(served.status).toBe(202);
   });
 
   it("a repeated X-GitHub-Delivery or Idempotency-Key answers 202 with the first run's id and starts nothing", async () => {
