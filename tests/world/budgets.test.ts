@@ -155,6 +155,30 @@ describe("budgets for people, agents and chats", () => {
     ]);
   });
 
+  it("an alert recorded by a process that died before posting it is posted by the next call, once", async () => {
+    const databaseUrl = temporaryDatabaseUrl();
+    const limits = { messagesPerMinute: 20, costPerMonth: 10, alerts: [20] };
+    const { options } = agents("alice");
+    harness = await createHarness({ ...options, databaseUrl, world: { defaultAgent: "alice", limits } });
+    // The record a process wrote just before it was killed, its notice never stored.
+    expect(
+      await harness.store.recordBudgetAlert({
+        world: "main",
+        cap: "costPerMonth",
+        subject: "",
+        period: "2026-11",
+        threshold: 20,
+      }),
+    ).toBe(true);
+    for (const text of ["one", "two", "three"]) {
+      await harness.say(text);
+      await harness.idle();
+    }
+    expect(notices(harness)).toEqual([
+      "Budget alert: this world's monthly budget is 20% used (costPerMonth: 3.00 USD of 10.00 USD); it resets at 2026-12-01 00:00 UTC (in 6 days).",
+    ]);
+  });
+
   it("usage --by person|agent|chat|world --json: the fake's usage × price, per subject", async () => {
     // 1,000 input and 200 output tokens a call at 2 and 10 USD per million: 0.004 USD a call.
     const script = () => ({ text: "answer", usage: { inputTokens: 1_000, outputTokens: 200 } });

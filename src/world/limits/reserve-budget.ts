@@ -80,8 +80,9 @@ const postedAlerts = new WeakMap<object, Set<string>>();
 
 /**
  * Post an alert into the chat the first time a cap's use crosses one of `limits.alerts`: one
- * per cap, subject, threshold and period across restarts and processes (a unique row). Where one
- * use crosses several thresholds at once, all are recorded and the highest is posted.
+ * per cap, subject, threshold and period across restarts and processes (a unique row, and the
+ * notice's id). Where one use crosses several thresholds at once, all are recorded and the
+ * highest is posted.
  */
 export async function postBudgetAlerts(
   context: Pick<WorldContext, "store" | "clock">,
@@ -107,9 +108,13 @@ export async function postBudgetAlerts(
       if (use.used * 100 < threshold * use.allowed) break;
       const key = `${world}\u0000${cap.name}\u0000${cap.subject}\u0000${cap.period}\u0000${threshold}`;
       if (posted.has(key)) continue;
-      posted.add(key);
       const alert = { world, cap: cap.name, subject: cap.subject, period: cap.period, threshold };
-      if (await context.store.recordBudgetAlert(alert)) highest = threshold;
+      // Recorded first (a failed write marks nothing: the next call tries again). A threshold
+      // another process, or one that died before posting, recorded is posted here too unless its
+      // notice is stored: the notice's id makes the post once.
+      await context.store.recordBudgetAlert(alert);
+      posted.add(key);
+      highest = threshold;
     }
     if (highest === undefined) continue;
     const now = context.clock();
