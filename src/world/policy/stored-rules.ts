@@ -74,11 +74,7 @@ export interface StoredRuleStore {
    * Revoke a rule (first revocation wins). Undefined for an unknown id; else the rule as it
    * stands and whether this call revoked it.
    */
-  revokeStoredRule(
-    id: string,
-    by: string,
-    at: Date,
-  ): Promise<{ revoked: boolean; rule: StoredRuleRecord } | undefined>;
+  revokeStoredRule(id: string, by: string, at: Date): Promise<{ revoked: boolean; rule: StoredRuleRecord } | undefined>;
 }
 
 /** Whether a rule matches at `now`: not revoked and not expired. */
