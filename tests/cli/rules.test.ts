@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import type { ApprovalsConfig } from "../../src/config/schema.js";
 import { ScriptedProvider } from "../fakes/scripted-provider.js";
 import { createHarness, type Harness, type HarnessOptions, temporaryDatabaseUrl } from "../world/harness.js";
 import { runCliInProcess } from "./run-cli-in-process.js";
@@ -30,9 +31,9 @@ function options(databaseUrl: string): HarnessOptions {
     world: {
       defaultAgent: "alice",
       approvers: { telegram: ["requester", "boss"] },
-      approvals: { allowAlways: true },
+      approvals: { allowAlways: true } as unknown as ApprovalsConfig,
     },
-  } as HarnessOptions;
+  };
 }
 
 describe("roundtable rules and roundtable approvals with stored rules", () => {

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import type { ApprovalsConfig } from "../../src/config/schema.js";
 import { ScriptedProvider } from "../fakes/scripted-provider.js";
 import type { StoredDiscordMessage } from "../fakes/discord-api.js";
 import { type DiscordWorld, discordWorld } from "./helpers.js";
@@ -52,7 +53,7 @@ describe("Always allow from a Discord card", () => {
       agents: [{ name: "alice", provider: alice, tools: ["shell_cmd"] }],
       world: {
         approvers: { discord: ["requester", "role:Dev", discord.olga.id] },
-        approvals: { allowAlways: true },
+        approvals: { allowAlways: true } as unknown as ApprovalsConfig,
       },
       chats: (fake) => ({ [fake.general.id]: "main" }),
     });
@@ -91,6 +92,38 @@ describe("Always allow from a Discord card", () => {
     });
 
     await t.say(t.ana, "@alice run echo bye");
+    expect(pendingCards(t)).toHaveLength(1);
+
+    // The application command: `/rules` lists, `/rules revoke:<id>` revokes; then a card again.
+    const [rule] = await t.world.store.listStoredRules({});
+    const listed = t.fake.slashCommand({ channelId: t.general.id, user: t.olga, name: "rules" });
+    await t.world.waitFor(() => listed.ephemeral.length === 1);
+    expect(listed.ephemeral[0]).toContain(`1. ${rule?.id} · alice · shell_cmd`);
+    // Eve is no approver (Ana, through role:Dev, would be one: revoking only ever asks more).
+    const byEve = t.fake.slashCommand({
+      channelId: t.general.id,
+      user: t.eve,
+      name: "rules",
+      options: [{ name: "revoke", type: 3, value: rule?.id ?? "" }],
+    });
+    await t.world.waitFor(() => byEve.ephemeral.length === 1);
+    expect(byEve.ephemeral[0]).toBe("Only this world's approvers may revoke a rule.");
+    expect((await t.world.store.getStoredRule(rule?.id ?? ""))?.revokedAt).toBeUndefined();
+    const revoke = t.fake.slashCommand({
+      channelId: t.general.id,
+      user: t.olga,
+      name: "rules",
+      options: [{ name: "revoke", type: 3, value: rule?.id ?? "" }],
+    });
+    await t.world.waitFor(() => revoke.ephemeral.length === 1);
+    expect(revoke.ephemeral[0]).toBe(
+      `Rule ${rule?.id} revoked by Olga: alice's shell_cmd with these arguments asks again.`,
+    );
+    await t.say(t.ana, "@alice run echo hello");
+    // A card for it (the earlier card for "bye" was closed by the new message).
+    const approvals = await t.world.store.listApprovals({ chatKey: t.chatKeyOf() });
+    expect(approvals).toHaveLength(3);
+    expect(approvals.at(-1)?.state).toBe("pending");
     expect(pendingCards(t)).toHaveLength(1);
   });
 });

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import type { ApprovalsConfig } from "../../src/config/schema.js";
 import { ScriptedProvider } from "../fakes/scripted-provider.js";
 import type { SlackStoredMessage } from "../fakes/slack-api.js";
 import { ana, channel, olga, threadKey, type WorldSlack, worldOnSlack } from "./world-slack.js";
@@ -35,7 +36,7 @@ describe("Always allow from a Slack card", () => {
       world: {
         defaultAgent: "alice",
         approvers: { slack: ["requester", olga] },
-        approvals: { allowAlways: true },
+        approvals: { allowAlways: true } as unknown as ApprovalsConfig,
       },
       chats: { [channel]: "main" },
     });

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import type { ApprovalsConfig } from "../../src/config/schema.js";
 import { ScriptedProvider } from "../fakes/scripted-provider.js";
 import type { FakeUser, StoredMessage } from "../fakes/telegram-api.js";
 import { temporaryDatabaseUrl } from "../world/harness.js";
@@ -60,10 +61,10 @@ function options(extra: Partial<WorldTelegramOptions> = {}): WorldTelegramOption
     agents: [{ name: "alice", provider: echoWhatIsAsked(), tools: ["shell_cmd"] }],
     world: {
       approvers: { telegram: ["requester", String(boss.id)] },
-      approvals: { allowAlways: true, allowAlwaysFor: "2d" },
+      approvals: { allowAlways: true, allowAlwaysFor: "2d" } as unknown as ApprovalsConfig,
     },
     ...extra,
-  } as WorldTelegramOptions;
+  };
 }
 
 async function ask(t: WorldTelegram, who: FakeUser, word: string): Promise<void> {
@@ -157,7 +158,10 @@ describe("Always allow from a Telegram card", () => {
   it("is never offered where deciders qualify only as requester (or a role), and a forged press is refused", async () => {
     t = await worldOnTelegram(
       options({
-        world: { approvers: { telegram: ["requester", "admins"] }, approvals: { allowAlways: true } },
+        world: {
+          approvers: { telegram: ["requester", "admins"] },
+          approvals: { allowAlways: true } as unknown as ApprovalsConfig,
+        },
       }),
     );
     await ask(t, ana, "hello");
