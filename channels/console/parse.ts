@@ -8,9 +8,9 @@ export type ConsoleInput =
   | { kind: "invalid"; problem: string }
   | { kind: "empty" };
 
-export const approveUsage = "usage: /approve once|session|deny [id] [reason]";
+export const approveUsage = "usage: /approve once|session|deny|always [id] [reason]";
 
-/** `/approve once|session|deny [id] [reason…]`; no id means the oldest pending approval. */
+/** `/approve once|session|deny|always [id] [reason…]` (`always` where the card offers it); no id means the oldest pending approval. */
 export function parseConsoleLine(line: string): ConsoleInput {
   const text = line.replace(/\r$/, "");
   const trimmed = text.trim();
@@ -19,7 +19,7 @@ export function parseConsoleLine(line: string): ConsoleInput {
   if (!trimmed.startsWith("/approve")) return { kind: "message", text };
   const [command, choice, id, ...reason] = trimmed.split(/\s+/);
   if (command !== "/approve") return { kind: "message", text };
-  if (choice !== "once" && choice !== "session" && choice !== "deny") {
+  if (choice !== "once" && choice !== "session" && choice !== "deny" && choice !== "always") {
     return { kind: "invalid", problem: approveUsage };
   }
   const joined = reason.join(" ");

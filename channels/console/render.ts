@@ -42,9 +42,11 @@ export function renderOutcomeLine(outcome: ApprovalOutcome): string {
   const scope =
     outcome.state === "approved" && outcome.choice === "session"
       ? " for this session"
-      : outcome.state === "approved"
-        ? " once"
-        : "";
+      : outcome.state === "approved" && outcome.choice === "always"
+        ? " (always allowed)"
+        : outcome.state === "approved"
+          ? " once"
+          : "";
   if (outcome.state === "skipped" && outcome.note !== undefined) {
     return `approval ${outcome.shortId}: skipped (${outcome.note})`;
   }

@@ -425,7 +425,12 @@ export class DiscordAdapter
   /** The chat commands as application commands of a guild (guild commands show at once). */
   private async registerCommands(guildId: string): Promise<void> {
     this.commandGuilds.add(guildId);
-    const commands = chatCommands.map((command) => ({ name: command.name, description: command.description, type: 1 }));
+    const commands = chatCommands.map((command) => ({
+      name: command.name,
+      description: command.description,
+      type: 1,
+      ...(command.name === "rules" ? { options: [rulesRevokeOption] } : {}),
+    }));
     try {
       await this.api.registerGuildCommands(this.applicationId, guildId, commands);
     } catch (error) {
@@ -497,3 +502,11 @@ export class DiscordAdapter
     }
   }
 }
+
+/** `/rules revoke:<id>`: the rule to revoke (without it `/rules` lists them). */
+const rulesRevokeOption = {
+  type: 3,
+  name: "revoke",
+  description: "The id of a stored rule to revoke",
+  required: false,
+};

@@ -2,10 +2,10 @@ import type { ApprovalChoice } from "../../src/world/channel-adapter.js";
 
 /**
  * A button's `custom_id`: the opaque approval id and the choice, nothing else
- * (`rt:<approval id>:<o|s|d>`, at most 100 characters as Discord allows).
+ * (`rt:<approval id>:<o|s|d|a>`, at most 100 characters as Discord allows).
  */
 const prefix = "rt";
-const codes: Record<ApprovalChoice, string> = { once: "o", session: "s", deny: "d" };
+const codes: Record<ApprovalChoice, string> = { once: "o", session: "s", deny: "d", always: "a" };
 const choices = new Map<string, ApprovalChoice>(
   Object.entries(codes).map(([choice, code]) => [code, choice as ApprovalChoice]),
 );
@@ -19,7 +19,7 @@ export function encodeApprovalCustomId(approvalId: string, choice: ApprovalChoic
 
 /** The approval id and choice of a button, or undefined for anything that is not one of ours. */
 export function decodeApprovalCustomId(customId: string): { approvalId: string; choice: ApprovalChoice } | undefined {
-  const match = /^rt:([A-Za-z0-9_-]{1,90}):([osd])$/.exec(customId);
+  const match = /^rt:([A-Za-z0-9_-]{1,90}):([osda])$/.exec(customId);
   if (!match) return undefined;
   const choice = choices.get(match[2] ?? "");
   return choice === undefined ? undefined : { approvalId: match[1] ?? "", choice };

@@ -217,7 +217,10 @@ export function parseInteraction(raw: unknown, chat: ChatRef, directory: Mention
   if (interaction.type === 2) {
     const name = interaction.data?.name;
     if (name === undefined) return { kind: "bad-click", interaction: ref, reason: "command without a name" };
-    const args = (interaction.data?.options ?? []).map((option) => String(option.value ?? ""));
+    // `/rules revoke:<id>` is the typed `/rules revoke <id>`: a named option keeps its name.
+    const args = (interaction.data?.options ?? []).flatMap((option) =>
+      option.name === "revoke" ? ["revoke", String(option.value ?? "")] : [String(option.value ?? "")],
+    );
     return {
       kind: "command",
       command: { chat, name, args, sender, platformEventId: interaction.id, raw },

@@ -53,6 +53,7 @@ const choiceButtons: Record<ApprovalChoice, { label: string; style: number }> = 
   once: { label: "Approve once", style: buttonStyles.success },
   session: { label: "For session", style: buttonStyles.primary },
   deny: { label: "Deny", style: buttonStyles.danger },
+  always: { label: "Always allow", style: buttonStyles.secondary },
 };
 
 /** Longest arguments shown inline on a card; longer ones are attached in full. */

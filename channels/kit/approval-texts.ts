@@ -26,6 +26,7 @@ export function outcomeWords(outcome: ApprovalOutcome, escapeText: (text: string
   const by = outcome.decidedBy ? ` by ${escapeText(outcome.decidedBy.name)}` : "";
   switch (outcome.state) {
     case "approved":
+      if (outcome.choice === "always") return `Always allowed${by}`;
       return outcome.choice === "session" ? `Approved for this session${by}` : `Approved once${by}`;
     case "denied":
       return `Denied${by}`;

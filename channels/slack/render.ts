@@ -78,6 +78,7 @@ const choiceLabels: Record<ApprovalChoice, string> = {
   once: "Approve once",
   session: "For session",
   deny: "Deny",
+  always: "Always allow",
 };
 
 /** The approval card: text fallback (notifications), blocks, and whether the arguments need a file. */
@@ -167,6 +168,19 @@ function button(card: ApprovalCard, choice: ApprovalChoice): Block {
     text: { type: "plain_text", text: choiceLabels[choice] },
     value: encodeApprovalValue(card.approvalId, choice),
     ...(choice === "once" ? { style: "primary" } : {}),
+    ...(choice === "always"
+      ? {
+          confirm: {
+            title: { type: "plain_text", text: "Always allow this call?" },
+            text: {
+              type: "mrkdwn",
+              text: `The same call by ${escapeMrkdwn(card.agent)} will run without a card until the rule expires or is revoked (\`/rules\`).`,
+            },
+            confirm: { type: "plain_text", text: "Always allow" },
+            deny: { type: "plain_text", text: "Cancel" },
+          },
+        }
+      : {}),
     ...(choice === "deny"
       ? {
           style: "danger",

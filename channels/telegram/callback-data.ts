@@ -4,12 +4,12 @@ import type { ApprovalChoice } from "../../src/world/channel-adapter.js";
 /** Telegram's limit for `callback_data`, in bytes. */
 export const callbackDataLimit = 64;
 
-const choiceCodes: Record<ApprovalChoice, string> = { once: "o", session: "s", deny: "d" };
+const choiceCodes: Record<ApprovalChoice, string> = { once: "o", session: "s", deny: "d", always: "a" };
 const choicesByCode = new Map<string, ApprovalChoice>(
   Object.entries(choiceCodes).map(([choice, code]) => [code, choice as ApprovalChoice]),
 );
 
-/** `ap:<approval id>:<o|s|d>`: the opaque id and the choice, nothing else. */
+/** `ap:<approval id>:<o|s|d|a>`: the opaque id and the choice, nothing else. */
 export function encodeApprovalCallback(approvalId: string, choice: ApprovalChoice): string {
   const data = `ap:${approvalId}:${choiceCodes[choice]}`;
   if (Buffer.byteLength(data, "utf8") > callbackDataLimit || approvalId.includes(":") || approvalId === "") {

@@ -53,6 +53,7 @@ const choiceLabels: Record<ApprovalChoice, string> = {
   once: "✅ Approve once",
   session: "🔁 For session",
   deny: "❌ Deny",
+  always: "♾ Always allow",
 };
 
 /** Longest arguments preview shown on a card (the whole card must fit one message). */
@@ -107,9 +108,10 @@ export function renderApprovalCard(card: ApprovalCard): { html: string; keyboard
     text: choiceLabels[choice],
     callback_data: encodeApprovalCallback(card.approvalId, choice),
   }));
-  const approve = buttons.filter((_, index) => card.choices[index] !== "deny");
+  const approve = buttons.filter((_, index) => card.choices[index] !== "deny" && card.choices[index] !== "always");
+  const always = buttons.filter((_, index) => card.choices[index] === "always");
   const deny = buttons.filter((_, index) => card.choices[index] === "deny");
-  const rows = [approve, deny].filter((row) => row.length > 0);
+  const rows = [approve, always, deny].filter((row) => row.length > 0);
   return { html: lines.join("\n"), keyboard: { inline_keyboard: rows } };
 }
 

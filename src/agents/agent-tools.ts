@@ -19,6 +19,8 @@ export interface AgentTools {
 export interface PolicyVerdict {
   action: "run" | "ask" | "block";
   reason: string;
+  /** A configured rule could not be checked: nothing, stored rules included, lets the call run unasked. */
+  unchecked?: true;
 }
 
 /** The approval policy as the loop needs it. */

@@ -2,6 +2,7 @@ import type { ToolCallRecord } from "../world/records.js";
 import { jobKey } from "../world/jobs.js";
 import { parseChatKey } from "../world/chat-ref.js";
 import { parkTurn, recordToolResult, requestApproval } from "../world/turn/index.js";
+import { allowedByStoredRule } from "../world/policy/stored-rules.js";
 import { showToolProgress } from "../world/working-status.js";
 import type { AgentRuntime, TurnScope } from "./agent-runtime.js";
 import { continueTurn } from "./continue-turn.js";
@@ -106,6 +107,17 @@ export async function dispatchToolCalls(runtime: AgentRuntime, scope: TurnScope,
         sessionEpoch: epoch,
       }));
     if (verdict.action === "run" || granted) {
+      await queueRun(runtime, call);
+      continue;
+    }
+    // A stored *Always allow* rule, matched like a configured `allow` rule: never past a `deny`
+    // rule (blocked above) nor one that could not be checked (docs/approvals.md, "Always allow").
+    const rule =
+      verdict.action === "ask" && verdict.unchecked !== true
+        ? await allowedByStoredRule(store, scope.world, call, hash, runtime.world.clock())
+        : undefined;
+    if (rule) {
+      runtime.world.logger.info({ toolCallId: call.id, rule: rule.id }, "tool call allowed by a stored rule");
       await queueRun(runtime, call);
       continue;
     }

@@ -16,6 +16,7 @@ export function worldSettingsFrom(world: WorldConfig): WorldSettings {
     approvers: world.approvers,
     members: world.members,
     approvalTimeout: world.approvalTimeout,
+    ...(world.approvals.allowAlways ? { allowAlways: { forMs: world.approvals.allowAlwaysFor } } : {}),
     allowBots: world.allowBots,
     limits: {
       messagesPerMinute: world.limits.messagesPerMinute,

@@ -16,8 +16,9 @@ export const approvalsCommand: CliCommand = {
 
 Lists every approval asked for in the period, oldest first: chat, agent, tool, arguments, who
 asked, who decided what and when (or that it expired or was skipped), how long it waited, and
-the kind of the tool's result (ok, error, denied, expired, skipped, ...). --json prints one JSON
-array with every field (and each state change) for export.
+the kind of the tool's result (ok, error, denied, expired, skipped, ...). A call that a stored
+Always allow rule let run without a card is listed too, with the rule (allowedByRule in JSON).
+--json prints one JSON array with every field (and each state change) for export.
 
 Secrets in the arguments and notes are redacted as in the logs: the config's keys and tokens
 (when the config can be read), secret-named environment variables, and key shapes (sk-…,
@@ -76,7 +77,10 @@ Environment: DATABASE_URL (default file:./data/roundtable.db).`,
  * config that cannot, for example for want of its variables here, leaves the environment's
  * secrets and the key shapes, and says so).
  */
-async function outputRedactor(context: Parameters<CliCommand["run"]>[1]): Promise<(text: string) => string> {
+export async function outputRedactor(
+  context: Parameters<CliCommand["run"]>[1],
+  command = "approvals",
+): Promise<(text: string) => string> {
   const secrets = environmentSecrets(context.env);
   try {
     const loaded = await loadConfig({ configPath: context.configPath, env: context.env, cwd: context.cwd });
@@ -86,7 +90,7 @@ async function outputRedactor(context: Parameters<CliCommand["run"]>[1]): Promis
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
     context.stderr.write(
-      `roundtable approvals: the config could not be read (${secretRedactor(secrets)(why)}); only secret-named environment variables and key shapes are redacted\n`,
+      `roundtable ${command}: the config could not be read (${secretRedactor(secrets)(why)}); only secret-named environment variables and key shapes are redacted\n`,
     );
   }
   return secretRedactor(secrets);
@@ -100,5 +104,7 @@ function approvalLine(entry: AuditedApproval): string {
       : `${entry.state}${entry.choice === undefined ? "" : ` (${entry.choice})`}${entry.decidedBy ? ` by ${entry.decidedBy.name}` : ""} at ${entry.decidedAt ?? "?"}`;
   const waited = entry.waitedSeconds === undefined ? "" : ` after ${describeWait(entry.waitedSeconds * 1000)}`;
   const result = entry.resultKind === undefined ? "no result yet" : `result ${entry.resultKind}`;
+  if (entry.allowedByRule !== undefined)
+    return `${entry.createdAt}  ${entry.chat}  ${entry.agent}  ${entry.tool} ${entry.argumentsJson}  ${asked}  allowed by rule ${entry.allowedByRule} (no card)  ${result}`;
   return `${entry.createdAt}  ${entry.chat}  ${entry.agent}  ${entry.tool} ${entry.argumentsJson}  ${asked}  ${decided}${waited}  ${result}`;
 }

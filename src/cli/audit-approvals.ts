@@ -1,33 +1,15 @@
 import type { Store } from "../storage/store.js";
+import { auditRuleUses } from "./audit-rule-uses.js";
+import type { AuditedApproval } from "./audited-approval.js";
 
-/** One approval as the audit shows it; times are ISO strings (this is also the JSON export). */
-export interface AuditedApproval {
-  id: string;
-  shortId: string;
-  world: string;
-  chat: string;
-  agent: string;
-  tool: string;
-  /** The arguments exactly as the model sent them (what the card showed). */
-  argumentsJson: string;
-  requestedBy: { id: string; name?: string };
-  reason: string;
-  state: string;
-  choice?: string;
-  decidedBy?: { id: string; name: string };
-  decidedAt?: string;
-  createdAt: string;
-  expiresAt: string;
-  /** From the request to the decision (or expiry), in whole seconds. */
-  waitedSeconds?: number;
-  /** The kind of the tool call's result (`ok`, `error`, `denied`, `expired`, `skipped`, ...). */
-  resultKind?: string;
-  changes: { state: string; by: string; at: string; note?: string }[];
-}
+export type { AuditedApproval } from "./audited-approval.js";
 
 /** Every approval created since `since` (in `world`), with its call, requester, decision and result. */
 export async function auditApprovals(store: Store, since: Date, world?: string): Promise<AuditedApproval[]> {
   const audited: AuditedApproval[] = [];
+  const madeRules = new Map(
+    (await store.listStoredRules(world === undefined ? {} : { world })).map((rule) => [rule.sourceApprovalId, rule.id]),
+  );
   for (const approval of await store.listApprovalsSince(since, world)) {
     const call = await store.getToolCall(approval.toolCallId);
     const result = await store.getToolResult(approval.toolCallId);
@@ -65,7 +47,14 @@ export async function auditApprovals(store: Store, since: Date, world?: string):
         at: change.createdAt.toISOString(),
         ...(change.note === undefined ? {} : { note: change.note }),
       })),
+      ...createdRuleOf(madeRules.get(approval.id)),
     });
   }
-  return audited;
+  // Calls a stored rule allowed have no approval: each is an entry of its own, in time order.
+  audited.push(...(await auditRuleUses(store, since, world)));
+  return audited.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+}
+
+function createdRuleOf(id: string | undefined): { createdRule?: string } {
+  return id === undefined ? {} : { createdRule: id };
 }

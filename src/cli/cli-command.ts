@@ -13,6 +13,11 @@ export interface CliCommand {
   help: string;
   /** The command's own options (`--config` and `--help` are added for every command). */
   options: ParseArgsOptionsConfig;
+  /** Takes words after the command (`roundtable rules revoke <id>`), passed as `positionals`. */
+  allowPositionals?: boolean;
   /** Resolves with the exit code. `configPath` is the global `--config`. */
-  run(values: OptionValues, context: CliContext & { configPath: string | undefined }): Promise<number>;
+  run(
+    values: OptionValues,
+    context: CliContext & { configPath: string | undefined; positionals?: readonly string[] },
+  ): Promise<number>;
 }

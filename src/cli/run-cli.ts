@@ -14,6 +14,7 @@ import { replayCommand } from "./replay-command.js";
 import { startCommand } from "./start-command.js";
 import { usageCommand } from "./usage-command.js";
 import { schedulesCommand } from "./schedules-command.js";
+import { rulesCommand } from "./rules.js";
 import { UsageError } from "./usage-error.js";
 import { webLoginCommand } from "./web-login-command.js";
 
@@ -25,6 +26,7 @@ export const commands: readonly CliCommand[] = [
   migrateCommand,
   usageCommand,
   approvalsCommand,
+  rulesCommand,
   schedulesCommand,
   replayCommand,
   webLoginCommand,
@@ -87,11 +89,12 @@ export async function runCli(argv: readonly string[], context: CliContext): Prom
   }
 
   let values: OptionValues;
+  let positionals: string[];
   try {
-    ({ values } = parseArgs({
+    ({ values, positionals } = parseArgs({
       args: [...rest],
       options: { ...command.options, config: { type: "string" }, help: { type: "boolean", short: "h" } },
-      allowPositionals: false,
+      allowPositionals: command.allowPositionals === true,
       strict: true,
     }));
   } catch (error) {
@@ -104,7 +107,7 @@ export async function runCli(argv: readonly string[], context: CliContext): Prom
   }
   const configPath = typeof values.config === "string" ? values.config : global.configPath;
   try {
-    return await command.run(values, { ...context, configPath });
+    return await command.run(values, { ...context, configPath, positionals });
   } catch (error) {
     if (error instanceof UsageError) {
       context.stderr.write(`roundtable ${command.name}: ${error.message}\n\n${command.help}\n`);

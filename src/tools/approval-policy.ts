@@ -10,6 +10,8 @@ export interface PolicyDecision {
   action: "run" | "ask" | "block";
   /** Why, in words for logs, cards and the blocked result. */
   reason: string;
+  /** A rule could not be checked: no rule, stored ones included, lets the call run unasked. */
+  unchecked?: true;
 }
 
 /** The part of the tools config the policy reads. */
@@ -52,6 +54,7 @@ export function decidePolicy(
     const why = uncheckedWords(unchecked.verdict);
     return {
       action: "ask",
+      unchecked: true,
       reason: `${toolName} needs approval: rule ${describeRule(unchecked.rule, unchecked.number)} could not be checked (${why})`,
     };
   }

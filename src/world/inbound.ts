@@ -87,10 +87,17 @@ export interface ThreadRoot {
   ownPost?: boolean;
 }
 
-/** What a person can choose on an approval card. */
-export type ApprovalChoice = "once" | "session" | "deny";
+/**
+ * What a person can choose on an approval card. `always`: approve once and store a rule that
+ * allows the same call from now on (`approvals.allowAlways`, docs/approvals.md "Always allow").
+ */
+export type ApprovalChoice = "once" | "session" | "deny" | "always";
 
-export const approvalChoices: readonly ApprovalChoice[] = ["once", "session", "deny"];
+/** Every choice a press may carry (what a channel accepts back from its buttons). */
+export const approvalChoices: readonly ApprovalChoice[] = ["once", "session", "deny", "always"];
+
+/** The choices of an ordinary card (`always` is added where the world offers it). */
+export const cardChoices: readonly ApprovalChoice[] = ["once", "session", "deny"];
 
 /** A button press on an approval card. Everything but the id and choice comes from storage. */
 export interface ApprovalClick {

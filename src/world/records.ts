@@ -1,4 +1,5 @@
 import type { ApprovalChoice } from "./inbound.js";
+import type { NewStoredRule } from "./policy/stored-rules.js";
 import type { ApprovalState, ToolResultKind } from "./approval-types.js";
 import type { Author, WorldMessage } from "./message.js";
 
@@ -169,6 +170,8 @@ export interface ApprovalDecision {
    * a crash cannot keep the decision and lose the grant. Granted by the actor.
    */
   sessionGrant?: SessionGrantKey;
+  /** For an *Always allow* decision: the rule it makes, stored in the decision's own transaction. */
+  storedRule?: NewStoredRule;
 }
 
 /** The result of a decision attempt: `won` is false when someone decided first. */

@@ -3,6 +3,7 @@ import type { AutonomousRunStore } from "./autonomous/autonomous-run-store.js";
 import type { BudgetStore } from "./budget-store.js";
 import type { LoginSessionStore } from "./login-session-store.js";
 import type { HookOutcomeStore } from "./policy/event-policy.js";
+import type { StoredRuleStore } from "./policy/stored-rules.js";
 import type { StoredEvent, WorldEvent } from "./events.js";
 import type {
   ApprovalChangeRecord,
@@ -44,7 +45,13 @@ export interface EventToDeliver {
  * implementation over Prisma serves SQLite and PostgreSQL; the same contract suite runs on both.
  * Methods are small and each is atomic.
  */
-export interface Store extends AccountingStore, BudgetStore, LoginSessionStore, AutonomousRunStore, HookOutcomeStore {
+export interface Store
+  extends AccountingStore,
+    BudgetStore,
+    LoginSessionStore,
+    AutonomousRunStore,
+    HookOutcomeStore,
+    StoredRuleStore {
   // chats
   /** Create the chat if new (binding it to `world`); return it either way. */
   ensureChat(key: string, world: string, platform: string): Promise<ChatRecord>;

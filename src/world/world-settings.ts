@@ -22,6 +22,11 @@ export interface WorldSettings {
   members: Partial<Record<string, string[]>>;
   /** How long an approval waits for a decision, in milliseconds. */
   approvalTimeout: number;
+  /**
+   * `approvals.allowAlways`: cards offer *Always allow* to deciders listed by id, and the stored
+   * rules match, each for `forMs` (`allowAlwaysFor`) from its making. Absent: off.
+   */
+  allowAlways?: { forMs: number };
   /** Other bots' messages start turns. */
   allowBots: boolean;
   /** A person's message rate and the world's daily budget (`worlds[].limits`). */

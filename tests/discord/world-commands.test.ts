@@ -10,7 +10,7 @@ afterEach(async () => {
 });
 
 describe("chat commands as Discord application commands", () => {
-  it("the six commands are registered in each guild at start; /agents and /approvals answer ephemerally and start no turn", async () => {
+  it("the seven commands are registered in each guild at start; /agents and /approvals answer ephemerally and start no turn", async () => {
     const alice = new ScriptedProvider(() => ({
       text: "Checking.",
       toolCalls: [{ name: "shell_cmd", args: { command: "echo", args: ["hi"] } }],
@@ -25,6 +25,7 @@ describe("chat commands as Discord application commands", () => {
       "agents",
       "approvals",
       "usage",
+      "rules",
       "reset",
       "help",
     ]);

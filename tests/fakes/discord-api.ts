@@ -288,7 +288,13 @@ export class FakeDiscord {
   }
 
   /** A person runs an application command (`/agents`, …) in a channel; dispatched as INTERACTION_CREATE (type 2). */
-  slashCommand(options: { channelId: string; user: FakeDiscordUser; name: string }): FakeInteraction {
+  slashCommand(options: {
+    channelId: string;
+    user: FakeDiscordUser;
+    name: string;
+    /** The command's options as Discord sends them (`{ name, type: 3, value }` for a string). */
+    options?: { name: string; type: number; value: string }[];
+  }): FakeInteraction {
     const channel = this.state.channels.get(options.channelId);
     if (!channel) throw new Error("unknown channel");
     const applicationId = [...this.bots.values()][0]?.applicationId ?? "0";
@@ -327,7 +333,12 @@ export class FakeDiscord {
             },
           }
         : { user }),
-      data: { id: snowflake(), name: options.name, type: 1 },
+      data: {
+        id: snowflake(),
+        name: options.name,
+        type: 1,
+        ...(options.options === undefined ? {} : { options: options.options }),
+      },
       locale: "en-US",
       app_permissions: "0",
       entitlements: [],

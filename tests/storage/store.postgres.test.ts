@@ -5,6 +5,7 @@ import { storeAccountingContract } from "./store-contract-accounting.js";
 import { storeApprovalContract } from "./store-contract-approvals.js";
 import { storeBudgetContract } from "./store-contract-budgets.js";
 import { storeLoginContract } from "./store-contract-logins.js";
+import { storeRuleContract } from "./store-contract-rules.js";
 import { createPostgresDatabase, describePostgres, quietLogger } from "./test-databases.js";
 
 describePostgres("PostgreSQL store", (serverUrl) => {
@@ -25,4 +26,5 @@ describePostgres("PostgreSQL store", (serverUrl) => {
   storeAccountingContract("PostgreSQL", openPostgres);
   storeBudgetContract("PostgreSQL", openPostgres);
   storeLoginContract("PostgreSQL", openPostgres);
+  storeRuleContract("PostgreSQL", openPostgres);
 });

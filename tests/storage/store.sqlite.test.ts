@@ -5,6 +5,7 @@ import { storeAccountingContract } from "./store-contract-accounting.js";
 import { storeApprovalContract } from "./store-contract-approvals.js";
 import { storeBudgetContract } from "./store-contract-budgets.js";
 import { storeLoginContract } from "./store-contract-logins.js";
+import { storeRuleContract } from "./store-contract-rules.js";
 import { quietLogger, temporarySqlite } from "./test-databases.js";
 
 const openSqlite = async () => {
@@ -25,3 +26,4 @@ storeApprovalContract("SQLite", openSqlite);
 storeAccountingContract("SQLite", openSqlite);
 storeBudgetContract("SQLite", openSqlite);
 storeLoginContract("SQLite", openSqlite);
+storeRuleContract("SQLite", openSqlite);

@@ -20,7 +20,7 @@ function asksToEcho() {
 }
 
 describe("chat commands on Telegram", () => {
-  it("registers the six commands with setMyCommands at start", async () => {
+  it("registers the seven commands with setMyCommands at start", async () => {
     t = await worldOnTelegram({ agents: [{ name: "alice", provider: new ScriptedProvider([]) }] });
     const calls = t.fake.callsTo("setMyCommands", mainToken);
     expect(calls).toHaveLength(1);
@@ -32,6 +32,7 @@ describe("chat commands on Telegram", () => {
       "agents",
       "approvals",
       "usage",
+      "rules",
       "reset",
       "help",
     ]);

@@ -11,6 +11,7 @@ import type {
 import type { DatabaseClient } from "./database-client.js";
 import { conflictOr, isUniqueViolation } from "./prisma-errors.js";
 import { toApprovalChangeRecord, toApprovalRecord } from "./record-mappers.js";
+import { createStoredRuleIn } from "./stored-rule-queries.js";
 
 /** Approvals, their audit trail and session grants over Prisma (SQLite and PostgreSQL alike). */
 export class ApprovalQueries {
@@ -106,6 +107,7 @@ export class ApprovalQueries {
             update: {},
           });
         }
+        if (decision.storedRule) await createStoredRuleIn(tx, decision.storedRule);
       }
       const row = await tx.approval.findUnique({ where: { id } });
       if (!row) throw new StorageError("approval.unknown", `approval ${id} does not exist`);

@@ -40,6 +40,7 @@ import { LoginSessionQueries } from "./login-session-queries.js";
 import { AutonomousRunQueries } from "./autonomous-run-queries.js";
 import type { AutonomousRunRecord } from "../../world/autonomous/autonomous-run-store.js";
 import { HookOutcomeQueries } from "./hook-outcome-queries.js";
+import { StoredRuleQueries } from "./stored-rule-queries.js";
 import type { HookEffects, HookOutcomeRecord, ReplayHistory } from "../../world/policy/event-policy.js";
 import { RecentMessages } from "./recent-messages.js";
 import { StepQueries } from "./step-queries.js";
@@ -67,6 +68,7 @@ export class PrismaStore implements Store {
   private readonly logins: LoginSessionQueries;
   private readonly runs: AutonomousRunQueries;
   private readonly hooks: HookOutcomeQueries;
+  private readonly rules: StoredRuleQueries;
   /** The hot statements' way to the database (around Prisma's client on SQLite). */
   private readonly raw: RawSql;
   private readonly steps: StepQueries;
@@ -97,6 +99,7 @@ export class PrismaStore implements Store {
     this.approvals = new ApprovalQueries(db, clock);
     this.logins = new LoginSessionQueries(db);
     this.hooks = new HookOutcomeQueries(db, clock);
+    this.rules = new StoredRuleQueries(db);
     this.raw = rawSqlOf(db);
     this.runs = new AutonomousRunQueries(this.raw, clock);
     this.outboundWriter = options.outboundWriter;
@@ -107,6 +110,36 @@ export class PrismaStore implements Store {
     this.recent = options.recentMessages
       ? new RecentMessages((chatKey, latest, afterSeq) => this.hot.latestMessages(chatKey, latest, afterSeq))
       : undefined;
+  }
+
+  // stored Always allow rules (docs/approvals.md)
+
+  findActiveStoredRule(...args: Parameters<StoredRuleQueries["findActiveStoredRule"]>) {
+    return this.rules.findActiveStoredRule(...args);
+  }
+
+  useStoredRule(...args: Parameters<StoredRuleQueries["useStoredRule"]>) {
+    return this.rules.useStoredRule(...args);
+  }
+
+  storedRuleUseOf(toolCallId: string) {
+    return this.rules.storedRuleUseOf(toolCallId);
+  }
+
+  listStoredRuleUses(...args: Parameters<StoredRuleQueries["listStoredRuleUses"]>) {
+    return this.rules.listStoredRuleUses(...args);
+  }
+
+  getStoredRule(id: string) {
+    return this.rules.getStoredRule(id);
+  }
+
+  listStoredRules(...args: Parameters<StoredRuleQueries["listStoredRules"]>) {
+    return this.rules.listStoredRules(...args);
+  }
+
+  revokeStoredRule(...args: Parameters<StoredRuleQueries["revokeStoredRule"]>) {
+    return this.rules.revokeStoredRule(...args);
   }
 
   // runs of schedules and triggers

@@ -1,5 +1,5 @@
 /** The chat commands, the same on every platform. */
-export type ChatCommandName = "stop" | "agents" | "approvals" | "usage" | "reset" | "help";
+export type ChatCommandName = "stop" | "agents" | "approvals" | "usage" | "rules" | "reset" | "help";
 
 /** A command as menus list it (Telegram `setMyCommands`, Slack's `/roundtable`, Discord's commands). */
 export interface ChatCommandInfo {
@@ -16,6 +16,7 @@ export const chatCommands: readonly ChatCommandInfo[] = [
     name: "usage",
     description: "Your, this chat's and the world's model usage today and this month, against the budgets",
   },
+  { name: "rules", description: "This world's stored Always allow rules; /rules revoke <id> ends one" },
   { name: "reset", description: "End this chat's session approvals and close pending requests" },
   { name: "help", description: "What the commands do" },
 ];

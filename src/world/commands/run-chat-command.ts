@@ -7,6 +7,7 @@ import { approvalsText } from "./approvals-text.js";
 import type { ChatCommandAnswer, ChatCommandRequest } from "./chat-command-request.js";
 import { helpText } from "./help-text.js";
 import { stopCommand } from "./stop-command.js";
+import { rulesCommand } from "./rules-command.js";
 import { chatKey } from "../chat-ref.js";
 import { usageReport, usageText } from "../limits/usage-report.js";
 
@@ -37,6 +38,8 @@ export async function runChatCommand(
         status: "done",
         text: await approvalsText(context, chat, approversFor(world, chat.platform), request.wholeChannel),
       };
+    case "rules":
+      return rulesCommand(context, request);
     case "stop":
       return stopCommand(context, outbox, interrupts, request);
     case "usage": {

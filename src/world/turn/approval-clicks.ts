@@ -5,9 +5,16 @@ import { chatKey, type Platform } from "../chat-ref.js";
 import type { ApprovalClick, ClickResult } from "../inbound.js";
 import type { WorldContext } from "../world-context.js";
 import { approversFor, deciderCheck } from "./approval-rights.js";
+import { accessChannelFor } from "../access-channel.js";
+import { alwaysRefusedText, mayAlwaysAllow, storedRuleFor } from "./always-allow.js";
 import { queueDecidedStep, recordExpiry } from "./settle-approval.js";
 
-const choiceWords = { once: "approved once", session: "approved for this session", deny: "denied" } as const;
+const choiceWords = {
+  once: "approved once",
+  session: "approved for this session",
+  deny: "denied",
+  always: "always allowed",
+} as const;
 
 /**
  * A button press: find the approval, check that it belongs to this chat and world, that the
@@ -54,12 +61,25 @@ export async function handleApprovalClick(context: WorldContext, click: Approval
     log.warn({ approvalId: approval.id }, "click by someone not allowed to decide refused");
     return { status: "not-allowed", text: notAllowedText(world, click.chat.platform, budget) };
   }
+  // *Always allow* makes a rule: only a decider listed by id may (docs/approvals.md, "Always allow").
+  const channel = accessChannelFor(context.channels, click.chat.platform);
+  if (click.choice === "always" && (budget || !call || !mayAlwaysAllow(world, channel, click.user))) {
+    log.warn({ approvalId: approval.id }, "always allow by someone not listed by id refused");
+    return { status: "not-allowed", text: alwaysRefusedText(world) };
+  }
   if (approval.state !== "pending") return alreadyDecided(context, approval);
   if (clock().getTime() >= approval.expiresAt.getTime()) return expireLate(context, approval.id);
 
   const state = click.choice === "deny" ? "denied" : "approved";
   const sessionGrant =
     click.choice === "session" && call ? await sessionGrantFor(context, key, approval, call) : undefined;
+  const argsHash = click.choice === "always" && call ? context.hashCall(call.name, call.argumentsJson) : undefined;
+  const storedRule =
+    argsHash === undefined || !call
+      ? undefined
+      : storedRuleFor(world, approval, call, argsHash, { ...click.user, platform: click.chat.platform }, clock());
+  if (click.choice === "always" && storedRule === undefined)
+    return { status: "not-allowed", text: "These arguments cannot be matched by a rule; nothing was decided." };
   const decision = {
     state,
     choice: click.choice,
@@ -68,12 +88,18 @@ export async function handleApprovalClick(context: WorldContext, click: Approval
     at: clock(),
     ...(click.reason === undefined ? {} : { note: click.reason }),
     ...(sessionGrant === undefined ? {} : { sessionGrant }),
+    ...(storedRule === undefined ? {} : { storedRule }),
   } as const;
   const result = await store.decideApproval(approval.id, decision);
   if (!result.won) return alreadyDecided(context, result.approval);
   log.info({ approvalId: approval.id, choice: click.choice }, "approval decided");
 
   await queueDecidedStep(context, result.approval);
+  if (storedRule)
+    return {
+      status: "decided",
+      text: `Always allowed: rule ${storedRule.id}, until ${utcMinute(storedRule.expiresAt)}. This call runs now.`,
+    };
   return { status: "decided", text: `${capitalize(choiceWords[click.choice])}.` };
 }
 
@@ -134,6 +160,10 @@ function notAllowedText(world: Parameters<typeof approversFor>[0], platform: Pla
   return onlyRequester
     ? "You are not allowed to decide this approval: only the person who asked may."
     : "You are not allowed to decide this approval: only this world's approvers may.";
+}
+
+function utcMinute(at: Date): string {
+  return `${at.toISOString().slice(0, 16).replace("T", " ")} UTC`;
 }
 
 function capitalize(text: string): string {

@@ -1,7 +1,8 @@
 import type { ToolCallRecord, TurnRecord } from "../records.js";
 import { parseChatKey } from "../chat-ref.js";
 import { newId, newShortId } from "../ids.js";
-import { approvalChoices } from "../inbound.js";
+import { accessChannelFor } from "../access-channel.js";
+import { choicesFor } from "./always-allow.js";
 import { jobKey } from "../jobs.js";
 import type { Outbox } from "../outbox.js";
 import type { WorldContext } from "../world-context.js";
@@ -28,7 +29,7 @@ export async function requestApproval(
   context: WorldContext,
   outbox: Outbox,
   turn: TurnRecord,
-  world: Pick<WorldSettings, "name" | "approvalTimeout">,
+  world: Pick<WorldSettings, "name" | "approvalTimeout" | "approvers" | "allowAlways">,
   call: ToolCallRecord,
   ask: ApprovalAsk,
 ): Promise<void> {
@@ -53,9 +54,10 @@ export async function requestApproval(
   const expiresAt = approval.expiresAt;
   const trigger = await store.getMessage(turn.triggerMessageId);
   const humans = trigger ? await chainHumans(context, trigger) : [];
+  const chat = parseChatKey(turn.chatKey);
   await outbox.publish(turn.chatKey, {
     type: "approval-requested",
-    chat: parseChatKey(turn.chatKey),
+    chat,
     card: {
       approvalId: approval.id,
       shortId: approval.shortId,
@@ -65,7 +67,7 @@ export async function requestApproval(
       argumentsPreview: ask.argumentsPreview,
       reason: ask.reason,
       requestedFor: humans[0] ?? turn.startedById,
-      choices: approvalChoices,
+      choices: choicesFor(world, accessChannelFor(context.channels, chat.platform)),
       expiresAt,
     },
   });
