@@ -165,38 +165,11 @@ export type HooksConfig = z.infer<typeof hooksConfigSchema>;
 const approversSchema = z.record(z.string(), z.array(z.union([z.string(), z.number()]).transform(String)));
 
 /**
- * `worlds[].approvals` (docs/approvals.md): where a world's cards go and how they are decided.
- * Every key is optional; without the block cards are posted in the chat and decided by one click.
+ * `worlds[].approvals` (docs/approvals.md): how a world's cards are decided beyond one click.
+ * Every key is optional.
  */
-const approvalChannelSchema = z
-  .object({
-    platform: z.enum(["slack", "telegram", "discord", "console", "web"]),
-    id: z.union([z.string().min(1), z.number()]).transform(String),
-  })
-  .strict();
-
-const approvalEscalationSchema = z
-  .object({
-    after: durationSchema,
-    /** Who is added to the card's deciders, per platform (ids). */
-    to: approversSchema,
-  })
-  .strict();
-
 export const approvalsConfigSchema = z
   .object({
-    /** `chat` (default): the card in the chat; `dm`: in each listed approver's DM; `both`. */
-    route: z.enum(["chat", "dm", "both"]).default("chat"),
-    /** One more copy of every card in this chat, on any configured platform. */
-    channel: approvalChannelSchema.optional(),
-    /** `{ "<tool or server__*>": N }`: N different approvers (never the requester) approve. */
-    quorum: z.record(z.string().min(1), numeric(z.number().int().min(1).max(20))).default({}),
-    /** Re-notify the deciders once after this long. */
-    remind: durationSchema.optional(),
-    /** After `after`, add `to` to the card's deciders and notify them. */
-    escalate: approvalEscalationSchema.optional(),
-    /** Offer *Edit…* (the arguments as JSON, validated against the tool's schema). */
-    edit: booleanText(z.boolean()).default(false),
     /** Offer *Always allow* to deciders listed by id. */
     allowAlways: booleanText(z.boolean()).default(false),
     /** How long a stored *Always allow* rule lasts. */
