@@ -137,7 +137,7 @@ describe("parseAction", () => {
   });
 
   it("refuses a value it did not write and a malformed payload", () => {
-    expect(parseAction(press("ap1|always"), context)).toMatchObject({ kind: "bad-click", user: "U2EVE" });
+    expect(parseAction(press("ap1|forever"), context)).toMatchObject({ kind: "bad-click", user: "U2EVE" });
     expect(parseAction({ type: "block_actions", actions: [] }, context)).toMatchObject({ kind: "invalid" });
   });
 });

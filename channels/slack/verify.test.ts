@@ -44,7 +44,7 @@ describe("approval button values", () => {
     const value = encodeApprovalValue("ap_01HXYZ", "session");
     expect(value).toBe("ap_01HXYZ|session");
     expect(decodeApprovalValue(value)).toEqual({ approvalId: "ap_01HXYZ", choice: "session" });
-    expect(decodeApprovalValue("ap_01HXYZ|always")).toBeUndefined();
+    expect(decodeApprovalValue("ap_01HXYZ|forever")).toBeUndefined();
     expect(decodeApprovalValue("no choice")).toBeUndefined();
     expect(decodeApprovalValue("a|b|once")).toBeUndefined();
   });

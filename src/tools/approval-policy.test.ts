@@ -58,7 +58,9 @@ describe("decidePolicy", () => {
   ];
 
   it.each(table)("%s %j → %s", (tool, args, action, reason) => {
-    expect(decidePolicy(tool, args, tools)).toEqual({ action, reason });
+    // A rule that could not be checked marks the ask `unchecked` (no stored rule may then allow it).
+    const unchecked = /could not be checked/.test(String(reason)) ? { unchecked: true } : {};
+    expect(decidePolicy(tool, args, tools)).toEqual({ action, reason, ...unchecked });
   });
 
   it("fails closed on a pattern that is not a regular expression", () => {
@@ -108,6 +110,7 @@ describe("rule patterns in linear time", () => {
       action: "ask",
       reason:
         "notes__add needs approval: rule 1 (notes__add text=/.*/) could not be checked (text is 10001 characters long; rules check at most 10000)",
+      unchecked: true,
     });
     const neverAsk = toolsConfigSchema.parse({
       approval: { notes__add: "never" },
@@ -132,6 +135,7 @@ describe("rule patterns in linear time", () => {
     expect(decidePolicy("shell_cmd", { command: "ls" }, config)).toEqual({
       action: "ask",
       reason: "shell_cmd needs approval: rule 1 (shell_cmd cwd=/^//) could not be checked (the argument cwd is absent)",
+      unchecked: true,
     });
     // A server-wide rule applies only to the server's tools that have its argument.
     expect(decidePolicy("notes__list", {}, config).action).toBe("ask");
