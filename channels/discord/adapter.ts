@@ -332,6 +332,17 @@ export class DiscordAdapter
     return { id: found ? await reuse(poster, found, body) : await poster.send(body, key) };
   }
 
+  /** A pending card drawn again (a quorum's progress, an escalation), its buttons kept, its attachment untouched. */
+  async redrawCard(chat: ChatRef, id: string, card: ApprovalCard): Promise<"edited" | "gone"> {
+    try {
+      await this.api.edit(targetChannelOf(chat), id, { ...renderApprovalCard(card), files: [] });
+      return "edited";
+    } catch (error) {
+      if (discordCodeOf(error) !== discordErrorCodes.unknownMessage) throw error;
+      return "gone";
+    }
+  }
+
   async editCard(chat: ChatRef, id: string, outcome: ApprovalOutcome): Promise<"edited" | "gone"> {
     try {
       await this.api.edit(targetChannelOf(chat), id, renderApprovalOutcome(outcome));

@@ -320,6 +320,20 @@ export class SlackAdapter
     return { id, ...(attachment ? { attach: () => this.attachArguments(chat, card, attachment) } : {}) };
   }
 
+  /** A pending card drawn again (a quorum's progress, an escalation), its buttons kept. */
+  async redrawCard(chat: ChatRef, id: string, card: ApprovalCard): Promise<"edited" | "gone"> {
+    const { text, blocks } = renderApprovalCard(card);
+    try {
+      await this.outbound.update(chat, id, text, blocks);
+      return "edited";
+    } catch (error) {
+      const code = slackErrorCode(error instanceof Error ? error.cause : undefined);
+      if (code !== "message_not_found" && code !== "cant_update_message") throw error;
+      this.logger.warn({ err: error, approvalId: card.approvalId }, "approval card could not be redrawn");
+      return "gone";
+    }
+  }
+
   async editCard(chat: ChatRef, id: string, outcome: ApprovalOutcome): Promise<"edited" | "gone"> {
     const { text, blocks } = renderApprovalOutcome(outcome);
     try {

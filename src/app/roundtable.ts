@@ -88,6 +88,10 @@ export class Roundtable {
         const checked = parts.tools.check(tool, argumentsJson);
         return checked.ok ? parts.policy.hash(tool, checked.args) : undefined;
       },
+      previewCall: (tool, argumentsJson) => {
+        const checked = parts.tools.check(tool, argumentsJson);
+        return checked.ok ? parts.policy.preview(checked.args) : argumentsJson.slice(0, 500);
+      },
       clock: parts.clock ?? (() => new Date()),
       files: inboundFiles(parts.config, parts.logger, parts.store, parts.clock ?? (() => new Date())),
       ...(parts.deliveryHoldMs === undefined ? {} : { deliveryHoldMs: parts.deliveryHoldMs }),

@@ -174,6 +174,12 @@ export const approvalsConfigSchema = z
     allowAlways: booleanText(z.boolean()).default(false),
     /** How long a stored *Always allow* rule lasts. */
     allowAlwaysFor: durationSchema.default(30 * 24 * 3_600_000),
+    /** `"<tool or server__*>": N`: such a call runs only after N different approvers approved it (not the requester). */
+    quorum: z.record(z.string(), numeric(z.number().int().min(1).max(20))).default({}),
+    /** Re-notify the approvers once, this long after the card (e.g. `10m`). */
+    remind: durationSchema.optional(),
+    /** After `after` with no decision, `to` (ids per platform) may decide the card too, and are told. */
+    escalate: z.object({ after: durationSchema, to: approversSchema }).strict().optional(),
   })
   .strict();
 export type ApprovalsConfig = z.infer<typeof approvalsConfigSchema>;

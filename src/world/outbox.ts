@@ -17,6 +17,7 @@ import type { Author, WorldMessage } from "./message.js";
 import { outboundFor } from "./outbound-for.js";
 import type { WorldContext } from "./world-context.js";
 import { postWorldNotice } from "./world-notice.js";
+import { redrawPendingCard } from "./delivery/card-redraw.js";
 
 /** What a delivery of a message with files has shown so far: its text, then its files' ids. */
 interface MessageShown {
@@ -223,6 +224,9 @@ export class Outbox {
         }
         break;
       }
+      case "approval-updated":
+        await redrawPendingCard(this.context, adapter, event);
+        break;
       case "tool-calls":
       case "tool-result":
       case "turn-ended":
@@ -442,6 +446,7 @@ export function shouldDeliver(event: WorldEvent): boolean {
     case "system":
     case "approval-requested":
     case "approval-decided":
+    case "approval-updated":
       return true;
     case "tool-calls":
     case "tool-result":

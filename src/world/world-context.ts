@@ -50,6 +50,8 @@ export interface WorldContext {
    * undefined when the arguments do not parse. Supplied by the tool side.
    */
   hashCall: (tool: string, argumentsJson: string) => string | undefined;
+  /** A call's arguments as its card shows them (the policy's preview). Supplied by the tool side. */
+  previewCall: (tool: string, argumentsJson: string) => string;
   clock: () => Date;
   /** Downloads and places inbound messages' files (absent: attachments are not fetched). */
   files?: InboundFiles;
