@@ -63,7 +63,7 @@ export async function handleApprovalClick(
   const mayDecide = deciderCheck(context, world, click.chat, click.user);
   // A budget card raises the chain starter's (or the world's) cap: never theirs to decide as
   // its requester, only the listed approvers' (docs/budgets.md).
-  const escalated = mayDecideAsEscalated(world, approval, click.chat.platform, click.user.id, clock());
+  const escalated = await mayDecideAsEscalated(context, world, approval, click.chat.platform, click.user.id);
   if (!escalated && !(await mayDecide(budget ? undefined : approval.requestedFor))) {
     log.warn({ approvalId: approval.id }, "click by someone not allowed to decide refused");
     return { status: "not-allowed", text: notAllowedText(world, click.chat.platform, budget) };

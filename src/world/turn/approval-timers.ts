@@ -14,7 +14,7 @@ import type { WorldContext } from "../world-context.js";
 import type { WorldSettings } from "../world-settings.js";
 import { describeWait } from "./approval-outcome.js";
 import { approversFor } from "./approval-rights.js";
-import { escalatedTo, progressWords, publishCardRedraw, quorumFor } from "./quorum.js";
+import { escalatedTo, escalationNoticeId, progressWords, publishCardRedraw, quorumFor } from "./quorum.js";
 
 type TimerKind = "approval-remind" | "approval-escalate";
 
@@ -58,24 +58,25 @@ export async function runApprovalTimer(
   const what = `${approval.agent}'s call of ${call.name}, id ${approval.shortId}`;
   if (kind === "approval-remind") {
     const voted = new Set(votes.map((vote) => vote.voterId));
-    const people = deciderIds(world, approval, chat.platform, context.clock()).filter((id) => !voted.has(id));
+    const escalated = await escalatedTo(context, world, approval, chat.platform);
+    const people = deciderIds(world, chat.platform, escalated).filter((id) => !voted.has(id));
     const text = `⏰ Reminder: ${what}, still waits for a decision${progress}.${mentions(people)}`;
     if (await notifyDeciders(context, outbox, approval, { id: `remind:${approvalId}`, text }))
       log.info({ people }, "approval reminder sent");
     return;
   }
-  const added = escalatedTo(world, approval, chat.platform, context.clock());
+  const added = world.escalate?.to[chat.platform] ?? [];
   if (added.length === 0) {
     log.info({ platform: chat.platform }, "approval escalation has nobody on this platform; nothing sent");
     return;
   }
-  // The card first (it says who was added), then the notice: run again, the redraw repeats
-  // harmlessly and the notice is not shown twice.
-  await publishCardRedraw(context, outbox, world, approval, call);
+  // The notice first: once stored, the people it names may decide (`escalatedTo`). Then the
+  // card, which says so; run again, the notice is not shown twice and the redraw repeats harmlessly.
   const after = describeWait(world.escalate?.afterMs ?? 0);
-  const text = `⏫ Escalated: ${what}, had no decision after ${after}${progress}; they may decide it now:${mentions([...added])}`;
-  if (await notifyDeciders(context, outbox, approval, { id: `escalate:${approvalId}`, text }))
+  const text = `⏫ Escalated: ${what}, had no decision after ${after}${progress}; they may decide it now:${mentions(added)}`;
+  if (await notifyDeciders(context, outbox, approval, { id: escalationNoticeId(approvalId), text }))
     log.info({ people: added }, "approval escalated");
+  await publishCardRedraw(context, outbox, world, approval, call);
 }
 
 /**
@@ -93,8 +94,8 @@ export function notifyDeciders(
 }
 
 /** The people listed by id who may decide the card on this platform (approvers, then anyone escalated to). */
-function deciderIds(world: WorldSettings, approval: ApprovalRecord, platform: Platform, now: Date): string[] {
-  const listed = [...approversFor(world, platform), ...escalatedTo(world, approval, platform, now)];
+function deciderIds(world: WorldSettings, platform: Platform, escalated: readonly string[]): string[] {
+  const listed = [...approversFor(world, platform), ...escalated];
   return [...new Set(listed.filter(isPersonEntry))];
 }
 

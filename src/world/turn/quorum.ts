@@ -33,27 +33,35 @@ export function quorumFor(world: Pick<WorldSettings, "quorum">, tool: string): n
   return separator > 0 ? quorum[`${tool.slice(0, separator)}${serverSeparator}*`] : undefined;
 }
 
-/** Who `escalate` added to the deciders of this approval on `platform` by `now` (none before its time). */
-export function escalatedTo(
+/** The id of an approval's escalation notice: once it is stored, the card is escalated. */
+export function escalationNoticeId(approvalId: string): string {
+  return `escalate:${approvalId}`;
+}
+
+/**
+ * Who `escalate` added to the deciders of this approval on `platform`: nobody until its
+ * escalation fired (its notice is stored, so the right, the card and the notice agree).
+ */
+export async function escalatedTo(
+  context: Pick<WorldContext, "store">,
   world: Pick<WorldSettings, "escalate">,
-  approval: Pick<ApprovalRecord, "createdAt">,
+  approval: Pick<ApprovalRecord, "id">,
   platform: Platform,
-  now: Date,
-): readonly string[] {
-  const escalate = world.escalate;
-  if (!escalate || now.getTime() < approval.createdAt.getTime() + escalate.afterMs) return [];
-  return escalate.to[platform] ?? [];
+): Promise<readonly string[]> {
+  const listed = world.escalate?.to[platform] ?? [];
+  if (listed.length === 0) return [];
+  return (await context.store.getMessage(escalationNoticeId(approval.id))) ? listed : [];
 }
 
 /** Whether this person may decide only because the approval was escalated to them. */
-export function mayDecideAsEscalated(
+export async function mayDecideAsEscalated(
+  context: Pick<WorldContext, "store">,
   world: Pick<WorldSettings, "escalate">,
-  approval: Pick<ApprovalRecord, "createdAt">,
+  approval: Pick<ApprovalRecord, "id">,
   platform: Platform,
   userId: string,
-  now: Date,
-): boolean {
-  return escalatedTo(world, approval, platform, now).includes(userId);
+): Promise<boolean> {
+  return (await escalatedTo(context, world, approval, platform)).includes(userId);
 }
 
 /** What a press toward a quorum did: the quorum is met (decide now, in these names), or the press is answered. */
@@ -121,16 +129,16 @@ export function progressWords(needed: number, votes: readonly Pick<ApprovalVote,
 
 /** What a card shows besides the call: the step's reasoning, a quorum's progress, an escalation. */
 export async function cardExtras(
-  context: Pick<WorldContext, "store" | "clock">,
+  context: Pick<WorldContext, "store">,
   world: Pick<WorldSettings, "quorum" | "escalate">,
   approval: ApprovalRecord,
   call: ToolCallRecord,
 ): Promise<Pick<ApprovalCard, "reasoning" | "quorum" | "escalatedTo">> {
-  const { store, clock } = context;
+  const { store } = context;
   const reasoning = (await store.getMessage(call.messageId))?.text.trim() ?? "";
   const needed = quorumFor(world, call.name);
   const votes = needed === undefined ? [] : await store.listApprovalVotes(approval.id);
-  const escalated = escalatedTo(world, approval, parseChatKey(approval.chatKey).platform, clock());
+  const escalated = await escalatedTo(context, world, approval, parseChatKey(approval.chatKey).platform);
   return {
     ...(reasoning === "" ? {} : { reasoning: cutReasoning(reasoning) }),
     ...(needed === undefined ? {} : { quorum: { needed, approvedBy: votes.map((vote) => vote.voterName) } }),
