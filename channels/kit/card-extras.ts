@@ -16,7 +16,9 @@ export function cardStatusLines(card: ApprovalCard): string[] {
   const lines: string[] = [];
   if (card.quorum) {
     const names = card.quorum.approvedBy.join(", ");
-    lines.push(`Approvals: ${card.quorum.approvedBy.length} of ${card.quorum.needed}${names === "" ? "" : `: ${names}`}`);
+    lines.push(
+      `Approvals: ${card.quorum.approvedBy.length} of ${card.quorum.needed}${names === "" ? "" : `: ${names}`}`,
+    );
   }
   if (card.escalatedTo && card.escalatedTo.length > 0)
     lines.push(`Escalated (no decision in time): ${card.escalatedTo.join(", ")} may decide it too`);

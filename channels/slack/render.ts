@@ -141,7 +141,11 @@ export function renderApprovalCard(card: ApprovalCard): RenderedCard {
   ];
   const reasoning = cardReasoning(card);
   // The step's reasoning above the arguments, escaped as they are (a code block).
-  const blocks: Block[] = [section(headline), ...(reasoning === undefined ? [] : [section(codeBlock(reasoning))]), ...args.blocks];
+  const blocks: Block[] = [
+    section(headline),
+    ...(reasoning === undefined ? [] : [section(codeBlock(reasoning))]),
+    ...args.blocks,
+  ];
   if (hasInvisibleCharacters(card.argumentsJson)) blocks.push(context(`*${escapeMrkdwn(invisibleCharactersNotice)}*`));
   if (card.reason.trim() !== "") blocks.push(context(`_${escapeMrkdwn(card.reason)}_`));
   for (const line of cardStatusLines(card)) blocks.push(context(`*${escapeMrkdwn(line)}*`));

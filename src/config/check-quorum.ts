@@ -69,7 +69,8 @@ function worldPlatforms(config: Config, worldName: string): string[] {
     const channel = config.channels[platform];
     if (!channel) continue;
     const chats: Record<string, string> = channel.chats ?? {};
-    const bound = Object.values(chats).includes(worldName) || (Object.keys(chats).length === 0 && config.worlds.length === 1);
+    const bound =
+      Object.values(chats).includes(worldName) || (Object.keys(chats).length === 0 && config.worlds.length === 1);
     if (bound) found.push(platform);
   }
   return found;

@@ -6,7 +6,7 @@ import type { OutboundText } from "./outbound-text.js";
 import type { MessageRecord } from "./records.js";
 import { maskLiteralText } from "./routing/mask-literal-text.js";
 import type { WorldContext } from "./world-context.js";
-import { isPersonEntry } from "./turn/index.js";
+import { isPersonEntry } from "./access-list.js";
 
 /** How many recent messages are searched for the people a text names. */
 const peopleWindow = 500;

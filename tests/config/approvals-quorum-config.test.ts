@@ -70,7 +70,9 @@ describe("approvals.quorum, remind and escalate in the config", () => {
 
   it("refuses a quorum for an unknown tool, a count under 1, a bad duration and an unknown platform, naming the path", async () => {
     expect(await refusal(world(`{}`, `{ quorum: { nope: 2 } }`))).toContain("worlds[0].approvals.quorum.nope");
-    expect(await refusal(world(`{}`, `{ quorum: { shell_cmd: 0 } }`))).toContain("worlds[0].approvals.quorum.shell_cmd");
+    expect(await refusal(world(`{}`, `{ quorum: { shell_cmd: 0 } }`))).toContain(
+      "worlds[0].approvals.quorum.shell_cmd",
+    );
     expect(await refusal(world(`{}`, `{ remind: soon }`))).toContain("worlds[0].approvals.remind");
     expect(await refusal(world(`{}`, `{ escalate: { after: 1m, to: { irc: [x] } } }`))).toContain(
       "worlds[0].approvals.escalate.to.irc",
@@ -81,9 +83,7 @@ describe("approvals.quorum, remind and escalate in the config", () => {
   });
 
   it("check warns for a quorum the listed approvers cannot meet on a platform of the world's chats (requester never counts)", async () => {
-    const file = await write(
-      world(`{ telegram: [requester, "1"], slack: [U1, U2] }`, `{ quorum: { shell_cmd: 2 } }`),
-    );
+    const file = await write(world(`{ telegram: [requester, "1"], slack: [U1, U2] }`, `{ quorum: { shell_cmd: 2 } }`));
     const check = await runCliInProcess(["check", "--offline", "--config", file], { env });
     const output = check.stdout + check.stderr;
     expect(output).toContain(

@@ -58,7 +58,14 @@ export function storeVoteContract(name: string, open: () => Promise<StoreFixture
       const voters = ["a", "b", "c", "d", "e"];
       await Promise.all(
         voters.map((voterId, index) =>
-          store.addApprovalVote({ approvalId, voterId, voterName: voterId, platform: "discord", choice: "once", at: at(index) }),
+          store.addApprovalVote({
+            approvalId,
+            voterId,
+            voterName: voterId,
+            platform: "discord",
+            choice: "once",
+            at: at(index),
+          }),
         ),
       );
       expect((await store.listApprovalVotes(approvalId)).map((vote) => vote.voterId)).toEqual(voters);

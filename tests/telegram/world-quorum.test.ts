@@ -70,7 +70,9 @@ describe("Quorum on a Telegram card", () => {
     // Escaped as arguments are: the model's markup shows as text, above the arguments.
     expect(card.text).toContain(reasoning);
     expect(card.text.indexOf(reasoning)).toBeLessThan(card.text.indexOf('"command": "echo"'));
-    expect(card.entities?.some((entity) => entity.type === "bold" && card.text.slice(entity.offset).startsWith("echo"))).toBe(false);
+    expect(
+      card.entities?.some((entity) => entity.type === "bold" && card.text.slice(entity.offset).startsWith("echo")),
+    ).toBe(false);
     expect(card.text).toContain("Approvals: 0 of 2");
 
     // Ana asked: her press never counts.
@@ -108,9 +110,7 @@ describe("Quorum on a Telegram card", () => {
     expect(t.fake.callbackAnswers.get(denial)?.text).toBe("Denied.");
     expect(shown(t, next).text).toMatch(/^❌ Denied by Boss\n/);
     expect(t.botTexts().at(-1)).toMatch(/^alice: tool said: denied: denied by Boss/);
-    const results = await t.world.store.listToolResults(
-      (await t.world.store.listToolCalls({})).map((call) => call.id),
-    );
+    const results = await t.world.store.listToolResults((await t.world.store.listToolCalls({})).map((call) => call.id));
     expect(results.map((result) => result.kind).sort()).toEqual(["denied", "ok"]);
   });
 
@@ -135,11 +135,13 @@ describe("Quorum on a Telegram card", () => {
     const reminders = t.botMessages().filter((message) => message.text.startsWith("⏰ Reminder"));
     expect(reminders).toHaveLength(1);
     const shortId = (await t.world.store.listApprovals({ chatKey: groupKey }))[0]?.shortId;
-    expect(reminders[0]?.text).toBe(`⏰ Reminder: alice's call of shell_cmd, id ${shortId}, still waits for a decision. 222`);
-    // The approver is named as a Telegram mention of that person.
-    expect(reminders[0]?.entities?.some((entity) => entity.type === "text_mention" || entity.type === "text_link")).toBe(
-      true,
+    expect(reminders[0]?.text).toBe(
+      `⏰ Reminder: alice's call of shell_cmd, id ${shortId}, still waits for a decision. 222`,
     );
+    // The approver is named as a Telegram mention of that person.
+    expect(
+      reminders[0]?.entities?.some((entity) => entity.type === "text_mention" || entity.type === "text_link"),
+    ).toBe(true);
     expect(texts.filter((text) => text.startsWith("⏫ Escalated"))).toEqual([
       `⏫ Escalated: alice's call of shell_cmd, id ${shortId}, had no decision after 3 seconds; they may decide it now: 444`,
     ]);

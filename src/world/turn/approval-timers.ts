@@ -5,7 +5,7 @@
  * ({@link postWorldNotice}), so a timer fires once across restarts, a SIGKILL and any number of
  * processes.
  */
-import { isPersonEntry } from "./always-allow.js";
+import { isPersonEntry } from "../access-list.js";
 import { parseChatKey, type Platform } from "../chat-ref.js";
 import { jobKey } from "../jobs.js";
 import type { ApprovalRecord } from "../records.js";

@@ -12,7 +12,6 @@ export { type BudgetAsk, budgetTool, parseBudgetApprovalKey, requestBudgetApprov
 export { type ApprovalNext, expireApproval, settleDecidedApproval } from "./settle-approval.js";
 export { stopTurn } from "./stop-turn.js";
 export { runApprovalTimer } from "./approval-timers.js";
-export { isPersonEntry } from "./always-allow.js";
 export { supersedeParkedTurns } from "./supersede-turns.js";
 export { chainHumans, chainStarter } from "./turn-chain.js";
 export {
