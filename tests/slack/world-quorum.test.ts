@@ -79,4 +79,40 @@ describe("Quorum on a Slack card", () => {
     expect(blocksText(second.blocks)).toContain("Denied by Eve");
     expect(t.replies(other.ts).at(-1)?.text).toMatch(/^tool said: denied: denied by Eve/);
   });
+
+  it("reminds the approver once and escalates once in the card's thread, with real mentions; the escalated person may decide only then", async () => {
+    t = await worldOnSlack({
+      mode: "http",
+      agents: [{ name: "alice", provider: echoWhatIsAsked(), tools: ["shell_cmd"] }],
+      world: {
+        defaultAgent: "alice",
+        approvers: { slack: [olga] },
+        approvalTimeout: "10m",
+        approvals: { remind: "1s", escalate: { after: "3s", to: { slack: [eve] } } } as unknown as ApprovalsConfig,
+      },
+      chats: { [channel]: "main" },
+    });
+    const root = await t.say(ana, "run echo hello");
+    const [card] = t.cards(root.ts);
+    if (!card) throw new Error("no card");
+    await t.press(eve, card, /Approve once/);
+    expect(t.fake.ephemerals.at(-1)?.text).toMatch(/^You are not allowed to decide this approval/);
+
+    const notices = () =>
+      (t?.replies(root.ts) ?? []).map((message) => message.text).filter((text) => /^(⏰|⏫)/.test(text));
+    await t.world.waitFor(() => notices().some((text) => text.startsWith("⏫")));
+    await t.world.idle();
+    const [approval] = await t.world.store.listApprovals({ chatKey: threadKey(root.ts) });
+    expect(notices()).toEqual([
+      `⏰ Reminder: alice's call of shell_cmd, id ${approval?.shortId}, still waits for a decision. <@${olga}>`,
+      `⏫ Escalated: alice's call of shell_cmd, id ${approval?.shortId}, had no decision after 3 seconds; they may decide it now: <@${eve}>`,
+    ]);
+    expect(blocksText(card.blocks)).toContain(`Escalated (no decision in time): ${eve} may decide it too`);
+    expect(blocksText(card.blocks)).toContain('"type":"actions"');
+
+    await t.press(eve, card, /Approve once/);
+    expect(blocksText(card.blocks)).toContain("Approved once by Eve");
+    expect(t.replies(root.ts).at(-1)?.text).toMatch(/^tool said: exit code: 0 .*hello/);
+    expect(notices()).toHaveLength(2);
+  });
 });
