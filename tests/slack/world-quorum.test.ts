@@ -88,7 +88,7 @@ describe("Quorum on a Slack card", () => {
         defaultAgent: "alice",
         approvers: { slack: [olga] },
         approvalTimeout: "10m",
-        approvals: { remind: "1s", escalate: { after: "3s", to: { slack: [eve] } } } as unknown as ApprovalsConfig,
+        approvals: { remind: "1s", escalate: { after: "5s", to: { slack: [eve] } } } as unknown as ApprovalsConfig,
       },
       chats: { [channel]: "main" },
     });
@@ -105,7 +105,7 @@ describe("Quorum on a Slack card", () => {
     const [approval] = await t.world.store.listApprovals({ chatKey: threadKey(root.ts) });
     expect(notices()).toEqual([
       `⏰ Reminder: alice's call of shell_cmd, id ${approval?.shortId}, still waits for a decision. <@${olga}>`,
-      `⏫ Escalated: alice's call of shell_cmd, id ${approval?.shortId}, had no decision after 3 seconds; they may decide it now: <@${eve}>`,
+      `⏫ Escalated: alice's call of shell_cmd, id ${approval?.shortId}, had no decision after 5 seconds; they may decide it now: <@${eve}>`,
     ]);
     expect(blocksText(card.blocks)).toContain(`Escalated (no decision in time): ${eve} may decide it too`);
     expect(blocksText(card.blocks)).toContain('"type":"actions"');

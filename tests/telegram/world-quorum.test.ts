@@ -120,7 +120,7 @@ describe("Quorum on a Telegram card", () => {
       world: {
         approvers: { telegram: [String(boss.id)] },
         approvalTimeout: "10m",
-        approvals: approvals({ remind: "1s", escalate: { after: "3s", to: { telegram: [String(dana.id)] } } }),
+        approvals: approvals({ remind: "1s", escalate: { after: "5s", to: { telegram: [String(dana.id)] } } }),
       },
     });
     await t.say(ana, "@alice run echo hello");
@@ -143,7 +143,7 @@ describe("Quorum on a Telegram card", () => {
       reminders[0]?.entities?.some((entity) => entity.type === "text_mention" || entity.type === "text_link"),
     ).toBe(true);
     expect(texts.filter((text) => text.startsWith("⏫ Escalated"))).toEqual([
-      `⏫ Escalated: alice's call of shell_cmd, id ${shortId}, had no decision after 3 seconds; they may decide it now: 444`,
+      `⏫ Escalated: alice's call of shell_cmd, id ${shortId}, had no decision after 5 seconds; they may decide it now: 444`,
     ]);
     const escalated = lastCard(t);
     expect(escalated.text).toContain("Escalated (no decision in time): 444 may decide it too");
