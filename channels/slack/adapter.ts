@@ -101,19 +101,21 @@ export class SlackAdapter
     };
     this.clock = options.clock ?? systemClock;
     const logger = boltLogger(this.logger);
-    const clientOptions = {
-      ...(options.apiUrl ? { slackApiUrl: options.apiUrl } : {}),
-      // 429s wait exactly the Retry-After Slack sends, then count as one retry.
-      retryConfig: { retries: options.retries ?? 5, factor: 2, minTimeout: 500, maxTimeout: 30_000 },
-      logger,
-    };
+    const apiUrl = options.apiUrl ? { slackApiUrl: options.apiUrl } : {};
+    // The bot token's calls are tried again by SlackOutbound (web-api-retries.ts), per chat:
+    // the client's own retries paused every chat for one chat's 429 and sent posts twice.
+    const clientOptions = { ...apiUrl, retryConfig: { retries: 0 }, rejectRateLimitedCalls: true, logger };
     const common = { token: options.botToken, logger, clientOptions, ignoreSelf: false, deferInitialization: true };
     if (options.appToken) {
       this.socket = new SlackSocketReceiver({
         appToken: options.appToken,
         logger: this.logger,
         slackLogger: logger,
-        clientOptions,
+        // Opening the socket (apps.connections.open) posts nothing: the client may retry it.
+        clientOptions: {
+          ...apiUrl,
+          retryConfig: { retries: options.retries ?? 5, factor: 2, minTimeout: 500, maxTimeout: 30_000 },
+        },
         track: (work) => this.track(work),
       });
       this.socket.client.on("connected", () => {
@@ -132,7 +134,11 @@ export class SlackAdapter
       });
       this.app = new App({ ...common, receiver: this.receiver });
     }
-    this.outbound = new SlackOutbound(this.app.client, options.linkPreviews);
+    this.outbound = new SlackOutbound(this.app.client, options.linkPreviews ?? (() => false), {
+      clock: this.clock,
+      logger: this.logger,
+      retries: options.retries ?? 5,
+    });
     this.names = new UserNames(this.app.client, this.logger, () => this.clock.now());
     this.groups = new ApproverGroups(this.app.client, options.approverGroups ?? [], this.logger, () =>
       this.clock.now(),
