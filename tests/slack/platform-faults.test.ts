@@ -163,4 +163,20 @@ describe("Slack refusing, several chats at once", () => {
     await t.settle();
     expectEachAnsweredOnce(t, roots);
   });
+
+  it("a chat refused a dozen times in a row (503) gets its answer once, late, while the others flow", async () => {
+    t = await worldOnSlack({
+      mode: "socket",
+      agents: [{ name: "alice", provider: answering() }],
+      world: { defaultAgent: "alice" },
+    });
+    t.fake.failNext("chat.postMessage", { status: 503, error: "service_unavailable", channel: "C0ONE" }, 12);
+    const roots = await askEach(t, (channel) => `${channel} question`);
+    const world = t;
+    await until("chat one's answer", () => repliesOf(world, "C0ONE", roots.get("C0ONE")).length > 0);
+    await t.settle();
+    expectEachAnsweredOnce(t, roots);
+    const chatOne = t.fake.callsTo("chat.postMessage").filter((call) => call.params.channel === "C0ONE");
+    expect(chatOne.map((call) => call.status)).toEqual([...Array.from({ length: 12 }, () => 503), 200]);
+  });
 });
