@@ -20,7 +20,7 @@ export type Resend<T> = "idempotent" | "never" | { recover: () => Promise<T | un
 export interface WebApiRetryOptions {
   clock: ChannelClock;
   logger: Logger;
-  /** Retries of one call after a 429 or an unknown outcome (`channels.slack` adapter option `retries`, default 5). */
+  /** Retries of one call after a 429 or an unknown outcome (the adapter option `retries`, default 5). */
   retries: number;
 }
 
