@@ -113,7 +113,18 @@ export class SlackOutbound {
     // A post whose answer was lost is looked for by its key before it is sent again.
     const since = (earliestPostTime({ since: new Date() }) / 1000).toFixed(6);
     const resend: Resend<string> =
-      key === undefined ? "never" : { recover: () => this.findPosted(chat, key, since).catch(() => undefined) };
+      key === undefined
+        ? "never"
+        : {
+            recover: () =>
+              this.findPosted(chat, key, since).catch((error: unknown) => {
+                this.retries.logger.warn(
+                  { err: error, key, channel: chat.channel },
+                  "could not look for a post whose answer was lost; sending it again",
+                );
+                return undefined;
+              }),
+          };
     return this.call(
       "chat.postMessage",
       async () => {
