@@ -53,6 +53,7 @@ import { SlackTaskChunks } from "./task-chunks.js";
 import { ThreadRoots } from "./thread-roots.js";
 import { stopBlocks } from "./stop-button.js";
 import { UserNames } from "./user-names.js";
+import type { WebApiRetryOptions } from "./web-api-retries.js";
 
 /**
  * Slack through Bolt. Socket Mode when an app token is set, else HTTP events and interactivity
@@ -80,6 +81,7 @@ export class SlackAdapter
   private readonly logger: Logger;
   private readonly clock: ChannelClock;
   private readonly outbound: SlackOutbound;
+  private readonly retries: WebApiRetryOptions;
   private readonly names: UserNames;
   private readonly groups: ApproverGroups;
   private readonly agents: Map<string, SlackAgentIdentity>;
@@ -134,11 +136,8 @@ export class SlackAdapter
       });
       this.app = new App({ ...common, receiver: this.receiver });
     }
-    this.outbound = new SlackOutbound(this.app.client, options.linkPreviews ?? (() => false), {
-      clock: this.clock,
-      logger: this.logger,
-      retries: options.retries ?? 5,
-    });
+    this.retries = { clock: this.clock, logger: this.logger, retries: options.retries ?? 5 };
+    this.outbound = new SlackOutbound(this.app.client, options.linkPreviews ?? (() => false), this.retries);
     this.names = new UserNames(this.app.client, this.logger, () => this.clock.now());
     this.groups = new ApproverGroups(this.app.client, options.approverGroups ?? [], this.logger, () =>
       this.clock.now(),
@@ -396,7 +395,7 @@ export class SlackAdapter
    * and a post that did not know the scopes would carry a bold name instead of the agent's.
    */
   private identify(): Promise<AppIdentity> {
-    this.identifying ??= identifyApp(this.app.client, this.logger).then(
+    this.identifying ??= identifyApp(this.app.client, this.logger, this.retries).then(
       (identity) => {
         this.identity = identity;
         return identity;
