@@ -290,7 +290,7 @@ export class SlackAdapter
 
   /** A file through `files.uploadV2` (`send-file.ts`): as the app, the agent's name leading its comment; returns the file's id. */
   readonly sendFile: NonNullable<ChannelPrimitives["sendFile"]> = (chat, author, file, options) =>
-    sendSlackFile(this.app.client, chat, author, file, options);
+    sendSlackFile(this.app.client, chat, author, file, options, this.retries);
 
   /**
    * The app's message carrying `key` as its metadata. In a thread that streams natively, the
