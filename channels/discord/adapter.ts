@@ -96,13 +96,14 @@ export class DiscordAdapter
     this.logger = options.logger.child({ platform: "discord" });
     this.clock = options.clock ?? systemClock;
     this.workingRenewMs = options.typingRenewMs ?? 8000;
-    this.api = apiFor(options.token, options.apiUrl);
+    const retries = { clock: this.clock, logger: this.logger };
+    this.api = apiFor(options.token, options.apiUrl, retries);
     this.agents = new Map((options.agents ?? []).map((agent) => [agent.name.toLowerCase(), agent]));
     for (const agent of options.agents ?? []) {
       if (agent.token)
         this.agentBots.set(agent.name.toLowerCase(), {
           agent: agent.name,
-          api: apiFor(agent.token, options.apiUrl),
+          api: apiFor(agent.token, options.apiUrl, retries),
         });
     }
     this.webhooks = new WebhookDirectory(

@@ -53,6 +53,7 @@ import { SlackTaskChunks } from "./task-chunks.js";
 import { ThreadRoots } from "./thread-roots.js";
 import { stopBlocks } from "./stop-button.js";
 import { UserNames } from "./user-names.js";
+import type { WebApiRetryOptions } from "./web-api-retries.js";
 
 /**
  * Slack through Bolt. Socket Mode when an app token is set, else HTTP events and interactivity
@@ -80,6 +81,7 @@ export class SlackAdapter
   private readonly logger: Logger;
   private readonly clock: ChannelClock;
   private readonly outbound: SlackOutbound;
+  private readonly retries: WebApiRetryOptions;
   private readonly names: UserNames;
   private readonly groups: ApproverGroups;
   private readonly agents: Map<string, SlackAgentIdentity>;
@@ -101,19 +103,21 @@ export class SlackAdapter
     };
     this.clock = options.clock ?? systemClock;
     const logger = boltLogger(this.logger);
-    const clientOptions = {
-      ...(options.apiUrl ? { slackApiUrl: options.apiUrl } : {}),
-      // 429s wait exactly the Retry-After Slack sends, then count as one retry.
-      retryConfig: { retries: options.retries ?? 5, factor: 2, minTimeout: 500, maxTimeout: 30_000 },
-      logger,
-    };
+    const apiUrl = options.apiUrl ? { slackApiUrl: options.apiUrl } : {};
+    // The bot token's calls are tried again by SlackOutbound (web-api-retries.ts), per chat:
+    // the client's own retries paused every chat for one chat's 429 and sent posts twice.
+    const clientOptions = { ...apiUrl, retryConfig: { retries: 0 }, rejectRateLimitedCalls: true, logger };
     const common = { token: options.botToken, logger, clientOptions, ignoreSelf: false, deferInitialization: true };
     if (options.appToken) {
       this.socket = new SlackSocketReceiver({
         appToken: options.appToken,
         logger: this.logger,
         slackLogger: logger,
-        clientOptions,
+        // Opening the socket (apps.connections.open) posts nothing: the client may retry it.
+        clientOptions: {
+          ...apiUrl,
+          retryConfig: { retries: options.retries ?? 5, factor: 2, minTimeout: 500, maxTimeout: 30_000 },
+        },
         track: (work) => this.track(work),
       });
       this.socket.client.on("connected", () => {
@@ -132,7 +136,8 @@ export class SlackAdapter
       });
       this.app = new App({ ...common, receiver: this.receiver });
     }
-    this.outbound = new SlackOutbound(this.app.client, options.linkPreviews);
+    this.retries = { clock: this.clock, logger: this.logger, retries: options.retries ?? 5 };
+    this.outbound = new SlackOutbound(this.app.client, options.linkPreviews ?? (() => false), this.retries);
     this.names = new UserNames(this.app.client, this.logger, () => this.clock.now());
     this.groups = new ApproverGroups(this.app.client, options.approverGroups ?? [], this.logger, () =>
       this.clock.now(),
@@ -285,7 +290,7 @@ export class SlackAdapter
 
   /** A file through `files.uploadV2` (`send-file.ts`): as the app, the agent's name leading its comment; returns the file's id. */
   readonly sendFile: NonNullable<ChannelPrimitives["sendFile"]> = (chat, author, file, options) =>
-    sendSlackFile(this.app.client, chat, author, file, options);
+    sendSlackFile(this.app.client, chat, author, file, options, this.retries);
 
   /**
    * The app's message carrying `key` as its metadata. In a thread that streams natively, the
@@ -404,7 +409,7 @@ export class SlackAdapter
    * and a post that did not know the scopes would carry a bold name instead of the agent's.
    */
   private identify(): Promise<AppIdentity> {
-    this.identifying ??= identifyApp(this.app.client, this.logger).then(
+    this.identifying ??= identifyApp(this.app.client, this.logger, this.retries).then(
       (identity) => {
         this.identity = identity;
         return identity;
