@@ -64,6 +64,8 @@ export interface FakeReply {
   frameDelayMs?: number;
   /** Pause after the headers before the first frame (a model's time to its first token). */
   firstFrameDelayMs?: number;
+  /** A slow model: the first `frames` frames are written, the rest only once `until` resolves. */
+  hold?: { frames: number; until: Promise<void> };
 }
 
 export interface FakeError {
@@ -302,7 +304,12 @@ async function play(protocol: WireProtocol, step: FakeStep, request: RecordedReq
       return;
     case "reply":
       if (step.firstFrameDelayMs !== undefined) await writeFrames(response, [], 0, step.firstFrameDelayMs);
-      await writeFrames(response, protocol.reply(step, request), step.frameDelayMs);
+      if (step.hold) {
+        const frames = protocol.reply(step, request);
+        await writeFrames(response, frames.slice(0, step.hold.frames), step.frameDelayMs);
+        await step.hold.until;
+        await writeFrames(response, frames.slice(step.hold.frames), step.frameDelayMs);
+      } else await writeFrames(response, protocol.reply(step, request), step.frameDelayMs);
       response.end();
       return;
     case "malformed":
