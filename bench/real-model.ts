@@ -72,39 +72,61 @@ export async function runRealModel(settings: RealModelSettings): Promise<void> {
     log(`load: ${settings.chats} chats in a closed loop, ${total} messages of ~${realAnswerSeconds} s each`);
     const connections = settings.postgresUrl ? await ConnectionSampler.connect(databaseUrl) : undefined;
     connections?.start();
+    const statementsBefore = await service.metric("roundtable_database_statements_total");
     const cpuBefore = treeCpuMilliseconds(service.pid);
     let rssMax = treeRssMebibytes(service.pid);
     const rssTimer = setInterval(() => {
       rssMax = Math.max(rssMax, treeRssMebibytes(service.pid));
     }, 1_000);
-    world.streams.sample();
     const started = performance.now();
+    // The chats start one after another over one answer's time (no platform sends a thousand
+    // messages in one millisecond), then each writes again as soon as it is answered.
+    const rampMs = realAnswerSeconds * 1_000;
+    let firstDoneAt: number | undefined;
+    let sampling = false;
     const exchanges = (
       await Promise.race([
         Promise.all(
           Array.from({ length: settings.chats }, async (_, index) => {
+            await sleep((index * rampMs) / settings.chats);
+            if (!sampling) {
+              sampling = true;
+              setTimeout(() => world.streams.sample(), rampMs).unref();
+            }
             const done: Exchange[] = [];
             for (let count = 0; count < settings.perChat; count++) done.push(await world.send(10_000 + index));
+            firstDoneAt ??= performance.now();
             return done;
           }),
         ),
         exited,
       ])
     ).flat();
-    const seconds = (performance.now() - started) / 1_000;
     const inFlight = world.streams.stop();
+    // The steady state: from the end of the ramp until the first chat is done (the load thins after it).
+    const windowStart = started + rampMs;
+    const windowEnd = Math.max(firstDoneAt ?? performance.now(), windowStart + 1);
+    const inWindow = exchanges.filter(
+      (exchange) => exchange.replyAt !== undefined && exchange.replyAt >= windowStart && exchange.replyAt <= windowEnd,
+    ).length;
+    const seconds = (windowEnd - windowStart) / 1_000;
     clearInterval(rssTimer);
     const cpuPerMessage = (treeCpuMilliseconds(service.pid) - cpuBefore) / total;
+    const statementsAfter = await service.metric("roundtable_database_statements_total");
+    const statementsPerMessage =
+      statementsBefore === undefined || statementsAfter === undefined
+        ? undefined
+        : (statementsAfter - statementsBefore) / total;
     const loadAverage = loadavg()[0] ?? Number.NaN;
     const maxConnections = await connections?.stop();
-    const repliesPerSecond = total / seconds;
+    const repliesPerSecond = inWindow / seconds;
     const aim = (0.9 * settings.chats) / realAnswerSeconds;
     const firstWords = spans(exchanges, "firstWordsAt");
     const finalEdit = spans(exchanges, "replyAt");
     const rows: FigureRow[] = [
       {
         key: "repliesPerSecond",
-        name: `replies/s, ${settings.chats} chats in a closed loop`,
+        name: `replies/s, ${settings.chats} chats in a closed loop (steady state)`,
         value: String(round(repliesPerSecond)),
         aim: `≥ ${round(aim)} (90 % of ${settings.chats} / ${realAnswerSeconds} s)`,
       },
@@ -164,6 +186,7 @@ export async function runRealModel(settings: RealModelSettings): Promise<void> {
         repliesPerSecond: round(repliesPerSecond),
         answersInFlight: { mean: round(inFlight.mean), max: inFlight.max },
         cpuPerMessageMs: round(cpuPerMessage),
+        statementsPerMessage: statementsPerMessage === undefined ? null : round(statementsPerMessage),
         rssMaxMiB: round(rssMax),
         postgresConnectionsMax: maxConnections ?? null,
         firstWordsMs: { p50: round(quantile(firstWords, 0.5)), p99: round(quantile(firstWords, 0.99)) },
