@@ -138,6 +138,12 @@ export async function runRealModel(settings: RealModelSettings): Promise<void> {
       },
       { key: "cpuPerMessageMs", name: "CPU per answered message", value: `${round(cpuPerMessage)} ms`, aim: "" },
       {
+        key: "statementsPerMessage",
+        name: "SQL statements per answered message",
+        value: statementsPerMessage === undefined ? "n/a" : String(round(statementsPerMessage)),
+        aim: "",
+      },
+      {
         key: "rssMaxMiB",
         name: "resident memory, largest under load",
         value: `${round(rssMax)} MiB`,

@@ -199,7 +199,7 @@ async function main(): Promise<void> {
   try {
     if (settings.startPostgres) {
       log(`starting a throwaway PostgreSQL server${settings.durable ? " (fsync and synchronous_commit on)" : ""}`);
-      throwaway = await startThrowawayPostgres(directory, settings.durable);
+      throwaway = await startThrowawayPostgres(settings.durable);
       if (!throwaway)
         throw new BenchUsageError(
           "--db postgres needs a server: pass its URL (npm run bench -- --db postgres postgresql://…), set ROUNDTABLE_TEST_POSTGRES_URL, or install PostgreSQL (apt-get install postgresql) and the bench starts one",

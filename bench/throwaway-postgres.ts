@@ -22,13 +22,12 @@ export function postgresInstalled(): boolean {
  * Starts a throwaway server with `scripts/postgres-up.sh` on a free port (production
  * durability with `durable`: fsync and synchronous_commit on); undefined when none is installed.
  */
-export async function startThrowawayPostgres(
-  directory: string,
-  durable: boolean,
-): Promise<ThrowawayPostgres | undefined> {
+export async function startThrowawayPostgres(durable: boolean): Promise<ThrowawayPostgres | undefined> {
   if (!postgresInstalled()) return undefined;
   const port = await freePort();
-  const dataDirectory = path.join(directory, "postgres");
+  // A directory of its own under /tmp: run as root, the script runs the server as postgres, who
+  // cannot enter the bench's private temporary directory.
+  const dataDirectory = `/tmp/roundtable-bench-pg-${port}`;
   const started = spawnSync("bash", [script, ...(durable ? ["--durable"] : []), String(port), dataDirectory], {
     encoding: "utf8",
   });
