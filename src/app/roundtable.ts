@@ -12,6 +12,7 @@ import type { EventPolicy } from "../world/policy/event-policy.js";
 import type { ChannelAdapter } from "../world/channel-adapter.js";
 import { ChannelRegistry } from "../world/channel-registry.js";
 import type { WorkQueue } from "../world/work-queue.js";
+import { StepSlots } from "../world/step-slots.js";
 import { createWorldDirectory } from "../world/world-directory.js";
 import { WorldEngine } from "../world/world-engine.js";
 import { agentSettingsFrom, chatBindingsFrom, worldSettingsFrom } from "./world-settings-from-config.js";
@@ -96,6 +97,7 @@ export class Roundtable {
       files: inboundFiles(parts.config, parts.logger, parts.store, parts.clock ?? (() => new Date())),
       ...(parts.deliveryHoldMs === undefined ? {} : { deliveryHoldMs: parts.deliveryHoldMs }),
       ...(parts.eventPolicy === undefined ? {} : { policy: parts.eventPolicy }),
+      stepSlots: new StepSlots(parts.config.queue.concurrency),
     });
     const runtime: AgentRuntime = {
       world: this.engine.context,

@@ -380,12 +380,15 @@ const webConsoleSchema = z
   .strict();
 
 /**
- * `queue`: the stored work queue. `concurrency` is how many steps (model calls, tool runs,
- * deliveries) this process runs at once across chats; one chat's steps always run in order.
+ * `queue`: the stored work queue. `concurrency` is how many steps of this process use the CPU
+ * or the database at once; a step waiting for its model, a tool, an edit interval or a
+ * platform's retry time holds none. `inFlight` is how many steps may be under way at once
+ * (waiting ones included: answers in flight). One chat's steps always run in order.
  */
 const queueConfigSchema = z
   .object({
     concurrency: numeric(z.number().int().min(1).max(1000)).default(32),
+    inFlight: numeric(z.number().int().min(1).max(10_000)).default(1000),
   })
   .strict();
 

@@ -18,6 +18,7 @@ import { outboundFor } from "./outbound-for.js";
 import type { WorldContext } from "./world-context.js";
 import { postWorldNotice } from "./world-notice.js";
 import { redrawPendingCard } from "./delivery/card-redraw.js";
+import { withoutSlot } from "./step-slots.js";
 
 /** What a delivery of a message with files has shown so far: its text, then its files' ids. */
 interface MessageShown {
@@ -373,7 +374,8 @@ export class Outbox {
           return undefined;
         }
         log.warn({ err: error, attempt, retryInMs: wait }, "delivery refused; holding the chat's later deliveries");
-        await new Promise((resolve) => setTimeout(resolve, wait));
+        // The platform's retry time is waited out without the step's slot.
+        await withoutSlot(() => new Promise((resolve) => setTimeout(resolve, wait)));
       }
     }
   }

@@ -125,6 +125,8 @@ export interface Store
     options?: { countInChat?: boolean },
   ): Promise<TurnRecord>;
   getTurn(id: string): Promise<TurnRecord | undefined>;
+  /** The turns among `ids` that carry a stop marker, with who stopped them (the stop poll's one read). */
+  stoppedTurns(ids: readonly string[]): Promise<{ id: string; stoppedBy: { id: string; name: string } }[]>;
   updateTurn(
     id: string,
     change: Partial<Pick<TurnRecord, "state" | "step" | "endReason" | "endedAt" | "deadlineAt">>,

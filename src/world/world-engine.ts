@@ -36,7 +36,8 @@ export class WorldEngine {
   async start(): Promise<void> {
     await recoverLostSteps(this.context);
     await requeueRecentRuns(this.context);
-    await this.context.queue.start((job) => this.handle(job));
+    const slots = this.context.stepSlots;
+    await this.context.queue.start(slots ? (job) => slots.run(() => this.handle(job)) : (job) => this.handle(job));
   }
 
   async stop(): Promise<void> {

@@ -406,6 +406,10 @@ export class PrismaStore implements Store {
     return this.hot.getTurn(id);
   }
 
+  stoppedTurns(ids: readonly string[]): Promise<{ id: string; stoppedBy: { id: string; name: string } }[]> {
+    return this.hot.stoppedTurns(ids);
+  }
+
   async updateTurn(
     id: string,
     change: Partial<Pick<TurnRecord, "state" | "step" | "endReason" | "endedAt" | "deadlineAt">>,
