@@ -50,8 +50,17 @@ export type WorldEvent =
       turnId: string;
       calls: { id: string; name: string; argumentsJson: string }[];
     }
-  | { type: "approval-requested"; chat: ChatRef; card: ApprovalCard }
-  | { type: "approval-decided"; chat: ChatRef; outcome: ApprovalOutcome }
+  | {
+      type: "approval-requested";
+      chat: ChatRef;
+      card: ApprovalCard;
+      /**
+       * A copy of the card outside its chat (an approver's DM, the approvals chat: `src/world/approvals/`);
+       * `fallback` is the card its chat gets when no copy can be shown (`route: dm`).
+       */
+      copy?: { kind: "dm" | "channel"; fallback?: ApprovalCard };
+    }
+  | { type: "approval-decided"; chat: ChatRef; outcome: ApprovalOutcome; copy?: { kind: "dm" | "channel" } }
   | {
       type: "tool-result";
       chat: ChatRef;

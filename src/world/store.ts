@@ -1,4 +1,5 @@
 import type { AccountingStore } from "./accounting-store.js";
+import type { CardCopyStore } from "./approvals/card-copies.js";
 import type { AutonomousRunStore } from "./autonomous/autonomous-run-store.js";
 import type { BudgetStore } from "./budget-store.js";
 import type { LoginSessionStore } from "./login-session-store.js";
@@ -51,7 +52,8 @@ export interface Store
     LoginSessionStore,
     AutonomousRunStore,
     HookOutcomeStore,
-    StoredRuleStore {
+    StoredRuleStore,
+    CardCopyStore {
   // chats
   /** Create the chat if new (binding it to `world`); return it either way. */
   ensureChat(key: string, world: string, platform: string): Promise<ChatRecord>;

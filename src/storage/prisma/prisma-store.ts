@@ -41,6 +41,7 @@ import { AutonomousRunQueries } from "./autonomous-run-queries.js";
 import type { AutonomousRunRecord } from "../../world/autonomous/autonomous-run-store.js";
 import { HookOutcomeQueries } from "./hook-outcome-queries.js";
 import { StoredRuleQueries } from "./stored-rule-queries.js";
+import { CardCopyQueries } from "./card-copy-queries.js";
 import type { HookEffects, HookOutcomeRecord, ReplayHistory } from "../../world/policy/event-policy.js";
 import { RecentMessages } from "./recent-messages.js";
 import { StepQueries } from "./step-queries.js";
@@ -69,6 +70,7 @@ export class PrismaStore implements Store {
   private readonly runs: AutonomousRunQueries;
   private readonly hooks: HookOutcomeQueries;
   private readonly rules: StoredRuleQueries;
+  private readonly copies: CardCopyQueries;
   /** The hot statements' way to the database (around Prisma's client on SQLite). */
   private readonly raw: RawSql;
   private readonly steps: StepQueries;
@@ -100,6 +102,7 @@ export class PrismaStore implements Store {
     this.logins = new LoginSessionQueries(db);
     this.hooks = new HookOutcomeQueries(db, clock);
     this.rules = new StoredRuleQueries(db);
+    this.copies = new CardCopyQueries(db, clock);
     this.raw = rawSqlOf(db);
     this.runs = new AutonomousRunQueries(this.raw, clock);
     this.outboundWriter = options.outboundWriter;
@@ -110,6 +113,24 @@ export class PrismaStore implements Store {
     this.recent = options.recentMessages
       ? new RecentMessages((chatKey, latest, afterSeq) => this.hot.latestMessages(chatKey, latest, afterSeq))
       : undefined;
+  }
+
+  // approval cards' copies (docs/approvals.md, "Where approval cards go")
+
+  addCardCopies(...args: Parameters<CardCopyQueries["addCardCopies"]>) {
+    return this.copies.addCardCopies(...args);
+  }
+
+  listCardCopies(approvalId: string) {
+    return this.copies.listCardCopies(approvalId);
+  }
+
+  getCardCopy(approvalId: string, chatKey: string) {
+    return this.copies.getCardCopy(approvalId, chatKey);
+  }
+
+  markCardCopy(...args: Parameters<CardCopyQueries["markCardCopy"]>) {
+    return this.copies.markCardCopy(...args);
   }
 
   // stored Always allow rules (docs/approvals.md)
