@@ -6,6 +6,7 @@ import { storeApprovalContract } from "./store-contract-approvals.js";
 import { storeBudgetContract } from "./store-contract-budgets.js";
 import { storeLoginContract } from "./store-contract-logins.js";
 import { storeRuleContract } from "./store-contract-rules.js";
+import { storeCardCopyContract } from "./store-contract-card-copies.js";
 import { quietLogger, temporarySqlite } from "./test-databases.js";
 
 const openSqlite = async () => {
@@ -27,3 +28,4 @@ storeAccountingContract("SQLite", openSqlite);
 storeBudgetContract("SQLite", openSqlite);
 storeLoginContract("SQLite", openSqlite);
 storeRuleContract("SQLite", openSqlite);
+storeCardCopyContract("SQLite", openSqlite);
