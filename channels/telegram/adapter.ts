@@ -25,7 +25,15 @@ import {
   type WorkingStatusChannel,
 } from "../../src/world/channel-adapter.js";
 import { AdminRoles } from "./admin-roles.js";
-import { type BotHandle, TelegramOutbound, createApi, isPrivateChat, isRefusal, isUnreachableChat, toPlatformError } from "./api.js";
+import {
+  type BotHandle,
+  TelegramOutbound,
+  createApi,
+  isPrivateChat,
+  isRefusal,
+  isUnreachableChat,
+  toPlatformError,
+} from "./api.js";
 import { botApiFetch } from "./bot-api-fetch.js";
 import { EditThrottle } from "./edit-throttle.js";
 import { type MentionDirectory, emptyMentionDirectory } from "./mentions.js";

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { approvalsConfigSchema } from "../../src/config/schema.js";
 import type { StoredDiscordMessage } from "../fakes/discord-api.js";
 import { ScriptedProvider } from "../fakes/scripted-provider.js";
 import { type DiscordWorld, discordWorld } from "./helpers.js";
@@ -38,7 +39,10 @@ describe("approval cards routed to Discord DMs", () => {
     t = await worldOnDiscord({
       discord,
       agents: [{ name: "alice", provider: alice, tools: ["shell_cmd"] }],
-      world: { approvers: { discord: [discord.olga.id, "4040404040"] }, approvals: { route: "dm" } },
+      world: {
+        approvers: { discord: [discord.olga.id, "4040404040"] },
+        approvals: approvalsConfigSchema.parse({ route: "dm" }),
+      },
       chats: () => ({ [discord.general.id]: "main" }),
     });
     await t.say(t.ana, "@alice run echo");

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { approvalsConfigSchema } from "../../src/config/schema.js";
 import { ScriptedProvider } from "../fakes/scripted-provider.js";
 import type { SlackStoredMessage } from "../fakes/slack-api.js";
 import { ana, eve, olga, threadKey, type WorldSlack, worldOnSlack } from "./world-slack.js";
@@ -51,7 +52,7 @@ describe("approval cards routed to Slack DMs", () => {
     t = await worldOnSlack({
       mode: "socket",
       agents: [{ name: "alice", provider: alice, tools: ["shell_cmd"] }],
-      world: { approvers: { slack: [olga, "U9GONE"] }, approvals: { route: "dm" } },
+      world: { approvers: { slack: [olga, "U9GONE"] }, approvals: approvalsConfigSchema.parse({ route: "dm" }) },
     });
     const asked = await t.say(ana, "<@UBOT> @alice run echo");
     const thread = asked.ts;

@@ -28,7 +28,15 @@ export function storeCardCopyContract(name: string, open: () => Promise<StoreFix
         { approvalId, chatKey: "slack:T1:C9:", kind: "channel" },
       ]);
       const copies = await store.listCardCopies(approvalId);
-      expect(copies.map(({ chatKey, kind, personId, state, decidedHere }) => ({ chatKey, kind, personId, state, decidedHere }))).toEqual([
+      expect(
+        copies.map(({ chatKey, kind, personId, state, decidedHere }) => ({
+          chatKey,
+          kind,
+          personId,
+          state,
+          decidedHere,
+        })),
+      ).toEqual([
         { chatKey: "telegram::-100:", kind: "chat", personId: undefined, state: "open", decidedHere: false },
         { chatKey: "telegram::222:", kind: "dm", personId: "222", state: "unreachable", decidedHere: false },
         { chatKey: "slack:T1:C9:", kind: "channel", personId: undefined, state: "open", decidedHere: false },
@@ -45,7 +53,10 @@ export function storeCardCopyContract(name: string, open: () => Promise<StoreFix
       expect(await store.markCardCopy(approvalId, "slack:T1:D1:", { state: "unposted" })).toBe(true);
       expect(await store.markCardCopy(approvalId, "slack:T1:D1:", { state: "unreachable" })).toBe(false);
       expect(await store.markCardCopy(approvalId, "slack:T1:D1:", { decidedHere: true })).toBe(true);
-      expect(await store.getCardCopy(approvalId, "slack:T1:D1:")).toMatchObject({ state: "unposted", decidedHere: true });
+      expect(await store.getCardCopy(approvalId, "slack:T1:D1:")).toMatchObject({
+        state: "unposted",
+        decidedHere: true,
+      });
       expect(await store.markCardCopy(approvalId, "slack:T1:D9:", { decidedHere: true })).toBe(false);
     });
   });

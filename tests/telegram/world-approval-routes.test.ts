@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { approvalsConfigSchema } from "../../src/config/schema.js";
 import { ScriptedProvider } from "../fakes/scripted-provider.js";
 import type { FakeUser, StoredMessage } from "../fakes/telegram-api.js";
 import { ana, eve, groupId } from "./helpers.js";
@@ -56,7 +57,10 @@ describe("approval cards routed to Telegram private chats", () => {
     const alice = echoOnce();
     t = await worldOnTelegram({
       agents: [{ name: "alice", provider: alice, tools: ["shell_cmd"] }],
-      world: { approvers: { telegram: [String(boss.id), String(stranger.id)] }, approvals: { route: "dm" } },
+      world: {
+        approvers: { telegram: [String(boss.id), String(stranger.id)] },
+        approvals: approvalsConfigSchema.parse({ route: "dm" }),
+      },
       beforeStart: (fake) => fake.addChat({ id: boss.id, type: "private", first_name: "Boss" }),
     });
     await t.say(ana, "@alice run echo");
@@ -88,7 +92,10 @@ describe("approval cards routed to Telegram private chats", () => {
     const alice = echoOnce();
     t = await worldOnTelegram({
       agents: [{ name: "alice", provider: alice, tools: ["shell_cmd"] }],
-      world: { approvers: { telegram: [String(stranger.id)] }, approvals: { route: "dm" } },
+      world: {
+        approvers: { telegram: [String(stranger.id)] },
+        approvals: approvalsConfigSchema.parse({ route: "dm" }),
+      },
     });
     await t.say(ana, "@alice run echo");
     await t.world.waitFor(() => cardsIn(t as WorldTelegram, groupId).length === 1);
@@ -109,7 +116,7 @@ describe("approval cards routed to Telegram private chats", () => {
     const alice = echoOnce();
     t = await worldOnTelegram({
       agents: [{ name: "alice", provider: alice, tools: ["shell_cmd"] }],
-      world: { approvers: { telegram: [String(boss.id)] }, approvals: { route: "both" } },
+      world: { approvers: { telegram: [String(boss.id)] }, approvals: approvalsConfigSchema.parse({ route: "both" }) },
       beforeStart: (fake) => fake.addChat({ id: boss.id, type: "private", first_name: "Boss" }),
     });
     await t.say(ana, "@alice run echo");

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { approvalsConfigSchema } from "../../src/config/schema.js";
 import { SlackAdapter } from "../../channels/slack/adapter.js";
 import { TelegramAdapter } from "../../channels/telegram/adapter.js";
 import { ScriptedProvider } from "../fakes/scripted-provider.js";
@@ -61,7 +62,7 @@ async function telegramWorldWithSlackApprovals(alice: ScriptedProvider): Promise
     agents: [{ name: "alice", provider: alice, tools: ["shell_cmd"] }],
     world: {
       approvers: { telegram: [String(boss.id)], slack: [olga] },
-      approvals: { channel: { platform: "slack", id: approvalsChannel } },
+      approvals: approvalsConfigSchema.parse({ channel: { platform: "slack", id: approvalsChannel } }),
     },
     channels: [telegramAdapter, slackAdapter],
     channelsConfig: { telegram: { chats: { "*": "main" } }, slack: { chats: { [approvalsChannel]: "main" } } },

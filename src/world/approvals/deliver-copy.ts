@@ -92,7 +92,10 @@ async function postCopy(
       const wait = Math.min(250 * 2 ** (attempt - 1), 5_000);
       const unreachable = canOpenDirectChat(adapter) && adapter.cannotReach(error);
       if (unreachable || Date.now() - started + wait > holdMs) {
-        logger.warn({ err: error, chat: key, approvalId: event.card.approvalId, unreachable }, "approval card copy refused");
+        logger.warn(
+          { err: error, chat: key, approvalId: event.card.approvalId, unreachable },
+          "approval card copy refused",
+        );
         return undefined;
       }
       logger.warn({ err: error, chat: key, attempt, retryInMs: wait }, "approval card copy refused; trying again");
@@ -137,7 +140,7 @@ export async function deliverOutcomeCopy(context: CopyContext, event: CopyOutcom
   const card = await store.getOutbound("approval", copyCardRef(outcome.approvalId, key));
   if (!card) {
     const copy = await store.getCardCopy(outcome.approvalId, key);
-    if (!copy || copy.state !== "open") return delivered(context, event);
+    if (copy?.state !== "open") return delivered(context, event);
     // Its card is not posted yet (its delivery is under way or being retried): try again later.
     throw new RoundtableError("internal", `approval ${outcome.approvalId} has no posted copy in ${key} yet`);
   }
@@ -155,7 +158,10 @@ export async function deliverOutcomeCopy(context: CopyContext, event: CopyOutcom
     });
   } catch (error) {
     if (!(canOpenDirectChat(adapter) && adapter.cannotReach(error))) throw error;
-    logger.warn({ err: error, chat: key, approvalId: outcome.approvalId }, "approval copy's outcome could not be shown");
+    logger.warn(
+      { err: error, chat: key, approvalId: outcome.approvalId },
+      "approval copy's outcome could not be shown",
+    );
   }
   if (!(await store.getOutbound("event", String(event.seq)))) await delivered(context, event);
 }

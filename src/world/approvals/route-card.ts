@@ -145,7 +145,9 @@ export function placePhrase(copy: CardCopyRecord, origin: Platform): string {
     case "dm":
       return "in a direct message";
     case "channel":
-      return platform === origin ? "in the approvals channel" : `in the approvals channel on ${platformNames[platform]}`;
+      return platform === origin
+        ? "in the approvals channel"
+        : `in the approvals channel on ${platformNames[platform]}`;
   }
 }
 
@@ -185,7 +187,12 @@ export async function publishApprovalOutcomes(
       await publisher.publish(approval.chatKey, { type: "approval-decided", chat: origin, outcome: named });
     } else if (copy.state === "open") {
       const chat = parseChatKey(copy.chatKey);
-      await publisher.publish(copy.chatKey, { type: "approval-decided", chat, outcome: named, copy: { kind: copy.kind } });
+      await publisher.publish(copy.chatKey, {
+        type: "approval-decided",
+        chat,
+        outcome: named,
+        copy: { kind: copy.kind },
+      });
     }
   }
 }

@@ -54,7 +54,10 @@ export async function handleApprovalClick(context: WorldContext, click: Approval
     approval.world === world.name &&
     (budget
       ? parseBudgetApprovalKey(approval.toolCallId)?.turnId === approval.turnId
-      : call !== undefined && call.agent === approval.agent && call.turnId === approval.turnId && call.chatKey === originKey);
+      : call !== undefined &&
+        call.agent === approval.agent &&
+        call.turnId === approval.turnId &&
+        call.chatKey === originKey);
   if (!owned || !world) {
     log.warn(
       { approvalId: approval.id, approvalChat: approval.chatKey },
