@@ -138,4 +138,27 @@ describe("approval cards routed to Telegram private chats", () => {
     expect(alice.requests).toHaveLength(2);
     expect(botTextsIn(t, groupId).filter((text) => /^alice: tool said: .*hello/.test(text))).toHaveLength(1);
   });
+  it("route both: a press on the DM's copy closes the group's card too, naming the DM", async () => {
+    const alice = echoOnce();
+    t = await worldOnTelegram({
+      agents: [{ name: "alice", provider: alice, tools: ["shell_cmd"] }],
+      world: { approvers: { telegram: [String(boss.id)] }, approvals: approvalsConfigSchema.parse({ route: "both" }) },
+      beforeStart: (fake) => fake.addChat({ id: boss.id, type: "private", first_name: "Boss" }),
+    });
+    await t.say(ana, "@alice run echo");
+    const [inGroup] = cardsIn(t, groupId);
+    const [inDm] = cardsIn(t, boss.id);
+    const groupOnce = onceData(inGroup as StoredMessage);
+
+    await t.press(boss, inDm?.message_id ?? 0, onceData(inDm as StoredMessage), boss.id);
+    await t.world.waitFor(() => alice.requests.length === 2);
+    await t.world.idle();
+    const words = "Approved once by Boss in a direct message";
+    expect(t.fake.message(boss.id, inDm?.message_id ?? 0)?.text).toContain(words);
+    expect(t.fake.message(groupId, inGroup?.message_id ?? 0)?.text).toContain(words);
+    const late = await t.press(boss, inGroup?.message_id ?? 0, groupOnce);
+    expect(t.fake.callbackAnswers.get(late)?.text).toMatch(/^Already decided by Boss/);
+    await t.world.idle();
+    expect(alice.requests).toHaveLength(2);
+  });
 });
