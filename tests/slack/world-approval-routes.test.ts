@@ -2,14 +2,18 @@ import { afterEach, describe, expect, it } from "vitest";
 import { approvalsConfigSchema } from "../../src/config/schema.js";
 import { ScriptedProvider } from "../fakes/scripted-provider.js";
 import type { SlackStoredMessage } from "../fakes/slack-api.js";
+import { temporaryDatabaseUrl } from "../world/harness.js";
 import { ana, eve, olga, threadKey, type WorldSlack, worldOnSlack } from "./world-slack.js";
 
 // Cards routed to approvers' Slack DMs (docs/approvals.md, "Where approval cards go").
 
 let t: WorldSlack | undefined;
+let before: WorldSlack | undefined;
 afterEach(async () => {
   await t?.close();
+  await before?.close();
   t = undefined;
+  before = undefined;
 });
 
 function echoOnce() {
@@ -79,5 +83,37 @@ describe("approval cards routed to Slack DMs", () => {
     expect(approval).toMatchObject({ state: "approved", decidedById: olga });
     expect(t.fake.messages.find(`D${olga}`, card?.ts ?? "")?.text).toContain("in a direct message");
     expect(t.replies(thread).at(-1)?.text).toMatch(/tool said: .*hello/);
+  });
+  it("a DM copy survives a restart: the press after it, in the new process, decides the same call once", async () => {
+    const databaseUrl = temporaryDatabaseUrl();
+    const options = {
+      mode: "http" as const,
+      databaseUrl,
+      keepDatabase: true,
+      world: { approvers: { slack: [olga] }, approvals: approvalsConfigSchema.parse({ route: "dm" }) },
+    };
+    const first = echoOnce();
+    before = await worldOnSlack({ ...options, agents: [{ name: "alice", provider: first, tools: ["shell_cmd"] }] });
+    const asked = await before.say(ana, "<@UBOT> @alice run echo");
+    const [card] = before.fake.botPosts(`D${olga}`).filter((message) => (message.blocks ?? []).length > 0);
+    expect(card).toBeDefined();
+    const fake = before.fake;
+    await before.close({ keepFake: true });
+    before = undefined;
+
+    const second = echoOnce();
+    t = await worldOnSlack({
+      ...options,
+      reuseFake: fake,
+      agents: [{ name: "alice", provider: second, tools: ["shell_cmd"] }],
+    });
+    await pressIn(t, olga, `D${olga}`, card as SlackStoredMessage, /Approve once/);
+    await t.world.waitFor(() => second.requests.length === 1);
+    await t.settle();
+    const [approval] = await t.world.store.listApprovals({ chatKey: threadKey(asked.ts) });
+    expect(approval).toMatchObject({ state: "approved", decidedById: olga });
+    expect(fake.messages.find(`D${olga}`, card?.ts ?? "")?.text).toContain("Approved once by Olga in a direct message");
+    expect(t.replies(asked.ts).filter((message) => /tool said: .*hello/.test(message.text))).toHaveLength(1);
+    expect(t.fake.botPosts(`D${olga}`).filter((message) => (message.blocks ?? []).length > 0)).toHaveLength(1);
   });
 });
