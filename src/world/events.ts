@@ -56,11 +56,17 @@ export type WorldEvent =
       card: ApprovalCard;
       /**
        * A copy of the card outside its chat (an approver's DM, the approvals chat: `src/world/approvals/`);
-       * `fallback` is the card its chat gets when no copy can be shown (`route: dm`).
+       * `fallback` is the card its chat gets when no copy can be shown (`route: dm`); `primary`
+       * marks the one copy that stands for the approval when its chat has no card (metrics, spans).
        */
-      copy?: { kind: "dm" | "channel"; fallback?: ApprovalCard };
+      copy?: { kind: "dm" | "channel"; fallback?: ApprovalCard; primary?: true };
     }
-  | { type: "approval-decided"; chat: ChatRef; outcome: ApprovalOutcome; copy?: { kind: "dm" | "channel" } }
+  | {
+      type: "approval-decided";
+      chat: ChatRef;
+      outcome: ApprovalOutcome;
+      copy?: { kind: "dm" | "channel"; primary?: true };
+    }
   | {
       type: "tool-result";
       chat: ChatRef;
@@ -80,6 +86,13 @@ export type WorldEvent =
       /** When the turn started (absent in events stored before it was carried). */
       startedAt?: Date;
     };
+
+/** Whether an approval event stands for its approval (not one of its card's further copies): counted once. */
+export function standsForApproval(
+  event: Extract<WorldEvent, { type: "approval-requested" | "approval-decided" }>,
+): boolean {
+  return event.copy === undefined || event.copy.primary === true;
+}
 
 /** A persisted event with its position in the log. */
 export type StoredEvent = WorldEvent & { seq: number; createdAt: Date };

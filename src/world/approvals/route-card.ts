@@ -29,7 +29,7 @@ type RoutingContext = Pick<WorldContext, "store" | "channels" | "logger">;
  * again, and their delivery posts only what is not posted yet.
  */
 export async function publishApprovalCard(
-  context: RoutingContext & Pick<WorldContext, "store">,
+  context: RoutingContext,
   publisher: CardPublisher,
   world: RoutedWorld,
   approval: ApprovalRecord,
@@ -49,6 +49,7 @@ export async function publishApprovalCard(
     copies = await store.listCardCopies(approval.id);
   }
   const originCard = cardFor(origin);
+  const primary = primaryCopy(copies);
   for (const copy of copies) {
     if (copy.kind === "chat") {
       await publisher.publish(approval.chatKey, { type: "approval-requested", chat: origin, card: originCard });
@@ -61,7 +62,7 @@ export async function publishApprovalCard(
       type: "approval-requested",
       chat,
       card: cardFor(chat),
-      copy: { kind: copy.kind, ...fallback },
+      copy: { kind: copy.kind, ...fallback, ...(copy === primary ? { primary: true as const } : {}) },
     });
   }
   if (routing.route === "dm" && !copies.some((copy) => copy.kind === "chat")) {
@@ -182,6 +183,7 @@ export async function publishApprovalOutcomes(
     decidedIn && outcome.decidedBy
       ? { ...outcome, decidedBy: { ...outcome.decidedBy, where: placePhrase(decidedIn, origin.platform) } }
       : outcome;
+  const primary = primaryCopy(copies);
   for (const copy of copies) {
     if (copy.kind === "chat") {
       await publisher.publish(approval.chatKey, { type: "approval-decided", chat: origin, outcome: named });
@@ -191,8 +193,14 @@ export async function publishApprovalOutcomes(
         type: "approval-decided",
         chat,
         outcome: named,
-        copy: { kind: copy.kind },
+        copy: { kind: copy.kind, ...(copy === primary ? { primary: true as const } : {}) },
       });
     }
   }
+}
+
+/** The copy whose events stand for the approval when its chat has no card: the first open one. */
+function primaryCopy(copies: readonly CardCopyRecord[]): CardCopyRecord | undefined {
+  if (copies.some((copy) => copy.kind === "chat")) return undefined;
+  return copies.find((copy) => copy.state === "open");
 }
