@@ -160,43 +160,42 @@ const platformNames: Record<Platform, string> = {
   web: "the web console",
 };
 
+/** One place a closed approval's outcome is shown: its chat, or a copy (`copy` set). */
+export interface OutcomePlace {
+  chatKey: string;
+  chat: ChatRef;
+  outcome: ApprovalOutcome;
+  copy?: { kind: "dm" | "channel"; primary?: true };
+}
+
 /**
- * The one way a closed approval's cards are updated: `approval-decided` in its chat, and (with
- * routing) in every recorded place, each naming where the decision was made.
+ * Where a closed approval's outcome goes: its chat, and (with routing) every recorded place,
+ * each naming where the decision was made. The caller (`publishApprovalOutcome`) publishes them.
  */
-export async function publishApprovalOutcomes(
+export async function outcomePlaces(
   context: Pick<WorldContext, "store" | "worlds">,
-  publisher: CardPublisher,
   approval: ApprovalRecord,
   outcome: ApprovalOutcome,
-): Promise<void> {
+): Promise<OutcomePlace[]> {
   const origin = parseChatKey(approval.chatKey);
   const routed = context.worlds.get(approval.world)?.cardRouting !== undefined;
   const copies = routed ? await context.store.listCardCopies(approval.id) : [];
   // No copies: not routed, or asked before routing was configured (its card is in its chat).
-  if (copies.length === 0) {
-    await publisher.publish(approval.chatKey, { type: "approval-decided", chat: origin, outcome });
-    return;
-  }
+  if (copies.length === 0) return [{ chatKey: approval.chatKey, chat: origin, outcome }];
   const decidedIn = copies.find((copy) => copy.decidedHere);
   const named =
     decidedIn && outcome.decidedBy
       ? { ...outcome, decidedBy: { ...outcome.decidedBy, where: placePhrase(decidedIn, origin.platform) } }
       : outcome;
   const primary = primaryCopy(copies);
-  for (const copy of copies) {
-    if (copy.kind === "chat") {
-      await publisher.publish(approval.chatKey, { type: "approval-decided", chat: origin, outcome: named });
-    } else if (copy.state === "open") {
-      const chat = parseChatKey(copy.chatKey);
-      await publisher.publish(copy.chatKey, {
-        type: "approval-decided",
-        chat,
-        outcome: named,
-        copy: { kind: copy.kind, ...(copy === primary ? { primary: true as const } : {}) },
-      });
-    }
-  }
+  return copies.flatMap((copy): OutcomePlace[] => {
+    if (copy.kind === "chat") return [{ chatKey: approval.chatKey, chat: origin, outcome: named }];
+    if (copy.state !== "open") return [];
+    const marks = copy === primary ? { primary: true as const } : {};
+    return [
+      { chatKey: copy.chatKey, chat: parseChatKey(copy.chatKey), outcome: named, copy: { kind: copy.kind, ...marks } },
+    ];
+  });
 }
 
 /** The copy whose events stand for the approval when its chat has no card: the first open one. */

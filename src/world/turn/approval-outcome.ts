@@ -1,5 +1,5 @@
 import type { ApprovalRecord } from "../records.js";
-import { publishApprovalOutcomes } from "../approvals/route-card.js";
+import { outcomePlaces } from "../approvals/route-card.js";
 import type { Outbox } from "../outbox.js";
 import type { WorldContext } from "../world-context.js";
 import type { ApprovalOutcome } from "./approval-types.js";
@@ -36,7 +36,14 @@ export async function publishApprovalOutcome(
 ): Promise<void> {
   const outcome = approvalOutcome(approval, tool, argumentsPreview, context.clock());
   // In its chat, and on every copy where the world routes cards (docs/approvals.md).
-  await publishApprovalOutcomes(context, outbox, approval, { ...outcome, ...change });
+  for (const place of await outcomePlaces(context, approval, { ...outcome, ...change })) {
+    await outbox.publish(place.chatKey, {
+      type: "approval-decided",
+      chat: place.chat,
+      outcome: place.outcome,
+      ...(place.copy === undefined ? {} : { copy: place.copy }),
+    });
+  }
 }
 
 /** `45 seconds`, `30 minutes`, `2 hours`: how long an approval waited. */
