@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { approvalsConfigSchema } from "../../src/config/schema.js";
 import { SlackAdapter } from "../../channels/slack/adapter.js";
+import { auditApprovals } from "../../src/cli/audit-approvals.js";
 import { TelegramAdapter } from "../../channels/telegram/adapter.js";
 import { ScriptedProvider } from "../fakes/scripted-provider.js";
 import { FakeSlack, type SlackStoredMessage } from "../fakes/slack-api.js";
@@ -165,5 +166,14 @@ describe("a Telegram world's card decided from a Slack approvals channel", () =>
       .messagesIn(groupId)
       .filter((message) => message.from.is_bot && /tool said: .*hello/.test(message.text));
     expect(answers).toHaveLength(1);
+    // `roundtable approvals --json` keeps where the card was and which copy decided.
+    const [audited] = await auditApprovals(t.world.store, new Date(0));
+    expect(audited?.copies).toHaveLength(2);
+    expect(audited?.copies).toEqual(
+      expect.arrayContaining([
+        { chat: groupKey, kind: "chat", state: "open", decidedHere: false },
+        { chat: `slack:T0FAKE:${approvalsChannel}:`, kind: "channel", state: "open", decidedHere: true },
+      ]),
+    );
   });
 });

@@ -37,7 +37,7 @@ export type NewCardCopy = Pick<CardCopyRecord, "approvalId" | "chatKey" | "kind"
 export interface CardCopyStore {
   /** Record copies; a copy already recorded (same approval and chat) is left as it is. */
   addCardCopies(copies: readonly NewCardCopy[]): Promise<void>;
-  /** Every copy of an approval, in the order recorded. */
+  /** Every copy of an approval, oldest first (copies recorded together: by chat key). */
   listCardCopies(approvalId: string): Promise<CardCopyRecord[]>;
   getCardCopy(approvalId: string, chatKey: string): Promise<CardCopyRecord | undefined>;
   /**
