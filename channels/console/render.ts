@@ -51,6 +51,7 @@ export function renderOutcomeLine(outcome: ApprovalOutcome): string {
   if (outcome.state === "skipped" && outcome.note !== undefined) {
     return `approval ${outcome.shortId}: skipped (${outcome.note})`;
   }
-  const who = outcome.decidedBy ? ` by ${outcome.decidedBy.name}` : "";
+  const where = outcome.decidedBy?.where === undefined ? "" : ` ${outcome.decidedBy.where}`;
+  const who = outcome.decidedBy ? ` by ${outcome.decidedBy.name}${where}` : "";
   return `approval ${outcome.shortId}: ${stateWords[outcome.state]}${scope}${who}`;
 }

@@ -9,6 +9,7 @@ import {
   type ChannelPrimitives,
   chatCommands,
   type ChatRef,
+  type DirectChatChannel,
   type InboundSink,
   type MessageLinks,
   type OutboundText,
@@ -56,6 +57,7 @@ import { WebhookDirectory } from "./webhooks.js";
 export class DiscordAdapter
   implements
     ChannelAdapter,
+    DirectChatChannel,
     UserRolesChannel,
     PrivateReplyChannel,
     MessageLinks,
@@ -464,6 +466,17 @@ export class DiscordAdapter
     const owner = this.client?.guilds.cache.get(guildId)?.ownerId === userId;
     if (owner || member.roles.some((id) => this.directory.roleIsAdministrator(guildId, id))) names.push("admin");
     return names;
+  }
+
+  /** The bot's DM channel with a person (an approval card routed to approvers' DMs). */
+  async openDirectChat(userId: string): Promise<ChatRef> {
+    return { platform: "discord", channel: await this.api.directChannel(userId) };
+  }
+
+  /** Discord will not let the bot write there: no such user or channel, DMs closed, no access. */
+  cannotReach(error: unknown): boolean {
+    const code = discordCodeOf(error);
+    return code === 50007 || code === 10003 || code === 10013 || code === 50001;
   }
 
   /** A private word to one person: a DM from the bot (Discord has no ephemeral messages outside interactions). */

@@ -10,6 +10,7 @@ import {
   type ChannelClock,
   type ChannelPrimitives,
   chatKey,
+  type DirectChatChannel,
   type ChatRef,
   type InboundSink,
   type NativeStream,
@@ -55,6 +56,9 @@ import { stopBlocks } from "./stop-button.js";
 import { UserNames } from "./user-names.js";
 import type { WebApiRetryOptions } from "./web-api-retries.js";
 
+/** Slack's refusals that say nothing about the chat: tried again, never taken as "cannot reach". */
+const passingSlackErrors = new Set(["internal_error", "fatal_error", "service_unavailable", "request_timeout"]);
+
 /**
  * Slack through Bolt. Socket Mode when an app token is set, else HTTP events and interactivity
  * at `/slack/events` on the service's port. An event is acknowledged (either way) only once the
@@ -66,6 +70,7 @@ export class SlackAdapter
   implements
     ChannelAdapter,
     ChannelPrimitives<SlackPart>,
+    DirectChatChannel,
     PrivateReplyChannel,
     ToolProgressChannel,
     UserRolesChannel,
@@ -234,6 +239,18 @@ export class SlackAdapter
   async clearWorking(chat: ChatRef): Promise<void> {
     const thread = assistantThread(chat);
     if (thread) await this.outbound.setStatus(thread, "");
+  }
+
+  /** The app's DM with a person (an approval card routed to approvers' DMs). */
+  async openDirectChat(userId: string): Promise<ChatRef> {
+    return this.resolveChat({ platform: "slack", channel: await this.outbound.openDirect(userId) });
+  }
+
+  /** Slack refused the post itself (no such user or channel, not allowed), not a passing fault. */
+  cannotReach(error: unknown): boolean {
+    if (!(error instanceof PlatformApiError) || error.retryAfterMs !== undefined) return false;
+    const code = slackErrorCode(error.cause);
+    return code !== undefined && !passingSlackErrors.has(code);
   }
 
   /** A chat named by its channel id alone (a schedule's, a trigger's) in this app's workspace. */

@@ -227,6 +227,14 @@ export class SlackOutbound {
     await this.call("chat.delete", () => this.client.chat.delete({ channel: chat.channel, ts }));
   }
 
+  /** The app's DM channel with a person (`conversations.open`; the same channel every time). */
+  async openDirect(user: string): Promise<string> {
+    const result = await this.call("conversations.open", () => this.client.conversations.open({ users: user }));
+    const id = result.channel?.id;
+    if (typeof id !== "string") throw new PlatformApiError("slack conversations.open returned no channel");
+    return id;
+  }
+
   async postEphemeral(chat: ChatRef, user: string, text: string): Promise<void> {
     await this.call(
       "chat.postEphemeral",

@@ -3,6 +3,7 @@ import { checkHooks } from "./check/check-hooks.js";
 import { exposureWarnings, metricsExposureWarning } from "../config/exposure-warnings.js";
 import { autonomousApprovalWarnings } from "../config/check-autonomous.js";
 import { quorumWarnings } from "../config/check-quorum.js";
+import { approvalRouteWarnings } from "../config/check-approval-routes.js";
 import { requiresApiKey } from "../config/provider-environment.js";
 import { checkDatabase } from "./check/check-database.js";
 import { checkMcpServers } from "./check/check-mcp-servers.js";
@@ -57,6 +58,9 @@ Options:
       ...loaded.warnings.map((warning): CheckRow => ({ name: "config", status: "ok", detail: `note: ${warning}` })),
       ...exposureWarnings(config).map(
         (warning): CheckRow => ({ name: `access ${warning.world}`, status: "warn", detail: warning.text }),
+      ),
+      ...approvalRouteWarnings(config).map(
+        (warning): CheckRow => ({ name: `approvals ${warning.world}`, status: "warn", detail: warning.text }),
       ),
       ...autonomousApprovalWarnings(config).map(
         (warning): CheckRow => ({ name: warning.subject, status: "warn", detail: warning.text }),

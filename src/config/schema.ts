@@ -164,6 +164,14 @@ export type HooksConfig = z.infer<typeof hooksConfigSchema>;
 
 const approversSchema = z.record(z.string(), z.array(z.union([z.string(), z.number()]).transform(String)));
 
+/** `approvals.channel`: a chat on a chat platform, by its id there (docs/approvals.md). */
+const approvalsChannelSchema = z
+  .object({
+    platform: z.enum(["slack", "telegram", "discord"]),
+    id: z.union([z.string().min(1), z.number()]).transform(String),
+  })
+  .strict();
+
 /**
  * `worlds[].approvals` (docs/approvals.md): how a world's cards are decided beyond one click.
  * Every key is optional.
@@ -180,6 +188,10 @@ export const approvalsConfigSchema = z
     remind: durationSchema.optional(),
     /** After `after` with no decision, `to` (ids per platform) may decide the card too, and are told. */
     escalate: z.object({ after: durationSchema, to: approversSchema }).strict().optional(),
+    /** Where cards go: the chat (default), the approvers' direct messages, or both. */
+    route: z.enum(["chat", "dm", "both"]).default("chat"),
+    /** One approvals chat, on any configured platform, that gets a copy of every card. */
+    channel: approvalsChannelSchema.optional(),
   })
   .strict();
 export type ApprovalsConfig = z.infer<typeof approvalsConfigSchema>;

@@ -1,4 +1,5 @@
 import { assertNever } from "../errors/assert-never.js";
+import { deliverCardCopy, deliverOutcomeCopy } from "./approvals/deliver-copy.js";
 import { RoundtableError } from "../errors/roundtable-error.js";
 import type { ChannelAdapter, MessageStream, OutboundMention, OutboundText, SentRef } from "./channel-adapter.js";
 import { type ChatRef, chatKey } from "./chat-ref.js";
@@ -167,6 +168,8 @@ export class Outbox {
         return;
       }
       case "approval-requested": {
+        // A copy in an approver's DM or the approvals chat (src/world/approvals/).
+        if (event.copy) return deliverCardCopy(this.context, this, { ...event, copy: event.copy }, rerun);
         if (await store.getOutbound("approval", event.card.approvalId)) break;
         const card = event.card;
         const recordCard = (sent: SentRef) =>
@@ -192,6 +195,7 @@ export class Outbox {
         return;
       }
       case "approval-decided": {
+        if (event.copy) return deliverOutcomeCopy(this.context, event, rerun);
         const card = await store.getOutbound("approval", event.outcome.approvalId);
         if (!card) {
           // Its card is not posted yet (its delivery is being retried): try again later.

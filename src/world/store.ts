@@ -1,5 +1,6 @@
 import type { AccountingStore } from "./accounting-store.js";
 import type { ApprovalVoteStore } from "./approval-vote-store.js";
+import type { CardCopyStore } from "./approvals/card-copies.js";
 import type { AutonomousRunStore } from "./autonomous/autonomous-run-store.js";
 import type { BudgetStore } from "./budget-store.js";
 import type { LoginSessionStore } from "./login-session-store.js";
@@ -53,7 +54,8 @@ export interface Store
     AutonomousRunStore,
     HookOutcomeStore,
     StoredRuleStore,
-    ApprovalVoteStore {
+    ApprovalVoteStore,
+    CardCopyStore {
   // chats
   /** Create the chat if new (binding it to `world`); return it either way. */
   ensureChat(key: string, world: string, platform: string): Promise<ChatRecord>;

@@ -137,6 +137,12 @@ export function handleWebApi(
       const group = fake.usergroups.find((each) => each.id === params.usergroup);
       return group ? ok({ users: group.users }) : refuse("no_such_subteam");
     }
+    case "conversations.open": {
+      // The app's DM with one person: the same `D…` channel every time.
+      const user = fake.users.find((each) => each.id === params.users);
+      if (!user || user.isBot) return refuse(user ? "cannot_dm_bot" : "user_not_found");
+      return ok({ channel: { id: `D${user.id}` } });
+    }
     case "users.info": {
       const user = fake.users.find((each) => each.id === params.user);
       if (!user) return refuse("user_not_found");

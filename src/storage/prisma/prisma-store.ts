@@ -43,6 +43,7 @@ import { HookOutcomeQueries } from "./hook-outcome-queries.js";
 import { StoredRuleQueries } from "./stored-rule-queries.js";
 import { ApprovalVoteQueries } from "./approval-vote-queries.js";
 import type { ApprovalVote } from "../../world/approval-vote-store.js";
+import { CardCopyQueries } from "./card-copy-queries.js";
 import type { HookEffects, HookOutcomeRecord, ReplayHistory } from "../../world/policy/event-policy.js";
 import { RecentMessages } from "./recent-messages.js";
 import { StepQueries } from "./step-queries.js";
@@ -72,6 +73,7 @@ export class PrismaStore implements Store {
   private readonly hooks: HookOutcomeQueries;
   private readonly rules: StoredRuleQueries;
   private readonly votes: ApprovalVoteQueries;
+  private readonly copies: CardCopyQueries;
   /** The hot statements' way to the database (around Prisma's client on SQLite). */
   private readonly raw: RawSql;
   private readonly steps: StepQueries;
@@ -104,6 +106,7 @@ export class PrismaStore implements Store {
     this.hooks = new HookOutcomeQueries(db, clock);
     this.rules = new StoredRuleQueries(db);
     this.votes = new ApprovalVoteQueries(db);
+    this.copies = new CardCopyQueries(db, clock);
     this.raw = rawSqlOf(db);
     this.runs = new AutonomousRunQueries(this.raw, clock);
     this.outboundWriter = options.outboundWriter;
@@ -124,6 +127,24 @@ export class PrismaStore implements Store {
 
   listApprovalVotes(approvalId: string) {
     return this.votes.listApprovalVotes(approvalId);
+  }
+
+  // approval cards' copies (docs/approvals.md, "Where approval cards go")
+
+  addCardCopies(...args: Parameters<CardCopyQueries["addCardCopies"]>) {
+    return this.copies.addCardCopies(...args);
+  }
+
+  listCardCopies(approvalId: string) {
+    return this.copies.listCardCopies(approvalId);
+  }
+
+  getCardCopy(approvalId: string, chatKey: string) {
+    return this.copies.getCardCopy(approvalId, chatKey);
+  }
+
+  markCardCopy(...args: Parameters<CardCopyQueries["markCardCopy"]>) {
+    return this.copies.markCardCopy(...args);
   }
 
   // stored Always allow rules (docs/approvals.md)

@@ -8,6 +8,7 @@ import { approversFor, deciderCheck } from "./approval-rights.js";
 import { accessChannelFor } from "../access-channel.js";
 import { alwaysRefusedText, mayAlwaysAllow, storedRuleFor } from "./always-allow.js";
 import { queueDecidedStep, recordExpiry } from "./settle-approval.js";
+import { markDecidedHere, pressedCopy, requesterOn } from "../approvals/copy-press.js";
 import type { NoticeOutbox } from "../world-notice.js";
 import { mayDecideAsEscalated, voteTowardQuorum } from "./quorum.js";
 
@@ -42,17 +43,27 @@ export async function handleApprovalClick(
     log.warn({ approvalId: click.approvalId }, "click for an unknown approval refused");
     return { status: "unknown", text: "This approval does not exist (or is not from this chat)." };
   }
-  const world = worlds.worldFor(click.chat);
+  // A press on a copy (an approver's DM, the approvals chat) decides the card of its own chat.
+  const copy = await pressedCopy(context, approval, key, click.user.id);
+  if (copy === "not-theirs") {
+    log.warn({ approvalId: approval.id }, "click on someone else's DM copy refused");
+    return { status: "not-allowed", text: "You are not allowed to decide this approval: this copy is someone else's." };
+  }
+  const originKey = copy ? approval.chatKey : key;
+  const world = copy ? worlds.get(approval.world) : worlds.worldFor(click.chat);
   // A budget card (`overBudget: ask`) has no call behind it: its key names its turn.
   const budget = isBudgetApproval(approval);
   const call = budget ? undefined : await store.getToolCall(approval.toolCallId);
   const owned =
-    approval.chatKey === key &&
+    approval.chatKey === originKey &&
     world !== undefined &&
     approval.world === world.name &&
     (budget
       ? parseBudgetApprovalKey(approval.toolCallId)?.turnId === approval.turnId
-      : call !== undefined && call.agent === approval.agent && call.turnId === approval.turnId && call.chatKey === key);
+      : call !== undefined &&
+        call.agent === approval.agent &&
+        call.turnId === approval.turnId &&
+        call.chatKey === originKey);
   if (!owned || !world) {
     log.warn(
       { approvalId: approval.id, approvalChat: approval.chatKey },
@@ -64,7 +75,7 @@ export async function handleApprovalClick(
   // A budget card raises the chain starter's (or the world's) cap: never theirs to decide as
   // its requester, only the listed approvers' (docs/budgets.md).
   const escalated = await mayDecideAsEscalated(context, world, approval, click.chat.platform, click.user.id);
-  if (!escalated && !(await mayDecide(budget ? undefined : approval.requestedFor))) {
+  if (!escalated && !(await mayDecide(budget ? undefined : requesterOn(approval, click.chat.platform)))) {
     log.warn({ approvalId: approval.id }, "click by someone not allowed to decide refused");
     return { status: "not-allowed", text: notAllowedText(world, click.chat.platform, budget) };
   }
@@ -82,7 +93,7 @@ export async function handleApprovalClick(
 
   const state = click.choice === "deny" ? "denied" : "approved";
   const sessionGrant =
-    click.choice === "session" && call ? await sessionGrantFor(context, key, approval, call) : undefined;
+    click.choice === "session" && call ? await sessionGrantFor(context, originKey, approval, call) : undefined;
   const argsHash = click.choice === "always" && call ? context.hashCall(call.name, call.argumentsJson) : undefined;
   const storedRule =
     argsHash === undefined || !call
@@ -103,6 +114,7 @@ export async function handleApprovalClick(
   const result = await store.decideApproval(approval.id, decision);
   if (!result.won) return alreadyDecided(context, result.approval);
   log.info({ approvalId: approval.id, choice: click.choice }, "approval decided");
+  await markDecidedHere(context, world, approval.id, key);
 
   await queueDecidedStep(context, result.approval);
   if (storedRule)

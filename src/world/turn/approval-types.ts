@@ -53,7 +53,8 @@ export interface ApprovalOutcome {
   argumentsPreview: string;
   state: Exclude<ApprovalState, "pending">;
   choice?: ApprovalChoice;
-  decidedBy?: { id: string; name: string };
+  /** Who decided; `where` names the copy they decided on, where the card has several ("in a direct message"). */
+  decidedBy?: { id: string; name: string; where?: string };
   /** Why it was closed without a decision (`chat reset by ana`, `superseded by a newer message …`). */
   note?: string;
   at: Date;

@@ -1,5 +1,7 @@
 import type { ToolCallRecord, TurnRecord } from "../records.js";
-import { parseChatKey } from "../chat-ref.js";
+import type { ChatRef } from "../chat-ref.js";
+import { publishApprovalCard } from "../approvals/route-card.js";
+import type { ApprovalCard } from "./approval-types.js";
 import { newId, newShortId } from "../ids.js";
 import { accessChannelFor } from "../access-channel.js";
 import { choicesFor } from "./always-allow.js";
@@ -33,7 +35,7 @@ export async function requestApproval(
   turn: TurnRecord,
   world: Pick<
     WorldSettings,
-    "name" | "approvalTimeout" | "approvers" | "allowAlways" | "quorum" | "remindMs" | "escalate"
+    "name" | "approvalTimeout" | "approvers" | "allowAlways" | "quorum" | "remindMs" | "escalate" | "cardRouting"
   >,
   call: ToolCallRecord,
   ask: ApprovalAsk,
@@ -59,24 +61,23 @@ export async function requestApproval(
   const expiresAt = approval.expiresAt;
   const trigger = await store.getMessage(turn.triggerMessageId);
   const humans = trigger ? await chainHumans(context, trigger) : [];
-  const chat = parseChatKey(turn.chatKey);
-  await outbox.publish(turn.chatKey, {
-    type: "approval-requested",
-    chat,
-    card: {
-      approvalId: approval.id,
-      shortId: approval.shortId,
-      agent: turn.agent,
-      tool: call.name,
-      argumentsJson: JSON.stringify(ask.args),
-      argumentsPreview: ask.argumentsPreview,
-      reason: ask.reason,
-      requestedFor: humans[0] ?? turn.startedById,
-      choices: choicesFor(world, accessChannelFor(context.channels, chat.platform)),
-      expiresAt,
-      ...(await cardExtras(context, world, approval, call)),
-    },
+  // In its chat, or where the world routes cards (approvers' DMs, the approvals chat); each
+  // place's card has that platform's choices, and the step's reasoning (cardExtras).
+  const extras = await cardExtras(context, world, approval, call);
+  const cardFor = (chat: ChatRef): ApprovalCard => ({
+    approvalId: approval.id,
+    shortId: approval.shortId,
+    agent: turn.agent,
+    tool: call.name,
+    argumentsJson: JSON.stringify(ask.args),
+    argumentsPreview: ask.argumentsPreview,
+    reason: ask.reason,
+    requestedFor: humans[0] ?? turn.startedById,
+    choices: choicesFor(world, accessChannelFor(context.channels, chat.platform)),
+    expiresAt,
+    ...extras,
   });
+  await publishApprovalCard(context, outbox, world, approval, cardFor, call.name);
   const expire = { kind: "approval-expire", approvalId: approval.id } as const;
   await queue.add({ queue: turn.chatKey, key: jobKey(expire), payload: expire, runAt: expiresAt });
   await queueApprovalTimers(context, world, approval);
