@@ -1,6 +1,7 @@
 import type { AccountingStore } from "./accounting-store.js";
 import type { AutonomousRunStore } from "./autonomous/autonomous-run-store.js";
 import type { BudgetStore } from "./budget-store.js";
+import type { ChannelInstallationStore } from "./installation-store.js";
 import type { LoginSessionStore } from "./login-session-store.js";
 import type { HookOutcomeStore } from "./policy/event-policy.js";
 import type { StoredRuleStore } from "./policy/stored-rules.js";
@@ -48,6 +49,7 @@ export interface EventToDeliver {
 export interface Store
   extends AccountingStore,
     BudgetStore,
+    ChannelInstallationStore,
     LoginSessionStore,
     AutonomousRunStore,
     HookOutcomeStore,

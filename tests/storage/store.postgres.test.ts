@@ -4,6 +4,7 @@ import { storeCombinedContract } from "./store-contract-combined.js";
 import { storeAccountingContract } from "./store-contract-accounting.js";
 import { storeApprovalContract } from "./store-contract-approvals.js";
 import { storeBudgetContract } from "./store-contract-budgets.js";
+import { storeInstallationContract } from "./store-contract-installations.js";
 import { storeLoginContract } from "./store-contract-logins.js";
 import { storeRuleContract } from "./store-contract-rules.js";
 import { createPostgresDatabase, describePostgres, quietLogger } from "./test-databases.js";
@@ -26,5 +27,6 @@ describePostgres("PostgreSQL store", (serverUrl) => {
   storeAccountingContract("PostgreSQL", openPostgres);
   storeBudgetContract("PostgreSQL", openPostgres);
   storeLoginContract("PostgreSQL", openPostgres);
+  storeInstallationContract("PostgreSQL", openPostgres);
   storeRuleContract("PostgreSQL", openPostgres);
 });
