@@ -1,6 +1,7 @@
 import type { webApi } from "@slack/bolt";
 import { NetworkError, PlatformApiError, RoundtableError } from "../../src/errors/roundtable-error.js";
 import type { ChatRef } from "../../src/world/channel-adapter.js";
+import type { SlackWorkspaces } from "./workspaces.js";
 
 type WebClient = webApi.WebClient;
 /** A Block Kit block, as the Web API takes it. */
@@ -76,18 +77,17 @@ function place(chat: ChatRef): { channel: string; thread_ts?: string } {
  * failure becomes a RoundtableError naming the call.
  */
 export class SlackOutbound {
-  private botId: Promise<string> | undefined;
-
   constructor(
-    private readonly client: WebClient,
+    /** The Web API client holding the token of the chat's workspace (`workspaces.ts`). */
+    private readonly workspaces: Pick<SlackWorkspaces, "clientOf" | "auth">,
     /** Whether a chat's posts may unfurl links (its world's `linkPreviews`). */
     private readonly linkPreviews: (chat: ChatRef) => boolean = () => false,
   ) {}
 
-  /** Runs one Web API call; its failure becomes a RoundtableError naming it. */
-  private async call<T>(what: string, run: () => Promise<T>): Promise<T> {
+  /** Runs one Web API call with the chat's workspace's token; its failure becomes a RoundtableError naming it. */
+  private async call<T>(chat: ChatRef, what: string, run: (client: WebClient) => Promise<T>): Promise<T> {
     try {
-      return await run();
+      return await run(await this.workspaces.clientOf(chat.workspace));
     } catch (error) {
       throw toPlatformError(error, what);
     }
@@ -104,8 +104,8 @@ export class SlackOutbound {
     blocks?: Block[],
     key?: string,
   ): Promise<string> {
-    return this.call("chat.postMessage", async () => {
-      const result = await this.client.chat.postMessage({
+    return this.call(chat, "chat.postMessage", async (client) => {
+      const result = await client.chat.postMessage({
         ...place(chat),
         text,
         ...(blocks === undefined ? {} : { blocks: blocks as never }),
@@ -133,20 +133,11 @@ export class SlackOutbound {
   }
 
   /**
-   * The app's bot id (`auth.test`, asked once): a step taken back after a crash may run before
-   * the adapter has started and identified itself.
+   * The app's bot id in the chat's workspace (`auth.test` asked once, or the installation's): a
+   * step taken back after a crash may run before the adapter has started and identified itself.
    */
-  async ownBotId(): Promise<string> {
-    this.botId ??= this.client.auth.test().then((result) => {
-      if (typeof result.bot_id !== "string") throw new PlatformApiError("slack auth.test named no bot");
-      return result.bot_id;
-    });
-    try {
-      return await this.botId;
-    } catch (error) {
-      this.botId = undefined;
-      throw toPlatformError(error, "auth.test");
-    }
+  async ownBotId(chat: ChatRef): Promise<string> {
+    return (await this.workspaces.auth(chat.workspace)).botId;
   }
 
   /**
@@ -157,13 +148,14 @@ export class SlackOutbound {
   async recentMessages(chat: ChatRef, oldest: string): Promise<RecentMessage[]> {
     const common = { channel: chat.channel, oldest, limit: lookupLimit, include_all_metadata: true };
     try {
+      const client = await this.workspaces.clientOf(chat.workspace);
       if (chat.thread === undefined) {
-        return ((await this.client.conversations.history(common)).messages ?? []) as RecentMessage[];
+        return ((await client.conversations.history(common)).messages ?? []) as RecentMessage[];
       }
       const messages: RecentMessage[] = [];
       let cursor: string | undefined;
       for (let page = 0; page < threadPages; page += 1) {
-        const result = await this.client.conversations.replies({
+        const result = await client.conversations.replies({
           ...common,
           ts: chat.thread,
           ...(cursor === undefined ? {} : { cursor }),
@@ -179,37 +171,37 @@ export class SlackOutbound {
   }
 
   async update(chat: ChatRef, ts: string, text: string, blocks?: Block[]): Promise<void> {
-    await this.call("chat.update", () =>
-      this.client.chat.update({ channel: chat.channel, ts, text, blocks: (blocks ?? []) as never }),
+    await this.call(chat, "chat.update", (client) =>
+      client.chat.update({ channel: chat.channel, ts, text, blocks: (blocks ?? []) as never }),
     );
   }
 
   /** An assistant thread's status line ("alice is thinking…"); "" clears it (so does the app's next reply). */
   async setStatus(chat: ChatRef & { thread: string }, status: string): Promise<void> {
-    await this.call("assistant.threads.setStatus", () =>
-      this.client.assistant.threads.setStatus({ channel_id: chat.channel, thread_ts: chat.thread, status }),
+    await this.call(chat, "assistant.threads.setStatus", (client) =>
+      client.assistant.threads.setStatus({ channel_id: chat.channel, thread_ts: chat.thread, status }),
     );
   }
 
   /** The prompts above the composer of the app's Messages tab (Agent view), for one DM. */
-  async setSuggestedPrompts(channel: string, prompts: { title: string; message: string }[]): Promise<void> {
-    await this.call("assistant.threads.setSuggestedPrompts", () =>
-      this.client.assistant.threads.setSuggestedPrompts({ channel_id: channel, prompts }),
+  async setSuggestedPrompts(chat: ChatRef, prompts: { title: string; message: string }[]): Promise<void> {
+    await this.call(chat, "assistant.threads.setSuggestedPrompts", (client) =>
+      client.assistant.threads.setSuggestedPrompts({ channel_id: chat.channel, prompts }),
     );
   }
 
   async delete(chat: ChatRef, ts: string): Promise<void> {
-    await this.call("chat.delete", () => this.client.chat.delete({ channel: chat.channel, ts }));
+    await this.call(chat, "chat.delete", (client) => client.chat.delete({ channel: chat.channel, ts }));
   }
 
   async postEphemeral(chat: ChatRef, user: string, text: string): Promise<void> {
-    await this.call("chat.postEphemeral", () => this.client.chat.postEphemeral({ ...place(chat), user, text }));
+    await this.call(chat, "chat.postEphemeral", (client) => client.chat.postEphemeral({ ...place(chat), user, text }));
   }
 
   /** A text file in the chat (Slack shows it as a snippet), with a comment. */
   async uploadSnippet(chat: ChatRef, filename: string, content: string, comment: string): Promise<string> {
-    return this.call("files.uploadV2", async () => {
-      const result = await this.client.filesUploadV2({
+    return this.call(chat, "files.uploadV2", async (client) => {
+      const result = await client.filesUploadV2({
         channel_id: chat.channel,
         ...(chat.thread === undefined ? {} : { thread_ts: chat.thread }),
         filename,
@@ -230,8 +222,8 @@ export class SlackOutbound {
     text: string,
     recipient: { user?: string; team?: string },
   ): Promise<string> {
-    return this.call("chat.startStream", async () => {
-      const result = await this.client.chat.startStream({
+    return this.call(chat, "chat.startStream", async (client) => {
+      const result = await client.chat.startStream({
         channel: chat.channel,
         thread_ts: threadTs,
         markdown_text: text,
@@ -250,8 +242,8 @@ export class SlackOutbound {
     chunks: TaskChunk[],
     recipient: { user?: string; team?: string },
   ): Promise<string> {
-    return this.call("chat.startStream", async () => {
-      const result = await this.client.chat.startStream({
+    return this.call(chat, "chat.startStream", async (client) => {
+      const result = await client.chat.startStream({
         channel: chat.channel,
         thread_ts: threadTs,
         chunks,
@@ -264,19 +256,19 @@ export class SlackOutbound {
   }
 
   async appendChunks(chat: ChatRef, ts: string, chunks: TaskChunk[]): Promise<void> {
-    await this.call("chat.appendStream", () => this.client.chat.appendStream({ channel: chat.channel, ts, chunks }));
+    await this.call(chat, "chat.appendStream", (client) => client.chat.appendStream({ channel: chat.channel, ts, chunks }));
   }
 
   async appendStream(chat: ChatRef, ts: string, text: string): Promise<void> {
-    await this.call("chat.appendStream", () =>
-      this.client.chat.appendStream({ channel: chat.channel, ts, markdown_text: text }),
+    await this.call(chat, "chat.appendStream", (client) =>
+      client.chat.appendStream({ channel: chat.channel, ts, markdown_text: text }),
     );
   }
 
   /** End a native stream; `key` goes with it as metadata (`chat.startStream` takes none). */
   async stopStream(chat: ChatRef, ts: string, text?: string, key?: string, chunks?: TaskChunk[]): Promise<void> {
-    await this.call("chat.stopStream", () =>
-      this.client.chat.stopStream({
+    await this.call(chat, "chat.stopStream", (client) =>
+      client.chat.stopStream({
         channel: chat.channel,
         ts,
         ...(text ? { markdown_text: text } : {}),
