@@ -6,7 +6,7 @@ import type { WebhookRoute } from "../../src/world/channel-adapter.js";
 import { reply } from "../kit/http-text.js";
 import { boltLogger } from "./bolt-logger.js";
 import type { SlackInstallations } from "./installations.js";
-import { scopeNeeds } from "./scopes.js";
+import { manifestScopes } from "./scopes.js";
 
 /** `channels.slack.oauth`: the app's credentials from api.slack.com → Basic Information. */
 export interface SlackOAuthSettings {
@@ -21,9 +21,6 @@ export interface SlackOAuthSettings {
 /** Where an install starts and where Slack sends the installer back. */
 export const installPath = "/slack/install";
 export const redirectPath = "/slack/oauth_redirect";
-
-/** The bot scopes of channels/slack/manifest.yaml (`commands` included). */
-export const manifestScopes: readonly string[] = [...scopeNeeds.map((need) => need.scope), "commands"];
 
 /**
  * "Add to Slack" (docs/slack.md): `/slack/install` sends the installer to Slack's consent page with
