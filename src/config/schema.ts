@@ -288,7 +288,7 @@ const slackOAuthSchema = z
   .object({
     clientId: z.string().min(1),
     clientSecret: z.string().min(1),
-    stateSecret: z.string().min(16, "stateSecret needs at least 16 characters (openssl rand -hex 32)"),
+    stateSecret: z.string().min(16),
     scopes: z.array(z.string().min(1)).min(1).optional(),
     secretKey: optionalString,
   })
