@@ -18,7 +18,9 @@ describe("SecretSeal (AES-256-GCM under ROUNDTABLE_SECRET_KEY)", () => {
     const parts = sealed.split(".");
     const body = Buffer.from(parts[3] ?? "", "base64url");
     body[0] = (body[0] ?? 0) ^ 1;
-    expect(seal.open([parts[0], parts[1], parts[2], body.toString("base64url")].join("."), "slack:T0A")).toBeUndefined();
+    expect(
+      seal.open([parts[0], parts[1], parts[2], body.toString("base64url")].join("."), "slack:T0A"),
+    ).toBeUndefined();
     expect(seal.open("not-sealed", "slack:T0A")).toBeUndefined();
     // Two seals of one token differ (a fresh IV each time).
     expect(seal.seal("xoxb-secret-token", "slack:T0A")).not.toBe(sealed);

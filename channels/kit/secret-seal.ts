@@ -26,7 +26,9 @@ export class SecretSeal {
     const cipher = createCipheriv("aes-256-gcm", this.key, iv, { authTagLength: tagBytes });
     cipher.setAAD(Buffer.from(associated, "utf8"));
     const sealed = Buffer.concat([cipher.update(secret, "utf8"), cipher.final()]);
-    return [version, iv, cipher.getAuthTag(), sealed].map((part) => (typeof part === "string" ? part : part.toString("base64url"))).join(".");
+    return [version, iv, cipher.getAuthTag(), sealed]
+      .map((part) => (typeof part === "string" ? part : part.toString("base64url")))
+      .join(".");
   }
 
   /** The secret, or undefined when the value is not one this key sealed for `associated`. */

@@ -134,7 +134,8 @@ export class SlackAdapter
       });
       this.app = new App({ ...common, receiver: this.receiver });
     }
-    this.workspaces = installed?.workspaces ?? new SingleWorkspace(this.app.client, options.botToken ?? "", this.logger);
+    this.workspaces =
+      installed?.workspaces ?? new SingleWorkspace(this.app.client, options.botToken ?? "", this.logger);
     this.outbound = new SlackOutbound(this.workspaces, options.linkPreviews);
     this.agents = new Map((options.agents ?? []).map((agent) => [agent.name, agent]));
     this.tasks = new SlackTaskChunks({

@@ -1,7 +1,6 @@
 import type { webApi } from "@slack/bolt";
 import { NetworkError, PlatformApiError, RoundtableError } from "../../src/errors/roundtable-error.js";
 import type { ChatRef } from "../../src/world/channel-adapter.js";
-import type { SlackWorkspaces } from "./workspaces.js";
 
 type WebClient = webApi.WebClient;
 /** A Block Kit block, as the Web API takes it. */
@@ -51,6 +50,12 @@ export function toPlatformError(error: unknown, what: string): RoundtableError {
   return new RoundtableError("internal", `slack ${what} failed: ${String(error)}`, { cause: error });
 }
 
+/** The Web API client of each workspace, and who the app's bot is there (`workspaces.ts`). */
+export interface WorkspaceClients {
+  clientOf(teamId: string | undefined): Promise<WebClient>;
+  auth(teamId: string | undefined): Promise<{ botId: string }>;
+}
+
 /** The metadata event type of the service's posts; its payload's `key` names the post. */
 export const postEventType = "roundtable_post";
 /** How many of the newest messages a look-up for an earlier post reads. */
@@ -79,7 +84,7 @@ function place(chat: ChatRef): { channel: string; thread_ts?: string } {
 export class SlackOutbound {
   constructor(
     /** The Web API client holding the token of the chat's workspace (`workspaces.ts`). */
-    private readonly workspaces: Pick<SlackWorkspaces, "clientOf" | "auth">,
+    private readonly workspaces: WorkspaceClients,
     /** Whether a chat's posts may unfurl links (its world's `linkPreviews`). */
     private readonly linkPreviews: (chat: ChatRef) => boolean = () => false,
   ) {}
@@ -256,7 +261,9 @@ export class SlackOutbound {
   }
 
   async appendChunks(chat: ChatRef, ts: string, chunks: TaskChunk[]): Promise<void> {
-    await this.call(chat, "chat.appendStream", (client) => client.chat.appendStream({ channel: chat.channel, ts, chunks }));
+    await this.call(chat, "chat.appendStream", (client) =>
+      client.chat.appendStream({ channel: chat.channel, ts, chunks }),
+    );
   }
 
   async appendStream(chat: ChatRef, ts: string, text: string): Promise<void> {

@@ -63,7 +63,8 @@ export class SlackInboundHandler {
     switch (parsed.kind) {
       case "message": {
         const { message } = parsed;
-        if (!message.ownEcho && !message.sender.isBot) this.setup.people.remember(chatKey(message.chat), message.sender.id);
+        if (!message.ownEcho && !message.sender.isBot)
+          this.setup.people.remember(chatKey(message.chat), message.sender.id);
         const root = message.ownEcho ? undefined : await this.setup.threadRoots.rootOf(message);
         await this.deliver(root ? { ...message, threadRoot: root } : message, parsed.eventId);
         return;

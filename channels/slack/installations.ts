@@ -3,7 +3,7 @@ import { PlatformApiError } from "../../src/errors/roundtable-error.js";
 import type { Logger } from "../../src/log/logger.js";
 import type { ChannelInstallationStore } from "../../src/world/channel-adapter.js";
 import type { SecretSeal } from "../kit/secret-seal.js";
-import type { WorkspaceAuth } from "./workspaces.js";
+import type { WorkspaceAuth } from "./app-identity.js";
 
 /** What a sealed token is bound to: its platform and workspace. */
 const sealedFor = (teamId: string): string => `slack:${teamId}`;

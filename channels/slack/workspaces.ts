@@ -1,15 +1,10 @@
 import { webApi } from "@slack/bolt";
 import { PlatformApiError } from "../../src/errors/roundtable-error.js";
 import type { Logger } from "../../src/log/logger.js";
-import { type AppIdentity, identifyApp } from "./app-identity.js";
+import { identifyApp, type WorkspaceAuth } from "./app-identity.js";
 import type { SlackInstallations } from "./installations.js";
 
 type WebClient = webApi.WebClient;
-
-/** The app in one workspace: who its bot is there, what it may, and the token that speaks for it. */
-export interface WorkspaceAuth extends AppIdentity {
-  botToken: string;
-}
 
 /**
  * Which token answers which workspace. One app token (`SLACK_BOT_TOKEN`): every chat, whatever

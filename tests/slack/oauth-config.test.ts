@@ -60,7 +60,10 @@ describe("channels.slack.oauth", () => {
 
   it("refuses it without ROUNDTABLE_SECRET_KEY, next to a bot token, or with a short state secret", async () => {
     expect(await refusal(oauthYaml, {})).toContain("set ROUNDTABLE_SECRET_KEY (32 random bytes");
-    const both = oauthYaml.replace("signingSecret: signing-secret", "signingSecret: signing-secret\n    botToken: xoxb-x");
+    const both = oauthYaml.replace(
+      "signingSecret: signing-secret",
+      "signingSecret: signing-secret\n    botToken: xoxb-x",
+    );
     expect(await refusal(both, { ROUNDTABLE_SECRET_KEY: secretKey })).toContain("do not go together");
     const short = oauthYaml.replace("state-secret-0123456789", "short");
     expect(await refusal(short, { ROUNDTABLE_SECRET_KEY: secretKey })).toContain(

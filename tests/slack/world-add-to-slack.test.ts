@@ -117,7 +117,11 @@ describe("Add to Slack: many workspaces, each with its own token", () => {
     ]);
     const tokenOf = (teamId: string) => t?.fake.workspaces.get(teamId)?.botToken ?? "none";
     const stored = await t.world.store.findChannelInstallation("slack", alpha.teamId);
-    expect(stored).toMatchObject({ botId: `B0BOT${alpha.teamId}`, botUserId: `U0BOT${alpha.teamId}`, installedBy: ana });
+    expect(stored).toMatchObject({
+      botId: `B0BOT${alpha.teamId}`,
+      botUserId: `U0BOT${alpha.teamId}`,
+      installedBy: ana,
+    });
     // Sealed at rest: the token is nowhere in the row.
     expect(JSON.stringify(stored)).not.toContain(tokenOf(alpha.teamId));
     expect(stored?.scopes).toContain("chat:write");

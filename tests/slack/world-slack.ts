@@ -90,7 +90,9 @@ export async function worldOnSlack(options: WorldSlackOptions): Promise<WorldSla
         { id: olga, name: "olga", displayName: "Olga" },
       ],
       usergroups: [{ id: "S0OPS", handle: "ops", users: [olga] }],
-      ...(options.oauth ? { oauthApp: { clientId: options.oauth.clientId, clientSecret: options.oauth.clientSecret } } : {}),
+      ...(options.oauth
+        ? { oauthApp: { clientId: options.oauth.clientId, clientSecret: options.oauth.clientSecret } }
+        : {}),
       ...options.fake,
     }));
   fake.echoBotPosts = true;

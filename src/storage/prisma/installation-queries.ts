@@ -22,10 +22,7 @@ export class InstallationQueries implements ChannelInstallationStore {
     });
   }
 
-  async findChannelInstallation(
-    platform: Platform,
-    workspace: string,
-  ): Promise<ChannelInstallationRecord | undefined> {
+  async findChannelInstallation(platform: Platform, workspace: string): Promise<ChannelInstallationRecord | undefined> {
     const row = await this.db.channelInstallation.findUnique({
       where: { platform_workspace: { platform, workspace } },
     });
