@@ -1,12 +1,14 @@
 import { randomBytes } from "node:crypto";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { parse, stringify } from "yaml";
 import { platformChecks } from "../../src/cli/check/check-platforms.js";
 import { runCheck } from "../../src/cli/check/check-row.js";
 import { loadConfig } from "../../src/config/load-config.js";
 import { configSchema } from "../../src/config/schema.js";
+import { repositoryRoot } from "../cli/run-roundtable.js";
 import { FakeSlack } from "../fakes/slack-api.js";
 
 // `channels.slack.oauth` (docs/slack.md, "Add to Slack"): the config that turns it on, what it
@@ -77,10 +79,11 @@ describe("channels.slack.oauth", () => {
       signingSecret: "signing-secret",
       oauthApp: { clientId: "1111.2222", clientSecret: "client-secret" },
     });
-    const check = async (oauth: Record<string, unknown>) => {
+    const check = async (oauth: Record<string, unknown>, slack: Record<string, unknown> = {}) => {
       const config = configSchema.parse({
         channels: {
           slack: {
+            ...slack,
             signingSecret: "signing-secret",
             apiUrl: fake?.apiUrl,
             oauth: { clientId: "1111.2222", stateSecret: "state-secret-0123456789", secretKey, ...oauth },
@@ -101,6 +104,17 @@ describe("channels.slack.oauth", () => {
     const badKey = await check({ clientSecret: "client-secret", secretKey: "c2hvcnQ=" });
     expect(badKey?.status).toBe("FAIL");
     expect(badKey?.detail).toContain("ROUNDTABLE_SECRET_KEY must be 32 bytes");
+    // A manifest without the uninstall events: with oauth, check names them.
+    const shipped = parse(await readFile(path.join(repositoryRoot, "channels", "slack", "manifest.yaml"), "utf8")) as {
+      settings: { event_subscriptions: { bot_events: string[] } };
+    };
+    const events = shipped.settings.event_subscriptions;
+    events.bot_events = events.bot_events.filter((event) => event !== "app_uninstalled" && event !== "tokens_revoked");
+    const manifest = path.join(directory, "manifest.yaml");
+    await writeFile(manifest, stringify(shipped));
+    const lacking = await check({ clientSecret: "client-secret" }, { manifest });
+    expect(lacking?.status).toBe("FAIL");
+    expect(lacking?.detail).toContain("lacks bot events app_uninstalled, tokens_revoked");
     // The check exchanged no real code: nothing is installed.
     expect(fake.workspaces.size).toBe(1);
   });

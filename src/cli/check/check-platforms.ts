@@ -46,7 +46,7 @@ export function platformChecks(config: Config): PlatformCheck[] {
       run: async () => {
         const app = await checkSlackOAuth(oauth, apiUrl);
         if (appToken) await checkSlackAppToken(appToken, apiUrl);
-        if (manifest) await checkSlackManifest(manifest, agentView);
+        if (manifest) await checkSlackManifest(manifest, agentView, true);
         return `${app}; ${mode}${manifest ? `; manifest ${manifest} holds what the config uses` : ""}`;
       },
     });
@@ -139,9 +139,9 @@ async function checkSlackOAuth(
 }
 
 /** `channels.slack.manifest`: the app's manifest holds what the config uses (slack-manifest.ts says why it is apart). */
-async function checkSlackManifest(file: string, agentView: boolean): Promise<void> {
+async function checkSlackManifest(file: string, agentView: boolean, oauth = false): Promise<void> {
   const { checkManifestFile } = await import("./slack-manifest.js");
-  await checkManifestFile(file, agentView);
+  await checkManifestFile(file, agentView, oauth);
 }
 
 /** The app-level token opens Socket Mode connections (`apps.connections.open`; nothing connects). */
