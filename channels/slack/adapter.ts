@@ -108,6 +108,8 @@ export class SlackAdapter
     };
     const installed = options.oauth ? installedWorkspaces(options.oauth, clientOptions, this.logger) : undefined;
     this.oauthRoutes = installed?.routes ?? [];
+    // A workspace installed again (or removed) gets new parts, with its new token.
+    installed?.installations.onChange((teamId) => this.parts?.forget(teamId));
     const auth = installed ? { authorize: installed.authorize } : { token: options.botToken };
     const common = { ...auth, logger, clientOptions, ignoreSelf: false, deferInitialization: true };
     if (options.appToken) {

@@ -26,7 +26,12 @@ export function installedWorkspaces(
   oauth: SlackOAuthOptions,
   clientOptions: webApi.WebClientOptions,
   logger: Logger,
-): { workspaces: InstalledWorkspaces; authorize: Authorize<boolean>; routes: WebhookRoute[] } {
+): {
+  workspaces: InstalledWorkspaces;
+  installations: SlackInstallations;
+  authorize: Authorize<boolean>;
+  routes: WebhookRoute[];
+} {
   const installations = new SlackInstallations(oauth.store, new SecretSeal(oauth.secretKey), logger);
   const workspaces = new InstalledWorkspaces(installations, clientOptions);
   const authorize: Authorize<boolean> = async (source) => {
@@ -40,5 +45,5 @@ export function installedWorkspaces(
     logger,
     ...(oauth.authorizationUrl === undefined ? {} : { authorizationUrl: oauth.authorizationUrl }),
   });
-  return { workspaces, authorize, routes };
+  return { workspaces, installations, authorize, routes };
 }

@@ -200,11 +200,11 @@ export class FakeSlack {
     const grant = this.codes.get(String(params.code ?? ""));
     if (!grant) return refuse("invalid_code");
     this.codes.delete(String(params.code));
-    const n = this.workspaces.size + 1;
     const workspace: FakeWorkspace = {
       teamId: grant.teamId,
       teamName: grant.teamName,
-      botToken: `xoxb-${grant.teamId}-${n}-installed`,
+      // Every install gets a token never given before.
+      botToken: `xoxb-${grant.teamId}-${this.nextCode++}-installed`,
       botUserId: `U0BOT${grant.teamId}`,
       botId: `B0BOT${grant.teamId}`,
     };

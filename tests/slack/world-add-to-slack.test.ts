@@ -191,6 +191,14 @@ describe("Add to Slack: many workspaces, each with its own token", () => {
     expect(t.fake.calls.slice(callsBefore).some((call) => call.team === alpha.teamId)).toBe(true);
     expect(t.lines.some((line) => line.msg === "slack app removed from a workspace; its token is deleted")).toBe(true);
 
+    // Installed again: answered again, with the new token.
+    await install(t, beta.teamId, bob);
+    callsBefore = t.fake.calls.length;
+    // Someone not seen before: their name is looked up with the new token too.
+    const again = await write(t, beta, "U6CAROL", "back?");
+    expect(appPosts(t, beta.channel, again.ts).map((post) => post.bot_id)).toContain(`B0BOT${beta.teamId}`);
+    expect(new Set(t.fake.calls.slice(callsBefore).map((call) => call.team))).toEqual(new Set([beta.teamId]));
+
     // No token in any log line.
     const logged = JSON.stringify(t.lines);
     for (const token of [tokenOf(alpha.teamId), "xoxb-T0BETA"]) expect(logged).not.toContain(token);
