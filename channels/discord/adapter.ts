@@ -96,13 +96,14 @@ export class DiscordAdapter
     this.logger = options.logger.child({ platform: "discord" });
     this.clock = options.clock ?? systemClock;
     this.workingRenewMs = options.typingRenewMs ?? 8000;
-    this.api = apiFor(options.token, options.apiUrl);
+    const retries = { clock: this.clock, logger: this.logger };
+    this.api = apiFor(options.token, options.apiUrl, retries);
     this.agents = new Map((options.agents ?? []).map((agent) => [agent.name.toLowerCase(), agent]));
     for (const agent of options.agents ?? []) {
       if (agent.token)
         this.agentBots.set(agent.name.toLowerCase(), {
           agent: agent.name,
-          api: apiFor(agent.token, options.apiUrl),
+          api: apiFor(agent.token, options.apiUrl, retries),
         });
     }
     this.webhooks = new WebhookDirectory(
@@ -330,6 +331,17 @@ export class DiscordAdapter
     const body = renderApprovalCard(card);
     const found = key?.mayExist ? await poster.find(body.content, key) : undefined;
     return { id: found ? await reuse(poster, found, body) : await poster.send(body, key) };
+  }
+
+  /** A pending card drawn again (a quorum's progress, an escalation), its buttons kept, its attachment untouched. */
+  async redrawCard(chat: ChatRef, id: string, card: ApprovalCard): Promise<"edited" | "gone"> {
+    try {
+      await this.api.edit(targetChannelOf(chat), id, { ...renderApprovalCard(card), files: [] });
+      return "edited";
+    } catch (error) {
+      if (discordCodeOf(error) !== discordErrorCodes.unknownMessage) throw error;
+      return "gone";
+    }
   }
 
   async editCard(chat: ChatRef, id: string, outcome: ApprovalOutcome): Promise<"edited" | "gone"> {

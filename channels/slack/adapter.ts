@@ -29,29 +29,24 @@ import {
   type WorkingStatusChannel,
   workingText,
 } from "../../src/world/channel-adapter.js";
-import { type Block, type PostIdentity, SlackOutbound, slackErrorCode } from "./api.js";
+import { type Block, SlackOutbound, slackErrorCode } from "./api.js";
 import { suggestedPrompts } from "./agent-view.js";
 import { boltLogger } from "./bolt-logger.js";
 import { SlackHttpReceiver } from "./http-receiver.js";
 import { LastPeople, type SlashCommand } from "./inbound-handler.js";
 import { installedWorkspaces } from "./installed-app.js";
 import { SlackNativeStream } from "./native-stream.js";
-import type { SlackAdapterOptions, SlackAgentIdentity } from "./options.js";
+import type { SlackAdapterOptions } from "./options.js";
+import { PostIdentities } from "./post-identity.js";
 import { findEarlierPost, removeEarlierNativeStream } from "./post-once.js";
-import {
-  namePrefix,
-  renderApprovalCard,
-  renderApprovalOutcome,
-  renderText,
-  type SlackPart,
-  slackMessageLimit,
-} from "./render.js";
+import { renderApprovalCard, renderApprovalOutcome, renderText, type SlackPart, slackMessageLimit } from "./render.js";
 import { sendSlackFile } from "./send-file.js";
 import { SlackSocketReceiver } from "./socket-receiver.js";
 import { SlackTaskChunks } from "./task-chunks.js";
 import { stopBlocks } from "./stop-button.js";
 import { SlackWorkspaceParts, type WorkspaceParts } from "./workspace-parts.js";
 import { SingleWorkspace, type SlackWorkspaces } from "./workspaces.js";
+import type { WebApiRetryOptions } from "./web-api-retries.js";
 
 /**
  * Slack through Bolt. Socket Mode when an app token is set, else HTTP events and interactivity
@@ -80,10 +75,11 @@ export class SlackAdapter
   private readonly logger: Logger;
   private readonly clock: ChannelClock;
   private readonly outbound: SlackOutbound;
+  private readonly retries: WebApiRetryOptions;
   private readonly workspaces: SlackWorkspaces;
   private readonly oauthRoutes: WebhookRoute[];
   private readonly people = new LastPeople();
-  private readonly agents: Map<string, SlackAgentIdentity>;
+  private readonly identities: PostIdentities;
   private readonly tasks: SlackTaskChunks;
   private readonly inflight = new Set<Promise<unknown>>();
   /** Each workspace's names, groups and inbound handler; made at start. */
@@ -100,12 +96,12 @@ export class SlackAdapter
     };
     this.clock = options.clock ?? systemClock;
     const logger = boltLogger(this.logger);
-    const clientOptions = {
-      ...(options.apiUrl ? { slackApiUrl: options.apiUrl } : {}),
-      // 429s wait exactly the Retry-After Slack sends, then count as one retry.
-      retryConfig: { retries: options.retries ?? 5, factor: 2, minTimeout: 500, maxTimeout: 30_000 },
-      logger,
-    };
+    const apiUrl = options.apiUrl ? { slackApiUrl: options.apiUrl } : {};
+    // Every workspace's calls are tried again by SlackOutbound (web-api-retries.ts), per chat:
+    // the client's own retries paused every chat for one chat's 429 and sent posts twice. The
+    // same options make the installed workspaces' clients (ours, Bolt's authorize, @slack/oauth).
+    const clientOptions = { ...apiUrl, retryConfig: { retries: 0 }, rejectRateLimitedCalls: true, logger };
+    this.retries = { clock: this.clock, logger: this.logger, retries: options.retries ?? 5 };
     const installed = options.oauth ? installedWorkspaces(options.oauth, clientOptions, this.logger) : undefined;
     this.oauthRoutes = installed?.routes ?? [];
     // A workspace installed again (or removed) gets new parts, with its new token.
@@ -117,7 +113,11 @@ export class SlackAdapter
         appToken: options.appToken,
         logger: this.logger,
         slackLogger: logger,
-        clientOptions,
+        // Opening the socket (apps.connections.open) posts nothing: the client may retry it.
+        clientOptions: {
+          ...apiUrl,
+          retryConfig: { retries: options.retries ?? 5, factor: 2, minTimeout: 500, maxTimeout: 30_000 },
+        },
         track: (work) => this.track(work),
       });
       this.socket.client.on("connected", () => {
@@ -137,9 +137,9 @@ export class SlackAdapter
       this.app = new App({ ...common, receiver: this.receiver });
     }
     this.workspaces =
-      installed?.workspaces ?? new SingleWorkspace(this.app.client, options.botToken ?? "", this.logger);
-    this.outbound = new SlackOutbound(this.workspaces, options.linkPreviews);
-    this.agents = new Map((options.agents ?? []).map((agent) => [agent.name, agent]));
+      installed?.workspaces ?? new SingleWorkspace(this.app.client, options.botToken ?? "", this.logger, this.retries);
+    this.outbound = new SlackOutbound(this.workspaces, options.linkPreviews ?? (() => false), this.retries);
+    this.identities = new PostIdentities(this.workspaces, options.agents ?? [], this.logger);
     this.tasks = new SlackTaskChunks({
       outbound: this.outbound,
       logger: this.logger,
@@ -239,7 +239,7 @@ export class SlackAdapter
     const thread = chat.thread;
     if (!this.streamsNatively(chat) || thread === undefined) return;
     // Tracked, so that idle() (tests, a graceful stop) waits for the card to settle.
-    const shown = this.tasks.show({ ...chat, thread }, this.displayNameOf(author), progress);
+    const shown = this.tasks.show({ ...chat, thread }, this.identities.displayNameOf(author), progress);
     this.track(shown);
     await shown;
   }
@@ -253,7 +253,7 @@ export class SlackAdapter
   }
 
   async renderParts(chat: ChatRef, message: OutboundText): Promise<SlackPart[]> {
-    const { identity, prefix } = await this.identityFor(chat, message.author);
+    const { identity, prefix } = await this.identities.of(chat, message.author);
     return renderText(message.text, prefix, undefined, message.mentions).map((text) => ({ text, identity }));
   }
 
@@ -282,7 +282,7 @@ export class SlackAdapter
 
   /** A file through `files.uploadV2` (`send-file.ts`): as the app, the agent's name leading its comment; returns the file's id. */
   readonly sendFile: NonNullable<ChannelPrimitives["sendFile"]> = async (chat, author, file, options) =>
-    sendSlackFile(await this.workspaces.clientOf(chat.workspace), chat, author, file, options);
+    sendSlackFile(await this.workspaces.clientOf(chat.workspace), chat, author, file, options, this.retries);
 
   /**
    * The app's message carrying `key` as its metadata. In a thread that streams natively, the
@@ -296,7 +296,7 @@ export class SlackAdapter
   ): Promise<{ id: string } | undefined> {
     if (this.streamsNatively(chat) && key.key.endsWith(":0")) {
       await removeEarlierNativeStream(this.outbound, this.logger, chat, {
-        authorName: this.displayNameOf(author),
+        authorName: this.identities.displayNameOf(author),
         key,
       });
     }
@@ -315,6 +315,20 @@ export class SlackAdapter
     if (id === undefined) id = await this.outbound.post(chat, text, {}, blocks, key?.key);
     else await this.outbound.update(chat, id, text, blocks);
     return { id, ...(attachment ? { attach: () => this.attachArguments(chat, card, attachment) } : {}) };
+  }
+
+  /** A pending card drawn again (a quorum's progress, an escalation), its buttons kept. */
+  async redrawCard(chat: ChatRef, id: string, card: ApprovalCard): Promise<"edited" | "gone"> {
+    const { text, blocks } = renderApprovalCard(card);
+    try {
+      await this.outbound.update(chat, id, text, blocks);
+      return "edited";
+    } catch (error) {
+      const code = slackErrorCode(error instanceof Error ? error.cause : undefined);
+      if (code !== "message_not_found" && code !== "cant_update_message") throw error;
+      this.logger.warn({ err: error, approvalId: card.approvalId }, "approval card could not be redrawn");
+      return "gone";
+    }
   }
 
   async editCard(chat: ChatRef, id: string, outcome: ApprovalOutcome): Promise<"edited" | "gone"> {
@@ -356,7 +370,7 @@ export class SlackAdapter
       clock: this.clock,
       logger: this.logger.child({ chat: chat.channel }),
       chat,
-      authorName: this.displayNameOf(author),
+      authorName: this.identities.displayNameOf(author),
       recipient: this.recipientOf(chat),
       intervalMs: this.options.updateIntervalMs ?? 1000,
     });
@@ -376,27 +390,6 @@ export class SlackAdapter
   private blocksOf(author: Author, part: SlackPart, live = false): Block[] | undefined {
     const stop = live && author.kind === "agent" ? stopBlocks(part.text, author.name) : undefined;
     return stop ?? part.blocks;
-  }
-
-  private displayNameOf(author: Author): string {
-    return author.displayName ?? this.agents.get(author.name)?.displayName ?? author.name;
-  }
-
-  /** Under whose name `author` posts: the agent's own (when the app may) or a bold name prefix. */
-  private async identityFor(chat: ChatRef, author: Author): Promise<{ identity: PostIdentity; prefix: string }> {
-    if (author.kind === "system") return { identity: {}, prefix: "" };
-    // A post may come before the start: stored work runs before the channels start.
-    const app = await this.workspaces.auth(chat.workspace).catch((error: unknown) => {
-      this.logger.warn({ err: error }, "slack: could not tell what the app may; posting under the app's name");
-      return undefined;
-    });
-    const name = this.displayNameOf(author);
-    const mayCustomize = app?.scopes?.has("chat:write.customize") ?? false;
-    if (author.kind === "agent" && mayCustomize) {
-      const avatarUrl = author.avatarUrl ?? this.agents.get(author.name)?.avatarUrl;
-      return { identity: { username: name, ...(avatarUrl ? { iconUrl: avatarUrl } : {}) }, prefix: "" };
-    }
-    return { identity: {}, prefix: namePrefix(name) };
   }
 
   /** The whole arguments as a snippet under the card; if files cannot be sent, as messages. */

@@ -3,6 +3,7 @@ import { PlatformApiError } from "../../src/errors/roundtable-error.js";
 import type { Logger } from "../../src/log/logger.js";
 import { identifyApp, type WorkspaceAuth } from "./app-identity.js";
 import type { SlackInstallations } from "./installations.js";
+import type { WebApiRetryOptions } from "./web-api-retries.js";
 
 type WebClient = webApi.WebClient;
 
@@ -32,10 +33,12 @@ export class SingleWorkspace implements SlackWorkspaces {
     private readonly client: WebClient,
     private readonly botToken: string,
     private readonly logger: Logger,
+    /** `auth.test` is a read: tried again after a 5xx or a cut connection (the client's own retries are off). */
+    private readonly retries: WebApiRetryOptions,
   ) {}
 
   auth(): Promise<WorkspaceAuth> {
-    this.identifying ??= identifyApp(this.client, this.logger).then(
+    this.identifying ??= identifyApp(this.client, this.logger, this.retries).then(
       (identity) => {
         this.identity = { ...identity, botToken: this.botToken };
         return this.identity;

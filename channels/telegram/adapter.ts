@@ -310,6 +310,24 @@ export class TelegramAdapter
     return { id, attach: () => this.outbound.sendDocument(this.main, chat, file, { replyTo: id, caption }) };
   }
 
+  /** A pending card drawn again (a quorum's progress, an escalation), its buttons kept. */
+  async redrawCard(chat: ChatRef, id: string, card: ApprovalCard): Promise<"edited" | "gone"> {
+    const { html, keyboard } = renderApprovalCard(card);
+    const messageId = Number(id);
+    try {
+      if (!Number.isInteger(messageId)) throw new Error(`no card message id in ${JSON.stringify(id)}`);
+      await this.outbound.edit(this.main, chat, messageId, { html, plain: htmlToPlain(html) }, keyboard);
+      return "edited";
+    } catch (error) {
+      const cause = error instanceof Error ? error.cause : undefined;
+      if (Number.isInteger(messageId) && !isRefusal(cause, /message to edit not found|message can't be edited/i)) {
+        throw error;
+      }
+      this.logger.warn({ err: error, approvalId: card.approvalId }, "approval card could not be redrawn");
+      return "gone";
+    }
+  }
+
   async editCard(chat: ChatRef, id: string, outcome: ApprovalOutcome): Promise<"edited" | "gone"> {
     const messageId = Number(id);
     try {

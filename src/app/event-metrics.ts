@@ -27,6 +27,7 @@ export function eventMetrics(metrics: Metrics): EventListener {
         results.inc({ kind: event.kind });
         return;
       case "tool-calls":
+      case "approval-updated":
       case "stream":
         return;
     }

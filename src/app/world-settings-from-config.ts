@@ -17,6 +17,11 @@ export function worldSettingsFrom(world: WorldConfig): WorldSettings {
     members: world.members,
     approvalTimeout: world.approvalTimeout,
     ...(world.approvals.allowAlways ? { allowAlways: { forMs: world.approvals.allowAlwaysFor } } : {}),
+    ...(Object.keys(world.approvals.quorum).length === 0 ? {} : { quorum: world.approvals.quorum }),
+    ...(world.approvals.remind === undefined ? {} : { remindMs: world.approvals.remind }),
+    ...(world.approvals.escalate === undefined
+      ? {}
+      : { escalate: { afterMs: world.approvals.escalate.after, to: world.approvals.escalate.to } }),
     allowBots: world.allowBots,
     limits: {
       messagesPerMinute: world.limits.messagesPerMinute,

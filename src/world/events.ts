@@ -52,6 +52,8 @@ export type WorldEvent =
     }
   | { type: "approval-requested"; chat: ChatRef; card: ApprovalCard }
   | { type: "approval-decided"; chat: ChatRef; outcome: ApprovalOutcome }
+  /** A pending card drawn again, its buttons kept: a quorum's progress, an escalation (src/world/turn/quorum.ts). */
+  | { type: "approval-updated"; chat: ChatRef; card: ApprovalCard }
   | {
       type: "tool-result";
       chat: ChatRef;

@@ -17,6 +17,8 @@ import type { Author, WorldMessage } from "./message.js";
 import { outboundFor } from "./outbound-for.js";
 import type { WorldContext } from "./world-context.js";
 import { postWorldNotice } from "./world-notice.js";
+import { redrawPendingCard } from "./delivery/card-redraw.js";
+import { withoutSlot } from "./step-slots.js";
 
 /** What a delivery of a message with files has shown so far: its text, then its files' ids. */
 interface MessageShown {
@@ -223,6 +225,9 @@ export class Outbox {
         }
         break;
       }
+      case "approval-updated":
+        await redrawPendingCard(this.context, adapter, event);
+        break;
       case "tool-calls":
       case "tool-result":
       case "turn-ended":
@@ -369,7 +374,8 @@ export class Outbox {
           return undefined;
         }
         log.warn({ err: error, attempt, retryInMs: wait }, "delivery refused; holding the chat's later deliveries");
-        await new Promise((resolve) => setTimeout(resolve, wait));
+        // The platform's retry time is waited out without the step's slot.
+        await withoutSlot(() => new Promise((resolve) => setTimeout(resolve, wait)));
       }
     }
   }
@@ -442,6 +448,7 @@ export function shouldDeliver(event: WorldEvent): boolean {
     case "system":
     case "approval-requested":
     case "approval-decided":
+    case "approval-updated":
       return true;
     case "tool-calls":
     case "tool-result":

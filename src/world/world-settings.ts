@@ -27,6 +27,10 @@ export interface WorldSettings {
    * rules match, each for `forMs` (`allowAlwaysFor`) from its making. Absent: off.
    */
   allowAlways?: { forMs: number };
+  /** `approvals.quorum`, `remind`, `escalate` (docs/approvals.md, src/world/turn/quorum.ts). */
+  quorum?: Readonly<Record<string, number>>;
+  remindMs?: number;
+  escalate?: { afterMs: number; to: Partial<Record<string, string[]>> };
   /** Other bots' messages start turns. */
   allowBots: boolean;
   /** A person's message rate and the world's daily budget (`worlds[].limits`). */

@@ -22,14 +22,6 @@ export function handleWebApi(
   params: Record<string, unknown>,
   authorization: string,
 ): WebApiAnswer {
-  const injected = fake.failures.find((entry) => entry.method === method && entry.times > 0);
-  if (injected) {
-    injected.times -= 1;
-    const { status = 429, retryAfterSeconds = 1, error = "ratelimited" } = injected.failure;
-    return status === 429
-      ? { status: 429, body: { ok: false, error }, retryAfter: retryAfterSeconds }
-      : { status, body: { ok: false, error } };
-  }
   const token = authorization.replace(/^Bearer\s+/i, "") || text(params, "token");
   if (method === "apps.connections.open") {
     if (!fake.setup.appToken || token !== fake.setup.appToken) return refuse("invalid_auth");

@@ -44,6 +44,8 @@ import { AutonomousRunQueries } from "./autonomous-run-queries.js";
 import type { AutonomousRunRecord } from "../../world/autonomous/autonomous-run-store.js";
 import { HookOutcomeQueries } from "./hook-outcome-queries.js";
 import { StoredRuleQueries } from "./stored-rule-queries.js";
+import { ApprovalVoteQueries } from "./approval-vote-queries.js";
+import type { ApprovalVote } from "../../world/approval-vote-store.js";
 import type { HookEffects, HookOutcomeRecord, ReplayHistory } from "../../world/policy/event-policy.js";
 import { RecentMessages } from "./recent-messages.js";
 import { StepQueries } from "./step-queries.js";
@@ -73,6 +75,7 @@ export class PrismaStore implements Store {
   private readonly runs: AutonomousRunQueries;
   private readonly hooks: HookOutcomeQueries;
   private readonly rules: StoredRuleQueries;
+  private readonly votes: ApprovalVoteQueries;
   /** The hot statements' way to the database (around Prisma's client on SQLite). */
   private readonly raw: RawSql;
   private readonly steps: StepQueries;
@@ -105,6 +108,7 @@ export class PrismaStore implements Store {
     this.installations = new InstallationQueries(db);
     this.hooks = new HookOutcomeQueries(db, clock);
     this.rules = new StoredRuleQueries(db);
+    this.votes = new ApprovalVoteQueries(db);
     this.raw = rawSqlOf(db);
     this.runs = new AutonomousRunQueries(this.raw, clock);
     this.outboundWriter = options.outboundWriter;
@@ -115,6 +119,16 @@ export class PrismaStore implements Store {
     this.recent = options.recentMessages
       ? new RecentMessages((chatKey, latest, afterSeq) => this.hot.latestMessages(chatKey, latest, afterSeq))
       : undefined;
+  }
+
+  // quorum votes (docs/approvals.md, "Quorum")
+
+  addApprovalVote(vote: ApprovalVote) {
+    return this.votes.addApprovalVote(vote);
+  }
+
+  listApprovalVotes(approvalId: string) {
+    return this.votes.listApprovalVotes(approvalId);
   }
 
   // stored Always allow rules (docs/approvals.md)
@@ -407,6 +421,10 @@ export class PrismaStore implements Store {
 
   getTurn(id: string): Promise<TurnRecord | undefined> {
     return this.hot.getTurn(id);
+  }
+
+  stoppedTurns(ids: readonly string[]): Promise<{ id: string; stoppedBy: { id: string; name: string } }[]> {
+    return this.hot.stoppedTurns(ids);
   }
 
   async updateTurn(

@@ -8,6 +8,8 @@ import { approversFor, deciderCheck } from "./approval-rights.js";
 import { accessChannelFor } from "../access-channel.js";
 import { alwaysRefusedText, mayAlwaysAllow, storedRuleFor } from "./always-allow.js";
 import { queueDecidedStep, recordExpiry } from "./settle-approval.js";
+import type { NoticeOutbox } from "../world-notice.js";
+import { mayDecideAsEscalated, voteTowardQuorum } from "./quorum.js";
 
 const choiceWords = {
   once: "approved once",
@@ -20,7 +22,11 @@ const choiceWords = {
  * A button press: find the approval, check that it belongs to this chat and world, that the
  * user may decide, and that nobody decided first; record the decision; queue its effect.
  */
-export async function handleApprovalClick(context: WorldContext, click: ApprovalClick): Promise<ClickResult> {
+export async function handleApprovalClick(
+  context: WorldContext,
+  click: ApprovalClick,
+  outbox: NoticeOutbox,
+): Promise<ClickResult> {
   const { store, logger, worlds, clock } = context;
   const key = chatKey(click.chat);
   const log = logger.child({ platform: click.chat.platform, chat: key, user: click.user.id });
@@ -57,7 +63,8 @@ export async function handleApprovalClick(context: WorldContext, click: Approval
   const mayDecide = deciderCheck(context, world, click.chat, click.user);
   // A budget card raises the chain starter's (or the world's) cap: never theirs to decide as
   // its requester, only the listed approvers' (docs/budgets.md).
-  if (!(await mayDecide(budget ? undefined : approval.requestedFor))) {
+  const escalated = await mayDecideAsEscalated(context, world, approval, click.chat.platform, click.user.id);
+  if (!escalated && !(await mayDecide(budget ? undefined : approval.requestedFor))) {
     log.warn({ approvalId: approval.id }, "click by someone not allowed to decide refused");
     return { status: "not-allowed", text: notAllowedText(world, click.chat.platform, budget) };
   }
@@ -69,6 +76,9 @@ export async function handleApprovalClick(context: WorldContext, click: Approval
   }
   if (approval.state !== "pending") return alreadyDecided(context, approval);
   if (clock().getTime() >= approval.expiresAt.getTime()) return expireLate(context, approval.id);
+  // `approvals.quorum`: a press short of it is counted and answered; the one that meets it decides.
+  const vote = call ? await voteTowardQuorum(context, outbox, world, approval, call, click) : undefined;
+  if (vote?.kind === "answered") return vote.result;
 
   const state = click.choice === "deny" ? "denied" : "approved";
   const sessionGrant =
@@ -84,7 +94,7 @@ export async function handleApprovalClick(context: WorldContext, click: Approval
     state,
     choice: click.choice,
     actorId: click.user.id,
-    actorName: click.user.displayName,
+    actorName: vote?.kind === "reached" ? vote.deciders : click.user.displayName,
     at: clock(),
     ...(click.reason === undefined ? {} : { note: click.reason }),
     ...(sessionGrant === undefined ? {} : { sessionGrant }),

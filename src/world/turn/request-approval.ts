@@ -9,6 +9,8 @@ import type { WorldContext } from "../world-context.js";
 import type { WorldSettings } from "../world-settings.js";
 import { chainHumans } from "./turn-chain.js";
 import { awaitApproval } from "./turn-state.js";
+import { queueApprovalTimers } from "./approval-timers.js";
+import { cardExtras } from "./quorum.js";
 
 /** What the card of a call shows, as the tool side prepared it. */
 export interface ApprovalAsk {
@@ -29,7 +31,10 @@ export async function requestApproval(
   context: WorldContext,
   outbox: Outbox,
   turn: TurnRecord,
-  world: Pick<WorldSettings, "name" | "approvalTimeout" | "approvers" | "allowAlways">,
+  world: Pick<
+    WorldSettings,
+    "name" | "approvalTimeout" | "approvers" | "allowAlways" | "quorum" | "remindMs" | "escalate"
+  >,
   call: ToolCallRecord,
   ask: ApprovalAsk,
 ): Promise<void> {
@@ -69,10 +74,12 @@ export async function requestApproval(
       requestedFor: humans[0] ?? turn.startedById,
       choices: choicesFor(world, accessChannelFor(context.channels, chat.platform)),
       expiresAt,
+      ...(await cardExtras(context, world, approval, call)),
     },
   });
   const expire = { kind: "approval-expire", approvalId: approval.id } as const;
   await queue.add({ queue: turn.chatKey, key: jobKey(expire), payload: expire, runAt: expiresAt });
+  await queueApprovalTimers(context, world, approval);
 }
 
 /** A short id not yet used by an approval of the chat. */
