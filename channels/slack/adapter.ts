@@ -30,30 +30,23 @@ import {
   type WorkingStatusChannel,
   workingText,
 } from "../../src/world/channel-adapter.js";
-import { type Block, type PostIdentity, SlackOutbound, slackErrorCode } from "./api.js";
+import { type Block, SlackOutbound, slackErrorCode } from "./api.js";
 import { suggestedPrompts } from "./agent-view.js";
-import { type AppIdentity, identifyApp } from "./app-identity.js";
-import { ApproverGroups } from "./approver-groups.js";
 import { boltLogger } from "./bolt-logger.js";
 import { SlackHttpReceiver } from "./http-receiver.js";
-import { type SlashCommand, SlackInboundHandler } from "./inbound-handler.js";
+import { LastPeople, type SlashCommand } from "./inbound-handler.js";
+import { installedWorkspaces } from "./installed-app.js";
 import { SlackNativeStream } from "./native-stream.js";
-import type { SlackAdapterOptions, SlackAgentIdentity } from "./options.js";
+import type { SlackAdapterOptions } from "./options.js";
+import { PostIdentities } from "./post-identity.js";
 import { findEarlierPost, removeEarlierNativeStream } from "./post-once.js";
-import {
-  namePrefix,
-  renderApprovalCard,
-  renderApprovalOutcome,
-  renderText,
-  type SlackPart,
-  slackMessageLimit,
-} from "./render.js";
+import { renderApprovalCard, renderApprovalOutcome, renderText, type SlackPart, slackMessageLimit } from "./render.js";
 import { sendSlackFile } from "./send-file.js";
 import { SlackSocketReceiver } from "./socket-receiver.js";
 import { SlackTaskChunks } from "./task-chunks.js";
-import { ThreadRoots } from "./thread-roots.js";
 import { stopBlocks } from "./stop-button.js";
-import { UserNames } from "./user-names.js";
+import { SlackWorkspaceParts, type WorkspaceParts } from "./workspace-parts.js";
+import { SingleWorkspace, type SlackWorkspaces } from "./workspaces.js";
 import type { WebApiRetryOptions } from "./web-api-retries.js";
 
 /** Slack's refusals that say nothing about the chat: tried again, never taken as "cannot reach". */
@@ -61,7 +54,8 @@ const passingSlackErrors = new Set(["internal_error", "fatal_error", "service_un
 
 /**
  * Slack through Bolt. Socket Mode when an app token is set, else HTTP events and interactivity
- * at `/slack/events` on the service's port. An event is acknowledged (either way) only once the
+ * at `/slack/events` on the service's port. One bot token, or "Add to Slack" (`oauth`): then
+ * each workspace is answered with its own installation's token (`installed-app.ts`). An event is acknowledged (either way) only once the
  * world has stored its message, at most 2.5 s after it came, so that a crash before then makes
  * Slack deliver it again; agents post under their own name and icon when the app may
  * (`chat:write.customize`).
@@ -87,15 +81,14 @@ export class SlackAdapter
   private readonly clock: ChannelClock;
   private readonly outbound: SlackOutbound;
   private readonly retries: WebApiRetryOptions;
-  private readonly names: UserNames;
-  private readonly groups: ApproverGroups;
-  private readonly agents: Map<string, SlackAgentIdentity>;
+  private readonly workspaces: SlackWorkspaces;
+  private readonly oauthRoutes: WebhookRoute[];
+  private readonly people = new LastPeople();
+  private readonly identities: PostIdentities;
   private readonly tasks: SlackTaskChunks;
   private readonly inflight = new Set<Promise<unknown>>();
-  private handler: SlackInboundHandler | undefined;
-  private identity: AppIdentity | undefined;
-  /** `auth.test` once, whether start or a post asks first (see {@link identify}). */
-  private identifying: Promise<AppIdentity> | undefined;
+  /** Each workspace's names, groups and inbound handler; made at start. */
+  private parts: SlackWorkspaceParts | undefined;
   private connected = false;
 
   constructor(private readonly options: SlackAdapterOptions) {
@@ -109,10 +102,17 @@ export class SlackAdapter
     this.clock = options.clock ?? systemClock;
     const logger = boltLogger(this.logger);
     const apiUrl = options.apiUrl ? { slackApiUrl: options.apiUrl } : {};
-    // The bot token's calls are tried again by SlackOutbound (web-api-retries.ts), per chat:
-    // the client's own retries paused every chat for one chat's 429 and sent posts twice.
+    // Every workspace's calls are tried again by SlackOutbound (web-api-retries.ts), per chat:
+    // the client's own retries paused every chat for one chat's 429 and sent posts twice. The
+    // same options make the installed workspaces' clients (ours, Bolt's authorize, @slack/oauth).
     const clientOptions = { ...apiUrl, retryConfig: { retries: 0 }, rejectRateLimitedCalls: true, logger };
-    const common = { token: options.botToken, logger, clientOptions, ignoreSelf: false, deferInitialization: true };
+    this.retries = { clock: this.clock, logger: this.logger, retries: options.retries ?? 5 };
+    const installed = options.oauth ? installedWorkspaces(options.oauth, clientOptions, this.logger) : undefined;
+    this.oauthRoutes = installed?.routes ?? [];
+    // A workspace installed again (or removed) gets new parts, with its new token.
+    installed?.installations.onChange((teamId) => this.parts?.forget(teamId));
+    const auth = installed ? { authorize: installed.authorize } : { token: options.botToken };
+    const common = { ...auth, logger, clientOptions, ignoreSelf: false, deferInitialization: true };
     if (options.appToken) {
       this.socket = new SlackSocketReceiver({
         appToken: options.appToken,
@@ -136,18 +136,15 @@ export class SlackAdapter
       this.receiver = new SlackHttpReceiver({
         signingSecret: options.signingSecret ?? "",
         logger: this.logger,
-        isReady: () => this.handler !== undefined,
+        isReady: () => this.parts !== undefined,
         track: (work) => this.track(work),
       });
       this.app = new App({ ...common, receiver: this.receiver });
     }
-    this.retries = { clock: this.clock, logger: this.logger, retries: options.retries ?? 5 };
-    this.outbound = new SlackOutbound(this.app.client, options.linkPreviews ?? (() => false), this.retries);
-    this.names = new UserNames(this.app.client, this.logger, () => this.clock.now());
-    this.groups = new ApproverGroups(this.app.client, options.approverGroups ?? [], this.logger, () =>
-      this.clock.now(),
-    );
-    this.agents = new Map((options.agents ?? []).map((agent) => [agent.name, agent]));
+    this.workspaces =
+      installed?.workspaces ?? new SingleWorkspace(this.app.client, options.botToken ?? "", this.logger, this.retries);
+    this.outbound = new SlackOutbound(this.workspaces, options.linkPreviews ?? (() => false), this.retries);
+    this.identities = new PostIdentities(this.workspaces, options.agents ?? [], this.logger);
     this.tasks = new SlackTaskChunks({
       outbound: this.outbound,
       logger: this.logger,
@@ -162,29 +159,21 @@ export class SlackAdapter
         "channels.slack needs signingSecret (SLACK_SIGNING_SECRET) for HTTP events, or appToken (SLACK_APP_TOKEN) for Socket Mode",
       );
     }
-    const identity = await this.identify();
-    const context = {
-      botUserId: identity.botUserId,
-      botId: identity.botId,
-      teamId: identity.teamId,
+    // One token: who the app is, asked now (a wrong token fails the start). Installed: per workspace.
+    const identity = this.workspaces.kind === "single" ? await this.workspaces.auth(undefined) : undefined;
+    this.parts = new SlackWorkspaceParts({
+      workspaces: this.workspaces,
+      sink,
+      outbound: this.outbound,
+      people: this.people,
+      clock: this.clock,
+      logger: this.logger,
+      approverGroups: this.options.approverGroups ?? [],
       replyIn: this.options.replyIn ?? "thread",
       threadDirectMessages: this.options.agentView === true,
       // Slack serves files from files.slack.com; another Web API (an emulator) serves its own.
-      files: {
-        host: this.options.apiUrl ? new URL(this.options.apiUrl).host : "files.slack.com",
-        botToken: this.options.botToken,
-      },
+      filesHost: this.options.apiUrl ? new URL(this.options.apiUrl).host : "files.slack.com",
       agentNames: new Map((this.options.agents ?? []).map((agent) => [agent.name.toLowerCase(), agent.name])),
-    };
-    this.handler = new SlackInboundHandler({
-      sink,
-      outbound: this.outbound,
-      names: this.names,
-      groups: this.groups,
-      clock: this.clock,
-      logger: this.logger,
-      threadRoots: new ThreadRoots(this.app.client, this.names, () => context, this.logger),
-      context,
     });
     await this.app.init();
     try {
@@ -198,13 +187,16 @@ export class SlackAdapter
     }
     if (!this.socket) this.connected = true;
     this.logger.info(
-      { mode: this.socket ? "socket" : "http", team: identity.teamId, botUser: identity.botUserId },
+      {
+        mode: this.socket ? "socket" : "http",
+        ...(identity ? { team: identity.teamId, botUser: identity.botUserId } : { install: "/slack/install" }),
+      },
       this.socket ? "slack connected over Socket Mode" : "slack events expected at /slack/events",
     );
   }
 
   async stop(): Promise<void> {
-    this.handler = undefined;
+    this.parts = undefined;
     try {
       await this.app.stop();
     } catch (error) {
@@ -224,7 +216,7 @@ export class SlackAdapter
   }
 
   webhookRoutes(): WebhookRoute[] {
-    return this.receiver ? [this.receiver.route()] : [];
+    return [...(this.receiver ? [this.receiver.route()] : []), ...this.oauthRoutes];
   }
 
   /** Slack keeps an assistant thread's status until it is cleared or the app replies. */
@@ -255,7 +247,7 @@ export class SlackAdapter
 
   /** A chat named by its channel id alone (a schedule's, a trigger's) in this app's workspace. */
   resolveChat(chat: ChatRef): ChatRef {
-    const teamId = this.identity?.teamId;
+    const teamId = this.workspaces instanceof SingleWorkspace ? this.workspaces.identity?.teamId : undefined;
     return chat.workspace !== undefined || teamId === undefined ? chat : { ...chat, workspace: teamId };
   }
 
@@ -264,7 +256,7 @@ export class SlackAdapter
     const thread = chat.thread;
     if (!this.streamsNatively(chat) || thread === undefined) return;
     // Tracked, so that idle() (tests, a graceful stop) waits for the card to settle.
-    const shown = this.tasks.show({ ...chat, thread }, this.displayNameOf(author), progress);
+    const shown = this.tasks.show({ ...chat, thread }, this.identities.displayNameOf(author), progress);
     this.track(shown);
     await shown;
   }
@@ -273,12 +265,12 @@ export class SlackAdapter
     await this.outbound.postEphemeral(chat, userId, renderText(text)[0] ?? text);
   }
 
-  async rolesOf(_chat: ChatRef, userId: string): Promise<string[]> {
-    return this.groups.rolesOf(userId);
+  async rolesOf(chat: ChatRef, userId: string): Promise<string[]> {
+    return this.parts ? (await this.parts.of(chat.workspace)).groups.rolesOf(userId) : [];
   }
 
-  async renderParts(_chat: ChatRef, message: OutboundText): Promise<SlackPart[]> {
-    const { identity, prefix } = await this.identityFor(message.author);
+  async renderParts(chat: ChatRef, message: OutboundText): Promise<SlackPart[]> {
+    const { identity, prefix } = await this.identities.of(chat, message.author);
     return renderText(message.text, prefix, undefined, message.mentions).map((text) => ({ text, identity }));
   }
 
@@ -306,8 +298,8 @@ export class SlackAdapter
   }
 
   /** A file through `files.uploadV2` (`send-file.ts`): as the app, the agent's name leading its comment; returns the file's id. */
-  readonly sendFile: NonNullable<ChannelPrimitives["sendFile"]> = (chat, author, file, options) =>
-    sendSlackFile(this.app.client, chat, author, file, options, this.retries);
+  readonly sendFile: NonNullable<ChannelPrimitives["sendFile"]> = async (chat, author, file, options) =>
+    sendSlackFile(await this.workspaces.clientOf(chat.workspace), chat, author, file, options, this.retries);
 
   /**
    * The app's message carrying `key` as its metadata. In a thread that streams natively, the
@@ -321,7 +313,7 @@ export class SlackAdapter
   ): Promise<{ id: string } | undefined> {
     if (this.streamsNatively(chat) && key.key.endsWith(":0")) {
       await removeEarlierNativeStream(this.outbound, this.logger, chat, {
-        authorName: this.displayNameOf(author),
+        authorName: this.identities.displayNameOf(author),
         key,
       });
     }
@@ -395,7 +387,7 @@ export class SlackAdapter
       clock: this.clock,
       logger: this.logger.child({ chat: chat.channel }),
       chat,
-      authorName: this.displayNameOf(author),
+      authorName: this.identities.displayNameOf(author),
       recipient: this.recipientOf(chat),
       intervalMs: this.options.updateIntervalMs ?? 1000,
     });
@@ -403,9 +395,10 @@ export class SlackAdapter
 
   /** Who a native stream in `chat` is for: the last person who wrote there, in its workspace. */
   private recipientOf(chat: ChatRef): { user?: string; team?: string } {
-    const recipient = this.handler?.lastPersonIn(chatKey(chat));
+    const recipient = this.people.in(chatKey(chat));
+    const team = chat.workspace ?? this.resolveChat(chat).workspace;
     return {
-      ...(this.identity ? { team: chat.workspace ?? this.identity.teamId } : {}),
+      ...(team === undefined ? {} : { team }),
       ...(recipient === undefined ? {} : { user: recipient }),
     };
   }
@@ -414,46 +407,6 @@ export class SlackAdapter
   private blocksOf(author: Author, part: SlackPart, live = false): Block[] | undefined {
     const stop = live && author.kind === "agent" ? stopBlocks(part.text, author.name) : undefined;
     return stop ?? part.blocks;
-  }
-
-  private displayNameOf(author: Author): string {
-    return author.displayName ?? this.agents.get(author.name)?.displayName ?? author.name;
-  }
-
-  /**
-   * Who the app is and what it may (scopes), asked once. A post may come first: with several
-   * processes (or stored work after a restart) the work queue runs before the channels start,
-   * and a post that did not know the scopes would carry a bold name instead of the agent's.
-   */
-  private identify(): Promise<AppIdentity> {
-    this.identifying ??= identifyApp(this.app.client, this.logger, this.retries).then(
-      (identity) => {
-        this.identity = identity;
-        return identity;
-      },
-      (error: unknown) => {
-        this.identifying = undefined; // asked again next time
-        throw error;
-      },
-    );
-    return this.identifying;
-  }
-
-  /** Under whose name `author` posts: the agent's own (when the app may) or a bold name prefix. */
-  private async identityFor(author: Author): Promise<{ identity: PostIdentity; prefix: string }> {
-    if (author.kind === "system") return { identity: {}, prefix: "" };
-    if (this.identity === undefined) {
-      await this.identify().catch((error: unknown) =>
-        this.logger.warn({ err: error }, "slack: could not tell what the app may; posting under the app's name"),
-      );
-    }
-    const name = this.displayNameOf(author);
-    const mayCustomize = this.identity?.scopes?.has("chat:write.customize") ?? false;
-    if (author.kind === "agent" && mayCustomize) {
-      const avatarUrl = author.avatarUrl ?? this.agents.get(author.name)?.avatarUrl;
-      return { identity: { username: name, ...(avatarUrl ? { iconUrl: avatarUrl } : {}) }, prefix: "" };
-    }
-    return { identity: {}, prefix: namePrefix(name) };
   }
 
   /** The whole arguments as a snippet under the card; if files cannot be sent, as messages. */
@@ -478,35 +431,41 @@ export class SlackAdapter
   private listen(): void {
     // Resolves when the work is done: an event or a press is answered (either way) only once the
     // world has stored it, so that a crash before then makes Slack deliver it again.
-    const handle = async (work: () => Promise<void>): Promise<void> => {
-      const handler = this.handler;
-      if (!handler) {
+    // Each payload is handled by the parts of the workspace Bolt authorized it for.
+    const handle = async (teamId: string | undefined, work: (parts: WorkspaceParts) => Promise<void>) => {
+      const parts = this.parts;
+      if (!parts) {
         this.logger.warn("slack payload before start or after stop; dropped");
         return;
       }
-      const running = work();
+      const running = parts.of(teamId).then(work);
       this.track(running);
       await running.catch(() => undefined);
     };
     for (const event of ["message", "app_mention"] as const) {
       this.app.event(event, async ({ body, context }) => {
-        await handle(
-          () => this.handler?.event(body as unknown as Record<string, unknown>, context.retryNum) ?? Promise.resolve(),
-        );
+        const payload = body as unknown as Record<string, unknown>;
+        await handle(context.teamId, (parts) => parts.handler.event(payload, context.retryNum));
       });
     }
     // Agent view: a person opened the app's Messages tab; its prompts name the world's agents.
-    this.app.event("app_home_opened", async ({ event }) => {
+    this.app.event("app_home_opened", async ({ event, context }) => {
       if (event.tab !== "messages" || this.options.agentView !== true) return;
-      await handle(() => this.offerPrompts(event.channel));
+      await handle(context.teamId, () => this.offerPrompts(context.teamId, event.channel));
     });
-    this.app.action({ type: "block_actions" }, async ({ ack, body }) => {
-      await handle(() => this.handler?.action(body as unknown as Record<string, unknown>) ?? Promise.resolve());
+    // The app removed from a workspace: that workspace's token (and only that one) is deleted.
+    this.app.event("app_uninstalled", async ({ context }) => this.uninstalled(context.teamId, "app_uninstalled"));
+    this.app.event("tokens_revoked", async ({ event, context }) => {
+      if ((event.tokens.bot ?? []).length > 0) await this.uninstalled(context.teamId, "tokens_revoked");
+    });
+    this.app.action({ type: "block_actions" }, async ({ ack, body, context }) => {
+      const payload = body as unknown as Record<string, unknown>;
+      await handle(context.teamId, (parts) => parts.handler.action(payload));
       await ack();
     });
-    this.app.command("/roundtable", async ({ ack, command }) => {
+    this.app.command("/roundtable", async ({ ack, command, context }) => {
       await ack();
-      void handle(() => this.handler?.command(command as SlashCommand) ?? Promise.resolve());
+      void handle(context.teamId, (parts) => parts.handler.command(command as SlashCommand));
     });
     this.app.error(async (error) => {
       this.logger.error({ err: error }, "slack event handler failed");
@@ -514,14 +473,22 @@ export class SlackAdapter
   }
 
   /** Suggested prompts in a DM's Messages tab (best effort: a refusal is logged, never shown). */
-  private async offerPrompts(channel: string): Promise<void> {
+  private async offerPrompts(teamId: string | undefined, channel: string): Promise<void> {
     const prompts = suggestedPrompts(this.options.agents ?? []);
     if (prompts.length === 0) return;
     try {
-      await this.outbound.setSuggestedPrompts(channel, prompts);
+      const chat = { platform: "slack" as const, channel, ...(teamId === undefined ? {} : { workspace: teamId }) };
+      await this.outbound.setSuggestedPrompts(chat, prompts);
     } catch (error) {
       this.logger.warn({ err: error, channel }, "slack suggested prompts not set");
     }
+  }
+
+  private async uninstalled(teamId: string | undefined, event: string): Promise<void> {
+    if (teamId === undefined) return;
+    const removed = await this.workspaces.forget(teamId);
+    this.parts?.forget(teamId);
+    if (removed) this.logger.info({ team: teamId, event }, "slack app removed from a workspace; its token is deleted");
   }
 
   private track(work: Promise<unknown>): void {

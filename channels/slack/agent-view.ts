@@ -35,8 +35,8 @@ export function suggestedPrompts(agents: readonly PromptAgent[]): SuggestedPromp
   });
 }
 
-/** The events the adapter listens to; `app_home_opened` only with Agent view. */
-export function eventsUsed(uses: { agentView: boolean }): string[] {
+/** The events the adapter listens to; `app_home_opened` only with Agent view, the uninstall events only with Add to Slack. */
+export function eventsUsed(uses: { agentView: boolean; oauth?: boolean }): string[] {
   return [
     "app_mention",
     "message.channels",
@@ -44,6 +44,7 @@ export function eventsUsed(uses: { agentView: boolean }): string[] {
     "message.im",
     "message.mpim",
     ...(uses.agentView ? ["app_home_opened"] : []),
+    ...(uses.oauth ? ["app_uninstalled", "tokens_revoked"] : []),
   ];
 }
 
@@ -60,7 +61,7 @@ interface ManifestShape {
 }
 
 /** What `manifest` lacks of what the config uses, one phrase each (empty when nothing). */
-export function manifestGaps(manifest: unknown, uses: { agentView: boolean }): string[] {
+export function manifestGaps(manifest: unknown, uses: { agentView: boolean; oauth?: boolean }): string[] {
   const shape = (typeof manifest === "object" && manifest !== null ? manifest : {}) as ManifestShape;
   const gaps: string[] = [];
   const scopes = new Set(shape.oauth_config?.scopes?.bot ?? []);

@@ -51,6 +51,12 @@ export function toPlatformError(error: unknown, what: string): RoundtableError {
   return new RoundtableError("internal", `slack ${what} failed: ${String(error)}`, { cause: error });
 }
 
+/** The Web API client of each workspace, and who the app's bot is there (`workspaces.ts`). */
+export interface WorkspaceClients {
+  clientOf(teamId: string | undefined): Promise<WebClient>;
+  auth(teamId: string | undefined): Promise<{ botId: string }>;
+}
+
 /** The metadata event type of the service's posts; its payload's `key` names the post. */
 export const postEventType = "roundtable_post";
 /** How many of the newest messages a look-up for an earlier post reads. */
@@ -78,20 +84,24 @@ function place(chat: ChatRef): { channel: string; thread_ts?: string } {
  * a RoundtableError naming the call.
  */
 export class SlackOutbound {
-  private botId: Promise<string> | undefined;
-
   constructor(
-    private readonly client: WebClient,
+    /** The Web API client holding the token of the chat's workspace (`workspaces.ts`). */
+    private readonly workspaces: WorkspaceClients,
     /** Whether a chat's posts may unfurl links (its world's `linkPreviews`). */
     private readonly linkPreviews: (chat: ChatRef) => boolean,
     private readonly retries: WebApiRetryOptions,
   ) {}
 
-  /** Runs one Web API call under the retry policy; its failure becomes a RoundtableError naming it. */
-  private async call<T>(what: string, run: () => Promise<T>, resend: Resend<T> = "idempotent"): Promise<T> {
+  /** Runs one Web API call with the chat's workspace's token, under the retry policy; its failure becomes a RoundtableError naming it. */
+  private async call<T>(
+    chat: ChatRef,
+    what: string,
+    run: (client: WebClient) => Promise<T>,
+    resend: Resend<T> = "idempotent",
+  ): Promise<T> {
     const once = async () => {
       try {
-        return await run();
+        return await run(await this.workspaces.clientOf(chat.workspace));
       } catch (error) {
         throw toPlatformError(error, what);
       }
@@ -126,9 +136,10 @@ export class SlackOutbound {
               }),
           };
     return this.call(
+      chat,
       "chat.postMessage",
-      async () => {
-        const result = await this.client.chat.postMessage({
+      async (client) => {
+        const result = await client.chat.postMessage({
           ...place(chat),
           text,
           ...(blocks === undefined ? {} : { blocks: blocks as never }),
@@ -158,20 +169,11 @@ export class SlackOutbound {
   }
 
   /**
-   * The app's bot id (`auth.test`, asked once): a step taken back after a crash may run before
-   * the adapter has started and identified itself.
+   * The app's bot id in the chat's workspace (`auth.test` asked once, or the installation's): a
+   * step taken back after a crash may run before the adapter has started and identified itself.
    */
-  async ownBotId(): Promise<string> {
-    this.botId ??= this.client.auth.test().then((result) => {
-      if (typeof result.bot_id !== "string") throw new PlatformApiError("slack auth.test named no bot");
-      return result.bot_id;
-    });
-    try {
-      return await this.botId;
-    } catch (error) {
-      this.botId = undefined;
-      throw toPlatformError(error, "auth.test");
-    }
+  async ownBotId(chat: ChatRef): Promise<string> {
+    return (await this.workspaces.auth(chat.workspace)).botId;
   }
 
   /**
@@ -182,13 +184,14 @@ export class SlackOutbound {
   async recentMessages(chat: ChatRef, oldest: string): Promise<RecentMessage[]> {
     const common = { channel: chat.channel, oldest, limit: lookupLimit, include_all_metadata: true };
     try {
+      const client = await this.workspaces.clientOf(chat.workspace);
       if (chat.thread === undefined) {
-        return ((await this.client.conversations.history(common)).messages ?? []) as RecentMessage[];
+        return ((await client.conversations.history(common)).messages ?? []) as RecentMessage[];
       }
       const messages: RecentMessage[] = [];
       let cursor: string | undefined;
       for (let page = 0; page < threadPages; page += 1) {
-        const result = await this.client.conversations.replies({
+        const result = await client.conversations.replies({
           ...common,
           ts: chat.thread,
           ...(cursor === undefined ? {} : { cursor }),
@@ -204,27 +207,27 @@ export class SlackOutbound {
   }
 
   async update(chat: ChatRef, ts: string, text: string, blocks?: Block[]): Promise<void> {
-    await this.call("chat.update", () =>
-      this.client.chat.update({ channel: chat.channel, ts, text, blocks: (blocks ?? []) as never }),
+    await this.call(chat, "chat.update", (client) =>
+      client.chat.update({ channel: chat.channel, ts, text, blocks: (blocks ?? []) as never }),
     );
   }
 
   /** An assistant thread's status line ("alice is thinking…"); "" clears it (so does the app's next reply). */
   async setStatus(chat: ChatRef & { thread: string }, status: string): Promise<void> {
-    await this.call("assistant.threads.setStatus", () =>
-      this.client.assistant.threads.setStatus({ channel_id: chat.channel, thread_ts: chat.thread, status }),
+    await this.call(chat, "assistant.threads.setStatus", (client) =>
+      client.assistant.threads.setStatus({ channel_id: chat.channel, thread_ts: chat.thread, status }),
     );
   }
 
   /** The prompts above the composer of the app's Messages tab (Agent view), for one DM. */
-  async setSuggestedPrompts(channel: string, prompts: { title: string; message: string }[]): Promise<void> {
-    await this.call("assistant.threads.setSuggestedPrompts", () =>
-      this.client.assistant.threads.setSuggestedPrompts({ channel_id: channel, prompts }),
+  async setSuggestedPrompts(chat: ChatRef, prompts: { title: string; message: string }[]): Promise<void> {
+    await this.call(chat, "assistant.threads.setSuggestedPrompts", (client) =>
+      client.assistant.threads.setSuggestedPrompts({ channel_id: chat.channel, prompts }),
     );
   }
 
   async delete(chat: ChatRef, ts: string): Promise<void> {
-    await this.call("chat.delete", () => this.client.chat.delete({ channel: chat.channel, ts }));
+    await this.call(chat, "chat.delete", (client) => client.chat.delete({ channel: chat.channel, ts }));
   }
 
   /** The app's DM channel with a person (`conversations.open`; the same channel every time). */
@@ -237,8 +240,9 @@ export class SlackOutbound {
 
   async postEphemeral(chat: ChatRef, user: string, text: string): Promise<void> {
     await this.call(
+      chat,
       "chat.postEphemeral",
-      () => this.client.chat.postEphemeral({ ...place(chat), user, text }),
+      (client) => client.chat.postEphemeral({ ...place(chat), user, text }),
       "never",
     );
   }
@@ -246,9 +250,10 @@ export class SlackOutbound {
   /** A text file in the chat (Slack shows it as a snippet), with a comment. */
   async uploadSnippet(chat: ChatRef, filename: string, content: string, comment: string): Promise<string> {
     return this.call(
+      chat,
       "files.uploadV2",
-      async () => {
-        const result = await this.client.filesUploadV2({
+      async (client) => {
+        const result = await client.filesUploadV2({
           channel_id: chat.channel,
           ...(chat.thread === undefined ? {} : { thread_ts: chat.thread }),
           filename,
@@ -272,9 +277,10 @@ export class SlackOutbound {
     recipient: { user?: string; team?: string },
   ): Promise<string> {
     return this.call(
+      chat,
       "chat.startStream",
-      async () => {
-        const result = await this.client.chat.startStream({
+      async (client) => {
+        const result = await client.chat.startStream({
           channel: chat.channel,
           thread_ts: threadTs,
           markdown_text: text,
@@ -296,9 +302,10 @@ export class SlackOutbound {
     recipient: { user?: string; team?: string },
   ): Promise<string> {
     return this.call(
+      chat,
       "chat.startStream",
-      async () => {
-        const result = await this.client.chat.startStream({
+      async (client) => {
+        const result = await client.chat.startStream({
           channel: chat.channel,
           thread_ts: threadTs,
           chunks,
@@ -314,16 +321,18 @@ export class SlackOutbound {
 
   async appendChunks(chat: ChatRef, ts: string, chunks: TaskChunk[]): Promise<void> {
     await this.call(
+      chat,
       "chat.appendStream",
-      () => this.client.chat.appendStream({ channel: chat.channel, ts, chunks }),
+      (client) => client.chat.appendStream({ channel: chat.channel, ts, chunks }),
       "never",
     );
   }
 
   async appendStream(chat: ChatRef, ts: string, text: string): Promise<void> {
     await this.call(
+      chat,
       "chat.appendStream",
-      () => this.client.chat.appendStream({ channel: chat.channel, ts, markdown_text: text }),
+      (client) => client.chat.appendStream({ channel: chat.channel, ts, markdown_text: text }),
       "never",
     );
   }
@@ -331,9 +340,10 @@ export class SlackOutbound {
   /** End a native stream; `key` goes with it as metadata (`chat.startStream` takes none). */
   async stopStream(chat: ChatRef, ts: string, text?: string, key?: string, chunks?: TaskChunk[]): Promise<void> {
     await this.call(
+      chat,
       "chat.stopStream",
-      () =>
-        this.client.chat.stopStream({
+      (client) =>
+        client.chat.stopStream({
           channel: chat.channel,
           ts,
           ...(text ? { markdown_text: text } : {}),

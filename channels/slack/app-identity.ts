@@ -14,6 +14,11 @@ export interface AppIdentity {
   scopes: Set<string> | undefined;
 }
 
+/** The app in one workspace: who its bot is there, what it may, and the token that speaks for it. */
+export interface WorkspaceAuth extends AppIdentity {
+  botToken: string;
+}
+
 /**
  * `auth.test`: who the app is and which scopes it has. Each missing scope is logged with the
  * feature it breaks and how to add it; a token that is not a bot token is refused.

@@ -28,6 +28,8 @@ export interface InboundHandlerSetup {
   logger: Logger;
   context: Omit<ParseContext, "userNames">;
   threadRoots: ThreadRoots;
+  /** The last person who wrote in each chat (shared by the adapter's workspaces). */
+  people: LastPeople;
 }
 
 /** A slash command's fields (`/roundtable <command> [args]`). */
@@ -46,8 +48,6 @@ export interface SlashCommand {
  */
 export class SlackInboundHandler {
   private readonly seenEvents = new Map<string, number>();
-  /** The last person who wrote in each chat: Slack streams to a recipient (`stream: native`). */
-  private readonly lastPeople = new Map<string, string>();
 
   constructor(private readonly setup: InboundHandlerSetup) {}
 
@@ -63,7 +63,8 @@ export class SlackInboundHandler {
     switch (parsed.kind) {
       case "message": {
         const { message } = parsed;
-        if (!message.ownEcho && !message.sender.isBot) this.rememberPerson(chatKey(message.chat), message.sender.id);
+        if (!message.ownEcho && !message.sender.isBot)
+          this.setup.people.remember(chatKey(message.chat), message.sender.id);
         const root = message.ownEcho ? undefined : await this.setup.threadRoots.rootOf(message);
         await this.deliver(root ? { ...message, threadRoot: root } : message, parsed.eventId);
         return;
@@ -204,20 +205,6 @@ export class SlackInboundHandler {
     }
   }
 
-  /** The person who wrote last in the chat with key `key`, when one did since start. */
-  lastPersonIn(key: string): string | undefined {
-    return this.lastPeople.get(key);
-  }
-
-  private rememberPerson(key: string, userId: string): void {
-    this.lastPeople.delete(key);
-    this.lastPeople.set(key, userId);
-    if (this.lastPeople.size > 5000) {
-      const oldest = this.lastPeople.keys().next().value;
-      if (oldest !== undefined) this.lastPeople.delete(oldest);
-    }
-  }
-
   /** True when `eventId` was seen within the last hour; records it otherwise. */
   private remember(eventId: string): boolean {
     const now = this.setup.clock.now();
@@ -228,5 +215,24 @@ export class SlackInboundHandler {
       for (const [id, at] of this.seenEvents) if (now - at >= eventMemoryMs) this.seenEvents.delete(id);
     }
     return false;
+  }
+}
+
+/** The last person who wrote in each chat, by chat key: Slack streams to a recipient (`stream: native`). */
+export class LastPeople {
+  private readonly people = new Map<string, string>();
+
+  /** The person who wrote last in the chat with key `key`, when one did since start. */
+  in(key: string): string | undefined {
+    return this.people.get(key);
+  }
+
+  remember(key: string, userId: string): void {
+    this.people.delete(key);
+    this.people.set(key, userId);
+    if (this.people.size > 5000) {
+      const oldest = this.people.keys().next().value;
+      if (oldest !== undefined) this.people.delete(oldest);
+    }
   }
 }

@@ -1,5 +1,6 @@
 import type { ChannelClock, ChatRef } from "../../src/world/channel-adapter.js";
 import type { Logger } from "../../src/log/logger.js";
+import type { SlackOAuthOptions } from "./installed-app.js";
 import type { ReplyIn } from "./parse.js";
 
 /** How an answer appears while the model writes. */
@@ -16,8 +17,10 @@ export interface SlackAgentIdentity {
 
 /** Everything the Slack adapter needs; the service builds it from config and environment. */
 export interface SlackAdapterOptions {
-  /** `SLACK_BOT_TOKEN` (`xoxb-…`). */
-  botToken: string;
+  /** `SLACK_BOT_TOKEN` (`xoxb-…`): one workspace. Not needed with `oauth`. */
+  botToken?: string;
+  /** "Add to Slack": each workspace installs the app and is answered with its own token. */
+  oauth?: SlackOAuthOptions;
   /** `SLACK_SIGNING_SECRET`: needed for HTTP events at `/slack/events`. */
   signingSecret?: string;
   /** `SLACK_APP_TOKEN` (`xapp-…`): set → Socket Mode, unset → HTTP events. */

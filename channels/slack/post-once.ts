@@ -49,7 +49,7 @@ export async function removeEarlierNativeStream(
   const { authorName, key } = stream;
   if (!key?.mayExist) return;
   try {
-    const botId = await outbound.ownBotId();
+    const botId = await outbound.ownBotId(chat);
     const messages = await outbound.recentMessages(chat, tsBefore(key.since));
     const names = [`**${authorName}:**`, `*${authorName}:*`];
     const earlier = messages

@@ -31,6 +31,9 @@ export const scopeNeeds: readonly ScopeNeed[] = [
   { scope: "assistant:write", feature: 'showing "alice is thinking…" while an agent works in an assistant thread' },
 ];
 
+/** The bot scopes of channels/slack/manifest.yaml (`commands` included): what "Add to Slack" asks for by default. */
+export const manifestScopes: readonly string[] = [...scopeNeeds.map((need) => need.scope), "commands"];
+
 /** The scopes the app lacks, each with the feature that does not work without it. */
 export function missingScopes(granted: readonly string[]): ScopeNeed[] {
   const have = new Set(granted);

@@ -1,8 +1,10 @@
 import type { SlackAdapter } from "../../channels/slack/adapter.js";
 import type { Config } from "../config/schema.js";
+import { ConfigError } from "../errors/roundtable-error.js";
 import type { Logger } from "../log/logger.js";
 import type { ChannelAdapter } from "../world/channel-adapter.js";
 import type { ChatRef } from "../world/chat-ref.js";
+import type { ChannelInstallationStore } from "../world/installation-store.js";
 import type { SingletonLock } from "../world/singleton-lock.js";
 import { linkPreviewsFrom } from "./world-settings-from-config.js";
 
@@ -17,6 +19,8 @@ export async function createChannels(
   options: {
     /** Once-per-bot connections (Telegram long polling, Discord's gateway) run where this lock is held (several processes). */
     singletonLock?: SingletonLock;
+    /** Where "Add to Slack" keeps its installations (`channels.slack.oauth`). */
+    installations?: ChannelInstallationStore;
   } = {},
 ): Promise<ChannelAdapter[]> {
   const channels: ChannelAdapter[] = [];
@@ -41,7 +45,9 @@ export async function createChannels(
     );
   }
   const slack = config.channels.slack;
-  if (slack?.botToken) channels.push(await createSlackAdapter(config, slack.botToken, logger, linkPreviews));
+  if (slack?.botToken || slack?.oauth) {
+    channels.push(await createSlackAdapter(config, logger, linkPreviews, options.installations));
+  }
   const discord = config.channels.discord;
   if (discord?.token) {
     const { DiscordAdapter } = await import("../../channels/discord/adapter.js");
@@ -64,12 +70,12 @@ export async function createChannels(
   return channels;
 }
 
-/** Slack: Socket Mode with an app token, else HTTP events at `/slack/events`. */
+/** Slack: Socket Mode with an app token, else HTTP events at `/slack/events`; one bot token, or Add to Slack. */
 async function createSlackAdapter(
   config: Config,
-  botToken: string,
   logger: Logger,
   linkPreviews: (chat: ChatRef) => boolean,
+  installations: ChannelInstallationStore | undefined,
 ): Promise<SlackAdapter> {
   const { SlackAdapter } = await import("../../channels/slack/adapter.js");
   const slack = config.channels.slack;
@@ -80,8 +86,24 @@ async function createSlackAdapter(
         .map((entry) => entry.slice("role:".length)),
     ),
   );
+  const oauth = slack?.oauth;
+  if (oauth && !installations) throw new ConfigError("channels.slack.oauth needs the service's database");
   return new SlackAdapter({
-    botToken,
+    ...(slack?.botToken ? { botToken: slack.botToken } : {}),
+    ...(oauth && installations
+      ? {
+          oauth: {
+            settings: {
+              clientId: oauth.clientId,
+              clientSecret: oauth.clientSecret,
+              stateSecret: oauth.stateSecret,
+              ...(oauth.scopes ? { scopes: oauth.scopes } : {}),
+            },
+            store: installations,
+            secretKey: oauth.secretKey,
+          },
+        }
+      : {}),
     ...(slack?.signingSecret ? { signingSecret: slack.signingSecret } : {}),
     ...(slack?.appToken ? { appToken: slack.appToken } : {}),
     ...(slack?.apiUrl ? { apiUrl: slack.apiUrl } : {}),

@@ -47,7 +47,10 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       ? "work queue: embedded (SQLite): run one `roundtable start` per database file; several processes need PostgreSQL"
       : "work queue: graphile-worker (PostgreSQL): other `roundtable start` processes may share this database",
   );
-  const channels = await createChannels(config, logger, { singletonLock: opened.singletonLock });
+  const channels = await createChannels(config, logger, {
+    singletonLock: opened.singletonLock,
+    installations: opened.store,
+  });
   const webToken = config.web.enabled
     ? await resolveWebConsoleToken(config.web.token, options.cwd ?? process.cwd())
     : undefined;

@@ -49,12 +49,17 @@ function channelsWithEnv(channels: ChannelsConfig, env: Env): ChannelsConfig {
     webhookUrl: "TELEGRAM_WEBHOOK_URL",
   });
   if (channels.telegram || telegram.token) result.telegram = telegram;
+  // With oauth each workspace has its own token: SLACK_BOT_TOKEN is not taken.
   const slack = withDefaults(channels.slack ?? slackChannelSchema.parse({}), env, {
-    botToken: "SLACK_BOT_TOKEN",
+    ...(channels.slack?.oauth ? {} : { botToken: "SLACK_BOT_TOKEN" }),
     appToken: "SLACK_APP_TOKEN",
     signingSecret: "SLACK_SIGNING_SECRET",
     apiUrl: "SLACK_API_URL",
   });
+  if (slack.oauth && slack.oauth.secretKey === undefined) {
+    const secretKey = firstSetVariable(env, ["ROUNDTABLE_SECRET_KEY"]);
+    if (secretKey !== undefined) slack.oauth = { ...slack.oauth, secretKey };
+  }
   if (channels.slack || slack.botToken) result.slack = slack;
   const discord = withDefaults(channels.discord ?? discordChannelSchema.parse({}), env, {
     token: "DISCORD_BOT_TOKEN",

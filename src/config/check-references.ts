@@ -292,11 +292,24 @@ function checkChannels(config: Config): ConfigProblem[] {
     }
   }
   const slack = config.channels.slack;
-  if (slack?.botToken && !slack.signingSecret && !slack.appToken) {
+  if ((slack?.botToken || slack?.oauth) && !slack.signingSecret && !slack.appToken) {
     problems.push({
       path: ["channels", "slack"],
+      message: `set signingSecret (HTTP events, or SLACK_SIGNING_SECRET) or appToken (Socket Mode, or SLACK_APP_TOKEN) next to ${slack.oauth ? "oauth" : "botToken"}`,
+    });
+  }
+  if (slack?.oauth && slack.botToken) {
+    problems.push({
+      path: ["channels", "slack", "oauth"],
       message:
-        "set signingSecret (HTTP events, or SLACK_SIGNING_SECRET) or appToken (Socket Mode, or SLACK_APP_TOKEN) next to botToken",
+        "oauth (Add to Slack: each workspace its own token) and botToken (one workspace, SLACK_BOT_TOKEN) do not go together: keep one",
+    });
+  }
+  if (slack?.oauth && slack.oauth.secretKey === undefined) {
+    problems.push({
+      path: ["channels", "slack", "oauth", "secretKey"],
+      message:
+        "set ROUNDTABLE_SECRET_KEY (32 random bytes: openssl rand -base64 32): it seals the installed workspaces' tokens in the database",
     });
   }
   return problems;

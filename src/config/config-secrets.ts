@@ -13,6 +13,7 @@ export function configSecrets(config: Config): string[] {
   for (const agent of config.agents) values.push(agent.telegram?.token, agent.discord?.token);
   const { telegram, slack, discord } = config.channels;
   values.push(telegram?.token, telegram?.webhookSecret, slack?.botToken, slack?.signingSecret, slack?.appToken);
+  values.push(slack?.oauth?.clientSecret, slack?.oauth?.stateSecret, slack?.oauth?.secretKey);
   values.push(discord?.token, config.web.token, ...Object.values(config.channels.web?.users ?? {}));
   values.push(...config.triggers.map((trigger) => trigger.secret));
   for (const server of Object.values(config.tools.mcpServers)) {

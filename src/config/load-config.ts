@@ -122,7 +122,7 @@ function finishConfig(config: Config): Omit<LoadedConfig, "source" | "origin"> {
     else channels.telegram = { ...telegram, chats: routeAll(telegram.chats) };
   }
   if (slack) {
-    if (slack.botToken === undefined) off("slack");
+    if (slack.botToken === undefined && slack.oauth === undefined) off("slack");
     else channels.slack = { ...slack, chats: routeAll(slack.chats) };
   }
   if (discord) {

@@ -298,9 +298,24 @@ export const telegramChannelSchema = z
   })
   .strict();
 
+/**
+ * `channels.slack.oauth`: "Add to Slack" for many workspaces (docs/slack.md). `secretKey` (from
+ * `ROUNDTABLE_SECRET_KEY`) seals the installed workspaces' bot tokens in the database.
+ */
+const slackOAuthSchema = z
+  .object({
+    clientId: z.string().min(1),
+    clientSecret: z.string().min(1),
+    stateSecret: z.string().min(16),
+    scopes: z.array(z.string().min(1)).min(1).optional(),
+    secretKey: optionalString,
+  })
+  .strict();
+
 export const slackChannelSchema = z
   .object({
     botToken: optionalString,
+    oauth: slackOAuthSchema.optional(),
     signingSecret: optionalString,
     appToken: optionalString,
     apiUrl: optionalString,

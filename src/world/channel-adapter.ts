@@ -19,6 +19,7 @@ export type * from "./delivery/primitives.js";
 export { earliestPostTime, type PartKey, partKeyOf, type PostKey } from "./delivery/post-key.js";
 export * from "./inbound.js";
 export * from "./invisible-characters.js";
+export type * from "./installation-store.js";
 export type * from "./login-session-store.js";
 export type { Author, AuthorKind } from "./message.js";
 export * from "./outbound-mention.js";

@@ -3,6 +3,7 @@ import type { ApprovalVoteStore } from "./approval-vote-store.js";
 import type { CardCopyStore } from "./approvals/card-copies.js";
 import type { AutonomousRunStore } from "./autonomous/autonomous-run-store.js";
 import type { BudgetStore } from "./budget-store.js";
+import type { ChannelInstallationStore } from "./installation-store.js";
 import type { LoginSessionStore } from "./login-session-store.js";
 import type { HookOutcomeStore } from "./policy/event-policy.js";
 import type { StoredRuleStore } from "./policy/stored-rules.js";
@@ -50,6 +51,7 @@ export interface EventToDeliver {
 export interface Store
   extends AccountingStore,
     BudgetStore,
+    ChannelInstallationStore,
     LoginSessionStore,
     AutonomousRunStore,
     HookOutcomeStore,

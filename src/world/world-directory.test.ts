@@ -37,6 +37,18 @@ describe("createWorldDirectory", () => {
     expect(directory.worldFor({ platform: "telegram", channel: "-100" })).toBeUndefined();
   });
 
+  it("binds a chat in its workspace first (T0123/C0TEAM), then by its channel alone", () => {
+    const bindings = { slack: { "T0A/C1": "ops", C1: "team" } };
+    const directory = createWorldDirectory(worlds, bindings, worldNaming);
+    expect(directory.worldFor({ platform: "slack", workspace: "T0A", channel: "C1" })?.name).toBe("ops");
+    expect(directory.worldFor({ platform: "slack", workspace: "T0B", channel: "C1" })?.name).toBe("team");
+    expect(directory.worldFor({ platform: "slack", channel: "C1" })?.name).toBe("team");
+    const only = createWorldDirectory(worlds, { slack: { "T0A/C1": "ops" } }, worldNaming);
+    expect(only.worldFor({ platform: "slack", workspace: "T0B", channel: "C1" })).toBeUndefined();
+    expect(only.bindsById({ platform: "slack", workspace: "T0A", channel: "C1" })).toBe(true);
+    expect(only.bindsById({ platform: "slack", workspace: "T0B", channel: "C1" })).toBe(false);
+  });
+
   it("reads the capability, not the platform's name", () => {
     const directory = createWorldDirectory(worlds, { web: { "*": "team" } }, new Set<Platform>(["slack"]));
     expect(directory.worldFor({ platform: "slack", workspace: "ops", channel: "C1" })?.name).toBe("ops");

@@ -20,14 +20,18 @@ export function createWorldDirectory(
         return chat.workspace === undefined ? worlds[0] : byName.get(chat.workspace);
       }
       const chats = bindings[chat.platform] ?? {};
-      const name = chats[chat.channel] ?? chats["*"];
+      // A chat may be bound in its workspace (`T0123/C0TEAM`, Slack with several installed) or by its channel alone.
+      const inWorkspace = chat.workspace === undefined ? undefined : chats[`${chat.workspace}/${chat.channel}`];
+      const name = inWorkspace ?? chats[chat.channel] ?? chats["*"];
       if (name !== undefined) return byName.get(name);
       // A single world with no explicit bindings takes every chat: what a first-time user expects.
       return Object.keys(chats).length === 0 && worlds.length === 1 ? worlds[0] : undefined;
     },
     bindsById(chat: ChatRef) {
       if (worldNamingPlatforms.has(chat.platform)) return true;
-      return chat.channel !== "*" && Object.hasOwn(bindings[chat.platform] ?? {}, chat.channel);
+      const chats = bindings[chat.platform] ?? {};
+      if (chat.workspace !== undefined && Object.hasOwn(chats, `${chat.workspace}/${chat.channel}`)) return true;
+      return chat.channel !== "*" && Object.hasOwn(chats, chat.channel);
     },
   };
 }

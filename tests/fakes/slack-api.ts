@@ -43,6 +43,8 @@ export interface FakeSlackSetup {
   scopes?: string[];
   users?: FakeSlackUser[];
   usergroups?: FakeUsergroup[];
+  /** Set: the app can be installed into more workspaces (`authorizeInstall`, `oauth.v2.access`). */
+  oauthApp?: FakeOAuthApp;
 }
 
 export interface RecordedSlackCall {
@@ -50,6 +52,23 @@ export interface RecordedSlackCall {
   params: Record<string, unknown>;
   status: number;
   ok: boolean;
+  /** The workspace whose bot token made the call (none: no token, or one Slack does not know). */
+  team?: string;
+}
+
+/** A workspace the app is in: its bot there and the bot token that speaks for it. */
+export interface FakeWorkspace {
+  teamId: string;
+  teamName: string;
+  botToken: string;
+  botUserId: string;
+  botId: string;
+}
+
+/** The app's OAuth credentials (api.slack.com → Basic Information), for "Add to Slack". */
+export interface FakeOAuthApp {
+  clientId: string;
+  clientSecret: string;
 }
 
 /**
@@ -127,6 +146,11 @@ export class FakeSlack {
   private readonly pending = new Set<Promise<unknown>>();
   private nextEvent = 1;
   private nextTrigger = 1;
+  /** Workspaces by team id: the first one is the setup's (its token is `setup.botToken`). */
+  readonly workspaces = new Map<string, FakeWorkspace>();
+  /** Codes given by the consent page, not yet exchanged, with the workspace they install into. */
+  private readonly codes = new Map<string, { teamId: string; teamName: string; user: string; scopes: string[] }>();
+  private nextCode = 1;
 
   private constructor(
     private readonly server: Server,
@@ -140,6 +164,97 @@ export class FakeSlack {
     this.scopes = setup.scopes ?? [...defaultScopes];
     this.users = setup.users ?? [];
     this.usergroups = setup.usergroups ?? [];
+    this.workspaces.set(this.teamId, {
+      teamId: this.teamId,
+      teamName: "Fake Team",
+      botToken: setup.botToken,
+      botUserId: this.botUserId,
+      botId: this.botId,
+    });
+  }
+
+  /** The workspace a bot token speaks for, if Slack knows the token. */
+  workspaceOfToken(token: string): FakeWorkspace | undefined {
+    return [...this.workspaces.values()].find((workspace) => workspace.botToken === token);
+  }
+
+  /**
+   * A person in workspace `teamId` presses Allow on Slack's consent page for `scopes`, as the
+   * install URL (`/oauth/v2/authorize?client_id=…&scope=…&state=…`) asked: Slack then sends the
+   * browser back with a one-time code, returned here. A wrong client id is refused as Slack does.
+   */
+  authorizeInstall(input: { authorizeUrl: string; teamId: string; teamName?: string; user: string }): {
+    code: string;
+    state: string;
+  } {
+    const url = new URL(input.authorizeUrl);
+    if (url.searchParams.get("client_id") !== this.setup.oauthApp?.clientId) throw new Error("invalid_client_id");
+    const code = `code-${this.nextCode++}`;
+    this.codes.set(code, {
+      teamId: input.teamId,
+      teamName: input.teamName ?? input.teamId,
+      user: input.user,
+      scopes: (url.searchParams.get("scope") ?? "").split(",").filter(Boolean),
+    });
+    return { code, state: url.searchParams.get("state") ?? "" };
+  }
+
+  /** `oauth.v2.access`: the client's id and secret and a code from the consent page → a bot token for that workspace. */
+  exchangeCode(params: Record<string, unknown>, authorization: string): WebApiAnswer {
+    const basic = /^Basic\s+(.+)$/i.exec(authorization)?.[1];
+    const [basicId, basicSecret] = basic ? Buffer.from(basic, "base64").toString("utf8").split(":") : [];
+    const clientId = basicId ?? params.client_id;
+    const clientSecret = basicSecret ?? params.client_secret;
+    const app = this.setup.oauthApp;
+    const refuse = (error: string): WebApiAnswer => ({ status: 200, body: { ok: false, error } });
+    if (!app || clientId !== app.clientId) return refuse("invalid_client_id");
+    if (clientSecret !== app.clientSecret) return refuse("bad_client_secret");
+    const grant = this.codes.get(String(params.code ?? ""));
+    if (!grant) return refuse("invalid_code");
+    this.codes.delete(String(params.code));
+    const workspace: FakeWorkspace = {
+      teamId: grant.teamId,
+      teamName: grant.teamName,
+      // Every install gets a token never given before.
+      botToken: `xoxb-${grant.teamId}-${this.nextCode++}-installed`,
+      botUserId: `U0BOT${grant.teamId}`,
+      botId: `B0BOT${grant.teamId}`,
+    };
+    this.workspaces.set(grant.teamId, workspace);
+    return {
+      status: 200,
+      body: {
+        ok: true,
+        app_id: "A0FAKE",
+        authed_user: { id: grant.user },
+        scope: grant.scopes.join(","),
+        token_type: "bot",
+        access_token: workspace.botToken,
+        bot_user_id: workspace.botUserId,
+        team: { id: workspace.teamId, name: workspace.teamName },
+        enterprise: null,
+        is_enterprise_install: false,
+      },
+    };
+  }
+
+  /**
+   * A workspace removes the app: its token stops working at once, then Slack sends
+   * `app_uninstalled` and `tokens_revoked` (bot) for that workspace.
+   */
+  async uninstall(teamId: string): Promise<Delivery[]> {
+    const workspace = this.workspaces.get(teamId);
+    if (!workspace) throw new Error(`no workspace ${teamId}`);
+    this.workspaces.delete(teamId);
+    const revoked = await this.deliverEvent(
+      { type: "tokens_revoked", tokens: { bot: [workspace.botUserId] }, event_ts: this.messages.nextTs() },
+      { team: workspace },
+    );
+    const uninstalled = await this.deliverEvent(
+      { type: "app_uninstalled", event_ts: this.messages.nextTs() },
+      { team: workspace },
+    );
+    return [revoked, uninstalled];
   }
 
   static async start(setup: FakeSlackSetup): Promise<FakeSlack> {
@@ -218,7 +333,10 @@ export class FakeSlack {
     channelType?: "channel" | "group" | "im" | "mpim";
     /** Also deliver an `app_mention` event (the text mentions the bot user). */
     appMention?: boolean;
+    /** The workspace it is written in (default the first). */
+    teamId?: string;
   }): Promise<{ message: SlackStoredMessage; eventId: string; event: Record<string, unknown>; delivery: Delivery }> {
+    const team = this.workspaceNamed(input.teamId);
     const message = this.messages.add({
       channel: input.channel,
       user: input.user,
@@ -232,16 +350,16 @@ export class FakeSlack {
       text: input.text,
       ts: message.ts,
       event_ts: message.ts,
-      team: this.teamId,
+      team: team.teamId,
       channel_type: input.channelType ?? "channel",
       ...(input.threadTs === undefined ? {} : { thread_ts: input.threadTs }),
     };
     const eventId = this.newEventId();
-    const delivery = await this.deliverEvent(event, { eventId });
+    const delivery = await this.deliverEvent(event, { eventId, team });
     if (input.appMention) {
       await this.deliverEvent(
         { ...event, type: "app_mention", channel_type: undefined },
-        { eventId: this.newEventId() },
+        { eventId: this.newEventId(), team },
       );
     }
     return { message, eventId, event, delivery };
@@ -314,13 +432,23 @@ export class FakeSlack {
       response.writeHead(404).end();
       return true;
     }
-    if (authorization !== `Bearer ${this.setup.botToken}`) {
+    if (!this.workspaceOfToken(authorization.replace(/^Bearer\s+/i, ""))) {
       response.writeHead(200, { "content-type": "text/html" }).end("<html><body>Sign in to Slack</body></html>");
       return true;
     }
     response.writeHead(200, { "content-type": "application/octet-stream", "content-length": file.bytes.length });
     response.end(file.bytes);
     return true;
+  }
+
+  /** A workspace the app is in (the first one when none is named). */
+  workspaceNamed(teamId: string | undefined): FakeWorkspace {
+    const workspace = this.workspaces.get(teamId ?? this.teamId);
+    if (!workspace) {
+      // A workspace that never installed the app (or removed it): events still name it.
+      return { teamId: teamId ?? this.teamId, teamName: "", botToken: "", botUserId: "U0NONE", botId: "B0NONE" };
+    }
+    return workspace;
   }
 
   newEventId(): string {
@@ -330,17 +458,25 @@ export class FakeSlack {
   /** Deliver an `event_callback` through the current transport. */
   async deliverEvent(
     event: Record<string, unknown>,
-    options: { eventId?: string; retryNum?: number; signingSecret?: string; timestampSeconds?: number } = {},
+    options: {
+      eventId?: string;
+      retryNum?: number;
+      signingSecret?: string;
+      timestampSeconds?: number;
+      /** The workspace it happens in (default the first). */
+      team?: FakeWorkspace;
+    } = {},
   ): Promise<Delivery> {
+    const team = options.team ?? this.workspaceNamed(undefined);
     const body = {
       token: "verification-token-unused",
-      team_id: this.teamId,
+      team_id: team.teamId,
       api_app_id: "A0FAKE",
       event,
       type: "event_callback",
       event_id: options.eventId ?? this.newEventId(),
       event_time: Math.floor(Date.now() / 1000),
-      authorizations: [{ team_id: this.teamId, user_id: this.botUserId, is_bot: true }],
+      authorizations: [{ team_id: team.teamId, user_id: team.botUserId, is_bot: true }],
     };
     if (this.transport.kind === "socket") {
       const ack = await this.socket.send("events_api", body, {
@@ -359,16 +495,19 @@ export class FakeSlack {
     actionId: string;
     value: string;
     signingSecret?: string;
+    /** The workspace the press happens in (default the first). */
+    teamId?: string;
   }): Promise<Delivery> {
     const message = this.messages.find(input.channel, input.messageTs);
+    const team = this.workspaceNamed(input.teamId);
     const payload = {
       type: "block_actions",
-      team: { id: this.teamId, domain: "fake" },
+      team: { id: team.teamId, domain: "fake" },
       user: {
         id: input.user,
         username: this.userName(input.user),
         name: this.userName(input.user),
-        team_id: this.teamId,
+        team_id: team.teamId,
       },
       api_app_id: "A0FAKE",
       token: "verification-token-unused",
@@ -463,20 +602,21 @@ export class FakeSlack {
   /** Start an echo delivery of a bot post (not awaited by the caller; see {@link quiet}). */
   echo(message: SlackStoredMessage): void {
     if (!this.echoBotPosts) return;
+    const team = this.workspaceNamed(message.team);
     const event: Record<string, unknown> = {
       type: "message",
       ...(message.username === undefined ? {} : { subtype: "bot_message", username: message.username }),
       channel: message.channel,
-      user: this.botUserId,
-      bot_id: this.botId,
+      user: message.user ?? this.botUserId,
+      bot_id: message.bot_id ?? this.botId,
       text: message.text,
       ts: message.ts,
       event_ts: message.ts,
-      team: this.teamId,
+      team: team.teamId,
       channel_type: "channel",
       ...(message.thread_ts === undefined ? {} : { thread_ts: message.thread_ts }),
     };
-    const delivery = this.deliverEvent(event).catch(() => undefined);
+    const delivery = this.deliverEvent(event, { team }).catch(() => undefined);
     this.pending.add(delivery);
     void delivery.finally(() => this.pending.delete(delivery));
   }
@@ -511,15 +651,23 @@ export class FakeSlack {
     for (const [key, value] of url.searchParams) params[key] = value;
     const failure = this.takeFailure(method, params);
     const authorization = String(request.headers.authorization ?? "");
+    const team = this.workspaceOfToken(authorization.replace(/^Bearer\s+/i, "") || String(params.token ?? ""))?.teamId;
+    const teamOf = team === undefined ? {} : { team };
     // Carried out unless the fault refuses it first; answered with the fault if there is one.
     const done = failure && !failure.afterDoing ? undefined : handleWebApi(this, method, params, authorization);
     const answer = failure ? failureAnswer(failure) : (done ?? failureAnswer({ status: 500 }));
     if (failure?.reset) {
-      this.calls.push({ method, params, status: 0, ok: false });
+      this.calls.push({ method, params, status: 0, ok: false, ...teamOf });
       request.socket.destroy();
       return;
     }
-    const call = { method, params, status: answer.status, ok: answer.status === 200 && answer.body.ok === true };
+    const call = {
+      method,
+      params,
+      status: answer.status,
+      ok: answer.status === 200 && answer.body.ok === true,
+      ...teamOf,
+    };
     this.calls.push(call);
     const reply = () => {
       response.writeHead(answer.status, {

@@ -6,6 +6,8 @@ export interface SlackStoredMessage {
   thread_ts?: string;
   user?: string;
   bot_id?: string;
+  /** The workspace of an app that posted it, when not the fake's first one. */
+  team?: string;
   username?: string;
   icon_url?: string;
   text: string;

@@ -1,4 +1,4 @@
-import type { FakeSlack } from "./slack-api.js";
+import type { FakeSlack, FakeWorkspace } from "./slack-api.js";
 import type { SlackStoredMessage } from "./slack-state.js";
 
 export interface WebApiAnswer {
@@ -27,19 +27,22 @@ export function handleWebApi(
     if (!fake.setup.appToken || token !== fake.setup.appToken) return refuse("invalid_auth");
     return ok({ url: fake.socket.ticketUrl(fake.origin) });
   }
-  if (token !== fake.setup.botToken) return refuse(token ? "invalid_auth" : "not_authed");
+  // The code exchange of an install takes the app's client id and secret, not a token.
+  if (method === "oauth.v2.access") return fake.exchangeCode(params, authorization);
+  const caller = fake.workspaceOfToken(token ?? "");
+  if (!caller) return refuse(token ? "invalid_auth" : "not_authed");
   switch (method) {
     case "auth.test":
       return ok({
         url: "https://fake.slack.com/",
-        team: "Fake Team",
+        team: caller.teamName,
         user: "roundtable",
-        team_id: fake.teamId,
-        user_id: fake.botUserId,
-        bot_id: fake.botId,
+        team_id: caller.teamId,
+        user_id: caller.botUserId,
+        bot_id: caller.botId,
       });
     case "chat.postMessage":
-      return postMessage(fake, params);
+      return postMessage(fake, params, caller);
     case "assistant.threads.setStatus": {
       // Recorded in `calls`; Slack takes it only in an assistant thread (the app's DM, in a thread).
       const channel = text(params, "channel_id");
@@ -58,7 +61,7 @@ export function handleWebApi(
       return ok();
     }
     case "chat.update":
-      return updateMessage(fake, params);
+      return updateMessage(fake, params, caller);
     case "chat.delete": {
       const message = fake.messages.find(String(params.channel), String(params.ts));
       if (!message) return refuse("message_not_found");
@@ -79,7 +82,7 @@ export function handleWebApi(
       return ok({ message_ts: fake.messages.nextTs() });
     }
     case "chat.startStream":
-      return startStream(fake, params);
+      return startStream(fake, params, caller);
     case "chat.appendStream":
     case "chat.stopStream": {
       const message = fake.messages.find(String(params.channel), String(params.ts));
@@ -130,7 +133,7 @@ export function handleWebApi(
           id: group.id,
           handle: group.handle,
           name: group.handle,
-          team_id: fake.teamId,
+          team_id: caller.teamId,
         })),
       });
     case "usergroups.users.list": {
@@ -212,7 +215,7 @@ function metadataOf(params: Record<string, unknown>): SlackStoredMessage["metada
   return { event_type: value.event_type, event_payload: value.event_payload as Record<string, unknown> };
 }
 
-function postMessage(fake: FakeSlack, params: Record<string, unknown>): WebApiAnswer {
+function postMessage(fake: FakeSlack, params: Record<string, unknown>, caller: FakeWorkspace): WebApiAnswer {
   const channel = text(params, "channel");
   const body = String(params.text ?? "");
   const blocks = Array.isArray(params.blocks) ? params.blocks : undefined;
@@ -230,8 +233,9 @@ function postMessage(fake: FakeSlack, params: Record<string, unknown>): WebApiAn
     ...(metadata ? { metadata } : {}),
     channel,
     text: body,
-    user: fake.botUserId,
-    bot_id: fake.botId,
+    user: caller.botUserId,
+    bot_id: caller.botId,
+    ...(caller.teamId === fake.teamId ? {} : { team: caller.teamId }),
     ...(threadTs ? { thread_ts: threadTs } : {}),
     ...(blocks ? { blocks } : {}),
     ...(username ? { username } : {}),
@@ -241,10 +245,10 @@ function postMessage(fake: FakeSlack, params: Record<string, unknown>): WebApiAn
   return ok({ channel, ts: message.ts, message: { ...message, type: "message" } });
 }
 
-function updateMessage(fake: FakeSlack, params: Record<string, unknown>): WebApiAnswer {
+function updateMessage(fake: FakeSlack, params: Record<string, unknown>, caller: FakeWorkspace): WebApiAnswer {
   const message = fake.messages.find(String(params.channel), String(params.ts));
   if (!message || message.deleted) return refuse("message_not_found");
-  if (message.bot_id !== fake.botId) return refuse("cant_update_message");
+  if (message.bot_id !== caller.botId) return refuse("cant_update_message");
   const body = String(params.text ?? "");
   if (body.length > 40_000) return refuse("msg_too_long");
   message.text = body;
@@ -270,7 +274,7 @@ function chunksOf(params: Record<string, unknown>): Record<string, unknown>[] | 
   return raw as Record<string, unknown>[];
 }
 
-function startStream(fake: FakeSlack, params: Record<string, unknown>): WebApiAnswer {
+function startStream(fake: FakeSlack, params: Record<string, unknown>, caller: FakeWorkspace): WebApiAnswer {
   const channel = text(params, "channel");
   const threadTs = text(params, "thread_ts");
   if (!channel || !threadTs) return refuse("invalid_arguments");
@@ -281,8 +285,8 @@ function startStream(fake: FakeSlack, params: Record<string, unknown>): WebApiAn
   const message = fake.messages.add({
     channel,
     text: text(params, "markdown_text") ?? "",
-    user: fake.botUserId,
-    bot_id: fake.botId,
+    user: caller.botUserId,
+    bot_id: caller.botId,
     thread_ts: threadTs,
     streaming: true,
     ...(chunks.length === 0 ? {} : { chunks }),

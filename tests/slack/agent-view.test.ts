@@ -100,9 +100,9 @@ describe("the Slack manifest on Agent view", () => {
     expect(manifest.features).not.toHaveProperty("assistant_view");
     expect(manifest.oauth_config?.scopes?.bot).toEqual(expect.arrayContaining(scopesUsed()));
     expect(manifest.settings?.event_subscriptions?.bot_events).toEqual(
-      expect.arrayContaining(eventsUsed({ agentView: true })),
+      expect.arrayContaining(eventsUsed({ agentView: true, oauth: true })),
     );
-    expect(manifestGaps(manifest, { agentView: true })).toEqual([]);
+    expect(manifestGaps(manifest, { agentView: true, oauth: true })).toEqual([]);
   });
 
   it("roundtable check names what a manifest lacks of what the config uses", async () => {

@@ -96,4 +96,13 @@ describe("tool calls as task chunks (stream: native)", () => {
     expect(t.replies(root.ts).at(-1)?.text).toBe("**Alice:** Done.");
     expect(t.lines.some((line) => String(line.msg).startsWith("slack refused task chunks"))).toBe(true);
   });
+
+  it("a workspace that refuses the stream method itself: the answer is posted as a message, once", async () => {
+    t = await world(new ScriptedProvider(() => ({ text: "Hello there." })), "never");
+    t.fake.failNext("chat.startStream", { status: 200, error: "unknown_method" }, 50);
+    const root = await t.say(ana, "stream please");
+    expect(t.fake.callsTo("chat.startStream").every((call) => !call.ok)).toBe(true);
+    expect(t.replies(root.ts).map((reply) => [reply.text, reply.username])).toEqual([["Hello there.", "Alice"]]);
+    expect(t.fake.callsTo("chat.postMessage").filter((call) => call.ok)).toHaveLength(1);
+  });
 });

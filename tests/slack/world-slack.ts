@@ -5,7 +5,9 @@ import { type RunningHttpServer, startHttpServer } from "../../src/http/start-ht
 import type { StreamObserver } from "../../src/world/channel-adapter.js";
 import { type ChatRef, chatKey } from "../../src/world/chat-ref.js";
 import { writerFor } from "../../src/world/delivery/channel-writer.js";
+import type { ChannelInstallationStore } from "../../src/world/installation-store.js";
 import type { Author } from "../../src/world/message.js";
+import type { Store } from "../../src/world/store.js";
 import { FakeSlack, type FakeSlackSetup, type SlackStoredMessage } from "../fakes/slack-api.js";
 import { capturingLogger, InstantClock } from "../telegram/helpers.js";
 import { createHarness, type Harness, type HarnessOptions } from "../world/harness.js";
@@ -31,6 +33,8 @@ export interface WorldSlackOptions extends Omit<HarnessOptions, "channels" | "ch
   reuseFake?: FakeSlack;
   /** `channels.slack.chats` (default `{ "*": "main" }`). */
   chats?: Record<string, string>;
+  /** "Add to Slack" instead of one bot token: installations kept in the world's store. */
+  oauth?: { clientId: string; clientSecret: string; stateSecret: string; secretKey: string };
 }
 
 /** A stream of `author`'s answer as the world opens it (Slack always streams). */
@@ -59,6 +63,8 @@ export interface WorldSlack {
   adapter: SlackAdapter;
   world: Harness;
   lines: Record<string, unknown>[];
+  /** The service's HTTP origin (`http://127.0.0.1:<port>`): `/slack/events`, `/slack/install`, … */
+  origin: string;
   /** A person writes; resolves when the world has taken it and everything went quiet. */
   say(user: string, text: string, options?: { threadTs?: string; appMention?: boolean }): Promise<SlackStoredMessage>;
   /** Press the card's button whose label matches; resolves once everything went quiet. */
@@ -84,12 +90,39 @@ export async function worldOnSlack(options: WorldSlackOptions): Promise<WorldSla
         { id: olga, name: "olga", displayName: "Olga" },
       ],
       usergroups: [{ id: "S0OPS", handle: "ops", users: [olga] }],
+      ...(options.oauth
+        ? { oauthApp: { clientId: options.oauth.clientId, clientSecret: options.oauth.clientSecret } }
+        : {}),
       ...options.fake,
     }));
   fake.echoBotPosts = true;
   const { logger, lines } = capturingLogger();
+  // The store comes with the world, after the adapter: installations go to it once it is there.
+  let store: Store | undefined;
+  const opened = (): Store => {
+    if (!store) throw new Error("the world's store is not open yet");
+    return store;
+  };
+  const installations: ChannelInstallationStore = {
+    saveChannelInstallation: (record) => opened().saveChannelInstallation(record),
+    findChannelInstallation: (platform, workspace) => opened().findChannelInstallation(platform, workspace),
+    deleteChannelInstallation: (platform, workspace) => opened().deleteChannelInstallation(platform, workspace),
+  };
   const adapter = new SlackAdapter({
-    botToken,
+    ...(options.oauth
+      ? {
+          oauth: {
+            settings: {
+              clientId: options.oauth.clientId,
+              clientSecret: options.oauth.clientSecret,
+              stateSecret: options.oauth.stateSecret,
+            },
+            store: installations,
+            secretKey: options.oauth.secretKey,
+            authorizationUrl: `${fake.origin}/oauth/v2/authorize`,
+          },
+        }
+      : { botToken }),
     signingSecret,
     ...(options.mode === "socket" ? { appToken } : {}),
     apiUrl: fake.apiUrl,
@@ -128,6 +161,7 @@ export async function worldOnSlack(options: WorldSlackOptions): Promise<WorldSla
       fake: _fake,
       reuseFake: _reuse,
       chats: _chats,
+      oauth: _oauth,
       ...harnessOptions
     } = options;
     world = await createHarness({
@@ -135,6 +169,7 @@ export async function worldOnSlack(options: WorldSlackOptions): Promise<WorldSla
       channels: [adapter],
       channelsConfig: { slack: { chats: options.chats ?? { "*": "main" } } },
     });
+    store = world.store;
   } catch (error) {
     await http?.close();
     if (!options.reuseFake) await fake.close();
@@ -153,6 +188,7 @@ export async function worldOnSlack(options: WorldSlackOptions): Promise<WorldSla
     adapter,
     world,
     lines,
+    origin: `http://127.0.0.1:${http.port}`,
     settle,
     async say(user, text, sayOptions = {}) {
       const { message, delivery } = await fake.userMessage({

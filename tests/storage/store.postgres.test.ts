@@ -4,6 +4,7 @@ import { storeCombinedContract } from "./store-contract-combined.js";
 import { storeAccountingContract } from "./store-contract-accounting.js";
 import { storeApprovalContract } from "./store-contract-approvals.js";
 import { storeBudgetContract } from "./store-contract-budgets.js";
+import { storeInstallationContract } from "./store-contract-installations.js";
 import { storeLoginContract } from "./store-contract-logins.js";
 import { storeRuleContract } from "./store-contract-rules.js";
 import { storeVoteContract } from "./store-contract-votes.js";
@@ -28,6 +29,7 @@ describePostgres("PostgreSQL store", (serverUrl) => {
   storeAccountingContract("PostgreSQL", openPostgres);
   storeBudgetContract("PostgreSQL", openPostgres);
   storeLoginContract("PostgreSQL", openPostgres);
+  storeInstallationContract("PostgreSQL", openPostgres);
   storeRuleContract("PostgreSQL", openPostgres);
   storeVoteContract("PostgreSQL", openPostgres);
   storeCardCopyContract("PostgreSQL", openPostgres);

@@ -1,5 +1,6 @@
 import { hasMessageContentIntent, messageContentAdvice } from "../../../channels/discord/message-content-intent.js";
-import { addScopeHint, describeMissingScopes, missingScopes } from "../../../channels/slack/scopes.js";
+import { SecretSeal } from "../../../channels/kit/secret-seal.js";
+import { addScopeHint, describeMissingScopes, manifestScopes, missingScopes } from "../../../channels/slack/scopes.js";
 import type { Config } from "../../config/schema.js";
 import type { CheckOutcome } from "./check-row.js";
 
@@ -35,6 +36,18 @@ export function platformChecks(config: Config): PlatformCheck[] {
         if (appToken) await checkSlackAppToken(appToken, apiUrl);
         if (manifest) await checkSlackManifest(manifest, agentView);
         return `${bot}; ${mode}${manifest ? `; manifest ${manifest} holds what the config uses` : ""}`;
+      },
+    });
+  } else if (slack?.oauth) {
+    const { oauth, apiUrl, appToken, manifest, agentView } = slack;
+    const mode = appToken ? "Socket Mode" : "HTTP events at /slack/events";
+    checks.push({
+      name: "slack",
+      run: async () => {
+        const app = await checkSlackOAuth(oauth, apiUrl);
+        if (appToken) await checkSlackAppToken(appToken, apiUrl);
+        if (manifest) await checkSlackManifest(manifest, agentView, true);
+        return `${app}; ${mode}${manifest ? `; manifest ${manifest} holds what the config uses` : ""}`;
       },
     });
   }
@@ -88,10 +101,47 @@ async function checkSlack(botToken: string, apiUrl: string | undefined): Promise
     : `${who}; missing scopes: ${describeMissingScopes(missing)}; ${addScopeHint}`;
 }
 
+/**
+ * Add to Slack (`channels.slack.oauth`): the secret key seals, and Slack knows the client: a
+ * code exchange with a code that cannot be valid answers `invalid_code` for a right client id
+ * and secret (`invalid_client_id`, `bad_client_secret` otherwise). Nothing is installed.
+ */
+async function checkSlackOAuth(
+  oauth: { clientId: string; clientSecret: string; scopes?: string[] | undefined; secretKey?: string | undefined },
+  apiUrl: string | undefined,
+): Promise<string> {
+  new SecretSeal(oauth.secretKey);
+  const { webApi } = await import("@slack/bolt");
+  const client = new webApi.WebClient(undefined, {
+    retryConfig: { retries: 0 },
+    timeout: timeoutMs,
+    logLevel: webApi.LogLevel.ERROR,
+    ...(apiUrl === undefined ? {} : { slackApiUrl: apiUrl }),
+  });
+  try {
+    await client.oauth.v2.access({
+      client_id: oauth.clientId,
+      client_secret: oauth.clientSecret,
+      code: "roundtable-check",
+    });
+  } catch (error) {
+    const code = (error as { data?: { error?: string } }).data?.error;
+    if (code !== "invalid_code") {
+      throw new Error(
+        `Slack refused the app's client id and secret${code ? ` (${code})` : ""}: copy them from Basic Information → App Credentials at api.slack.com/apps`,
+        { cause: error },
+      );
+    }
+  }
+  const missing = missingScopes(oauth.scopes ?? manifestScopes);
+  const scopes = missing.length === 0 ? "asks for every scope" : `does not ask for ${describeMissingScopes(missing)}`;
+  return `Add to Slack: client ${oauth.clientId} known to Slack, installs at /slack/install, ${scopes}; tokens sealed with ROUNDTABLE_SECRET_KEY`;
+}
+
 /** `channels.slack.manifest`: the app's manifest holds what the config uses (slack-manifest.ts says why it is apart). */
-async function checkSlackManifest(file: string, agentView: boolean): Promise<void> {
+async function checkSlackManifest(file: string, agentView: boolean, oauth = false): Promise<void> {
   const { checkManifestFile } = await import("./slack-manifest.js");
-  await checkManifestFile(file, agentView);
+  await checkManifestFile(file, agentView, oauth);
 }
 
 /** The app-level token opens Socket Mode connections (`apps.connections.open`; nothing connects). */

@@ -7,14 +7,14 @@ import { manifestGaps } from "../../../channels/slack/agent-view.js";
 // package loses its named exports (scripts/bundle.mjs refuses such a chunk).
 
 /** Throws, naming what the manifest at `file` lacks of what the config uses; resolves when nothing. */
-export async function checkManifestFile(file: string, agentView: boolean): Promise<void> {
+export async function checkManifestFile(file: string, agentView: boolean, oauth = false): Promise<void> {
   let manifest: unknown;
   try {
     manifest = parse(await readFile(file, "utf8"));
   } catch (error) {
     throw new Error(`manifest ${file} could not be read: ${error instanceof Error ? error.message : String(error)}`);
   }
-  const gaps = manifestGaps(manifest, { agentView });
+  const gaps = manifestGaps(manifest, { agentView, oauth });
   if (gaps.length > 0) {
     throw new Error(
       `manifest ${file} lacks ${gaps.join("; ")}: update the app from channels/slack/manifest.yaml at api.slack.com/apps, then reinstall it`,

@@ -29,6 +29,8 @@ import type {
   BudgetCharge,
   BudgetRaise,
 } from "../../world/budget-store.js";
+import type { Platform } from "../../world/chat-ref.js";
+import type { ChannelInstallationRecord } from "../../world/installation-store.js";
 import type { LoginSessionRecord } from "../../world/login-session-store.js";
 import type { EventToDeliver, RoutedTurn, SettledEnd, Store } from "../store.js";
 import { AccountingQueries } from "./accounting-queries.js";
@@ -36,6 +38,7 @@ import { BudgetQueries } from "./budget-queries.js";
 import { ApprovalQueries } from "./approval-queries.js";
 import { HotQueries } from "./hot-queries.js";
 import { CombinedStatements } from "./combined-statements.js";
+import { InstallationQueries } from "./installation-queries.js";
 import { LoginSessionQueries } from "./login-session-queries.js";
 import { AutonomousRunQueries } from "./autonomous-run-queries.js";
 import type { AutonomousRunRecord } from "../../world/autonomous/autonomous-run-store.js";
@@ -69,6 +72,7 @@ export class PrismaStore implements Store {
   private readonly approvals: ApprovalQueries;
   private readonly hot: HotQueries;
   private readonly logins: LoginSessionQueries;
+  private readonly installations: InstallationQueries;
   private readonly runs: AutonomousRunQueries;
   private readonly hooks: HookOutcomeQueries;
   private readonly rules: StoredRuleQueries;
@@ -103,6 +107,7 @@ export class PrismaStore implements Store {
     this.budgets = new BudgetQueries(db, clock, options.dialect);
     this.approvals = new ApprovalQueries(db, clock);
     this.logins = new LoginSessionQueries(db);
+    this.installations = new InstallationQueries(db);
     this.hooks = new HookOutcomeQueries(db, clock);
     this.rules = new StoredRuleQueries(db);
     this.votes = new ApprovalVoteQueries(db);
@@ -263,6 +268,18 @@ export class PrismaStore implements Store {
 
   deleteLoginSession(idHash: string): Promise<boolean> {
     return this.logins.deleteLoginSession(idHash);
+  }
+
+  saveChannelInstallation(record: ChannelInstallationRecord): Promise<void> {
+    return this.installations.saveChannelInstallation(record);
+  }
+
+  findChannelInstallation(platform: Platform, workspace: string): Promise<ChannelInstallationRecord | undefined> {
+    return this.installations.findChannelInstallation(platform, workspace);
+  }
+
+  deleteChannelInstallation(platform: Platform, workspace: string): Promise<boolean> {
+    return this.installations.deleteChannelInstallation(platform, workspace);
   }
 
   // chats
