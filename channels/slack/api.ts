@@ -230,9 +230,14 @@ export class SlackOutbound {
     await this.call(chat, "chat.delete", (client) => client.chat.delete({ channel: chat.channel, ts }));
   }
 
-  /** The app's DM channel with a person (`conversations.open`; the same channel every time). */
-  async openDirect(user: string): Promise<string> {
-    const result = await this.call("conversations.open", () => this.client.conversations.open({ users: user }));
+  /**
+   * The app's DM channel with a person (`conversations.open`; the same channel every time), in
+   * `workspace` (with `channels.slack.oauth` a person's workspace is not known: refused, so the
+   * approver is skipped; docs/approvals.md).
+   */
+  async openDirect(user: string, workspace?: string): Promise<string> {
+    const where: ChatRef = { platform: "slack", channel: "", ...(workspace === undefined ? {} : { workspace }) };
+    const result = await this.call(where, "conversations.open", (client) => client.conversations.open({ users: user }));
     const id = result.channel?.id;
     if (typeof id !== "string") throw new PlatformApiError("slack conversations.open returned no channel");
     return id;
