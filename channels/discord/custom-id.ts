@@ -5,7 +5,7 @@ import type { ApprovalChoice } from "../../src/world/channel-adapter.js";
  * (`rt:<approval id>:<o|s|d|a>`, at most 100 characters as Discord allows).
  */
 const prefix = "rt";
-const codes: Record<ApprovalChoice, string> = { once: "o", session: "s", deny: "d", always: "a" };
+const codes: Record<ApprovalChoice, string> = { once: "o", session: "s", deny: "d", always: "a", edit: "e" };
 const choices = new Map<string, ApprovalChoice>(
   Object.entries(codes).map(([choice, code]) => [code, choice as ApprovalChoice]),
 );

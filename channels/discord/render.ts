@@ -55,6 +55,7 @@ const choiceButtons: Record<ApprovalChoice, { label: string; style: number }> = 
   session: { label: "For session", style: buttonStyles.primary },
   deny: { label: "Deny", style: buttonStyles.danger },
   always: { label: "Always allow", style: buttonStyles.secondary },
+  edit: { label: "Edit…", style: buttonStyles.secondary },
 };
 
 /** Longest arguments shown inline on a card; longer ones are attached in full. */

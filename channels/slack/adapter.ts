@@ -1,4 +1,4 @@
-import { App } from "@slack/bolt";
+import { App, type ViewResponseAction } from "@slack/bolt";
 import { ConfigError, PlatformApiError } from "../../src/errors/roundtable-error.js";
 import type { Logger } from "../../src/log/logger.js";
 import {
@@ -486,6 +486,15 @@ export class SlackAdapter
     this.app.action({ type: "block_actions" }, async ({ ack, body }) => {
       await handle(() => this.handler?.action(body as unknown as Record<string, unknown>) ?? Promise.resolve());
       await ack();
+    });
+    // A reason or edit modal (channels/slack/input-modals.ts): answered with the refusal of an edit that does not fit.
+    this.app.view({ type: "view_submission" }, async ({ ack, body }) => {
+      let answer: unknown;
+      await handle(async () => {
+        answer = await this.handler?.submission(body as unknown as Record<string, unknown>);
+      });
+      if (answer === undefined) await ack();
+      else await ack(answer as ViewResponseAction);
     });
     this.app.command("/roundtable", async ({ ack, command }) => {
       await ack();

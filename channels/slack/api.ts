@@ -227,6 +227,16 @@ export class SlackOutbound {
     await this.call("chat.delete", () => this.client.chat.delete({ channel: chat.channel, ts }));
   }
 
+  /** Open a modal for the person who pressed a button (`views.open`, within 3 s of the press). */
+  async openView(triggerId: string, view: Record<string, unknown>): Promise<void> {
+    await this.call("views.open", () =>
+      this.client.views.open({
+        trigger_id: triggerId,
+        view: view as unknown as Parameters<WebClient["views"]["open"]>[0]["view"],
+      }),
+    );
+  }
+
   async postEphemeral(chat: ChatRef, user: string, text: string): Promise<void> {
     await this.call(
       "chat.postEphemeral",

@@ -1,6 +1,7 @@
 import {
   type ApprovalCard,
   type ApprovalChoice,
+  type ApprovalInput,
   type ApprovalOutcome,
   hasInvisibleCharacters,
   invisibleCharactersNotice,
@@ -8,7 +9,7 @@ import {
   revealInvisible,
   splitByMentions,
 } from "../../src/world/channel-adapter.js";
-import { outcomeWords, prettyArguments } from "../kit/approval-texts.js";
+import { inputLabels, outcomeWords, prettyArguments } from "../kit/approval-texts.js";
 import { cardReasoning, cardStatusLines } from "../kit/card-extras.js";
 import { approvalActionId, encodeApprovalValue } from "./action-value.js";
 import type { Block, PostIdentity } from "./api.js";
@@ -80,6 +81,7 @@ const choiceLabels: Record<ApprovalChoice, string> = {
   session: "For session",
   deny: "Deny",
   always: "Always allow",
+  edit: inputLabels.edit,
 };
 
 /** The approval card: text fallback (notifications), blocks, and whether the arguments need a file. */
@@ -153,7 +155,10 @@ export function renderApprovalCard(card: ApprovalCard): RenderedCard {
   blocks.push({
     type: "actions",
     block_id: "approval",
-    elements: card.choices.map((choice) => button(card, choice)),
+    elements: [
+      ...card.choices.map((choice) => button(card, choice)),
+      ...(card.inputs ?? []).map((input) => inputButton(card, input)),
+    ],
   });
   return {
     text: `${card.agent} wants to run ${card.tool}`,
@@ -166,6 +171,16 @@ export function renderApprovalCard(card: ApprovalCard): RenderedCard {
           },
         }
       : {}),
+  };
+}
+
+/** *Deny with reason…* and *Edit…*: each opens a modal (channels/slack/input-modals.ts). */
+function inputButton(card: ApprovalCard, input: ApprovalInput): Block {
+  return {
+    type: "button",
+    action_id: approvalActionId(input),
+    text: { type: "plain_text", text: inputLabels[input] },
+    value: encodeApprovalValue(card.approvalId, input),
   };
 }
 

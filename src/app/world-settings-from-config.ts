@@ -22,6 +22,7 @@ export function worldSettingsFrom(world: WorldConfig): WorldSettings {
     ...(world.approvals.escalate === undefined
       ? {}
       : { escalate: { afterMs: world.approvals.escalate.after, to: world.approvals.escalate.to } }),
+    ...(world.approvals.edit ? { editArguments: true } : {}),
     allowBots: world.allowBots,
     limits: {
       messagesPerMinute: world.limits.messagesPerMinute,

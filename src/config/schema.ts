@@ -180,6 +180,8 @@ export const approvalsConfigSchema = z
     remind: durationSchema.optional(),
     /** After `after` with no decision, `to` (ids per platform) may decide the card too, and are told. */
     escalate: z.object({ after: durationSchema, to: approversSchema }).strict().optional(),
+    /** Cards carry *Edit…*: an approver edits the arguments, then the edited call runs once. */
+    edit: booleanText(z.boolean()).default(false),
   })
   .strict();
 export type ApprovalsConfig = z.infer<typeof approvalsConfigSchema>;

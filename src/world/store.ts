@@ -5,6 +5,7 @@ import type { BudgetStore } from "./budget-store.js";
 import type { LoginSessionStore } from "./login-session-store.js";
 import type { HookOutcomeStore } from "./policy/event-policy.js";
 import type { StoredRuleStore } from "./policy/stored-rules.js";
+import type { DeniedCallStore } from "./denials-and-edits.js";
 import type { StoredEvent, WorldEvent } from "./events.js";
 import type {
   ApprovalChangeRecord,
@@ -53,7 +54,8 @@ export interface Store
     AutonomousRunStore,
     HookOutcomeStore,
     StoredRuleStore,
-    ApprovalVoteStore {
+    ApprovalVoteStore,
+    DeniedCallStore {
   // chats
   /** Create the chat if new (binding it to `world`); return it either way. */
   ensureChat(key: string, world: string, platform: string): Promise<ChatRecord>;

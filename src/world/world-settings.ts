@@ -31,6 +31,8 @@ export interface WorldSettings {
   quorum?: Readonly<Record<string, number>>;
   remindMs?: number;
   escalate?: { afterMs: number; to: Partial<Record<string, string[]>> };
+  /** `approvals.edit`: cards carry *Edit…*, and an approver's edit approves the edited call once. */
+  editArguments?: boolean;
   /** Other bots' messages start turns. */
   allowBots: boolean;
   /** A person's message rate and the world's daily budget (`worlds[].limits`). */

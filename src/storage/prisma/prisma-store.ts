@@ -43,6 +43,7 @@ import { HookOutcomeQueries } from "./hook-outcome-queries.js";
 import { StoredRuleQueries } from "./stored-rule-queries.js";
 import { ApprovalVoteQueries } from "./approval-vote-queries.js";
 import type { ApprovalVote } from "../../world/approval-vote-store.js";
+import { DeniedCallQueries } from "./denied-call-queries.js";
 import type { HookEffects, HookOutcomeRecord, ReplayHistory } from "../../world/policy/event-policy.js";
 import { RecentMessages } from "./recent-messages.js";
 import { StepQueries } from "./step-queries.js";
@@ -72,6 +73,7 @@ export class PrismaStore implements Store {
   private readonly hooks: HookOutcomeQueries;
   private readonly rules: StoredRuleQueries;
   private readonly votes: ApprovalVoteQueries;
+  private readonly denials: DeniedCallQueries;
   /** The hot statements' way to the database (around Prisma's client on SQLite). */
   private readonly raw: RawSql;
   private readonly steps: StepQueries;
@@ -104,6 +106,7 @@ export class PrismaStore implements Store {
     this.hooks = new HookOutcomeQueries(db, clock);
     this.rules = new StoredRuleQueries(db);
     this.votes = new ApprovalVoteQueries(db);
+    this.denials = new DeniedCallQueries(db);
     this.raw = rawSqlOf(db);
     this.runs = new AutonomousRunQueries(this.raw, clock);
     this.outboundWriter = options.outboundWriter;
@@ -124,6 +127,12 @@ export class PrismaStore implements Store {
 
   listApprovalVotes(approvalId: string) {
     return this.votes.listApprovalVotes(approvalId);
+  }
+
+  // sticky denials (docs/approvals.md, "Deny with a reason")
+
+  findDeniedCall(...args: Parameters<DeniedCallQueries["findDeniedCall"]>) {
+    return this.denials.findDeniedCall(...args);
   }
 
   // stored Always allow rules (docs/approvals.md)

@@ -33,7 +33,7 @@ export async function requestApproval(
   turn: TurnRecord,
   world: Pick<
     WorldSettings,
-    "name" | "approvalTimeout" | "approvers" | "allowAlways" | "quorum" | "remindMs" | "escalate"
+    "name" | "approvalTimeout" | "approvers" | "allowAlways" | "quorum" | "remindMs" | "escalate" | "editArguments"
   >,
   call: ToolCallRecord,
   ask: ApprovalAsk,
@@ -73,6 +73,7 @@ export async function requestApproval(
       reason: ask.reason,
       requestedFor: humans[0] ?? turn.startedById,
       choices: choicesFor(world, accessChannelFor(context.channels, chat.platform)),
+      inputs: world.editArguments === true ? ["reason", "edit"] : ["reason"],
       expiresAt,
       ...(await cardExtras(context, world, approval, call)),
     },
