@@ -25,4 +25,8 @@ export interface AuditedApproval {
   allowedByRule?: string;
   /** An *Always allow* decision: the rule it made. */
   createdRule?: string;
+  /** A denial's reason, as the model was told it (docs/approvals.md, "Deny with a reason"). */
+  denialReason?: string;
+  /** An edit, then approve: who edited and the arguments that ran (`argumentsJson` keeps the model's). */
+  edit?: { by: string; argumentsJson: string };
 }

@@ -430,7 +430,12 @@ export class FakeSlack {
     const payload = {
       type: "view_submission",
       team: { id: this.teamId, domain: "fake" },
-      user: { id: input.user, username: this.userName(input.user), name: this.userName(input.user), team_id: this.teamId },
+      user: {
+        id: input.user,
+        username: this.userName(input.user),
+        name: this.userName(input.user),
+        team_id: this.teamId,
+      },
       api_app_id: "A0FAKE",
       token: "verification-token-unused",
       trigger_id: `trigger-${this.nextTrigger++}`,
@@ -446,7 +451,10 @@ export class FakeSlack {
       const ack = await this.socket.send("interactive", payload);
       return { status: 200, body: JSON.stringify(ack ?? {}) };
     }
-    return this.post(new URLSearchParams({ payload: JSON.stringify(payload) }).toString(), "application/x-www-form-urlencoded");
+    return this.post(
+      new URLSearchParams({ payload: JSON.stringify(payload) }).toString(),
+      "application/x-www-form-urlencoded",
+    );
   }
 
   /** A person runs a slash command in a channel (`/roundtable stop`): HTTP form fields, or a Socket Mode envelope. */

@@ -7,6 +7,7 @@ import { storeBudgetContract } from "./store-contract-budgets.js";
 import { storeLoginContract } from "./store-contract-logins.js";
 import { storeRuleContract } from "./store-contract-rules.js";
 import { storeVoteContract } from "./store-contract-votes.js";
+import { storeDenialContract } from "./store-contract-denials.js";
 import { createPostgresDatabase, describePostgres, quietLogger } from "./test-databases.js";
 
 describePostgres("PostgreSQL store", (serverUrl) => {
@@ -29,4 +30,5 @@ describePostgres("PostgreSQL store", (serverUrl) => {
   storeLoginContract("PostgreSQL", openPostgres);
   storeRuleContract("PostgreSQL", openPostgres);
   storeVoteContract("PostgreSQL", openPostgres);
+  storeDenialContract("PostgreSQL", openPostgres);
 });

@@ -7,6 +7,7 @@ import { storeBudgetContract } from "./store-contract-budgets.js";
 import { storeLoginContract } from "./store-contract-logins.js";
 import { storeRuleContract } from "./store-contract-rules.js";
 import { storeVoteContract } from "./store-contract-votes.js";
+import { storeDenialContract } from "./store-contract-denials.js";
 import { quietLogger, temporarySqlite } from "./test-databases.js";
 
 const openSqlite = async () => {
@@ -29,3 +30,4 @@ storeBudgetContract("SQLite", openSqlite);
 storeLoginContract("SQLite", openSqlite);
 storeRuleContract("SQLite", openSqlite);
 storeVoteContract("SQLite", openSqlite);
+storeDenialContract("SQLite", openSqlite);

@@ -84,7 +84,10 @@ describe("Deny with a reason and edit on a Telegram card", () => {
       "💬 Deny with reason…",
     ]);
     const asked = await t.press(boss, first.card.message_id, dataOf(first.buttons, /Deny with reason/));
-    expect(t.fake.callbackAnswers.get(asked)).toEqual({ text: "Reply to my message with your reason.", show_alert: false });
+    expect(t.fake.callbackAnswers.get(asked)).toEqual({
+      text: "Reply to my message with your reason.",
+      show_alert: false,
+    });
     const prompt = lastPrompt(t);
     expect(prompt.text).toBe("Boss, reply to this message with your reason for denying this call.");
     expect(prompt.reply_markup).toMatchObject({ force_reply: true, selective: true });
