@@ -97,7 +97,8 @@ describe("Deny with a reason and edit on a Slack card", () => {
     await t.press(olga, card, /Edit/);
     const opened = t.fake.views.at(-1);
     expect(opened?.view).toMatchObject({ callback_id: "roundtable_edit" });
-    const initial = (opened?.view.blocks as { element: { initial_value: string } }[])[0]?.element.initial_value;
+    const blocks = (opened?.view.blocks ?? []) as { element: { initial_value: string } }[];
+    const initial = blocks[0]?.element.initial_value;
     expect(JSON.parse(initial ?? "")).toEqual({ command: "echo", args: ["hello"] });
 
     const ephemeralsBefore = t.fake.ephemerals.length;
