@@ -74,6 +74,8 @@ export interface ClickOptions {
   channel?: string;
   roles?: string[];
   reason?: string;
+  /** For `edit`: the edited arguments (JSON text). */
+  editedArgumentsJson?: string;
   /** The platform's id of the press (ingress dedupes on it). */
   eventId?: string;
 }
@@ -237,6 +239,9 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
           ...(clickOptions.roles ? { roles: clickOptions.roles } : {}),
         },
         ...(clickOptions.reason === undefined ? {} : { reason: clickOptions.reason }),
+        ...(clickOptions.editedArgumentsJson === undefined
+          ? {}
+          : { editedArgumentsJson: clickOptions.editedArgumentsJson }),
         ...(clickOptions.eventId === undefined ? {} : { platformEventId: clickOptions.eventId }),
         raw: {},
       });
