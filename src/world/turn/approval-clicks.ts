@@ -21,6 +21,9 @@ const choiceWords = {
   edit: "approved once with your edit",
 } as const;
 
+/** Longest denial reason kept (a longer one is cut). */
+const maxReasonLength = 1000;
+
 /**
  * A button press: find the approval, check that it belongs to this chat and world, that the
  * user may decide, and that nobody decided first; record the decision; queue its effect.
@@ -107,7 +110,8 @@ export async function handleApprovalClick(
       : storedRuleFor(world, approval, call, argsHash, { ...click.user, platform: click.chat.platform }, clock());
   if (click.choice === "always" && storedRule === undefined)
     return { status: "not-allowed", text: "These arguments cannot be matched by a rule; nothing was decided." };
-  const reason = click.reason?.trim();
+  // A reason is read by the model and shown on the card: kept to a paragraph.
+  const reason = click.reason?.trim().slice(0, maxReasonLength);
   const deniedCall =
     state === "denied" && call ? await deniedCallFor(context, approval, call, click.user, reason, clock()) : undefined;
   const decision = {
