@@ -7,6 +7,7 @@ import type {
   InboundMessage,
 } from "../../src/world/channel-adapter.js";
 import { decodeApprovalValue, stopActionId } from "./action-value.js";
+import { argumentsBlockId } from "./render.js";
 import { resolveSlackText, type SlackNames } from "./mentions.js";
 import {
   type SlackMessageEvent,
@@ -40,9 +41,10 @@ export interface ModalAsk {
   cardArguments: string;
 }
 
-/** The text of a card's first code block (the arguments), unescaped; `{}` when there is none. */
+/** The text of a card's arguments block (else its first code block), unescaped; `{}` when there is none. */
 function cardArgumentsOf(blocks: readonly unknown[]): string {
-  for (const block of blocks) {
+  const named = blocks.filter((block) => (block as { block_id?: unknown }).block_id === argumentsBlockId);
+  for (const block of [...named, ...blocks]) {
     const text = (block as { type?: unknown; text?: { text?: unknown } }).text?.text;
     if ((block as { type?: unknown }).type !== "section" || typeof text !== "string") continue;
     const fenced = /^```([\s\S]*)```$/.exec(text);

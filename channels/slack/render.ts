@@ -108,6 +108,14 @@ function clockTime(at: Date): string {
   return `<!date^${Math.floor(at.getTime() / 1000)}^{time}|${at.toISOString().slice(11, 16)} UTC>`;
 }
 
+/** The arguments' code block, named so that *Edit…* finds it (channels/slack/parse.ts). */
+function argumentsSection(text: string): Block {
+  return { ...section(codeBlock(text)), block_id: argumentsBlockId };
+}
+
+/** The `block_id` of a card's arguments. */
+export const argumentsBlockId = "arguments";
+
 /** The longest code block (markup and escapes included) a card shows: a section holds 3,000. */
 const codeBlockLimit = sectionLimit - 100;
 
@@ -117,12 +125,12 @@ const codeBlockLimit = sectionLimit - 100;
  */
 function argumentsBlocks(fullJson: string): { blocks: Block[]; attach: boolean } {
   const pretty = prettyArguments(fullJson).trimEnd();
-  if (codeBlock(pretty).length <= codeBlockLimit) return { blocks: [section(codeBlock(pretty))], attach: false };
+  if (codeBlock(pretty).length <= codeBlockLimit) return { blocks: [argumentsSection(pretty)], attach: false };
   let kept = Math.min(pretty.length, argumentsPreviewLimit);
   while (kept > 0 && codeBlock(`${pretty.slice(0, kept)}…`).length > codeBlockLimit) kept -= 100;
   return {
     blocks: [
-      section(codeBlock(`${pretty.slice(0, Math.max(0, kept))}…`)),
+      argumentsSection(`${pretty.slice(0, Math.max(0, kept))}…`),
       context(
         `:paperclip: The arguments are ${fullJson.length.toLocaleString("en-US")} characters long; ` +
           "they are attached in full below this card.",
