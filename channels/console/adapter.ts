@@ -225,7 +225,11 @@ export class ConsoleAdapter implements ChannelAdapter, ChannelPrimitives<string>
           approvalId: input.approvalId,
           choice: input.choice,
           user: sender,
-          ...(input.reason === undefined ? {} : { reason: input.reason }),
+          ...(input.reason === undefined
+            ? {}
+            : input.choice === "edit"
+              ? { editedArgumentsJson: input.reason }
+              : { reason: input.reason }),
           raw: line,
         });
         this.print(result.text);

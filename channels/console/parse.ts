@@ -8,9 +8,12 @@ export type ConsoleInput =
   | { kind: "invalid"; problem: string }
   | { kind: "empty" };
 
-export const approveUsage = "usage: /approve once|session|deny|always [id] [reason]";
+export const approveUsage = "usage: /approve once|session|deny|always [id] [reason], /approve edit <id> <json>";
 
-/** `/approve once|session|deny|always [id] [reason…]` (`always` where the card offers it); no id means the oldest pending approval. */
+/**
+ * `/approve once|session|deny|always [id] [reason…]` (`always` where the card offers it); no id
+ * means the oldest pending approval. `/approve edit <id> <json>`: the rest is the edited arguments.
+ */
 export function parseConsoleLine(line: string): ConsoleInput {
   const text = line.replace(/\r$/, "");
   const trimmed = text.trim();
@@ -19,7 +22,7 @@ export function parseConsoleLine(line: string): ConsoleInput {
   if (!trimmed.startsWith("/approve")) return { kind: "message", text };
   const [command, choice, id, ...reason] = trimmed.split(/\s+/);
   if (command !== "/approve") return { kind: "message", text };
-  if (choice !== "once" && choice !== "session" && choice !== "deny" && choice !== "always") {
+  if (choice !== "once" && choice !== "session" && choice !== "deny" && choice !== "always" && choice !== "edit") {
     return { kind: "invalid", problem: approveUsage };
   }
   const joined = reason.join(" ");

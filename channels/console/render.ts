@@ -27,7 +27,8 @@ export function renderMessageLine(message: OutboundText): string {
 /** One line, e.g. `approval 7f3a: alice wants to run shell_cmd {"command":"ls"} — /approve once|session|deny 7f3a` */
 export function renderApprovalLine(card: ApprovalCard): string {
   const reasoning = card.reasoning === undefined ? "" : `${card.agent}: ${revealInvisible(card.reasoning)}\n`;
-  const line = `${reasoning}approval ${card.shortId}: ${card.agent} wants to run ${card.tool} ${revealInvisible(card.argumentsJson)} — /approve ${card.choices.join("|")} ${card.shortId}`;
+  const edit = card.inputs?.includes("edit") ? ` · /approve edit ${card.shortId} <json>` : "";
+  const line = `${reasoning}approval ${card.shortId}: ${card.agent} wants to run ${card.tool} ${revealInvisible(card.argumentsJson)} — /approve ${card.choices.join("|")} ${card.shortId}${edit}`;
   return hasInvisibleCharacters(card.argumentsJson) ? `${line}\n${invisibleCharactersNotice}` : line;
 }
 
@@ -45,13 +46,16 @@ export function renderOutcomeLine(outcome: ApprovalOutcome): string {
       ? " for this session"
       : outcome.state === "approved" && outcome.choice === "always"
         ? " (always allowed)"
-        : outcome.state === "approved"
-          ? " once"
-          : "";
+        : outcome.state === "approved" && outcome.choice === "edit"
+          ? " once, edited"
+          : outcome.state === "approved"
+            ? " once"
+            : "";
   if (outcome.state === "skipped" && outcome.note !== undefined) {
     return `approval ${outcome.shortId}: skipped (${outcome.note})`;
   }
   const where = outcome.decidedBy?.where === undefined ? "" : ` ${outcome.decidedBy.where}`;
   const who = outcome.decidedBy ? ` by ${outcome.decidedBy.name}${where}` : "";
-  return `approval ${outcome.shortId}: ${stateWords[outcome.state]}${scope}${who}`;
+  const reason = outcome.reason === undefined ? "" : `: ${outcome.reason}`;
+  return `approval ${outcome.shortId}: ${stateWords[outcome.state]}${scope}${who}${reason}`;
 }

@@ -97,6 +97,14 @@ export class ClickAnswerer {
     }
   }
 
+  /** *Deny with reason…* or *Edit…*: the modal, as the press's answer (Discord shows it to the presser only). */
+  async showModal(
+    interaction: { id: string; token: string },
+    modal: { type: 9; data: Record<string, unknown> },
+  ): Promise<void> {
+    await this.send(interaction, modal);
+  }
+
   /** A press the adapter cannot read: a private note, nothing else. */
   async refuse(interaction: { id: string; token: string }): Promise<void> {
     await this.send(interaction, { type: callback.reply, data: { content: staleButtonText, flags: ephemeral } });

@@ -60,7 +60,8 @@ export const discordInteractionSchema = z.object({
   guild_id: z.string().optional(),
   member: memberSchema.extend({ user: discordUserSchema }).optional(),
   user: discordUserSchema.optional(),
-  message: z.object({ id: z.string(), channel_id: z.string() }).optional(),
+  /** The card pressed (its content holds the arguments *Edit…* offers). */
+  message: z.object({ id: z.string(), channel_id: z.string(), content: z.string().optional() }).optional(),
   data: z
     .object({
       custom_id: z.string().optional(),
@@ -68,6 +69,14 @@ export const discordInteractionSchema = z.object({
       /** Application commands: the command's name. */
       name: z.string().optional(),
       options: z.array(z.object({ name: z.string(), value: z.unknown().optional() })).optional(),
+      /** A modal's submission (type 5): its rows of text inputs. */
+      components: z
+        .array(
+          z.object({
+            components: z.array(z.object({ custom_id: z.string(), value: z.string().optional() })).optional(),
+          }),
+        )
+        .optional(),
     })
     .optional(),
 });

@@ -5,6 +5,7 @@ import type { ChatLocator } from "./chat-locator.js";
 import type { ClickAnswerer } from "./click-answerer.js";
 import type { MentionDirectory } from "./mentions.js";
 import { channelIdOf, parseInteraction } from "./parse.js";
+import { inputModal } from "./input-modal.js";
 
 /** What answering a gateway interaction needs from the connected adapter. */
 export interface InteractionContext {
@@ -32,6 +33,9 @@ export async function handleInteraction(payload: unknown, context: InteractionCo
   switch (parsed.kind) {
     case "click":
       await answerer.answer(parsed.interaction, () => sink.click(parsed.click), parsed.click.approvalId);
+      return;
+    case "ask":
+      await answerer.showModal(parsed.interaction, inputModal(parsed.ask));
       return;
     case "command":
       await answerer.answerCommand(parsed.interaction, () => sink.command(parsed.command), parsed.command.name);

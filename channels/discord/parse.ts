@@ -5,7 +5,8 @@ import type {
   InboundMessage,
   Sender,
 } from "../../src/world/channel-adapter.js";
-import { decodeApprovalCustomId, decodeStopCustomId } from "./custom-id.js";
+import { decodeApprovalCustomId, decodeModalCustomId, decodeStopCustomId } from "./custom-id.js";
+import { type ModalAsk, modalFieldId } from "./input-modal.js";
 import {
   type DiscordInteraction,
   type DiscordMessage,
@@ -44,6 +45,8 @@ export type ParsedMessage =
 /** What one INTERACTION_CREATE means. */
 export type ParsedInteraction =
   | { kind: "click"; click: ApprovalClick; interaction: { id: string; token: string } }
+  /** *Deny with reason…* or *Edit…*: answered with a modal (channels/discord/input-modal.ts). */
+  | { kind: "ask"; ask: ModalAsk; interaction: { id: string; token: string } }
   /** An application command (`/stop`, `/agents`, …). */
   | { kind: "command"; command: InboundCommand; interaction: { id: string; token: string } }
   /** A button the adapter cannot read (not ours, stale, malformed): answer privately, log. */
@@ -195,8 +198,9 @@ export function parseInteraction(raw: unknown, chat: ChatRef, directory: Mention
   }
   const interaction: DiscordInteraction = parsed.data;
   const ref = { id: interaction.id, token: interaction.token };
-  // 2 is an application command, 3 a message component (a button press); the rest are not ours.
-  if (interaction.type !== 2 && interaction.type !== 3) {
+  // 2 is an application command, 3 a message component (a button press), 5 a modal's
+  // submission; the rest are not ours.
+  if (interaction.type !== 2 && interaction.type !== 3 && interaction.type !== 5) {
     return { kind: "ignored", reason: `interaction type ${interaction.type}` };
   }
   const user = interaction.member?.user ?? interaction.user;
@@ -227,6 +231,7 @@ export function parseInteraction(raw: unknown, chat: ChatRef, directory: Mention
       interaction: ref,
     };
   }
+  if (interaction.type === 5) return modalSubmission(interaction, chat, sender, raw);
   const stop = decodeStopCustomId(interaction.data?.custom_id ?? "");
   if (stop) {
     const args = stop.agent === "" ? [] : [stop.agent];
@@ -238,6 +243,14 @@ export function parseInteraction(raw: unknown, chat: ChatRef, directory: Mention
   }
   const decoded = decodeApprovalCustomId(interaction.data?.custom_id ?? "");
   if (!decoded) return { kind: "bad-click", interaction: ref, reason: "not an approval button" };
+  if (decoded.choice === "reason" || decoded.choice === "edit") {
+    const ask = {
+      approvalId: decoded.approvalId,
+      input: decoded.choice,
+      cardArguments: cardArgumentsOf(interaction.message?.content ?? ""),
+    };
+    return { kind: "ask", ask, interaction: ref };
+  }
   return {
     kind: "click",
     click: {
@@ -250,4 +263,39 @@ export function parseInteraction(raw: unknown, chat: ChatRef, directory: Mention
     },
     interaction: ref,
   };
+}
+
+/** A reason or edit modal's submission as the decision it carries. */
+function modalSubmission(
+  interaction: DiscordInteraction,
+  chat: ChatRef,
+  sender: Sender,
+  raw: unknown,
+): ParsedInteraction {
+  const ref = { id: interaction.id, token: interaction.token };
+  const modal = decodeModalCustomId(interaction.data?.custom_id ?? "");
+  if (!modal) return { kind: "bad-click", interaction: ref, reason: "not our modal" };
+  const field = (interaction.data?.components ?? [])
+    .flatMap((row) => row.components ?? [])
+    .find((each) => each.custom_id === modalFieldId);
+  const text = field?.value ?? "";
+  return {
+    kind: "click",
+    click: {
+      chat,
+      approvalId: modal.approvalId,
+      choice: modal.input === "reason" ? "deny" : "edit",
+      user: sender,
+      platformEventId: interaction.id,
+      ...(modal.input === "reason" ? { reason: text } : { editedArgumentsJson: text }),
+      raw,
+    },
+    interaction: ref,
+  };
+}
+
+/** The arguments as a card shows them: its first JSON code block, fences undone; `{}` without one. */
+function cardArgumentsOf(content: string): string {
+  const fenced = /```json\n([\s\S]*?)\n```/.exec(content);
+  return fenced ? (fenced[1] ?? "").replaceAll("`\u200d``", "```") : "{}";
 }

@@ -6,7 +6,7 @@ import {
   invisibleCharactersNotice,
   revealInvisible,
 } from "../../src/world/channel-adapter.js";
-import { outcomeEmoji, outcomeWords, prettyArguments } from "../kit/approval-texts.js";
+import { inputLabels, outcomeEmoji, outcomeWords, prettyArguments } from "../kit/approval-texts.js";
 import { cardReasoning, cardStatusLines } from "../kit/card-extras.js";
 import { encodeApprovalCustomId, encodeStopCustomId } from "./custom-id.js";
 import { discordMessageLimit, splitMessage } from "./split-message.js";
@@ -55,6 +55,7 @@ const choiceButtons: Record<ApprovalChoice, { label: string; style: number }> = 
   session: { label: "For session", style: buttonStyles.primary },
   deny: { label: "Deny", style: buttonStyles.danger },
   always: { label: "Always allow", style: buttonStyles.secondary },
+  edit: { label: "Edit…", style: buttonStyles.secondary },
 };
 
 /** Longest arguments shown inline on a card; longer ones are attached in full. */
@@ -91,9 +92,16 @@ export function renderApprovalCard(card: ApprovalCard): RenderedMessage {
     label: choiceButtons[choice].label,
     custom_id: encodeApprovalCustomId(card.approvalId, choice),
   }));
+  // *Deny with reason…* and *Edit…* open a modal (channels/discord/input-modal.ts); a row holds five buttons.
+  const inputs = (card.inputs ?? []).map((input) => ({
+    type: 2,
+    style: buttonStyles.secondary,
+    label: inputLabels[input],
+    custom_id: encodeApprovalCustomId(card.approvalId, input),
+  }));
   return {
     content: content.slice(0, discordMessageLimit),
-    components: [{ type: 1, components: buttons }],
+    components: [{ type: 1, components: buttons }, ...(inputs.length > 0 ? [{ type: 1, components: inputs }] : [])],
     files: attach ? [{ name: argumentsFileName, data: pretty }] : [],
   };
 }

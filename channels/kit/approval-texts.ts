@@ -1,5 +1,5 @@
 import { assertNever } from "../../src/errors/assert-never.js";
-import { type ApprovalOutcome, revealInvisible } from "../../src/world/channel-adapter.js";
+import { type ApprovalInput, type ApprovalOutcome, revealInvisible } from "../../src/world/channel-adapter.js";
 
 /**
  * A card's arguments pretty-printed (`after` follows them), invisible characters shown as
@@ -12,6 +12,9 @@ export function prettyArguments(argumentsJson: string, after = ""): string {
     return revealInvisible(argumentsJson);
   }
 }
+
+/** The labels of a card's buttons that ask for text first (docs/approvals.md). */
+export const inputLabels: Record<ApprovalInput, string> = { reason: "Deny with reason…", edit: "Edit…" };
 
 /** The emoji in front of a decided card's outcome (Slack writes its own `:name:`). */
 export const outcomeEmoji: Record<ApprovalOutcome["state"], string> = {
@@ -28,9 +31,10 @@ export function outcomeWords(outcome: ApprovalOutcome, escapeText: (text: string
   switch (outcome.state) {
     case "approved":
       if (outcome.choice === "always") return `Always allowed${by}`;
+      if (outcome.choice === "edit") return `Approved once, edited${by}`;
       return outcome.choice === "session" ? `Approved for this session${by}` : `Approved once${by}`;
     case "denied":
-      return `Denied${by}`;
+      return outcome.reason === undefined ? `Denied${by}` : `Denied${by}: ${escapeText(outcome.reason)}`;
     case "expired":
       return "Expired: nobody decided in time";
     case "skipped":

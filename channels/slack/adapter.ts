@@ -1,4 +1,4 @@
-import { App } from "@slack/bolt";
+import { App, type ViewResponseAction } from "@slack/bolt";
 import { ConfigError, PlatformApiError } from "../../src/errors/roundtable-error.js";
 import type { Logger } from "../../src/log/logger.js";
 import {
@@ -462,6 +462,15 @@ export class SlackAdapter
       const payload = body as unknown as Record<string, unknown>;
       await handle(context.teamId, (parts) => parts.handler.action(payload));
       await ack();
+    });
+    // A reason or edit modal (channels/slack/input-modals.ts): answered with the refusal of an edit that does not fit.
+    this.app.view({ type: "view_submission" }, async ({ ack, body, context }) => {
+      let answer: unknown;
+      await handle(context.teamId, async (parts) => {
+        answer = await parts.handler.submission(body as unknown as Record<string, unknown>);
+      });
+      if (answer === undefined) await ack();
+      else await ack(answer as ViewResponseAction);
     });
     this.app.command("/roundtable", async ({ ack, command, context }) => {
       await ack();

@@ -243,6 +243,21 @@ export class SlackOutbound {
     return id;
   }
 
+  /** Open a modal for the person who pressed a button (`views.open`, within 3 s of the press). */
+  async openView(chat: ChatRef, triggerId: string, view: Record<string, unknown>): Promise<void> {
+    // A trigger id is good once: never sent again.
+    await this.call(
+      chat,
+      "views.open",
+      (client) =>
+        client.views.open({
+          trigger_id: triggerId,
+          view: view as unknown as Parameters<WebClient["views"]["open"]>[0]["view"],
+        }),
+      "never",
+    );
+  }
+
   async postEphemeral(chat: ChatRef, user: string, text: string): Promise<void> {
     await this.call(
       chat,

@@ -4,12 +4,14 @@ import {
   type ChannelClock,
   chatKey,
   type ChatRef,
+  type ClickResult,
   type InboundMessage,
   type InboundSink,
 } from "../../src/world/channel-adapter.js";
 import type { SlackOutbound } from "./api.js";
 import type { ApproverGroups } from "./approver-groups.js";
 import { type ParseContext, parseAction, parseEvent, userIdsToName } from "./parse.js";
+import { inputModal, modalError, parseSubmission } from "./input-modals.js";
 import type { ThreadRoots } from "./thread-roots.js";
 import type { UserNames } from "./user-names.js";
 import { failedText, staleButtonText } from "../kit/texts.js";
@@ -112,6 +114,16 @@ export class SlackInboundHandler {
         await this.tellPrivately(command.chat, command.sender.id, text);
         return;
       }
+      case "ask": {
+        const { ask } = parsed;
+        try {
+          await this.setup.outbound.openView(ask.chat, ask.triggerId, inputModal(ask));
+        } catch (error) {
+          logger.error({ err: error, approvalId: ask.approvalId }, "slack reason or edit modal not opened");
+          await this.tellPrivately(ask.chat, ask.user, failedText);
+        }
+        return;
+      }
       case "click": {
         const { click } = parsed;
         let text: string | undefined;
@@ -195,6 +207,52 @@ export class SlackInboundHandler {
         await clock.sleep(500 * 2 ** (attempt - 1));
       }
     }
+  }
+
+  /**
+   * A reason or edit modal submitted: the decision it carries, answered in the modal when the
+   * edit does not fit (it stays open, seen only by its user), else privately in the chat.
+   */
+  async submission(body: Record<string, unknown>): Promise<unknown> {
+    const { sink, groups, logger, context } = this.setup;
+    const parsed = parseSubmission(body, context.teamId);
+    if (!parsed.ok) {
+      logger.warn({ reason: parsed.reason }, "slack modal submission refused");
+      return undefined;
+    }
+    const { submission } = parsed;
+    let result: ClickResult;
+    try {
+      const [roles, name] = await Promise.all([
+        groups.rolesOf(submission.user.id),
+        this.setup.names.nameOf(submission.user.id),
+      ]);
+      result = await sink.click({
+        chat: submission.chat,
+        approvalId: submission.approvalId,
+        choice: submission.input === "reason" ? "deny" : "edit",
+        user: {
+          id: submission.user.id,
+          displayName: name === submission.user.id ? submission.user.name : name,
+          isBot: false,
+          ...(submission.user.username === undefined ? {} : { handle: submission.user.username }),
+          ...(roles.length > 0 ? { roles } : {}),
+        },
+        platformEventId: submission.eventId,
+        ...(submission.input === "reason" ? { reason: submission.text } : { editedArgumentsJson: submission.text }),
+        raw: body,
+      });
+      logger.info(
+        { approvalId: submission.approvalId, user: submission.user.id, status: result.status },
+        "slack modal decision handled",
+      );
+    } catch (error) {
+      logger.error({ err: error, approvalId: submission.approvalId }, "slack modal decision failed");
+      return modalError(failedText);
+    }
+    if (result.status === "invalid") return modalError(result.text);
+    await this.tellPrivately(submission.chat, submission.user.id, result.text);
+    return undefined;
   }
 
   private async tellPrivately(chat: ChatRef, user: string, text: string): Promise<void> {

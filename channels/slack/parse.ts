@@ -1,11 +1,13 @@
 import type {
   ApprovalClick,
+  ApprovalInput,
   ChatRef,
   InboundAttachment,
   InboundCommand,
   InboundMessage,
 } from "../../src/world/channel-adapter.js";
 import { decodeApprovalValue, stopActionId } from "./action-value.js";
+import { argumentsBlockId } from "./render.js";
 import { resolveSlackText, type SlackNames } from "./mentions.js";
 import {
   type SlackMessageEvent,
@@ -28,6 +30,34 @@ export interface ParseContext extends SlackNames {
   files?: { host: string; botToken: string };
 }
 
+/** A press of *Deny with reason…* or *Edit…*: the modal to open, for whom and which card. */
+export interface ModalAsk {
+  chat: ChatRef;
+  approvalId: string;
+  input: ApprovalInput;
+  user: string;
+  triggerId: string;
+  /** The arguments as the card shows them (its first code block), for *Edit…*. */
+  cardArguments: string;
+}
+
+/** The text of a card's arguments block (else its first code block), unescaped; `{}` when there is none. */
+function cardArgumentsOf(blocks: readonly unknown[]): string {
+  const named = blocks.filter((block) => (block as { block_id?: unknown }).block_id === argumentsBlockId);
+  for (const block of [...named, ...blocks]) {
+    const text = (block as { type?: unknown; text?: { text?: unknown } }).text?.text;
+    if ((block as { type?: unknown }).type !== "section" || typeof text !== "string") continue;
+    const fenced = /^```([\s\S]*)```$/.exec(text);
+    if (!fenced) continue;
+    return (fenced[1] ?? "")
+      .replaceAll("`\u200b``", "```")
+      .replaceAll("&lt;", "<")
+      .replaceAll("&gt;", ">")
+      .replaceAll("&amp;", "&");
+  }
+  return "{}";
+}
+
 /** What one event means for the world. */
 export type ParsedEvent =
   | { kind: "message"; message: InboundMessage; eventId: string }
@@ -37,6 +67,8 @@ export type ParsedEvent =
 /** What one interactive payload means for the world. */
 export type ParsedAction =
   | { kind: "click"; click: ApprovalClick }
+  /** *Deny with reason…* or *Edit…*: a modal opens (channels/slack/input-modals.ts). */
+  | { kind: "ask"; ask: ModalAsk }
   /** The Stop button on an answer being written: `/stop` for its agent. */
   | { kind: "command"; command: InboundCommand }
   | { kind: "bad-click"; reason: string; user: string; chat?: ChatRef }
@@ -177,6 +209,21 @@ export function parseAction(body: unknown, context: Pick<ParseContext, "teamId" 
     };
   }
   const name = context.userNames.get(user) ?? payload.user.name ?? payload.user.username ?? user;
+  if (decoded.choice === "reason" || decoded.choice === "edit") {
+    if (payload.trigger_id === undefined)
+      return { kind: "bad-click", reason: "a modal button without a trigger", user, chat };
+    return {
+      kind: "ask",
+      ask: {
+        chat,
+        approvalId: decoded.approvalId,
+        input: decoded.choice,
+        user,
+        triggerId: payload.trigger_id,
+        cardArguments: cardArgumentsOf(payload.message?.blocks ?? []),
+      },
+    };
+  }
   return {
     kind: "click",
     click: {

@@ -64,7 +64,10 @@ export const slackBlockActionsSchema = z
       })
       .loose()
       .optional(),
-    message: z.object({ ts: z.string(), thread_ts: z.string().optional() }).loose().optional(),
+    message: z
+      .object({ ts: z.string(), thread_ts: z.string().optional(), blocks: z.array(z.unknown()).optional() })
+      .loose()
+      .optional(),
     trigger_id: z.string().optional(),
     actions: z
       .array(

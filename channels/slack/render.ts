@@ -1,6 +1,7 @@
 import {
   type ApprovalCard,
   type ApprovalChoice,
+  type ApprovalInput,
   type ApprovalOutcome,
   hasInvisibleCharacters,
   invisibleCharactersNotice,
@@ -8,7 +9,7 @@ import {
   revealInvisible,
   splitByMentions,
 } from "../../src/world/channel-adapter.js";
-import { outcomeWords, prettyArguments } from "../kit/approval-texts.js";
+import { inputLabels, outcomeWords, prettyArguments } from "../kit/approval-texts.js";
 import { cardReasoning, cardStatusLines } from "../kit/card-extras.js";
 import { approvalActionId, encodeApprovalValue } from "./action-value.js";
 import type { Block, PostIdentity } from "./api.js";
@@ -80,6 +81,7 @@ const choiceLabels: Record<ApprovalChoice, string> = {
   session: "For session",
   deny: "Deny",
   always: "Always allow",
+  edit: inputLabels.edit,
 };
 
 /** The approval card: text fallback (notifications), blocks, and whether the arguments need a file. */
@@ -106,6 +108,14 @@ function clockTime(at: Date): string {
   return `<!date^${Math.floor(at.getTime() / 1000)}^{time}|${at.toISOString().slice(11, 16)} UTC>`;
 }
 
+/** The arguments' code block, named so that *Edit…* finds it (channels/slack/parse.ts). */
+function argumentsSection(text: string): Block {
+  return { ...section(codeBlock(text)), block_id: argumentsBlockId };
+}
+
+/** The `block_id` of a card's arguments. */
+export const argumentsBlockId = "arguments";
+
 /** The longest code block (markup and escapes included) a card shows: a section holds 3,000. */
 const codeBlockLimit = sectionLimit - 100;
 
@@ -115,12 +125,12 @@ const codeBlockLimit = sectionLimit - 100;
  */
 function argumentsBlocks(fullJson: string): { blocks: Block[]; attach: boolean } {
   const pretty = prettyArguments(fullJson).trimEnd();
-  if (codeBlock(pretty).length <= codeBlockLimit) return { blocks: [section(codeBlock(pretty))], attach: false };
+  if (codeBlock(pretty).length <= codeBlockLimit) return { blocks: [argumentsSection(pretty)], attach: false };
   let kept = Math.min(pretty.length, argumentsPreviewLimit);
   while (kept > 0 && codeBlock(`${pretty.slice(0, kept)}…`).length > codeBlockLimit) kept -= 100;
   return {
     blocks: [
-      section(codeBlock(`${pretty.slice(0, Math.max(0, kept))}…`)),
+      argumentsSection(`${pretty.slice(0, Math.max(0, kept))}…`),
       context(
         `:paperclip: The arguments are ${fullJson.length.toLocaleString("en-US")} characters long; ` +
           "they are attached in full below this card.",
@@ -153,7 +163,10 @@ export function renderApprovalCard(card: ApprovalCard): RenderedCard {
   blocks.push({
     type: "actions",
     block_id: "approval",
-    elements: card.choices.map((choice) => button(card, choice)),
+    elements: [
+      ...card.choices.map((choice) => button(card, choice)),
+      ...(card.inputs ?? []).map((input) => inputButton(card, input)),
+    ],
   });
   return {
     text: `${card.agent} wants to run ${card.tool}`,
@@ -166,6 +179,16 @@ export function renderApprovalCard(card: ApprovalCard): RenderedCard {
           },
         }
       : {}),
+  };
+}
+
+/** *Deny with reason…* and *Edit…*: each opens a modal (channels/slack/input-modals.ts). */
+function inputButton(card: ApprovalCard, input: ApprovalInput): Block {
+  return {
+    type: "button",
+    action_id: approvalActionId(input),
+    text: { type: "plain_text", text: inputLabels[input] },
+    value: encodeApprovalValue(card.approvalId, input),
   };
 }
 

@@ -40,6 +40,7 @@ import { type MentionDirectory, emptyMentionDirectory } from "./mentions.js";
 import { telegramMessageLink } from "./message-link.js";
 import type { TelegramAdapterOptions } from "./options.js";
 import { dispatchUpdate } from "./dispatch-update.js";
+import { InputPrompts } from "./input-prompts.js";
 import { draftSurface } from "./draft-surface.js";
 import { telegramAttachments } from "./file-attachments.js";
 import { UpdatePoller } from "./polling.js";
@@ -98,6 +99,7 @@ export class TelegramAdapter
   private readonly draftsUnsupported = new Set<string>();
   private readonly webhookSecret: string;
   private readonly adminRoles: AdminRoles;
+  private readonly prompts: InputPrompts;
   private directory: MentionDirectory = emptyMentionDirectory();
   private poller: UpdatePoller | undefined;
   private lockStop: AbortController | undefined;
@@ -135,6 +137,7 @@ export class TelegramAdapter
     this.changes = new EditThrottle(this.clock);
     this.webhookSecret = webhookSecretFor(options.token, options.webhookSecret);
     this.adminRoles = new AdminRoles(this.bot.api, this.clock, this.logger);
+    this.prompts = new InputPrompts(this.logger);
   }
 
   async start(sink: InboundSink): Promise<void> {
@@ -535,6 +538,7 @@ export class TelegramAdapter
       adminRoles: this.adminRoles,
       outbound: this.outbound,
       main: this.main,
+      prompts: this.prompts,
       attachmentsOf: (files) => telegramAttachments(this.bot.api, this.options.token, this.options.apiRoot, files),
     });
   }

@@ -33,7 +33,7 @@ export function isPrivateChat(chat: ChatRef): boolean {
   return /^\d+$/.test(chat.channel);
 }
 
-function threadOf(chat: ChatRef): { message_thread_id: number } | Record<string, never> {
+export function threadOf(chat: ChatRef): { message_thread_id: number } | Record<string, never> {
   return chat.thread === undefined ? {} : { message_thread_id: Number(chat.thread) };
 }
 

@@ -1,16 +1,26 @@
 import { RoundtableError } from "../../src/errors/roundtable-error.js";
-import type { ApprovalChoice } from "../../src/world/channel-adapter.js";
+import type { ApprovalChoice, ApprovalInput } from "../../src/world/channel-adapter.js";
+
+/** What a card's button does: decide, or ask for a reason or an edit first. */
+export type CardButton = ApprovalChoice | ApprovalInput;
 
 /** Telegram's limit for `callback_data`, in bytes. */
 export const callbackDataLimit = 64;
 
-const choiceCodes: Record<ApprovalChoice, string> = { once: "o", session: "s", deny: "d", always: "a" };
-const choicesByCode = new Map<string, ApprovalChoice>(
-  Object.entries(choiceCodes).map(([choice, code]) => [code, choice as ApprovalChoice]),
+const choiceCodes: Record<CardButton, string> = {
+  once: "o",
+  session: "s",
+  deny: "d",
+  always: "a",
+  edit: "e",
+  reason: "r",
+};
+const choicesByCode = new Map<string, CardButton>(
+  Object.entries(choiceCodes).map(([choice, code]) => [code, choice as CardButton]),
 );
 
-/** `ap:<approval id>:<o|s|d|a>`: the opaque id and the choice, nothing else. */
-export function encodeApprovalCallback(approvalId: string, choice: ApprovalChoice): string {
+/** `ap:<approval id>:<o|s|d|a|e|r>`: the opaque id and the choice, nothing else. */
+export function encodeApprovalCallback(approvalId: string, choice: CardButton): string {
   const data = `ap:${approvalId}:${choiceCodes[choice]}`;
   if (Buffer.byteLength(data, "utf8") > callbackDataLimit || approvalId.includes(":") || approvalId === "") {
     throw new RoundtableError("internal", `approval id does not fit Telegram callback data: ${approvalId}`);
@@ -19,7 +29,7 @@ export function encodeApprovalCallback(approvalId: string, choice: ApprovalChoic
 }
 
 /** The approval id and choice in `data`, or undefined when it is not ours or malformed. */
-export function decodeApprovalCallback(data: string): { approvalId: string; choice: ApprovalChoice } | undefined {
+export function decodeApprovalCallback(data: string): { approvalId: string; choice: CardButton } | undefined {
   const match = /^ap:([^:\s]{1,58}):([a-z])$/.exec(data);
   if (!match) return undefined;
   const choice = choicesByCode.get(match[2] ?? "");

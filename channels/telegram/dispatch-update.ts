@@ -7,6 +7,7 @@ import type { BotHandle, TelegramOutbound } from "./api.js";
 import type { MentionDirectory } from "./mentions.js";
 import { failedText, staleButtonText } from "../kit/texts.js";
 import { type ParsedUpdate, parseUpdate, type TelegramFileRef } from "./parse.js";
+import type { InputPrompts } from "./input-prompts.js";
 
 /** What handing one update to the world needs from the adapter. */
 export interface UpdateDispatch {
@@ -17,6 +18,8 @@ export interface UpdateDispatch {
   outbound: TelegramOutbound;
   /** The bot that answers button presses. */
   main: BotHandle;
+  /** The prompts of *Deny with reason…* and *Edit…* waiting for their replies. */
+  prompts: InputPrompts;
   /** A message's files as the world downloads them (`getFile`, then the file endpoint). */
   attachmentsOf(files: readonly TelegramFileRef[]): InboundAttachment[];
 }
@@ -36,6 +39,8 @@ export async function dispatchUpdate(update: Update, parts: UpdateDispatch): Pro
   const log = parts.logger.child({ updateId: update.update_id });
   switch (parsed.kind) {
     case "message": {
+      // The reply to a reason or edit prompt by the person it names is their decision, not a message.
+      if (await parts.prompts.answer(main, sink, parsed.message)) return;
       const attachments = parsed.files.length === 0 ? [] : parts.attachmentsOf(parsed.files);
       const result = await sink.message(attachments.length === 0 ? parsed.message : { ...parsed.message, attachments });
       log.debug({ chat: parsed.message.chat.channel, status: result.status }, "telegram message handed in");
@@ -45,6 +50,17 @@ export async function dispatchUpdate(update: Update, parts: UpdateDispatch): Pro
     case "command": {
       const answer = await answerPress(parts, parsed, log);
       await outbound.answerCallback(main, parsed.callbackQueryId, answer.text, answer.alert);
+      return;
+    }
+    case "ask": {
+      let text: string;
+      try {
+        text = await parts.prompts.ask(main, parsed.ask);
+      } catch (error) {
+        log.error({ err: error, approvalId: parsed.ask.approvalId }, "reason or edit prompt failed");
+        text = failedText;
+      }
+      await outbound.answerCallback(main, parsed.callbackQueryId, text, false);
       return;
     }
     case "bad-click":

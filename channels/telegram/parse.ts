@@ -1,5 +1,6 @@
 import type {
   ApprovalClick,
+  ApprovalInput,
   ChatRef,
   InboundCommand,
   InboundMessage,
@@ -10,6 +11,7 @@ import { type MentionDirectory, resolveMentions } from "./mentions.js";
 import {
   type TelegramCallbackQuery,
   type TelegramChat,
+  type TelegramEntity,
   type TelegramMessage,
   type TelegramUser,
   telegramUpdateSchema,
@@ -21,6 +23,8 @@ export type ParsedUpdate =
   | { kind: "click"; click: ApprovalClick; callbackQueryId: string }
   /** The Stop button on a streaming answer. */
   | { kind: "command"; command: InboundCommand; callbackQueryId: string }
+  /** *Deny with reason…* or *Edit…*: the adapter asks the presser for the text (force_reply). */
+  | { kind: "ask"; ask: InputAsk; callbackQueryId: string }
   /** A button press the adapter cannot read (not ours, stale, malformed): answer it and log. */
   | { kind: "bad-click"; callbackQueryId: string; reason: string }
   | { kind: "ignored"; reason: string }
@@ -120,6 +124,23 @@ function parseMessage(message: TelegramMessage, directory: MentionDirectory, raw
   return { kind: "message", message: inbound, files };
 }
 
+/** A press of *Deny with reason…* or *Edit…*: who asks for which card, and the card's arguments. */
+export interface InputAsk {
+  chat: ChatRef;
+  approvalId: string;
+  input: ApprovalInput;
+  user: Sender;
+  cardMessageId: number;
+  /** The arguments as the card shows them (its first `pre` block), for *Edit…*. */
+  cardArguments?: string;
+}
+
+/** The text of a message's first `pre` entity (UTF-16 offsets, as JavaScript strings count). */
+function preBlockOf(text: string | undefined, entities: readonly TelegramEntity[] | undefined): string | undefined {
+  const pre = entities?.find((entity) => entity.type === "pre");
+  return text === undefined || pre === undefined ? undefined : text.slice(pre.offset, pre.offset + pre.length);
+}
+
 function parseCallbackQuery(query: TelegramCallbackQuery, raw: unknown): ParsedUpdate {
   if (query.data === undefined) return { kind: "bad-click", callbackQueryId: query.id, reason: "no callback data" };
   const stop = decodeStopCallback(query.data);
@@ -137,6 +158,18 @@ function parseCallbackQuery(query: TelegramCallbackQuery, raw: unknown): ParsedU
   const decoded = decodeApprovalCallback(query.data);
   if (!decoded) return { kind: "bad-click", callbackQueryId: query.id, reason: "malformed callback data" };
   if (!query.message) return { kind: "bad-click", callbackQueryId: query.id, reason: "press without a message" };
+  if (decoded.choice === "reason" || decoded.choice === "edit") {
+    const ask: InputAsk = {
+      chat: chatRefOf(query.message.chat, query.message),
+      approvalId: decoded.approvalId,
+      input: decoded.choice,
+      user: senderOf(query.from, new Map()),
+      cardMessageId: query.message.message_id,
+    };
+    const cardArguments = preBlockOf(query.message.text, query.message.entities);
+    if (cardArguments !== undefined) ask.cardArguments = cardArguments;
+    return { kind: "ask", ask, callbackQueryId: query.id };
+  }
   const click: ApprovalClick = {
     chat: chatRefOf(query.message.chat, query.message),
     approvalId: decoded.approvalId,

@@ -7,7 +7,7 @@ import {
   invisibleCharactersNotice,
   revealInvisible,
 } from "../../src/world/channel-adapter.js";
-import { outcomeEmoji, outcomeWords, prettyArguments } from "../kit/approval-texts.js";
+import { inputLabels, outcomeEmoji, outcomeWords, prettyArguments } from "../kit/approval-texts.js";
 import { cardReasoning, cardStatusLines } from "../kit/card-extras.js";
 import { encodeApprovalCallback, encodeStopCallback } from "./callback-data.js";
 import { escapeHtml, markdownToTelegramHtml } from "./markdown-html.js";
@@ -55,6 +55,7 @@ const choiceLabels: Record<ApprovalChoice, string> = {
   session: "🔁 For session",
   deny: "❌ Deny",
   always: "♾ Always allow",
+  edit: "✏️ Edit…",
 };
 
 /** Longest arguments preview shown on a card (the whole card must fit one message). */
@@ -119,8 +120,17 @@ export function renderApprovalCard(card: ApprovalCard): { html: string; keyboard
   }));
   const approve = buttons.filter((_, index) => card.choices[index] !== "deny" && card.choices[index] !== "always");
   const always = buttons.filter((_, index) => card.choices[index] === "always");
-  const deny = buttons.filter((_, index) => card.choices[index] === "deny");
-  const rows = [approve, always, deny].filter((row) => row.length > 0);
+  const input = (kind: "reason" | "edit"): InlineKeyboardButton[] =>
+    card.inputs?.includes(kind)
+      ? [
+          {
+            text: kind === "edit" ? choiceLabels.edit : `💬 ${inputLabels.reason}`,
+            callback_data: encodeApprovalCallback(card.approvalId, kind),
+          },
+        ]
+      : [];
+  const deny = [...buttons.filter((_, index) => card.choices[index] === "deny"), ...input("reason")];
+  const rows = [approve, always, deny, input("edit")].filter((row) => row.length > 0);
   return { html: lines.join("\n"), keyboard: { inline_keyboard: rows } };
 }
 

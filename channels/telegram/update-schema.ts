@@ -67,6 +67,9 @@ const telegramMessageSchema = z.object({
 const callbackMessageSchema = z.object({
   message_id: z.number().int(),
   chat: telegramChatSchema,
+  /** The card's text and entities: *Edit…* offers the arguments from its `pre` block. */
+  text: z.string().optional(),
+  entities: z.array(messageEntitySchema).optional(),
   message_thread_id: z.number().int().optional(),
   is_topic_message: z.boolean().optional(),
 });

@@ -61,8 +61,10 @@ export const approveBodySchema = z
     /** A label typed on the page (shared token only); a person's login names them instead. */
     name: personName.optional(),
     approvalId: z.string().min(1).max(128),
-    choice: z.enum(["once", "session", "deny"]),
+    choice: z.enum(["once", "session", "deny", "edit"]),
     reason: z.string().max(500).optional(),
+    /** `edit`: the arguments as the person edited them (checked by the world). */
+    editedArgumentsJson: z.string().max(20_000).optional(),
   })
   .strict();
 
@@ -144,6 +146,7 @@ export function toApprovalClick(body: ApproveBody, name: string): ApprovalClick 
     choice: body.choice,
     user: webSender(name),
     ...(body.reason === undefined || body.reason === "" ? {} : { reason: body.reason }),
+    ...(body.editedArgumentsJson === undefined ? {} : { editedArgumentsJson: body.editedArgumentsJson }),
     raw: body,
   };
 }

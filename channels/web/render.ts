@@ -75,6 +75,7 @@ export function toWebCard(card: ApprovalCard, agents: ReadonlyMap<string, AgentI
     requestedFor: card.requestedFor,
     expiresAt: card.expiresAt.toISOString(),
     state: "pending",
+    ...(card.inputs === undefined ? {} : { inputs: [...card.inputs] }),
   };
 }
 
@@ -97,6 +98,9 @@ export function decidedCard(outcome: ApprovalOutcome, before: WebCard | undefine
     ...(outcome.choice === undefined ? {} : { choice: outcome.choice }),
     ...(outcome.decidedBy === undefined ? {} : { decidedBy: outcome.decidedBy.name }),
     ...(outcome.note === undefined ? {} : { note: outcome.note }),
+    ...(outcome.reason === undefined ? {} : { denialReason: outcome.reason }),
+    // An edited call's card shows the arguments that ran.
+    ...(outcome.choice === "edit" ? webCardArguments(outcome.argumentsPreview) : {}),
   };
 }
 

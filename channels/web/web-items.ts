@@ -1,4 +1,4 @@
-import type { ApprovalChoice, AuthorKind } from "../../src/world/channel-adapter.js";
+import type { ApprovalChoice, ApprovalInput, AuthorKind } from "../../src/world/channel-adapter.js";
 
 /** Who wrote an item on the page: the agent's display name and avatar when it has them. */
 export interface WebAuthor {
@@ -39,6 +39,10 @@ export interface WebCard {
   state: "pending" | "approved" | "denied" | "expired" | "skipped";
   choice?: ApprovalChoice;
   decidedBy?: string;
+  /** The page's fields beside the buttons: a reason to deny with, the arguments to edit. */
+  inputs?: ApprovalInput[];
+  /** A denial's reason, once denied. */
+  denialReason?: string;
   /** Why it was closed without a decision (`Ana wrote to alice again`, `stopped by Ana`). */
   note?: string;
 }

@@ -1,7 +1,7 @@
 import type { ToolCallRecord } from "../world/records.js";
 import { jobKey } from "../world/jobs.js";
 import { parseChatKey } from "../world/chat-ref.js";
-import { parkTurn, recordToolResult, requestApproval } from "../world/turn/index.js";
+import { parkTurn, recordToolResult, requestApproval, stickyDenialOf } from "../world/turn/index.js";
 import { allowedByStoredRule } from "../world/policy/stored-rules.js";
 import { showToolProgress } from "../world/working-status.js";
 import type { AgentRuntime, TurnScope } from "./agent-runtime.js";
@@ -92,6 +92,7 @@ export async function dispatchToolCalls(runtime: AgentRuntime, scope: TurnScope,
     if (approval === "required" || changed.has(call.id)) {
       const reason = changed.has(call.id) ? `arguments changed by policy; ${verdict.reason}` : "required by policy";
       if (approval === "required" || verdict.action === "ask") {
+        if (await deniedAgain(runtime, call, hash, epoch)) continue;
         await askFor(runtime, scope, call, checked.args, reason);
         parked = true;
         continue;
@@ -121,6 +122,7 @@ export async function dispatchToolCalls(runtime: AgentRuntime, scope: TurnScope,
       await queueRun(runtime, call);
       continue;
     }
+    if (await deniedAgain(runtime, call, hash, epoch)) continue;
     await askFor(runtime, scope, call, checked.args, verdict.reason);
     parked = true;
   }
@@ -131,6 +133,22 @@ export async function dispatchToolCalls(runtime: AgentRuntime, scope: TurnScope,
 async function queueRun(runtime: AgentRuntime, call: ToolCallRecord): Promise<void> {
   const payload = { kind: "run-tool", toolCallId: call.id } as const;
   await runtime.world.queue.add({ queue: call.chatKey, key: jobKey(payload), payload });
+}
+
+/**
+ * A call a person denied before in this chat's session (same agent, tool and canonical
+ * arguments) is denied again with no card, until `/reset` (docs/approvals.md, "Deny with a reason").
+ */
+async function deniedAgain(runtime: AgentRuntime, call: ToolCallRecord, argsHash: string, sessionEpoch: number) {
+  const key = { chatKey: call.chatKey, agent: call.agent, tool: call.name, argsHash, sessionEpoch };
+  const detail = await stickyDenialOf(runtime.world, key);
+  if (detail === undefined) return false;
+  runtime.world.logger.info(
+    { toolCallId: call.id, chat: call.chatKey },
+    "tool call denied again: the same call was denied",
+  );
+  await recordToolResult(runtime.world, runtime.outbox, call, "denied", detail);
+  return true;
 }
 
 /** The card of a call the policy asks about ({@link requestApproval} owns the approval itself). */

@@ -1,6 +1,6 @@
 import { ToolError, errorMessage } from "../errors/roundtable-error.js";
 import { parseChatKey } from "../world/chat-ref.js";
-import { finishStoppedTurn, markCallRunning, recordToolResult, stopOf } from "../world/turn/index.js";
+import { editOfCall, finishStoppedTurn, markCallRunning, recordToolResult, stopOf } from "../world/turn/index.js";
 import type { ToolProgress } from "../world/channel-optional.js";
 import type { ToolCallRecord } from "../world/records.js";
 import { showToolProgress, showWorking, type WorkingStatus } from "../world/working-status.js";
@@ -48,7 +48,9 @@ export async function executeToolCall(runtime: AgentRuntime, toolCallId: string)
     await continueTurn(runtime, call.turnId, call.step);
     return;
   }
-  const checked = runtime.tools.check(call.name, call.argumentsJson);
+  // An approver's edit runs instead of the model's arguments, and the result says so.
+  const edit = await editOfCall(runtime.world, call);
+  const checked = runtime.tools.check(call.name, edit?.argumentsJson ?? call.argumentsJson);
   if (!checked.ok) {
     await recordToolResult(runtime.world, runtime.outbox, call, "invalid", checked.problem);
     await continueTurn(runtime, call.turnId, call.step);
@@ -122,7 +124,14 @@ export async function executeToolCall(runtime: AgentRuntime, toolCallId: string)
     const posted = await postToolFiles(runtime, scope, call, files, workdir);
     if (posted !== undefined) text = `${text}\n${posted}`;
   }
-  await recordToolResult(runtime.world, runtime.outbox, call, kind, text);
+  await recordToolResult(
+    runtime.world,
+    runtime.outbox,
+    call,
+    kind,
+    text,
+    edit === undefined ? {} : { note: edit.note },
+  );
   await continueTurn(runtime, call.turnId, call.step);
 }
 

@@ -26,6 +26,7 @@ import {
   triggerRoutes,
 } from "../http/trigger-routes.js";
 import { UploadAllowance } from "../../channels/web/upload-allowance.js";
+import { checkEditedArguments } from "../agents/check-edited-arguments.js";
 import { schedulesFrom, triggersFrom } from "./autonomous-from-config.js";
 
 /** Everything a running Roundtable is made of. Tests pass fakes for providers; nothing else differs. */
@@ -93,6 +94,7 @@ export class Roundtable {
         const checked = parts.tools.check(tool, argumentsJson);
         return checked.ok ? parts.policy.preview(checked.args) : argumentsJson.slice(0, 500);
       },
+      checkEdit: (tool, argumentsJson) => checkEditedArguments(parts.tools, parts.policy, tool, argumentsJson),
       clock: parts.clock ?? (() => new Date()),
       files: inboundFiles(parts.config, parts.logger, parts.store, parts.clock ?? (() => new Date())),
       ...(parts.deliveryHoldMs === undefined ? {} : { deliveryHoldMs: parts.deliveryHoldMs }),

@@ -23,6 +23,7 @@ export function worldSettingsFrom(world: WorldConfig): WorldSettings {
       ? {}
       : { escalate: { afterMs: world.approvals.escalate.after, to: world.approvals.escalate.to } }),
     ...cardRoutingFrom(world.approvals),
+    ...(world.approvals.edit ? { editArguments: true } : {}),
     allowBots: world.allowBots,
     limits: {
       messagesPerMinute: world.limits.messagesPerMinute,

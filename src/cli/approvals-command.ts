@@ -106,5 +106,7 @@ function approvalLine(entry: AuditedApproval): string {
   const result = entry.resultKind === undefined ? "no result yet" : `result ${entry.resultKind}`;
   if (entry.allowedByRule !== undefined)
     return `${entry.createdAt}  ${entry.chat}  ${entry.agent}  ${entry.tool} ${entry.argumentsJson}  ${asked}  allowed by rule ${entry.allowedByRule} (no card)  ${result}`;
-  return `${entry.createdAt}  ${entry.chat}  ${entry.agent}  ${entry.tool} ${entry.argumentsJson}  ${asked}  ${decided}${waited}  ${result}`;
+  const why = entry.denialReason === undefined ? "" : `: ${entry.denialReason}`;
+  const edit = entry.edit === undefined ? "" : `  edited by ${entry.edit.by} to ${entry.edit.argumentsJson}`;
+  return `${entry.createdAt}  ${entry.chat}  ${entry.agent}  ${entry.tool} ${entry.argumentsJson}  ${asked}  ${decided}${why}${waited}${edit}  ${result}`;
 }

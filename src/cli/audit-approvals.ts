@@ -1,3 +1,4 @@
+import type { ApprovalChangeRecord, ApprovalRecord } from "../storage/records.js";
 import type { Store } from "../storage/store.js";
 import { auditRuleUses } from "./audit-rule-uses.js";
 import type { AuditedApproval } from "./audited-approval.js";
@@ -59,11 +60,31 @@ export async function auditApprovals(store: Store, since: Date, world?: string):
               decidedHere,
             })),
           }),
+      ...decisionDetails(approval, changes),
     });
   }
   // Calls a stored rule allowed have no approval: each is an entry of its own, in time order.
   audited.push(...(await auditRuleUses(store, since, world)));
   return audited.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+}
+
+/** A denial's reason and an edit's arguments, where the decision had them. */
+function decisionDetails(
+  approval: ApprovalRecord,
+  changes: readonly ApprovalChangeRecord[],
+): Pick<AuditedApproval, "denialReason" | "edit"> {
+  const note = approval.state === "denied" ? changes.find((change) => change.state === "denied")?.note : undefined;
+  return {
+    ...(note === undefined ? {} : { denialReason: note }),
+    ...(approval.editedArgumentsJson === undefined
+      ? {}
+      : {
+          edit: {
+            by: approval.decidedByName ?? approval.decidedById ?? "?",
+            argumentsJson: approval.editedArgumentsJson,
+          },
+        }),
+  };
 }
 
 function createdRuleOf(id: string | undefined): { createdRule?: string } {

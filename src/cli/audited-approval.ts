@@ -27,4 +27,8 @@ export interface AuditedApproval {
   createdRule?: string;
   /** Where its card was shown with `approvals.route` or `approvals.channel`, and which copy decided (docs/approvals.md). */
   copies?: { chat: string; kind: string; state: string; decidedHere: boolean }[];
+  /** A denial's reason, as the model was told it (docs/approvals.md, "Deny with a reason"). */
+  denialReason?: string;
+  /** An edit, then approve: who edited and the arguments that ran (`argumentsJson` keeps the model's). */
+  edit?: { by: string; argumentsJson: string };
 }

@@ -192,6 +192,8 @@ export const approvalsConfigSchema = z
     route: z.enum(["chat", "dm", "both"]).default("chat"),
     /** One approvals chat, on any configured platform, that gets a copy of every card. */
     channel: approvalsChannelSchema.optional(),
+    /** Cards carry *Edit…*: an approver edits the arguments, then the edited call runs once. */
+    edit: booleanText(z.boolean()).default(false),
   })
   .strict();
 export type ApprovalsConfig = z.infer<typeof approvalsConfigSchema>;

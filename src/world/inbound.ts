@@ -88,13 +88,20 @@ export interface ThreadRoot {
 }
 
 /**
- * What a person can choose on an approval card. `always`: approve once and store a rule that
+ * What a person can choose on an approval card. `edit`: approve once, with the arguments the
+ * person edited (`approvals.edit`, docs/approvals.md "Edit, then approve"). `always`: approve once and store a rule that
  * allows the same call from now on (`approvals.allowAlways`, docs/approvals.md "Always allow").
  */
-export type ApprovalChoice = "once" | "session" | "deny" | "always";
+export type ApprovalChoice = "once" | "session" | "deny" | "always" | "edit";
 
 /** Every choice a press may carry (what a channel accepts back from its buttons). */
-export const approvalChoices: readonly ApprovalChoice[] = ["once", "session", "deny", "always"];
+export const approvalChoices: readonly ApprovalChoice[] = ["once", "session", "deny", "always", "edit"];
+
+/**
+ * A card's buttons that ask for text before they decide (docs/approvals.md): *Deny with
+ * reason…* (then a `deny` with `reason`) and *Edit…* (then an `edit` with the edited arguments).
+ */
+export type ApprovalInput = "reason" | "edit";
 
 /** The choices of an ordinary card (`always` is added where the world offers it). */
 export const cardChoices: readonly ApprovalChoice[] = ["once", "session", "deny"];
@@ -109,6 +116,8 @@ export interface ApprovalClick {
   /** The platform's id of this press, when it has one (dedupe of duplicate delivery). */
   platformEventId?: string;
   reason?: string;
+  /** For `edit`: the arguments as the person edited them (JSON text, checked by the world). */
+  editedArgumentsJson?: string;
   raw: unknown;
 }
 
@@ -125,7 +134,9 @@ export type ClickResult =
   | { status: "not-allowed"; text: string }
   | { status: "already-decided"; text: string }
   | { status: "expired"; text: string }
-  | { status: "unknown"; text: string };
+  | { status: "unknown"; text: string }
+  /** An edit that does not fit the tool's input schema: nothing changed. */
+  | { status: "invalid"; text: string };
 
 /**
  * A chat command that arrived as a platform structure rather than a typed message: a Stop

@@ -1,5 +1,6 @@
 import type { ApprovalChoice } from "./inbound.js";
 import type { NewStoredRule } from "./policy/stored-rules.js";
+import type { DeniedCallRecord } from "./denials-and-edits.js";
 import type { ApprovalState, ToolResultKind } from "./approval-types.js";
 import type { Author, WorldMessage } from "./message.js";
 
@@ -141,11 +142,13 @@ export interface ApprovalRecord {
   choice?: ApprovalChoice;
   decidedAt?: Date;
   createdAt: Date;
+  /** The arguments an approver's edit ran instead of the model's (`choice: "edit"`). */
+  editedArgumentsJson?: string;
 }
 
 export type NewApproval = Omit<
   ApprovalRecord,
-  "state" | "decidedById" | "decidedByName" | "choice" | "decidedAt" | "createdAt"
+  "state" | "decidedById" | "decidedByName" | "choice" | "decidedAt" | "createdAt" | "editedArgumentsJson"
 >;
 
 /** One change of an approval's state, with who and when. */
@@ -172,6 +175,10 @@ export interface ApprovalDecision {
   sessionGrant?: SessionGrantKey;
   /** For an *Always allow* decision: the rule it makes, stored in the decision's own transaction. */
   storedRule?: NewStoredRule;
+  /** For a denial by a person: the denial that sticks in the chat's session, stored with it. */
+  deniedCall?: DeniedCallRecord;
+  /** For an edit (`choice: "edit"`): the edited arguments, kept beside the model's. */
+  editedArgumentsJson?: string;
 }
 
 /** The result of a decision attempt: `won` is false when someone decided first. */

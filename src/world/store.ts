@@ -7,6 +7,7 @@ import type { ChannelInstallationStore } from "./installation-store.js";
 import type { LoginSessionStore } from "./login-session-store.js";
 import type { HookOutcomeStore } from "./policy/event-policy.js";
 import type { StoredRuleStore } from "./policy/stored-rules.js";
+import type { DeniedCallStore } from "./denials-and-edits.js";
 import type { StoredEvent, WorldEvent } from "./events.js";
 import type {
   ApprovalChangeRecord,
@@ -57,7 +58,8 @@ export interface Store
     HookOutcomeStore,
     StoredRuleStore,
     ApprovalVoteStore,
-    CardCopyStore {
+    CardCopyStore,
+    DeniedCallStore {
   // chats
   /** Create the chat if new (binding it to `world`); return it either way. */
   ensureChat(key: string, world: string, platform: string): Promise<ChatRecord>;

@@ -7,6 +7,7 @@ import type { WorkQueue } from "./work-queue.js";
 import type { StepSlots } from "./step-slots.js";
 import type { AgentSettings, WorldSettings } from "./world-settings.js";
 import type { EventPolicy } from "./policy/event-policy.js";
+import type { EditCheck } from "./denials-and-edits.js";
 
 /** Which world a chat belongs to, and the worlds by name. */
 export interface WorldDirectory {
@@ -53,6 +54,11 @@ export interface WorldContext {
   hashCall: (tool: string, argumentsJson: string) => string | undefined;
   /** A call's arguments as its card shows them (the policy's preview). Supplied by the tool side. */
   previewCall: (tool: string, argumentsJson: string) => string;
+  /**
+   * An approver's edit of a call's arguments checked as the model's would be: the tool's input
+   * schema and the configured `deny` rules (absent: edits are refused). Supplied by the tool side.
+   */
+  checkEdit?: (tool: string, argumentsJson: string) => EditCheck;
   clock: () => Date;
   /** Downloads and places inbound messages' files (absent: attachments are not fetched). */
   files?: InboundFiles;

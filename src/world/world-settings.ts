@@ -36,6 +36,8 @@ export interface WorldSettings {
    * Absent: every card is posted in the chat where the agent works, and only there.
    */
   cardRouting?: CardRouting;
+  /** `approvals.edit`: cards carry *Edit…*, and an approver's edit approves the edited call once. */
+  editArguments?: boolean;
   /** Other bots' messages start turns. */
   allowBots: boolean;
   /** A person's message rate and the world's daily budget (`worlds[].limits`). */

@@ -65,6 +65,7 @@ describe("Always allow from a Discord card", () => {
       ["For session", 1],
       ["Deny", 4],
       ["Always allow", 2],
+      ["Deny with reason…", 2],
     ]);
     const [approval] = await t.world.store.listApprovals({ chatKey: t.chatKeyOf() });
     expect(customId(card, "Always allow")).toBe(`rt:${approval?.id}:a`);

@@ -59,9 +59,10 @@ describe("an approval in a Discord channel through the world engine", () => {
       ["Approve once", 3],
       ["For session", 1],
       ["Deny", 4],
+      ["Deny with reason…", 2],
     ]);
     const [approval] = await t.world.store.listApprovals({ chatKey: t.chatKeyOf() });
-    for (const each of buttons) expect(each.custom_id).toMatch(new RegExp(`^rt:${approval?.id}:[osd]$`));
+    for (const each of buttons) expect(each.custom_id).toMatch(new RegExp(`^rt:${approval?.id}:[osdr]$`));
     expect(alice.requests).toHaveLength(1);
 
     // Eve has no Ops role: an ephemeral reply, nothing else.

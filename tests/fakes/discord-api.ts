@@ -238,6 +238,8 @@ export class FakeDiscord {
     user: FakeDiscordUser;
     customId: string;
     permissions?: string;
+    /** A modal's submission (type 5) instead of a press: its `data`. */
+    modalData?: Json;
   }): FakeInteraction {
     const message = options.message;
     const applicationId = message.application_id ?? [...this.bots.values()][0]?.applicationId ?? "0";
@@ -259,7 +261,7 @@ export class FakeDiscord {
     this.gateway.dispatch("INTERACTION_CREATE", {
       id: interaction.id,
       application_id: applicationId,
-      type: 3,
+      type: options.modalData === undefined ? 3 : 5,
       token: interaction.token,
       version: 1,
       channel_id: message.channel_id,
@@ -277,7 +279,7 @@ export class FakeDiscord {
           }
         : { user }),
       message: this.state.toPayload(message),
-      data: { custom_id: options.customId, component_type: 2 },
+      data: options.modalData ?? { custom_id: options.customId, component_type: 2 },
       locale: "en-US",
       app_permissions: "0",
       entitlements: [],
@@ -285,6 +287,32 @@ export class FakeDiscord {
       context: message.guild_id ? 0 : 1,
     });
     return interaction;
+  }
+
+  /**
+   * A person submits the modal an earlier press was answered with (callback type 9), typing
+   * `value` into its text input; dispatched as INTERACTION_CREATE (type 5).
+   */
+  submitModal(options: {
+    opened: FakeInteraction;
+    message: StoredDiscordMessage;
+    user: FakeDiscordUser;
+    value: string;
+  }): FakeInteraction {
+    const modal = options.opened.callbacks.find((each) => each.type === 9)?.data as
+      | { custom_id: string; components: { components: { custom_id: string }[] }[] }
+      | undefined;
+    if (!modal) throw new Error("that press was not answered with a modal");
+    const components = modal.components.map((row) => ({
+      type: 1,
+      components: row.components.map((input) => ({ type: 4, custom_id: input.custom_id, value: options.value })),
+    }));
+    return this.click({
+      message: options.message,
+      user: options.user,
+      customId: modal.custom_id,
+      modalData: { custom_id: modal.custom_id, components },
+    });
   }
 
   /** A person runs an application command (`/agents`, …) in a channel; dispatched as INTERACTION_CREATE (type 2). */

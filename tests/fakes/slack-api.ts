@@ -124,6 +124,8 @@ export interface SignedDelivery {
 export class FakeSlack {
   readonly messages = new SlackMessages();
   readonly ephemerals: SlackEphemeral[] = [];
+  /** Modals opened with `views.open`, in order. */
+  readonly views: { id: string; triggerId: string; view: Record<string, unknown> }[] = [];
   readonly files: SlackUploadedFile[] = [];
   readonly calls: RecordedSlackCall[] = [];
   private readonly held = new HeldResponses();
@@ -548,6 +550,49 @@ export class FakeSlack {
       form,
       "application/x-www-form-urlencoded",
       input.signingSecret === undefined ? {} : { signingSecret: input.signingSecret },
+    );
+  }
+
+  /**
+   * A person submits an opened modal (`view_submission`) with `value` typed into its one text
+   * input; the delivery's body is the service's answer (`response_action: errors` keeps it open).
+   */
+  async submitView(input: { user: string; viewId: string; value: string }): Promise<Delivery> {
+    const opened = this.views.find((each) => each.id === input.viewId);
+    if (!opened) throw new Error(`no modal ${input.viewId}`);
+    const blocks = (opened.view.blocks ?? []) as { block_id?: string; element?: { action_id?: string } }[];
+    const values: Record<string, Record<string, { type: string; value: string }>> = {};
+    for (const block of blocks) {
+      if (block.block_id === undefined || block.element?.action_id === undefined) continue;
+      values[block.block_id] = { [block.element.action_id]: { type: "plain_text_input", value: input.value } };
+    }
+    const payload = {
+      type: "view_submission",
+      team: { id: this.teamId, domain: "fake" },
+      user: {
+        id: input.user,
+        username: this.userName(input.user),
+        name: this.userName(input.user),
+        team_id: this.teamId,
+      },
+      api_app_id: "A0FAKE",
+      token: "verification-token-unused",
+      trigger_id: `trigger-${this.nextTrigger++}`,
+      view: {
+        ...opened.view,
+        id: opened.id,
+        team_id: this.teamId,
+        state: { values },
+        hash: "h1",
+      },
+    };
+    if (this.transport.kind === "socket") {
+      const ack = await this.socket.send("interactive", payload);
+      return { status: 200, body: JSON.stringify(ack ?? {}) };
+    }
+    return this.post(
+      new URLSearchParams({ payload: JSON.stringify(payload) }).toString(),
+      "application/x-www-form-urlencoded",
     );
   }
 

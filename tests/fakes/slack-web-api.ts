@@ -43,6 +43,17 @@ export function handleWebApi(
       });
     case "chat.postMessage":
       return postMessage(fake, params, caller);
+    case "views.open": {
+      // A modal for the person whose press carried the trigger (the fake issues `trigger-<n>`).
+      const trigger = text(params, "trigger_id");
+      const raw = params.view;
+      const view = typeof raw === "string" ? (JSON.parse(raw) as Record<string, unknown>) : raw;
+      if (!trigger?.startsWith("trigger-")) return refuse("invalid_trigger_id");
+      if (typeof view !== "object" || view === null) return refuse("invalid_arguments");
+      const id = `V${String(fake.views.length + 1).padStart(8, "0")}`;
+      fake.views.push({ id, triggerId: trigger, view: view as Record<string, unknown> });
+      return ok({ view: { id, ...(view as Record<string, unknown>) } });
+    }
     case "assistant.threads.setStatus": {
       // Recorded in `calls`; Slack takes it only in an assistant thread (the app's DM, in a thread).
       const channel = text(params, "channel_id");

@@ -44,7 +44,13 @@ describe("Always allow from a Slack card", () => {
     const [card] = t.cards(root.ts);
     if (!card) throw new Error("no card");
     const buttons = buttonsOf(card);
-    expect(buttons.map((button) => button.text.text)).toEqual(["Approve once", "For session", "Deny", "Always allow"]);
+    expect(buttons.map((button) => button.text.text)).toEqual([
+      "Approve once",
+      "For session",
+      "Deny",
+      "Always allow",
+      "Deny with reason…",
+    ]);
     const [approval] = await t.world.store.listApprovals({ chatKey: threadKey(root.ts) });
     expect(buttons[3]?.value).toBe(`${approval?.id}|always`);
     expect(buttons[3]?.confirm).toMatchObject({ title: { text: "Always allow this call?" } });

@@ -66,12 +66,13 @@ describe.each(modes)("an approval in a Slack thread through the world engine (%s
       ["Approve once", "primary"],
       ["For session", undefined],
       ["Deny", "danger"],
+      ["Deny with reason…", undefined],
     ]);
     const [approval] = await t.world.store.listApprovals({ chatKey: threadKey(root.ts) });
     expect(approval?.state).toBe("pending");
     // The buttons carry the opaque id and the choice, nothing else.
     expect(buttons.map((button) => button.value)).toEqual(
-      ["once", "session", "deny"].map((choice) => `${approval?.id}|${choice}`),
+      ["once", "session", "deny", "reason"].map((choice) => `${approval?.id}|${choice}`),
     );
 
     // Eve is neither the person who asked nor an approver.

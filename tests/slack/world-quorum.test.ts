@@ -77,7 +77,7 @@ describe("Quorum on a Slack card", () => {
     await t.press(olga, second, /Approve once/);
     await t.press(eve, second, /Deny/);
     expect(blocksText(second.blocks)).toContain("Denied by Eve");
-    expect(t.replies(other.ts).at(-1)?.text).toMatch(/^tool said: denied: denied by Eve/);
+    expect(t.replies(other.ts).at(-1)?.text).toMatch(/^tool said: denied by Eve/);
   });
 
   it("reminds the approver once and escalates once in the card's thread, with real mentions; the escalated person may decide only then", async () => {

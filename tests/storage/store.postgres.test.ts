@@ -9,6 +9,7 @@ import { storeLoginContract } from "./store-contract-logins.js";
 import { storeRuleContract } from "./store-contract-rules.js";
 import { storeVoteContract } from "./store-contract-votes.js";
 import { storeCardCopyContract } from "./store-contract-card-copies.js";
+import { storeDenialContract } from "./store-contract-denials.js";
 import { createPostgresDatabase, describePostgres, quietLogger } from "./test-databases.js";
 
 describePostgres("PostgreSQL store", (serverUrl) => {
@@ -33,4 +34,5 @@ describePostgres("PostgreSQL store", (serverUrl) => {
   storeRuleContract("PostgreSQL", openPostgres);
   storeVoteContract("PostgreSQL", openPostgres);
   storeCardCopyContract("PostgreSQL", openPostgres);
+  storeDenialContract("PostgreSQL", openPostgres);
 });

@@ -9,6 +9,7 @@ import { storeLoginContract } from "./store-contract-logins.js";
 import { storeRuleContract } from "./store-contract-rules.js";
 import { storeVoteContract } from "./store-contract-votes.js";
 import { storeCardCopyContract } from "./store-contract-card-copies.js";
+import { storeDenialContract } from "./store-contract-denials.js";
 import { quietLogger, temporarySqlite } from "./test-databases.js";
 
 const openSqlite = async () => {
@@ -33,3 +34,4 @@ storeInstallationContract("SQLite", openSqlite);
 storeRuleContract("SQLite", openSqlite);
 storeVoteContract("SQLite", openSqlite);
 storeCardCopyContract("SQLite", openSqlite);
+storeDenialContract("SQLite", openSqlite);

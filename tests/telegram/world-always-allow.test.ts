@@ -82,6 +82,7 @@ describe("Always allow from a Telegram card", () => {
       "🔁 For session",
       "♾ Always allow",
       "❌ Deny",
+      "💬 Deny with reason…",
     ]);
     const always = dataOf(first.buttons, /Always allow/);
 
@@ -166,7 +167,12 @@ describe("Always allow from a Telegram card", () => {
     );
     await ask(t, ana, "hello");
     const { card, buttons } = lastCard(t);
-    expect(buttons.map((button) => button.text)).toEqual(["✅ Approve once", "🔁 For session", "❌ Deny"]);
+    expect(buttons.map((button) => button.text)).toEqual([
+      "✅ Approve once",
+      "🔁 For session",
+      "❌ Deny",
+      "💬 Deny with reason…",
+    ]);
     const [approval] = await t.world.store.listApprovals({ chatKey: groupKey });
     const forged = await t.press(ana, card.message_id, `ap:${approval?.id}:a`);
     expect(t.fake.callbackAnswers.get(forged)?.text).toBe(

@@ -59,7 +59,12 @@ describe("an approval in a Telegram group through the world engine", () => {
     expect(card.sentByToken).toBe(mainToken);
     expect(card.text).toContain("alice wants to run shell_cmd");
     expect(card.text).toContain('"echo"');
-    expect(buttons.map((button) => button.text)).toEqual(["✅ Approve once", "🔁 For session", "❌ Deny"]);
+    expect(buttons.map((button) => button.text)).toEqual([
+      "✅ Approve once",
+      "🔁 For session",
+      "❌ Deny",
+      "💬 Deny with reason…",
+    ]);
     const [approval] = await t.world.store.listApprovals({ chatKey: groupKey });
     expect(approval?.state).toBe("pending");
     for (const button of buttons) expect(button.callback_data).toContain(approval?.id);

@@ -109,7 +109,7 @@ describe("Quorum on a Telegram card", () => {
     const denial = await t.press(boss, next.message_id, button(lastCard(t), /Deny/));
     expect(t.fake.callbackAnswers.get(denial)?.text).toBe("Denied.");
     expect(shown(t, next).text).toMatch(/^❌ Denied by Boss\n/);
-    expect(t.botTexts().at(-1)).toMatch(/^alice: tool said: denied: denied by Boss/);
+    expect(t.botTexts().at(-1)).toMatch(/^alice: tool said: denied by Boss/);
     const results = await t.world.store.listToolResults((await t.world.store.listToolCalls({})).map((call) => call.id));
     expect(results.map((result) => result.kind).sort()).toEqual(["denied", "ok"]);
   });

@@ -153,6 +153,7 @@ describe.skipIf(skip)("the web console in a real browser (headless Chromium, the
       "Approve once",
       "Approve for this session",
       "Deny",
+      "Deny with reason",
     ]);
 
     const operator = await context.newPage();

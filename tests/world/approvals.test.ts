@@ -92,7 +92,7 @@ describe("approvals in the tool loop", () => {
     await harness.click(card?.card.approvalId ?? "", "deny", { user: "ana", reason: "not now" });
     await harness.idle();
     expect(harness.channel.messages().map((message) => message.text)).toEqual([
-      "ok, I will not (denied: denied by ana: not now)",
+      "ok, I will not (denied by ana: not now)",
     ]);
     expect(harness.channel.updates()[0]?.outcome.state).toBe("denied");
   });
@@ -183,7 +183,7 @@ describe("approvals in the tool loop", () => {
     const toolTexts = alice.requests[1]?.messages
       .filter((message) => message.role === "tool")
       .map((message) => message.text);
-    expect(toolTexts?.[0]).toMatch(/^denied: denied by ana/);
+    expect(toolTexts?.[0]).toMatch(/^denied by ana/);
     expect(toolTexts?.[1]).toContain("two");
     expect(toolTexts?.[2]).toContain("three");
     expect(harness.channel.messages().at(-1)?.text).toBe("results: 3");

@@ -80,6 +80,8 @@ export interface ClickOptions {
   channel?: string;
   roles?: string[];
   reason?: string;
+  /** For `edit`: the edited arguments (JSON text). */
+  editedArgumentsJson?: string;
   /** The platform's id of the press (ingress dedupes on it). */
   eventId?: string;
 }
@@ -246,6 +248,9 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
           ...(clickOptions.roles ? { roles: clickOptions.roles } : {}),
         },
         ...(clickOptions.reason === undefined ? {} : { reason: clickOptions.reason }),
+        ...(clickOptions.editedArgumentsJson === undefined
+          ? {}
+          : { editedArgumentsJson: clickOptions.editedArgumentsJson }),
         ...(clickOptions.eventId === undefined ? {} : { platformEventId: clickOptions.eventId }),
         raw: {},
       });

@@ -182,11 +182,36 @@ function renderCard(item) {
       buttons.append(button);
     }
     node.append(buttons);
+    // Deny with a reason, and edit then approve (docs/approvals.md): a field and its button each.
+    const inputs = card.inputs || [];
+    if (inputs.includes("reason")) {
+      const field = element("input", "reason-field");
+      field.type = "text";
+      field.maxLength = 500;
+      field.placeholder = "Reason for denying (the agent is told)";
+      const deny = element("button", "choice choice-reason", "Deny with reason");
+      deny.type = "button";
+      deny.addEventListener("click", () => decide(card.approvalId, "deny", buttons, { reason: field.value }));
+      buttons.append(field, deny);
+    }
+    if (inputs.includes("edit")) {
+      const area = element("textarea", "edit-field");
+      area.value = prettyArguments(card.argumentsJson);
+      area.rows = 6;
+      const edit = element("button", "choice choice-edit", "Approve edited");
+      edit.type = "button";
+      edit.addEventListener("click", () =>
+        decide(card.approvalId, "edit", buttons, { editedArgumentsJson: area.value }),
+      );
+      buttons.append(area, edit);
+    }
   } else {
     let outcome = stateWords[card.state] || card.state;
     if (card.state === "approved") outcome += card.choice === "session" ? " for this session" : " once";
+    if (card.state === "approved" && card.choice === "edit") outcome += ", edited";
     if (card.state === "skipped" && card.note) outcome += `: ${card.note}`;
     else if (card.decidedBy) outcome += ` by ${card.decidedBy}`;
+    if (card.denialReason) outcome += `: ${card.denialReason}`;
     node.append(element("div", "outcome", outcome));
   }
   return node;
@@ -225,10 +250,10 @@ async function post(path, body) {
   return answer;
 }
 
-async function decide(approvalId, choice, buttons) {
+async function decide(approvalId, choice, buttons, extra = {}) {
   for (const button of buttons.querySelectorAll("button")) button.disabled = true;
   try {
-    const answer = await post("/chat/approvals", { world, name: typedName(), approvalId, choice });
+    const answer = await post("/chat/approvals", { world, name: typedName(), approvalId, choice, ...extra });
     showNotice(answer.status === "decided" ? "" : answer.text);
     if (answer.status !== "decided") for (const button of buttons.querySelectorAll("button")) button.disabled = false;
   } catch (error) {

@@ -12,6 +12,7 @@ import type { DatabaseClient } from "./database-client.js";
 import { conflictOr, isUniqueViolation } from "./prisma-errors.js";
 import { toApprovalChangeRecord, toApprovalRecord } from "./record-mappers.js";
 import { createStoredRuleIn } from "./stored-rule-queries.js";
+import { recordDeniedCallIn } from "./denied-call-queries.js";
 
 /** Approvals, their audit trail and session grants over Prisma (SQLite and PostgreSQL alike). */
 export class ApprovalQueries {
@@ -86,6 +87,7 @@ export class ApprovalQueries {
           decidedById: decision.actorId,
           decidedByName: decision.actorName,
           decidedAt: decision.at,
+          ...(decision.editedArgumentsJson === undefined ? {} : { editedArgumentsJson: decision.editedArgumentsJson }),
         },
       });
       if (count === 1) {
@@ -108,6 +110,7 @@ export class ApprovalQueries {
           });
         }
         if (decision.storedRule) await createStoredRuleIn(tx, decision.storedRule);
+        if (decision.deniedCall) await recordDeniedCallIn(tx, decision.deniedCall);
       }
       const row = await tx.approval.findUnique({ where: { id } });
       if (!row) throw new StorageError("approval.unknown", `approval ${id} does not exist`);

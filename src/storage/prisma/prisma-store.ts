@@ -47,6 +47,7 @@ import { StoredRuleQueries } from "./stored-rule-queries.js";
 import { ApprovalVoteQueries } from "./approval-vote-queries.js";
 import type { ApprovalVote } from "../../world/approval-vote-store.js";
 import { CardCopyQueries } from "./card-copy-queries.js";
+import { DeniedCallQueries } from "./denied-call-queries.js";
 import type { HookEffects, HookOutcomeRecord, ReplayHistory } from "../../world/policy/event-policy.js";
 import { RecentMessages } from "./recent-messages.js";
 import { StepQueries } from "./step-queries.js";
@@ -78,6 +79,7 @@ export class PrismaStore implements Store {
   private readonly rules: StoredRuleQueries;
   private readonly votes: ApprovalVoteQueries;
   private readonly copies: CardCopyQueries;
+  private readonly denials: DeniedCallQueries;
   /** The hot statements' way to the database (around Prisma's client on SQLite). */
   private readonly raw: RawSql;
   private readonly steps: StepQueries;
@@ -112,6 +114,7 @@ export class PrismaStore implements Store {
     this.rules = new StoredRuleQueries(db);
     this.votes = new ApprovalVoteQueries(db);
     this.copies = new CardCopyQueries(db, clock);
+    this.denials = new DeniedCallQueries(db);
     this.raw = rawSqlOf(db);
     this.runs = new AutonomousRunQueries(this.raw, clock);
     this.outboundWriter = options.outboundWriter;
@@ -150,6 +153,12 @@ export class PrismaStore implements Store {
 
   markCardCopy(...args: Parameters<CardCopyQueries["markCardCopy"]>) {
     return this.copies.markCardCopy(...args);
+  }
+
+  // sticky denials (docs/approvals.md, "Deny with a reason")
+
+  findDeniedCall(...args: Parameters<DeniedCallQueries["findDeniedCall"]>) {
+    return this.denials.findDeniedCall(...args);
   }
 
   // stored Always allow rules (docs/approvals.md)

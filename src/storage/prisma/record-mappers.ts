@@ -133,6 +133,7 @@ export function toApprovalRecord(row: Approval): ApprovalRecord {
     ...(row.decidedByName === null ? {} : { decidedByName: row.decidedByName }),
     ...(row.choice === null ? {} : { choice: row.choice as ApprovalChoice }),
     ...(row.decidedAt === null ? {} : { decidedAt: row.decidedAt }),
+    ...(row.editedArgumentsJson === null ? {} : { editedArgumentsJson: row.editedArgumentsJson }),
   };
 }
 

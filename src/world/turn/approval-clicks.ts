@@ -10,14 +10,20 @@ import { alwaysRefusedText, mayAlwaysAllow, storedRuleFor } from "./always-allow
 import { queueDecidedStep, recordExpiry } from "./settle-approval.js";
 import { markDecidedHere, pressedCopy, requesterOn } from "../approvals/copy-press.js";
 import type { NoticeOutbox } from "../world-notice.js";
-import { mayDecideAsEscalated, voteTowardQuorum } from "./quorum.js";
+import { mayDecideAsEscalated, quorumFor, voteTowardQuorum } from "./quorum.js";
+import { checkEditClick } from "./edit-approval.js";
+import { deniedCallFor } from "./sticky-denial.js";
 
 const choiceWords = {
   once: "approved once",
   session: "approved for this session",
   deny: "denied",
   always: "always allowed",
+  edit: "approved once with your edit",
 } as const;
+
+/** Longest denial reason kept (a longer one is cut). */
+const maxReasonLength = 1000;
 
 /**
  * A button press: find the approval, check that it belongs to this chat and world, that the
@@ -87,6 +93,20 @@ export async function handleApprovalClick(
   }
   if (approval.state !== "pending") return alreadyDecided(context, approval);
   if (clock().getTime() >= approval.expiresAt.getTime()) return expireLate(context, approval.id);
+  // An edit is an approval (by someone allowed to decide, checked above) of the edited call.
+  const edit =
+    click.choice === "edit" ? checkEditClick(context, world, budget ? undefined : call?.name, click) : undefined;
+  if (edit?.ok && call && quorumFor(world, call.name) !== undefined) {
+    log.warn({ approvalId: approval.id }, "edit of a call that needs a quorum refused");
+    return {
+      status: "not-allowed",
+      text: "This call needs several approvals: an edit is not taken for it; nothing was decided.",
+    };
+  }
+  if (edit && !edit.ok) {
+    log.warn({ approvalId: approval.id, refused: edit.result.text }, "edit refused");
+    return edit.result;
+  }
   // `approvals.quorum`: a press short of it is counted and answered; the one that meets it decides.
   const vote = call ? await voteTowardQuorum(context, outbox, world, approval, call, click) : undefined;
   if (vote?.kind === "answered") return vote.result;
@@ -101,15 +121,21 @@ export async function handleApprovalClick(
       : storedRuleFor(world, approval, call, argsHash, { ...click.user, platform: click.chat.platform }, clock());
   if (click.choice === "always" && storedRule === undefined)
     return { status: "not-allowed", text: "These arguments cannot be matched by a rule; nothing was decided." };
+  // A reason is read by the model and shown on the card: kept to a paragraph.
+  const reason = click.reason?.trim().slice(0, maxReasonLength);
+  const deniedCall =
+    state === "denied" && call ? await deniedCallFor(context, approval, call, click.user, reason, clock()) : undefined;
   const decision = {
     state,
     choice: click.choice,
     actorId: click.user.id,
     actorName: vote?.kind === "reached" ? vote.deciders : click.user.displayName,
     at: clock(),
-    ...(click.reason === undefined ? {} : { note: click.reason }),
+    ...(reason === undefined || reason === "" ? {} : { note: reason }),
     ...(sessionGrant === undefined ? {} : { sessionGrant }),
     ...(storedRule === undefined ? {} : { storedRule }),
+    ...(deniedCall === undefined ? {} : { deniedCall }),
+    ...(edit?.ok ? { editedArgumentsJson: edit.argumentsJson } : {}),
   } as const;
   const result = await store.decideApproval(approval.id, decision);
   if (!result.won) return alreadyDecided(context, result.approval);

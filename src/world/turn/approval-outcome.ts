@@ -32,7 +32,7 @@ export async function publishApprovalOutcome(
   approval: ApprovalRecord,
   tool: string,
   argumentsPreview: string,
-  change: Partial<Pick<ApprovalOutcome, "note" | "state">> = {},
+  change: Partial<Pick<ApprovalOutcome, "note" | "state" | "reason">> = {},
 ): Promise<void> {
   const outcome = approvalOutcome(approval, tool, argumentsPreview, context.clock());
   // In its chat, and on every copy where the world routes cards (docs/approvals.md).

@@ -1,4 +1,4 @@
-import type { ApprovalChoice } from "../inbound.js";
+import type { ApprovalChoice, ApprovalInput } from "../inbound.js";
 
 /** Every kind of tool result: `ok` and `error` are real, the rest synthetic. */
 export type ToolResultKind =
@@ -32,6 +32,8 @@ export interface ApprovalCard {
   /** Name of the person whose message started the turn. */
   requestedFor: string;
   choices: readonly ApprovalChoice[];
+  /** Buttons that ask for text first: *Deny with reason…*, *Edit…* (absent: none). */
+  inputs?: readonly ApprovalInput[];
   expiresAt: Date;
   /**
    * The text the model wrote in the same step before its tool calls, at most 500 characters
@@ -57,5 +59,7 @@ export interface ApprovalOutcome {
   decidedBy?: { id: string; name: string; where?: string };
   /** Why it was closed without a decision (`chat reset by ana`, `superseded by a newer message …`). */
   note?: string;
+  /** The reason a denial gave. */
+  reason?: string;
   at: Date;
 }

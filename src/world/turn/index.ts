@@ -7,6 +7,8 @@ export { describeWait } from "./approval-outcome.js";
 export { approversFor, deciderCheck, mayDecide } from "./approval-rights.js";
 export { closePendingApprovals, closeTurn, finishStoppedTurn } from "./close-turn.js";
 export { recordToolResult } from "./record-tool-result.js";
+export { editOfCall } from "./edit-approval.js";
+export { stickyDenialOf } from "./sticky-denial.js";
 export { requestApproval } from "./request-approval.js";
 export { type BudgetAsk, budgetTool, parseBudgetApprovalKey, requestBudgetApproval } from "./budget-approval.js";
 export { type ApprovalNext, expireApproval, settleDecidedApproval } from "./settle-approval.js";

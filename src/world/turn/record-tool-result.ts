@@ -18,8 +18,10 @@ export async function recordToolResult(
   call: ToolCallRecord,
   kind: ToolResultKind,
   text: string,
+  options: ResultOptions = {},
 ): Promise<boolean> {
-  const content = formatResult(kind, text);
+  const body = options.verbatim === true ? text : formatResult(kind, text);
+  const content = options.note === undefined ? body : `${options.note}\n${body}`;
   const added = await context.store.addToolResult({ toolCallId: call.id, kind, content });
   if (!added) {
     context.logger.info({ toolCallId: call.id, kind }, "tool call already had a result; this one is dropped");
@@ -36,6 +38,14 @@ export async function recordToolResult(
     preview: content.slice(0, 200),
   });
   return true;
+}
+
+/** How a result's text is written beyond `kind: detail`. */
+export interface ResultOptions {
+  /** The text is the whole result, with no `kind:` in front (a person's denial, docs/approvals.md). */
+  verbatim?: boolean;
+  /** A line the result starts with (an approver's edit: `note: … edited the arguments …`). */
+  note?: string;
 }
 
 function formatResult(kind: ToolResultKind, text: string): string {

@@ -35,7 +35,15 @@ export async function requestApproval(
   turn: TurnRecord,
   world: Pick<
     WorldSettings,
-    "name" | "approvalTimeout" | "approvers" | "allowAlways" | "quorum" | "remindMs" | "escalate" | "cardRouting"
+    | "name"
+    | "approvalTimeout"
+    | "approvers"
+    | "allowAlways"
+    | "quorum"
+    | "remindMs"
+    | "escalate"
+    | "cardRouting"
+    | "editArguments"
   >,
   call: ToolCallRecord,
   ask: ApprovalAsk,
@@ -75,6 +83,7 @@ export async function requestApproval(
     requestedFor: humans[0] ?? turn.startedById,
     choices: choicesFor(world, accessChannelFor(context.channels, chat.platform)),
     expiresAt,
+    inputs: world.editArguments === true ? ["reason", "edit"] : ["reason"],
     ...extras,
   });
   await publishApprovalCard(context, outbox, world, approval, cardFor, call.name);

@@ -6,6 +6,7 @@ import { describeWait, publishApprovalOutcome } from "./approval-outcome.js";
 import { isBudgetApproval, settleBudgetApproval } from "./budget-approval.js";
 import { recordToolResult } from "./record-tool-result.js";
 import { releaseApproved } from "./turn-state.js";
+import { denialText } from "./sticky-denial.js";
 
 /** What the agents side does next with a settled approval's call: run it, go on with the turn, or nothing. */
 export type ApprovalNext =
@@ -45,12 +46,16 @@ export async function settleDecidedApproval(
     await publishOutcome(context, outbox, approval, call, preview, "skipped");
     return none;
   }
-  if (call.state === "awaiting-approval") await publishOutcome(context, outbox, approval, call, preview);
+  const note =
+    approval.state === "denied"
+      ? (await store.listApprovalChanges(approval.id)).find((change) => change.state === "denied")?.note
+      : undefined;
+  if (call.state === "awaiting-approval")
+    await publishOutcome(context, outbox, approval, call, preview, undefined, note);
   if (approval.state === "denied") {
-    const changes = await store.listApprovalChanges(approval.id);
-    const note = changes.find((change) => change.state === "denied")?.note;
+    // Verbatim: the model reads exactly `denied by <name>: <reason>` (docs/approvals.md).
     const who = approval.decidedByName ?? "someone";
-    await recordToolResult(context, outbox, call, "denied", `denied by ${who}${note ? `: ${note}` : ""}`);
+    await recordToolResult(context, outbox, call, "denied", denialText(who, note), { verbatim: true });
     return { kind: "continue", turnId: call.turnId, step: call.step };
   }
   await releaseApproved(context, call);
@@ -137,7 +142,10 @@ function publishOutcome(
   call: ToolCallRecord,
   preview: ArgumentsPreview,
   state?: "skipped",
+  reason?: string,
 ): Promise<void> {
-  const change = state === undefined ? {} : { state };
-  return publishApprovalOutcome(context, outbox, approval, call.name, preview(call.name, call.argumentsJson), change);
+  const change = { ...(state === undefined ? {} : { state }), ...(reason === undefined ? {} : { reason }) };
+  // An edited call's card shows the arguments that ran (its outcome says who edited them).
+  const args = approval.editedArgumentsJson ?? call.argumentsJson;
+  return publishApprovalOutcome(context, outbox, approval, call.name, preview(call.name, args), change);
 }
