@@ -1,38 +1,9 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import { isDatabaseUnreachable } from "../errors/database-unreachable.js";
 import { errorMessage } from "../errors/roundtable-error.js";
 import { startHttpServer, type RunningHttpServer } from "../http/start-http-server.js";
 import type { Logger } from "../log/logger.js";
 import { createMetrics } from "../metrics/metrics.js";
-
-/** Network and server-state codes of a database that is away for now, not misconfigured. */
-const unreachableCodes = new Set([
-  "ECONNREFUSED",
-  "ECONNRESET",
-  "ETIMEDOUT",
-  "EHOSTUNREACH",
-  "ENETUNREACH",
-  "EPIPE",
-  "EAI_AGAIN",
-  // PostgreSQL: starting up, shutting down (admin or crash), cannot connect now, connection failure.
-  "57P01",
-  "57P02",
-  "57P03",
-  "08001",
-  "08006",
-]);
-
-/** Whether `error` (or one of its causes) says the database cannot be reached for now. */
-export function isDatabaseUnreachable(error: unknown): boolean {
-  for (let current: unknown = error, depth = 0; current instanceof Error && depth < 8; depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === "string" && unreachableCodes.has(code)) return true;
-    if (/Connection terminated|the database system is (starting up|shutting down)/i.test(current.message)) return true;
-    const nested = (current as { errors?: unknown }).errors;
-    if (Array.isArray(nested) && nested.some((each) => isDatabaseUnreachable(each))) return true;
-    current = current.cause;
-  }
-  return false;
-}
 
 export interface WaitForDatabaseOptions {
   /** What needs the database first (the migration): tried until it passes, or fails for another cause. */

@@ -27,6 +27,8 @@ export class RecordingSink implements InboundSink {
   readonly clicks: ApprovalClick[] = [];
   /** Make the next N `message` calls throw (the world's storage failing). */
   failNextMessages = 0;
+  /** The error those failures throw (default: a plain one, as a bug in handling would). */
+  failWith: () => Error = () => new Error("storage unavailable");
   clickResult: (click: ApprovalClick) => ClickResult = () => ({ status: "decided", text: "Approved once." });
   private readonly seen = new Set<string>();
 
@@ -38,7 +40,7 @@ export class RecordingSink implements InboundSink {
     await this.gate;
     if (this.failNextMessages > 0) {
       this.failNextMessages -= 1;
-      throw new Error("storage unavailable");
+      throw this.failWith();
     }
     const key = `${message.chat.channel}:${message.chat.thread ?? ""}:${message.platformMessageId}`;
     if (this.seen.has(key)) return { status: "duplicate" };

@@ -127,6 +127,19 @@ describe("telegram long polling (real grammY against the fake Bot API)", () => {
     expect(logsMatching(h.lines, /not handled; retrying/)).toHaveLength(2);
   });
 
+  it("never skips an update while the database is away: it stays unconfirmed and is handed in again until the world has it", async () => {
+    h = await harness({ maxDeliveryAttempts: 3 });
+    h.sink.failNextMessages = 8;
+    h.sink.failWith = () => new Error("Connection terminated unexpectedly");
+    await h.adapter.start(h.sink);
+    h.fake.userMessage(mainToken, { chatId: groupId, from: ana, text: "keep me" });
+    h.fake.userMessage(mainToken, { chatId: groupId, from: ana, text: "next" });
+    await vi.waitFor(() => expect(h.sink.accepted.map((message) => message.text)).toEqual(["keep me", "next"]));
+    expect(h.sink.messages.filter((message) => message.text === "keep me")).toHaveLength(9);
+    expect(logsMatching(h.lines, /skipped after repeated failures/)).toHaveLength(0);
+    expect(logsMatching(h.lines, /the database is away; kept unconfirmed/)).toHaveLength(8);
+  });
+
   it("logs and skips malformed updates without stopping the poller", async () => {
     h = await harness();
     await h.adapter.start(h.sink);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { StorageError } from "../errors/roundtable-error.js";
-import { isDatabaseUnreachable } from "./wait-for-database.js";
+import { StorageError } from "./roundtable-error.js";
+import { isDatabaseUnreachable } from "./database-unreachable.js";
 
 describe("isDatabaseUnreachable", () => {
   it("is true for a refused or cut connection and a server starting or shutting down, through causes", () => {
