@@ -144,6 +144,10 @@ export class Outbox {
             const mayExist = rerun || attempt > 1 || (event.type === "message" && event.rerun === true);
             const post = await this.messagePost(event, message.id, message.turnId, mayExist);
             const postKey = this.postKey(chat, post, mayExist);
+            logger.debug(
+              { seq, messageId: message.id, rerun, attempt, draft: draft?.platformMessageIds, mayExist },
+              "delivering a message",
+            );
             const text = await this.showMessage(adapter, chat, message.id, outbound, draft, postKey);
             if (filesToPost.length === 0) return text;
             shown.text = text;
