@@ -52,9 +52,16 @@ export class RecordingSink implements InboundSink {
   /** While set, `click` waits for it (the world being slow to store a decision). */
   clickGate: Promise<void> | undefined;
 
+  /** Make the next N `click` calls throw `failWith()`. */
+  failNextClicks = 0;
+
   async click(click: ApprovalClick): Promise<ClickResult> {
     this.clicks.push(click);
     await this.clickGate;
+    if (this.failNextClicks > 0) {
+      this.failNextClicks -= 1;
+      throw this.failWith();
+    }
     return this.clickResult(click);
   }
 
