@@ -2,6 +2,7 @@ import { performance } from "node:perf_hooks";
 import type { FakeStep, RecordedRequest } from "../tests/fakes/model-fake-server.js";
 import { type FakeModelServer, startOpenAIFake } from "../tests/fakes/openai-server.js";
 import { FakeTelegramApi, type FakeUser, type RecordedCall } from "../tests/fakes/telegram-api.js";
+import { benchReply, type ModelLatency, OpenStreams } from "./model-latency.js";
 import { type ProbeServer, startProbeServer } from "./probe-mcp-server.js";
 
 /** One message of the bench and the moments it went through (milliseconds, `performance.now()`). */
@@ -11,6 +12,8 @@ export interface Exchange {
   sentAt: number;
   modelRequestAt?: number;
   lastChunkAt?: number;
+  /** The answer's first words showed in the chat (a draft, a post or an edit). */
+  firstWordsAt?: number;
   cardAt?: number;
   clickAt?: number;
   toolStartAt?: number;
@@ -71,6 +74,9 @@ export class BenchWorld {
   readonly toolRuns = new Map<string, number>();
   /** How long `send` waits for an answer before it rejects. */
   replyTimeoutMs = defaultReplyTimeoutMs;
+  /** The model streams open now (`--model-latency real`: answers in flight). */
+  readonly streams = new OpenStreams();
+  private latency: ModelLatency = "instant";
 
   private constructor(
     readonly telegram: FakeTelegramApi,
@@ -78,7 +84,7 @@ export class BenchWorld {
     readonly probe: ProbeServer,
   ) {}
 
-  static async start(): Promise<BenchWorld> {
+  static async start(latency: ModelLatency = "instant"): Promise<BenchWorld> {
     const telegram = await FakeTelegramApi.start([{ token: botToken, username: "roundtable_bot" }]);
     telegram.recordCalls = false;
     let world: BenchWorld | undefined;
@@ -90,6 +96,7 @@ export class BenchWorld {
     });
     const probe = await startProbeServer((token) => world?.onToolStart(token));
     world = new BenchWorld(telegram, model, probe);
+    world.latency = latency;
     telegram.onArrival = (method) => world?.onArrival(method);
     telegram.onCall = (call) => world?.onTelegramCall(call);
     return world;
@@ -174,7 +181,7 @@ export class BenchWorld {
         type: "reply",
         toolCalls: [{ id: `call_${token}`, name: "probe__ping", argumentChunks: [JSON.stringify({ token })] }],
       };
-    return { type: "reply", text: [`re ${token} `, "ok"] };
+    return benchReply(token, this.latency);
   }
 
   private tokenOf(request: RecordedRequest): Exchange | undefined {
@@ -186,12 +193,14 @@ export class BenchWorld {
 
   private onModelRequest(request: RecordedRequest, bytes: number): void {
     const exchange = this.tokenOf(request);
+    this.streams.started();
     if (!exchange) return;
     exchange.modelRequestAt ??= performance.now();
     exchange.promptBytes.push(bytes);
   }
 
   private onModelReplied(request: RecordedRequest): void {
+    this.streams.ended();
     const exchange = this.tokenOf(request);
     if (exchange) exchange.lastChunkAt = performance.now();
   }
@@ -209,11 +218,13 @@ export class BenchWorld {
   }
 
   private onTelegramCall(call: RecordedCall): void {
-    if (!call.ok || (call.method !== "sendMessage" && call.method !== "editMessageText")) return;
+    if (!call.ok) return;
     const text = String(call.params.text ?? "");
     const token = tokenPattern.exec(text)?.[1];
     const exchange = token === undefined ? undefined : this.exchanges.get(token);
     if (!exchange) return;
+    if (text.includes(`re ${exchange.token}`)) exchange.firstWordsAt ??= performance.now();
+    if (call.method !== "sendMessage" && call.method !== "editMessageText") return;
     const data = callbackOnce(call.params.reply_markup);
     if (data !== undefined && call.method === "sendMessage") {
       exchange.cardAt = performance.now();

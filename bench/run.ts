@@ -18,6 +18,11 @@
  *   npm run bench -- --profile DIR     the service writes a V8 CPU profile into DIR
  *   npm run bench -- --hooks FILE      with a policy module (`hooks.module`; bench/trivial-hook.mjs keeps every event)
  *   npm run bench -- --heap-sample FILE  what the load allocates, garbage included (bench/heap-sample.ts)
+ *   npm run bench -- --model-latency real [--chats N] [--channel slack] [--db postgres [--durable]]
+ *                                      the fake model as slow as a real one (800 ms to the first token,
+ *                                      50 tokens/s, 400 tokens): answers in flight (bench/real-model.ts)
+ *   npm run bench -- --db postgres     without a URL: the bench starts a throwaway server of its own
+ *                                      (scripts/postgres-up.sh; --durable: fsync and synchronous_commit on)
  *   npm run bench -- --statement-log FILE
  *                                      every statement of the load counted by text (bench/statement-log.ts)
  */
@@ -34,6 +39,8 @@ import { type FigureRow, renderTable, writeResults } from "./report.js";
 import { DatabaseCpu } from "./postgres-cpu.js";
 import { dropPostgresDatabase, freshPostgresDatabase } from "./postgres-database.js";
 import { runScaleOut, type ScaleOutChannel } from "./scale-out.js";
+import { runRealModel } from "./real-model.js";
+import { startThrowawayPostgres, type ThrowawayPostgres } from "./throwaway-postgres.js";
 import { seedHistory } from "./seed-history.js";
 import { repositoryRoot, type ServiceProcess, startServiceProcess } from "./service-process.js";
 import { heapSampleEnv } from "./heap-sample.js";
@@ -64,6 +71,16 @@ interface Settings {
   channel: ScaleOutChannel;
   /** `--warmup N`: the scale-out's warm-up messages per process. */
   warmupPerProcess: number;
+  /** `--db postgres` without a URL: the bench starts a server of its own. */
+  startPostgres: boolean;
+  /** `--durable`: that server with fsync and synchronous_commit on. */
+  durable: boolean;
+  /** `--model-latency real`: the fake model as slow as a real one (bench/real-model.ts). */
+  modelLatency: "instant" | "real";
+  /** `--per-chat N`: messages per chat of the real-speed load (default 3). */
+  perChat: number | undefined;
+  /** `--concurrency N`: the service's `queue.concurrency` in the real-speed load (default 32). */
+  concurrency: number;
 }
 
 function readSettings(): Settings {
@@ -79,33 +96,48 @@ function readSettings(): Settings {
       hooks: { type: "string" },
       channel: { type: "string" },
       warmup: { type: "string" },
+      durable: { type: "boolean" },
+      "model-latency": { type: "string" },
+      "per-chat": { type: "string" },
+      concurrency: { type: "string" },
       "statement-log": { type: "string" },
       "heap-sample": { type: "string" },
     },
     allowPositionals: true,
   });
   if (values.db !== undefined && values.db !== "postgres" && values.db !== "sqlite")
-    throw new Error("--db is sqlite or postgres");
+    throw new BenchUsageError("--db is sqlite or postgres");
   const processCounts = values.processes?.split(",").map((part) => Number.parseInt(part, 10));
   if (processCounts?.some((count) => !Number.isInteger(count) || count < 1 || count > 8))
-    throw new Error("--processes is a number of service processes (1 to 8) or a list of them: 1,2,3");
+    throw new BenchUsageError("--processes is a number of service processes (1 to 8) or a list of them: 1,2,3");
   let postgresUrl: string | undefined;
-  if (values.postgres || values.db === "postgres") {
-    postgresUrl = positionals[0] ?? process.env.ROUNDTABLE_TEST_POSTGRES_URL;
-    if (!postgresUrl) throw new Error("--postgres needs a server URL (argument or ROUNDTABLE_TEST_POSTGRES_URL)");
-  }
+  const postgres = values.postgres === true || values.db === "postgres";
+  // `--durable` measures a server of the bench's own, as production runs it (not the test cluster's).
+  if (postgres) postgresUrl = positionals[0] ?? (values.durable ? undefined : process.env.ROUNDTABLE_TEST_POSTGRES_URL);
+  if (values.durable === true && !postgres) throw new BenchUsageError("--durable is for --db postgres");
+  if (values.durable === true && postgresUrl)
+    throw new BenchUsageError("--durable starts a server of its own: leave out the URL");
+  const modelLatency = values["model-latency"] ?? "instant";
+  if (modelLatency !== "instant" && modelLatency !== "real")
+    throw new BenchUsageError("--model-latency is instant or real");
   const quick = values.quick === true;
   if (values.budgets === true) process.env.ROUNDTABLE_BENCH_BUDGETS = "1";
   const channel = values.channel ?? "telegram";
-  if (channel !== "telegram" && channel !== "slack") throw new Error("--channel is telegram or slack");
-  if (values.channel !== undefined && processCounts === undefined)
-    throw new Error("--channel is for the scale-out runs (--processes)");
+  if (channel !== "telegram" && channel !== "slack") throw new BenchUsageError("--channel is telegram or slack");
+  if (values.channel !== undefined && processCounts === undefined && modelLatency !== "real")
+    throw new BenchUsageError("--channel is for the scale-out runs (--processes) and --model-latency real");
+  const perChat = values["per-chat"] === undefined ? undefined : Number.parseInt(values["per-chat"], 10);
+  if (perChat !== undefined && !(Number.isInteger(perChat) && perChat >= 1 && perChat <= 100))
+    throw new BenchUsageError("--per-chat is a number of messages (1 to 100)");
+  const concurrency = values.concurrency === undefined ? 32 : Number.parseInt(values.concurrency, 10);
+  if (!(Number.isInteger(concurrency) && concurrency >= 1 && concurrency <= 1_000))
+    throw new BenchUsageError("--concurrency is the service's queue.concurrency (1 to 1000)");
   const warmup = values.warmup === undefined ? undefined : Number.parseInt(values.warmup, 10);
   if (warmup !== undefined && !(Number.isInteger(warmup) && warmup >= 0 && warmup <= 100_000))
-    throw new Error("--warmup is a number of messages per process");
+    throw new BenchUsageError("--warmup is a number of messages per process");
   const chats = values.chats === undefined ? undefined : Number.parseInt(values.chats, 10);
   if (chats !== undefined && !(Number.isInteger(chats) && chats >= 1 && chats <= 1_000))
-    throw new Error("--chats is a number of chats (1 to 1000)");
+    throw new BenchUsageError("--chats is a number of chats (1 to 1000)");
   return {
     profileDirectory: values.profile,
     hooks: values.hooks === undefined ? undefined : path.resolve(values.hooks),
@@ -120,8 +152,16 @@ function readSettings(): Settings {
     processCounts,
     channel,
     warmupPerProcess: warmup ?? (quick ? 40 : 300),
+    startPostgres: postgres && postgresUrl === undefined,
+    durable: values.durable === true,
+    modelLatency,
+    perChat,
+    concurrency,
   };
 }
+
+/** A usage mistake or a missing prerequisite: one line, no stack. */
+class BenchUsageError extends Error {}
 
 /** Messages one after another in one chat, each sent when the previous one is answered. */
 async function sequential(world: BenchWorld, chatId: number, count: number, tool = false): Promise<Exchange[]> {
@@ -155,23 +195,54 @@ function build(): void {
 async function main(): Promise<void> {
   const settings = readSettings();
   const directory = await mkdtemp(path.join(tmpdir(), "roundtable-bench-"));
-  if (settings.processCounts) {
-    if (!settings.postgresUrl) throw new Error("--processes needs --db postgres (SQLite serves one process)");
-    try {
-      build();
-      await runScaleOut({
-        serverUrl: settings.postgresUrl,
-        processCounts: settings.processCounts,
-        chats: settings.loadChats,
-        perChat: settings.loadPerChat,
-        warmupPerProcess: settings.warmupPerProcess,
-        channel: settings.channel,
-        directory,
-        log,
-      });
-    } finally {
-      await rm(directory, { recursive: true, force: true });
+  let throwaway: ThrowawayPostgres | undefined;
+  try {
+    if (settings.startPostgres) {
+      log(`starting a throwaway PostgreSQL server${settings.durable ? " (fsync and synchronous_commit on)" : ""}`);
+      throwaway = await startThrowawayPostgres(settings.durable);
+      if (!throwaway)
+        throw new BenchUsageError(
+          "--db postgres needs a server: pass its URL (npm run bench -- --db postgres postgresql://…), set ROUNDTABLE_TEST_POSTGRES_URL, or install PostgreSQL (apt-get install postgresql) and the bench starts one",
+        );
+      settings.postgresUrl = throwaway.url;
     }
+    await runBench(settings, directory);
+  } finally {
+    throwaway?.stop();
+    await rm(directory, { recursive: true, force: true });
+  }
+}
+
+async function runBench(settings: Settings, directory: string): Promise<void> {
+  if (settings.modelLatency === "real") {
+    if (settings.processCounts)
+      throw new BenchUsageError("--model-latency real runs one process (leave out --processes)");
+    build();
+    await runRealModel({
+      chats: settings.loadChats,
+      perChat: settings.perChat ?? 3,
+      channel: settings.channel,
+      postgresUrl: settings.postgresUrl,
+      concurrency: settings.concurrency,
+      directory,
+      profileDirectory: settings.profileDirectory,
+      log,
+    });
+    return;
+  }
+  if (settings.processCounts) {
+    if (!settings.postgresUrl) throw new BenchUsageError("--processes needs --db postgres (SQLite serves one process)");
+    build();
+    await runScaleOut({
+      serverUrl: settings.postgresUrl,
+      processCounts: settings.processCounts,
+      chats: settings.loadChats,
+      perChat: settings.loadPerChat,
+      warmupPerProcess: settings.warmupPerProcess,
+      channel: settings.channel,
+      directory,
+      log,
+    });
     return;
   }
   const databaseUrl = settings.postgresUrl
@@ -341,11 +412,14 @@ async function main(): Promise<void> {
     await service?.stop();
     await world.close();
     if (settings.postgresUrl) await dropPostgresDatabase(settings.postgresUrl, databaseUrl).catch(() => undefined);
-    await rm(directory, { recursive: true, force: true });
   }
 }
 
 main().catch((error: unknown) => {
+  if (error instanceof BenchUsageError) {
+    process.stderr.write(`bench: ${error.message}\n`);
+    process.exit(2);
+  }
   process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
   process.exit(1);
 });

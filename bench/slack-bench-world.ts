@@ -3,12 +3,15 @@ import type { FakeStep, RecordedRequest } from "../tests/fakes/model-fake-server
 import { type FakeModelServer, startOpenAIFake } from "../tests/fakes/openai-server.js";
 import { type Delivery, FakeSlack, type RecordedSlackCall, type SignedDelivery } from "../tests/fakes/slack-api.js";
 import { benchConfigHead, type Exchange, textOf } from "./bench-world.js";
+import { benchReply, type ModelLatency, OpenStreams } from "./model-latency.js";
 import { type ProbeServer, startProbeServer } from "./probe-mcp-server.js";
 
 const botToken = "xoxb-bench";
 const signingSecret = "bench-signing-secret";
 const tokenPattern = /\b(m\d+x\d+)\b/;
-const answerPattern = /\bre (m\d+x\d+) (?:ok|done)\b/;
+/** An answer's text as the fake model writes it: `re <token> …`, whole once it ends with `ok`. */
+const answerPattern = /\bre (m\d+x\d+) /;
+const wholePattern = /\b(?:ok|done)\s*$/;
 /** Slack takes a delivery not answered within 3 s as failed. */
 const slackTimeoutMs = 3_000;
 
@@ -37,6 +40,8 @@ export class SlackBenchWorld {
   retries = 0;
   /** How long `send` waits for an answer before it rejects. */
   replyTimeoutMs = 30_000;
+  /** The model streams open now (`--model-latency real`: answers in flight). */
+  readonly streams = new OpenStreams();
 
   private constructor(
     readonly slack: FakeSlack,
@@ -44,13 +49,14 @@ export class SlackBenchWorld {
     readonly probe: ProbeServer,
   ) {}
 
-  static async start(): Promise<SlackBenchWorld> {
+  static async start(latency: ModelLatency = "instant"): Promise<SlackBenchWorld> {
     const slack = await FakeSlack.start({ botToken, signingSecret });
     let world: SlackBenchWorld | undefined;
     const model = await startOpenAIFake({
       record: false,
-      respond: (request) => answer(request),
+      respond: (request) => answer(request, latency),
       onRequest: (request, bytes) => world?.onModelRequest(request, bytes),
+      onReplyWritten: () => world?.streams.ended(),
     });
     const probe = await startProbeServer(() => undefined);
     world = new SlackBenchWorld(slack, model, probe);
@@ -140,14 +146,18 @@ export class SlackBenchWorld {
     // The fake keeps every call for tests' assertions; the bench needs none of them.
     this.slack.calls.length = 0;
     if (!call.ok || (call.method !== "chat.postMessage" && call.method !== "chat.update")) return;
-    const token = answerPattern.exec(String(call.params.text ?? ""))?.[1];
+    const text = String(call.params.text ?? "");
+    const token = answerPattern.exec(text)?.[1];
     const exchange = token === undefined ? undefined : this.exchanges.get(token);
     if (!exchange) return;
+    exchange.firstWordsAt ??= performance.now();
+    if (!wholePattern.test(text)) return;
     exchange.replyAt ??= performance.now();
     this.settle.get(exchange.token)?.();
   }
 
   private onModelRequest(request: RecordedRequest, bytes: number): void {
+    this.streams.started();
     const messages = ((request.body as { messages?: ChatMessage[] }).messages ?? []) as ChatMessage[];
     const lastUser = messages.findLast((message) => message.role === "user");
     const token = tokenPattern.exec(textOf(lastUser?.content))?.[1];
@@ -158,9 +168,9 @@ export class SlackBenchWorld {
   }
 }
 
-function answer(request: RecordedRequest): FakeStep {
+function answer(request: RecordedRequest, latency: ModelLatency): FakeStep {
   const messages = ((request.body as { messages?: ChatMessage[] }).messages ?? []) as ChatMessage[];
   const lastUser = messages.findLast((message) => message.role === "user");
   const token = tokenPattern.exec(textOf(lastUser?.content))?.[1] ?? "m0x0";
-  return { type: "reply", text: [`re ${token} `, "ok"] };
+  return benchReply(token, latency);
 }

@@ -26,7 +26,8 @@ export function renderMessageLine(message: OutboundText): string {
 
 /** One line, e.g. `approval 7f3a: alice wants to run shell_cmd {"command":"ls"} — /approve once|session|deny 7f3a` */
 export function renderApprovalLine(card: ApprovalCard): string {
-  const line = `approval ${card.shortId}: ${card.agent} wants to run ${card.tool} ${revealInvisible(card.argumentsJson)} — /approve ${card.choices.join("|")} ${card.shortId}`;
+  const reasoning = card.reasoning === undefined ? "" : `${card.agent}: ${revealInvisible(card.reasoning)}\n`;
+  const line = `${reasoning}approval ${card.shortId}: ${card.agent} wants to run ${card.tool} ${revealInvisible(card.argumentsJson)} — /approve ${card.choices.join("|")} ${card.shortId}`;
   return hasInvisibleCharacters(card.argumentsJson) ? `${line}\n${invisibleCharactersNotice}` : line;
 }
 
@@ -50,6 +51,7 @@ export function renderOutcomeLine(outcome: ApprovalOutcome): string {
   if (outcome.state === "skipped" && outcome.note !== undefined) {
     return `approval ${outcome.shortId}: skipped (${outcome.note})`;
   }
-  const who = outcome.decidedBy ? ` by ${outcome.decidedBy.name}` : "";
+  const where = outcome.decidedBy?.where === undefined ? "" : ` ${outcome.decidedBy.where}`;
+  const who = outcome.decidedBy ? ` by ${outcome.decidedBy.name}${where}` : "";
   return `approval ${outcome.shortId}: ${stateWords[outcome.state]}${scope}${who}`;
 }

@@ -9,6 +9,7 @@ import {
   type ChannelPrimitives,
   chatCommands,
   type ChatRef,
+  type DirectChatChannel,
   type InboundSink,
   type MessageLinks,
   type OutboundText,
@@ -56,6 +57,7 @@ import { WebhookDirectory } from "./webhooks.js";
 export class DiscordAdapter
   implements
     ChannelAdapter,
+    DirectChatChannel,
     UserRolesChannel,
     PrivateReplyChannel,
     MessageLinks,
@@ -96,13 +98,14 @@ export class DiscordAdapter
     this.logger = options.logger.child({ platform: "discord" });
     this.clock = options.clock ?? systemClock;
     this.workingRenewMs = options.typingRenewMs ?? 8000;
-    this.api = apiFor(options.token, options.apiUrl);
+    const retries = { clock: this.clock, logger: this.logger };
+    this.api = apiFor(options.token, options.apiUrl, retries);
     this.agents = new Map((options.agents ?? []).map((agent) => [agent.name.toLowerCase(), agent]));
     for (const agent of options.agents ?? []) {
       if (agent.token)
         this.agentBots.set(agent.name.toLowerCase(), {
           agent: agent.name,
-          api: apiFor(agent.token, options.apiUrl),
+          api: apiFor(agent.token, options.apiUrl, retries),
         });
     }
     this.webhooks = new WebhookDirectory(
@@ -332,6 +335,17 @@ export class DiscordAdapter
     return { id: found ? await reuse(poster, found, body) : await poster.send(body, key) };
   }
 
+  /** A pending card drawn again (a quorum's progress, an escalation), its buttons kept, its attachment untouched. */
+  async redrawCard(chat: ChatRef, id: string, card: ApprovalCard): Promise<"edited" | "gone"> {
+    try {
+      await this.api.edit(targetChannelOf(chat), id, { ...renderApprovalCard(card), files: [] });
+      return "edited";
+    } catch (error) {
+      if (discordCodeOf(error) !== discordErrorCodes.unknownMessage) throw error;
+      return "gone";
+    }
+  }
+
   async editCard(chat: ChatRef, id: string, outcome: ApprovalOutcome): Promise<"edited" | "gone"> {
     try {
       await this.api.edit(targetChannelOf(chat), id, renderApprovalOutcome(outcome));
@@ -452,6 +466,17 @@ export class DiscordAdapter
     const owner = this.client?.guilds.cache.get(guildId)?.ownerId === userId;
     if (owner || member.roles.some((id) => this.directory.roleIsAdministrator(guildId, id))) names.push("admin");
     return names;
+  }
+
+  /** The bot's DM channel with a person (an approval card routed to approvers' DMs). */
+  async openDirectChat(userId: string): Promise<ChatRef> {
+    return { platform: "discord", channel: await this.api.directChannel(userId) };
+  }
+
+  /** Discord will not let the bot write there: no such user or channel, DMs closed, no access. */
+  cannotReach(error: unknown): boolean {
+    const code = discordCodeOf(error);
+    return code === 50007 || code === 10003 || code === 10013 || code === 50001;
   }
 
   /** A private word to one person: a DM from the bot (Discord has no ephemeral messages outside interactions). */

@@ -1,6 +1,7 @@
 import { REST } from "discord.js";
 import type { Logger } from "../../src/log/logger.js";
 import { DiscordApi, toPlatformError } from "./api.js";
+import type { RestRetryOptions } from "./rest-retries.js";
 
 /** A Discord user as the API returns it for the bot itself. */
 export interface BotUser {
@@ -28,9 +29,13 @@ export function typingApi(
   return own?.userId ? own.api : main;
 }
 
-/** The REST client for one bot token, pointed at `apiUrl` when given (tests' fake Discord). */
-export function apiFor(token: string, apiUrl: string | undefined): DiscordApi {
-  return new DiscordApi(new REST({ version: "10", ...(apiUrl === undefined ? {} : { api: apiUrl }) }).setToken(token));
+/**
+ * The REST client for one bot token, pointed at `apiUrl` when given (tests' fake Discord).
+ * discord.js's own retries are off: `retries` tries again only what is safe (rest-retries.ts).
+ */
+export function apiFor(token: string, apiUrl: string | undefined, retries: RestRetryOptions): DiscordApi {
+  const rest = new REST({ version: "10", retries: 0, ...(apiUrl === undefined ? {} : { api: apiUrl }) });
+  return new DiscordApi(rest.setToken(token), retries);
 }
 
 /** Who a bot token belongs to; a refused token is a platform error naming `what`. */

@@ -1,6 +1,7 @@
 import { DiscordAPIError, HTTPError, RateLimitError, type RawFile, type REST, Routes } from "discord.js";
 import { NetworkError, PlatformApiError, RoundtableError } from "../../src/errors/roundtable-error.js";
 import { noPings, type RenderedFile } from "./render.js";
+import { type Resend, type RestRetryOptions, withRestRetries } from "./rest-retries.js";
 
 /** A channel webhook the app owns: posts under any name and avatar. */
 export interface OwnWebhook {
@@ -121,15 +122,23 @@ function threadQuery(threadId: string | undefined, wait = false): URLSearchParam
   return query;
 }
 
-/** The outbound REST calls of the adapter, through discord.js's REST (buckets, 429 waits). */
+/**
+ * The outbound REST calls of the adapter, through discord.js's REST (buckets, 429 waits; its
+ * own retries off, see rest-retries.ts). With `retries`, a call of unknown outcome is tried again
+ * where that does no harm; without, every call is made once.
+ */
 export class DiscordApi {
   private userId: Promise<string> | undefined;
 
-  constructor(readonly rest: REST) {}
+  constructor(
+    readonly rest: REST,
+    private readonly retries?: RestRetryOptions,
+  ) {}
 
-  private async call<T>(what: string, run: () => Promise<unknown>): Promise<T> {
+  private async call<T>(what: string, run: () => Promise<unknown>, resend: Resend<T> = "idempotent"): Promise<T> {
     try {
-      return (await run()) as T;
+      const once = async () => (await run()) as T;
+      return this.retries === undefined ? await once() : await withRestRetries(what, once, resend, this.retries);
     } catch (error) {
       throw toPlatformError(error, what);
     }
@@ -141,8 +150,11 @@ export class DiscordApi {
 
   /** Create a message; with a nonce, the answer may be the message an earlier post created. */
   async create(channelId: string, body: Body): Promise<{ id: string; content: string }> {
-    const sent = await this.call<{ id: string; content?: string }>("create message", () =>
-      this.rest.post(Routes.channelMessages(channelId), { body: messageBody(body), files: files(body.files) }),
+    // Under a nonce Discord answers a second post with the first one's message: safe to send again.
+    const sent = await this.call<{ id: string; content?: string }>(
+      "create message",
+      () => this.rest.post(Routes.channelMessages(channelId), { body: messageBody(body), files: files(body.files) }),
+      body.nonce === undefined ? "never" : "idempotent",
     );
     return { id: sent.id, content: sent.content ?? "" };
   }
@@ -229,25 +241,36 @@ export class DiscordApi {
   }
 
   async createWebhook(channelId: string, name: string): Promise<{ id: string; token?: string }> {
-    return this.call("create webhook", () => this.rest.post(Routes.channelWebhooks(channelId), { body: { name } }));
+    return this.call(
+      "create webhook",
+      () => this.rest.post(Routes.channelWebhooks(channelId), { body: { name } }),
+      "never",
+    );
   }
 
   async executeWebhook(
     webhook: OwnWebhook,
     threadId: string | undefined,
     body: Body & { username: string; avatarUrl?: string },
+    /** After a failure of unknown outcome: the post the first try made, read back (a webhook takes no nonce). */
+    recover?: () => Promise<string | undefined>,
   ): Promise<string> {
-    const sent = await this.call<{ id: string }>("execute webhook", () =>
-      this.rest.post(Routes.webhook(webhook.id, webhook.token), {
-        auth: false,
-        query: threadQuery(threadId, true),
-        body: {
-          ...messageBody(body),
-          username: body.username,
-          ...(body.avatarUrl === undefined ? {} : { avatar_url: body.avatarUrl }),
-        },
-        files: files(body.files),
-      }),
+    const sent = await this.call<{ id: string }>(
+      "execute webhook",
+      () =>
+        this.rest.post(Routes.webhook(webhook.id, webhook.token), {
+          auth: false,
+          query: threadQuery(threadId, true),
+          body: {
+            ...messageBody(body),
+            username: body.username,
+            ...(body.avatarUrl === undefined ? {} : { avatar_url: body.avatarUrl }),
+          },
+          files: files(body.files),
+        }),
+      recover === undefined
+        ? "never"
+        : { recover: async () => ((id) => (id === undefined ? undefined : { id }))(await recover()) },
     );
     return sent.id;
   }
@@ -281,8 +304,10 @@ export class DiscordApi {
     interaction: { id: string; token: string },
     body: { type: number; data?: Record<string, unknown> },
   ): Promise<void> {
-    await this.call("interaction callback", () =>
-      this.rest.post(Routes.interactionCallback(interaction.id, interaction.token), { auth: false, body }),
+    await this.call(
+      "interaction callback",
+      () => this.rest.post(Routes.interactionCallback(interaction.id, interaction.token), { auth: false, body }),
+      "never",
     );
   }
 
@@ -305,11 +330,14 @@ export class DiscordApi {
 
   /** A follow-up to an answered interaction; `ephemeral` shows it to the clicker only. */
   async followUp(applicationId: string, token: string, content: string, ephemeral: boolean): Promise<void> {
-    await this.call("interaction follow-up", () =>
-      this.rest.post(Routes.webhook(applicationId, token), {
-        auth: false,
-        body: { content, allowed_mentions: noPings, ...(ephemeral ? { flags: 1 << 6 } : {}) },
-      }),
+    await this.call(
+      "interaction follow-up",
+      () =>
+        this.rest.post(Routes.webhook(applicationId, token), {
+          auth: false,
+          body: { content, allowed_mentions: noPings, ...(ephemeral ? { flags: 1 << 6 } : {}) },
+        }),
+      "never",
     );
   }
 }

@@ -107,8 +107,21 @@ export class WebhookPoster implements Poster {
     return findEarlierPost(this.api, channelId, fromHook, content, key, this.logger, "unstored");
   }
 
-  send(body: PostBody): Promise<string> {
-    return this.api.executeWebhook(this.webhook, this.threadId, { ...body, ...this.identity });
+  /**
+   * A webhook takes no nonce: after a failure of unknown outcome (a 5xx, a cut connection) the
+   * post is read back from the channel (the newest one of this name not stored as another post,
+   * since just before this try) before it is sent again.
+   */
+  send(body: PostBody, key?: PartKey): Promise<string> {
+    const since = new Date();
+    const recover =
+      key === undefined
+        ? undefined
+        : async () => {
+            const found = await this.find(body.content, { ...key, mayExist: true, since });
+            return found === undefined ? undefined : reuse(this, found, body);
+          };
+    return this.api.executeWebhook(this.webhook, this.threadId, { ...body, ...this.identity }, recover);
   }
 
   edit(messageId: string, body: PostBody): Promise<void> {

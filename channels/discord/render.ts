@@ -7,6 +7,7 @@ import {
   revealInvisible,
 } from "../../src/world/channel-adapter.js";
 import { outcomeEmoji, outcomeWords, prettyArguments } from "../kit/approval-texts.js";
+import { cardReasoning, cardStatusLines } from "../kit/card-extras.js";
 import { encodeApprovalCustomId, encodeStopCustomId } from "./custom-id.js";
 import { discordMessageLimit, splitMessage } from "./split-message.js";
 
@@ -60,9 +61,9 @@ const choiceButtons: Record<ApprovalChoice, { label: string; style: number }> = 
 const inlineArgumentsLimit = 1200;
 const argumentsFileName = "arguments.json";
 
-function codeBlock(text: string): string {
+function codeBlock(text: string, language = "json"): string {
   // A fence inside the arguments would end the block early; a zero-width joiner breaks it.
-  return `\`\`\`json\n${text.replaceAll("```", "`\u200d``")}\n\`\`\``;
+  return `\`\`\`${language}\n${text.replaceAll("```", "`\u200d``")}\n\`\`\``;
 }
 
 function clockTime(at: Date): string {
@@ -102,6 +103,9 @@ const reasonLimit = 400;
 
 function cardContent(card: ApprovalCard, pretty: string, inline: boolean): string {
   const lines = [`🔐 **${card.agent}** wants to run \`${card.tool}\``];
+  // The step's reasoning above the arguments, escaped as they are (a code block).
+  const reasoning = cardReasoning(card);
+  if (reasoning !== undefined) lines.push(codeBlock(reasoning, ""));
   if (hasInvisibleCharacters(card.argumentsJson)) lines.push(`**${invisibleCharactersNotice}**`);
   if (inline) {
     lines.push(codeBlock(pretty));
@@ -113,6 +117,7 @@ function cardContent(card: ApprovalCard, pretty: string, inline: boolean): strin
   }
   const reason = card.reason.trim();
   if (reason !== "") lines.push(`*${reason.length > reasonLimit ? `${reason.slice(0, reasonLimit)}…` : reason}*`);
+  for (const line of cardStatusLines(card)) lines.push(`**${line}**`);
   lines.push(`Asked for ${card.requestedFor} · id \`${card.shortId}\` · expires ${clockTime(card.expiresAt)}`);
   return lines.join("\n");
 }

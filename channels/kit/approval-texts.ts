@@ -23,7 +23,8 @@ export const outcomeEmoji: Record<ApprovalOutcome["state"], string> = {
 
 /** A decided card's outcome in words ("Approved once by Ana"), the names and the note through `escapeText`. */
 export function outcomeWords(outcome: ApprovalOutcome, escapeText: (text: string) => string = (text) => text): string {
-  const by = outcome.decidedBy ? ` by ${escapeText(outcome.decidedBy.name)}` : "";
+  const where = outcome.decidedBy?.where === undefined ? "" : ` ${escapeText(outcome.decidedBy.where)}`;
+  const by = outcome.decidedBy ? ` by ${escapeText(outcome.decidedBy.name)}${where}` : "";
   switch (outcome.state) {
     case "approved":
       if (outcome.choice === "always") return `Always allowed${by}`;

@@ -10,6 +10,7 @@ import {
   type ChannelClock,
   type ChannelPrimitives,
   chatKey,
+  type DirectChatChannel,
   type ChatRef,
   type InboundSink,
   type NativeStream,
@@ -53,6 +54,10 @@ import { SlackTaskChunks } from "./task-chunks.js";
 import { ThreadRoots } from "./thread-roots.js";
 import { stopBlocks } from "./stop-button.js";
 import { UserNames } from "./user-names.js";
+import type { WebApiRetryOptions } from "./web-api-retries.js";
+
+/** Slack's refusals that say nothing about the chat: tried again, never taken as "cannot reach". */
+const passingSlackErrors = new Set(["internal_error", "fatal_error", "service_unavailable", "request_timeout"]);
 
 /**
  * Slack through Bolt. Socket Mode when an app token is set, else HTTP events and interactivity
@@ -65,6 +70,7 @@ export class SlackAdapter
   implements
     ChannelAdapter,
     ChannelPrimitives<SlackPart>,
+    DirectChatChannel,
     PrivateReplyChannel,
     ToolProgressChannel,
     UserRolesChannel,
@@ -80,6 +86,7 @@ export class SlackAdapter
   private readonly logger: Logger;
   private readonly clock: ChannelClock;
   private readonly outbound: SlackOutbound;
+  private readonly retries: WebApiRetryOptions;
   private readonly names: UserNames;
   private readonly groups: ApproverGroups;
   private readonly agents: Map<string, SlackAgentIdentity>;
@@ -101,19 +108,21 @@ export class SlackAdapter
     };
     this.clock = options.clock ?? systemClock;
     const logger = boltLogger(this.logger);
-    const clientOptions = {
-      ...(options.apiUrl ? { slackApiUrl: options.apiUrl } : {}),
-      // 429s wait exactly the Retry-After Slack sends, then count as one retry.
-      retryConfig: { retries: options.retries ?? 5, factor: 2, minTimeout: 500, maxTimeout: 30_000 },
-      logger,
-    };
+    const apiUrl = options.apiUrl ? { slackApiUrl: options.apiUrl } : {};
+    // The bot token's calls are tried again by SlackOutbound (web-api-retries.ts), per chat:
+    // the client's own retries paused every chat for one chat's 429 and sent posts twice.
+    const clientOptions = { ...apiUrl, retryConfig: { retries: 0 }, rejectRateLimitedCalls: true, logger };
     const common = { token: options.botToken, logger, clientOptions, ignoreSelf: false, deferInitialization: true };
     if (options.appToken) {
       this.socket = new SlackSocketReceiver({
         appToken: options.appToken,
         logger: this.logger,
         slackLogger: logger,
-        clientOptions,
+        // Opening the socket (apps.connections.open) posts nothing: the client may retry it.
+        clientOptions: {
+          ...apiUrl,
+          retryConfig: { retries: options.retries ?? 5, factor: 2, minTimeout: 500, maxTimeout: 30_000 },
+        },
         track: (work) => this.track(work),
       });
       this.socket.client.on("connected", () => {
@@ -132,7 +141,8 @@ export class SlackAdapter
       });
       this.app = new App({ ...common, receiver: this.receiver });
     }
-    this.outbound = new SlackOutbound(this.app.client, options.linkPreviews);
+    this.retries = { clock: this.clock, logger: this.logger, retries: options.retries ?? 5 };
+    this.outbound = new SlackOutbound(this.app.client, options.linkPreviews ?? (() => false), this.retries);
     this.names = new UserNames(this.app.client, this.logger, () => this.clock.now());
     this.groups = new ApproverGroups(this.app.client, options.approverGroups ?? [], this.logger, () =>
       this.clock.now(),
@@ -231,6 +241,18 @@ export class SlackAdapter
     if (thread) await this.outbound.setStatus(thread, "");
   }
 
+  /** The app's DM with a person (an approval card routed to approvers' DMs). */
+  async openDirectChat(userId: string): Promise<ChatRef> {
+    return this.resolveChat({ platform: "slack", channel: await this.outbound.openDirect(userId) });
+  }
+
+  /** Slack refused the post itself (no such user or channel, not allowed), not a passing fault. */
+  cannotReach(error: unknown): boolean {
+    if (!(error instanceof PlatformApiError) || error.retryAfterMs !== undefined) return false;
+    const code = slackErrorCode(error.cause);
+    return code !== undefined && !passingSlackErrors.has(code);
+  }
+
   /** A chat named by its channel id alone (a schedule's, a trigger's) in this app's workspace. */
   resolveChat(chat: ChatRef): ChatRef {
     const teamId = this.identity?.teamId;
@@ -285,7 +307,7 @@ export class SlackAdapter
 
   /** A file through `files.uploadV2` (`send-file.ts`): as the app, the agent's name leading its comment; returns the file's id. */
   readonly sendFile: NonNullable<ChannelPrimitives["sendFile"]> = (chat, author, file, options) =>
-    sendSlackFile(this.app.client, chat, author, file, options);
+    sendSlackFile(this.app.client, chat, author, file, options, this.retries);
 
   /**
    * The app's message carrying `key` as its metadata. In a thread that streams natively, the
@@ -318,6 +340,20 @@ export class SlackAdapter
     if (id === undefined) id = await this.outbound.post(chat, text, {}, blocks, key?.key);
     else await this.outbound.update(chat, id, text, blocks);
     return { id, ...(attachment ? { attach: () => this.attachArguments(chat, card, attachment) } : {}) };
+  }
+
+  /** A pending card drawn again (a quorum's progress, an escalation), its buttons kept. */
+  async redrawCard(chat: ChatRef, id: string, card: ApprovalCard): Promise<"edited" | "gone"> {
+    const { text, blocks } = renderApprovalCard(card);
+    try {
+      await this.outbound.update(chat, id, text, blocks);
+      return "edited";
+    } catch (error) {
+      const code = slackErrorCode(error instanceof Error ? error.cause : undefined);
+      if (code !== "message_not_found" && code !== "cant_update_message") throw error;
+      this.logger.warn({ err: error, approvalId: card.approvalId }, "approval card could not be redrawn");
+      return "gone";
+    }
   }
 
   async editCard(chat: ChatRef, id: string, outcome: ApprovalOutcome): Promise<"edited" | "gone"> {
@@ -390,7 +426,7 @@ export class SlackAdapter
    * and a post that did not know the scopes would carry a bold name instead of the agent's.
    */
   private identify(): Promise<AppIdentity> {
-    this.identifying ??= identifyApp(this.app.client, this.logger).then(
+    this.identifying ??= identifyApp(this.app.client, this.logger, this.retries).then(
       (identity) => {
         this.identity = identity;
         return identity;

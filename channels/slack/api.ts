@@ -1,6 +1,7 @@
 import type { webApi } from "@slack/bolt";
 import { NetworkError, PlatformApiError, RoundtableError } from "../../src/errors/roundtable-error.js";
-import type { ChatRef } from "../../src/world/channel-adapter.js";
+import { type ChatRef, earliestPostTime } from "../../src/world/channel-adapter.js";
+import { type Resend, type WebApiRetryOptions, withWebApiRetries } from "./web-api-retries.js";
 
 type WebClient = webApi.WebClient;
 /** A Block Kit block, as the Web API takes it. */
@@ -33,7 +34,7 @@ export function toPlatformError(error: unknown, what: string): RoundtableError {
     return new PlatformApiError(`slack ${what} rate limited`, {
       cause: error,
       userMessage: "Slack is rate limiting the service.",
-      ...(retryAfter === undefined ? {} : { retryAfterMs: retryAfter * 1000 }),
+      retryAfterMs: (retryAfter ?? 1) * 1000,
     });
   }
   if (code === "slack_webapi_platform_error") {
@@ -71,9 +72,10 @@ function place(chat: ChatRef): { channel: string; thread_ts?: string } {
 }
 
 /**
- * The adapter's outbound Web API calls. 429s are retried by the Web API client after exactly
- * the `Retry-After` Slack sent (its retry policy is set where the client is made); every other
- * failure becomes a RoundtableError naming the call.
+ * The adapter's outbound Web API calls, tried again as `web-api-retries.ts` says (a 429 after
+ * its `Retry-After`, in the calling chat only; a 5xx or a cut connection only where sending
+ * twice does no harm, or after looking for the post); every failure that reaches the caller is
+ * a RoundtableError naming the call.
  */
 export class SlackOutbound {
   private botId: Promise<string> | undefined;
@@ -81,16 +83,20 @@ export class SlackOutbound {
   constructor(
     private readonly client: WebClient,
     /** Whether a chat's posts may unfurl links (its world's `linkPreviews`). */
-    private readonly linkPreviews: (chat: ChatRef) => boolean = () => false,
+    private readonly linkPreviews: (chat: ChatRef) => boolean,
+    private readonly retries: WebApiRetryOptions,
   ) {}
 
-  /** Runs one Web API call; its failure becomes a RoundtableError naming it. */
-  private async call<T>(what: string, run: () => Promise<T>): Promise<T> {
-    try {
-      return await run();
-    } catch (error) {
-      throw toPlatformError(error, what);
-    }
+  /** Runs one Web API call under the retry policy; its failure becomes a RoundtableError naming it. */
+  private async call<T>(what: string, run: () => Promise<T>, resend: Resend<T> = "idempotent"): Promise<T> {
+    const once = async () => {
+      try {
+        return await run();
+      } catch (error) {
+        throw toPlatformError(error, what);
+      }
+    };
+    return withWebApiRetries(what, once, resend, this.retries);
   }
 
   /**
@@ -104,21 +110,40 @@ export class SlackOutbound {
     blocks?: Block[],
     key?: string,
   ): Promise<string> {
-    return this.call("chat.postMessage", async () => {
-      const result = await this.client.chat.postMessage({
-        ...place(chat),
-        text,
-        ...(blocks === undefined ? {} : { blocks: blocks as never }),
-        ...(key === undefined ? {} : { metadata: { event_type: postEventType, event_payload: { key } } }),
-        ...(identity.username === undefined ? {} : { username: identity.username }),
-        ...(identity.iconUrl === undefined ? {} : { icon_url: identity.iconUrl }),
-        // An unfurl is a fetch of the link by Slack: a prompt-injected answer could leak through it.
-        unfurl_links: this.linkPreviews(chat),
-        unfurl_media: this.linkPreviews(chat),
-      });
-      if (typeof result.ts !== "string") throw new PlatformApiError("slack chat.postMessage returned no ts");
-      return result.ts;
-    });
+    // A post whose answer was lost is looked for by its key before it is sent again.
+    const since = (earliestPostTime({ since: new Date() }) / 1000).toFixed(6);
+    const resend: Resend<string> =
+      key === undefined
+        ? "never"
+        : {
+            recover: () =>
+              this.findPosted(chat, key, since).catch((error: unknown) => {
+                this.retries.logger.warn(
+                  { err: error, key, channel: chat.channel },
+                  "could not look for a post whose answer was lost; sending it again",
+                );
+                return undefined;
+              }),
+          };
+    return this.call(
+      "chat.postMessage",
+      async () => {
+        const result = await this.client.chat.postMessage({
+          ...place(chat),
+          text,
+          ...(blocks === undefined ? {} : { blocks: blocks as never }),
+          ...(key === undefined ? {} : { metadata: { event_type: postEventType, event_payload: { key } } }),
+          ...(identity.username === undefined ? {} : { username: identity.username }),
+          ...(identity.iconUrl === undefined ? {} : { icon_url: identity.iconUrl }),
+          // An unfurl is a fetch of the link by Slack: a prompt-injected answer could leak through it.
+          unfurl_links: this.linkPreviews(chat),
+          unfurl_media: this.linkPreviews(chat),
+        });
+        if (typeof result.ts !== "string") throw new PlatformApiError("slack chat.postMessage returned no ts");
+        return result.ts;
+      },
+      resend,
+    );
   }
 
   /**
@@ -202,25 +227,41 @@ export class SlackOutbound {
     await this.call("chat.delete", () => this.client.chat.delete({ channel: chat.channel, ts }));
   }
 
+  /** The app's DM channel with a person (`conversations.open`; the same channel every time). */
+  async openDirect(user: string): Promise<string> {
+    const result = await this.call("conversations.open", () => this.client.conversations.open({ users: user }));
+    const id = result.channel?.id;
+    if (typeof id !== "string") throw new PlatformApiError("slack conversations.open returned no channel");
+    return id;
+  }
+
   async postEphemeral(chat: ChatRef, user: string, text: string): Promise<void> {
-    await this.call("chat.postEphemeral", () => this.client.chat.postEphemeral({ ...place(chat), user, text }));
+    await this.call(
+      "chat.postEphemeral",
+      () => this.client.chat.postEphemeral({ ...place(chat), user, text }),
+      "never",
+    );
   }
 
   /** A text file in the chat (Slack shows it as a snippet), with a comment. */
   async uploadSnippet(chat: ChatRef, filename: string, content: string, comment: string): Promise<string> {
-    return this.call("files.uploadV2", async () => {
-      const result = await this.client.filesUploadV2({
-        channel_id: chat.channel,
-        ...(chat.thread === undefined ? {} : { thread_ts: chat.thread }),
-        filename,
-        title: filename,
-        content,
-        initial_comment: comment,
-        snippet_type: "javascript",
-      } as never);
-      const files = (result as { files?: { files?: { id?: string }[] }[] }).files ?? [];
-      return files[0]?.files?.[0]?.id ?? filename;
-    });
+    return this.call(
+      "files.uploadV2",
+      async () => {
+        const result = await this.client.filesUploadV2({
+          channel_id: chat.channel,
+          ...(chat.thread === undefined ? {} : { thread_ts: chat.thread }),
+          filename,
+          title: filename,
+          content,
+          initial_comment: comment,
+          snippet_type: "javascript",
+        } as never);
+        const files = (result as { files?: { files?: { id?: string }[] }[] }).files ?? [];
+        return files[0]?.files?.[0]?.id ?? filename;
+      },
+      "never",
+    );
   }
 
   /** Native streaming (`chat.startStream`): Slack shows it under the app's identity. */
@@ -230,17 +271,21 @@ export class SlackOutbound {
     text: string,
     recipient: { user?: string; team?: string },
   ): Promise<string> {
-    return this.call("chat.startStream", async () => {
-      const result = await this.client.chat.startStream({
-        channel: chat.channel,
-        thread_ts: threadTs,
-        markdown_text: text,
-        ...(recipient.user === undefined ? {} : { recipient_user_id: recipient.user }),
-        ...(recipient.team === undefined ? {} : { recipient_team_id: recipient.team }),
-      });
-      if (typeof result.ts !== "string") throw new PlatformApiError("slack chat.startStream returned no ts");
-      return result.ts;
-    });
+    return this.call(
+      "chat.startStream",
+      async () => {
+        const result = await this.client.chat.startStream({
+          channel: chat.channel,
+          thread_ts: threadTs,
+          markdown_text: text,
+          ...(recipient.user === undefined ? {} : { recipient_user_id: recipient.user }),
+          ...(recipient.team === undefined ? {} : { recipient_team_id: recipient.team }),
+        });
+        if (typeof result.ts !== "string") throw new PlatformApiError("slack chat.startStream returned no ts");
+        return result.ts;
+      },
+      "never",
+    );
   }
 
   /** A stream that starts with chunks (a tool call's task card) instead of text. */
@@ -250,39 +295,52 @@ export class SlackOutbound {
     chunks: TaskChunk[],
     recipient: { user?: string; team?: string },
   ): Promise<string> {
-    return this.call("chat.startStream", async () => {
-      const result = await this.client.chat.startStream({
-        channel: chat.channel,
-        thread_ts: threadTs,
-        chunks,
-        ...(recipient.user === undefined ? {} : { recipient_user_id: recipient.user }),
-        ...(recipient.team === undefined ? {} : { recipient_team_id: recipient.team }),
-      });
-      if (typeof result.ts !== "string") throw new PlatformApiError("slack chat.startStream returned no ts");
-      return result.ts;
-    });
+    return this.call(
+      "chat.startStream",
+      async () => {
+        const result = await this.client.chat.startStream({
+          channel: chat.channel,
+          thread_ts: threadTs,
+          chunks,
+          ...(recipient.user === undefined ? {} : { recipient_user_id: recipient.user }),
+          ...(recipient.team === undefined ? {} : { recipient_team_id: recipient.team }),
+        });
+        if (typeof result.ts !== "string") throw new PlatformApiError("slack chat.startStream returned no ts");
+        return result.ts;
+      },
+      "never",
+    );
   }
 
   async appendChunks(chat: ChatRef, ts: string, chunks: TaskChunk[]): Promise<void> {
-    await this.call("chat.appendStream", () => this.client.chat.appendStream({ channel: chat.channel, ts, chunks }));
+    await this.call(
+      "chat.appendStream",
+      () => this.client.chat.appendStream({ channel: chat.channel, ts, chunks }),
+      "never",
+    );
   }
 
   async appendStream(chat: ChatRef, ts: string, text: string): Promise<void> {
-    await this.call("chat.appendStream", () =>
-      this.client.chat.appendStream({ channel: chat.channel, ts, markdown_text: text }),
+    await this.call(
+      "chat.appendStream",
+      () => this.client.chat.appendStream({ channel: chat.channel, ts, markdown_text: text }),
+      "never",
     );
   }
 
   /** End a native stream; `key` goes with it as metadata (`chat.startStream` takes none). */
   async stopStream(chat: ChatRef, ts: string, text?: string, key?: string, chunks?: TaskChunk[]): Promise<void> {
-    await this.call("chat.stopStream", () =>
-      this.client.chat.stopStream({
-        channel: chat.channel,
-        ts,
-        ...(text ? { markdown_text: text } : {}),
-        ...(chunks === undefined ? {} : { chunks }),
-        ...(key === undefined ? {} : { metadata: { event_type: postEventType, event_payload: { key } } }),
-      }),
+    await this.call(
+      "chat.stopStream",
+      () =>
+        this.client.chat.stopStream({
+          channel: chat.channel,
+          ts,
+          ...(text ? { markdown_text: text } : {}),
+          ...(chunks === undefined ? {} : { chunks }),
+          ...(key === undefined ? {} : { metadata: { event_type: postEventType, event_payload: { key } } }),
+        }),
+      "never",
     );
   }
 }

@@ -3,6 +3,7 @@ import { PlatformApiError } from "../../src/errors/roundtable-error.js";
 import type { Logger } from "../../src/log/logger.js";
 import { toPlatformError } from "./api.js";
 import { addScopeHint, describeMissingScopes, missingScopes } from "./scopes.js";
+import { type WebApiRetryOptions, withWebApiRetries } from "./web-api-retries.js";
 
 /** Who the app is in its workspace, from `auth.test`. */
 export interface AppIdentity {
@@ -17,13 +18,21 @@ export interface AppIdentity {
  * `auth.test`: who the app is and which scopes it has. Each missing scope is logged with the
  * feature it breaks and how to add it; a token that is not a bot token is refused.
  */
-export async function identifyApp(client: webApi.WebClient, logger: Logger): Promise<AppIdentity> {
-  let result: webApi.AuthTestResponse;
-  try {
-    result = await client.auth.test();
-  } catch (error) {
-    throw toPlatformError(error, "auth.test (check SLACK_BOT_TOKEN)");
-  }
+export async function identifyApp(
+  client: webApi.WebClient,
+  logger: Logger,
+  retries: WebApiRetryOptions,
+): Promise<AppIdentity> {
+  const what = "auth.test (check SLACK_BOT_TOKEN)";
+  const once = async () => {
+    try {
+      return await client.auth.test();
+    } catch (error) {
+      throw toPlatformError(error, what);
+    }
+  };
+  // A read: a 5xx or a cut connection at start is tried again (the client's own retries are off).
+  const result: webApi.AuthTestResponse = await withWebApiRetries(what, once, "idempotent", retries);
   const scopes = result.response_metadata?.scopes;
   if (scopes) {
     const missing = missingScopes(scopes);

@@ -39,7 +39,7 @@ export interface SlackAdapterOptions {
   logger: Logger;
   /** Minimum time between two changes of one streamed message (default 1000 ms). */
   updateIntervalMs?: number;
-  /** Retries of one Web API call after 429 or a network failure (default 5). */
+  /** Retries of one Web API call after a 429, or a 5xx or cut connection where that is safe (default 5). */
   retries?: number;
   clock?: ChannelClock;
 }

@@ -9,6 +9,7 @@ import {
   splitByMentions,
 } from "../../src/world/channel-adapter.js";
 import { outcomeWords, prettyArguments } from "../kit/approval-texts.js";
+import { cardReasoning, cardStatusLines } from "../kit/card-extras.js";
 import { approvalActionId, encodeApprovalValue } from "./action-value.js";
 import type { Block, PostIdentity } from "./api.js";
 import { escapeMrkdwn, markdownToMrkdwn } from "./mrkdwn.js";
@@ -138,9 +139,16 @@ export function renderApprovalCard(card: ApprovalCard): RenderedCard {
     `id \`${escapeMrkdwn(card.shortId)}\``,
     `expires ${clockTime(card.expiresAt)}`,
   ];
-  const blocks: Block[] = [section(headline), ...args.blocks];
+  const reasoning = cardReasoning(card);
+  // The step's reasoning above the arguments, escaped as they are (a code block).
+  const blocks: Block[] = [
+    section(headline),
+    ...(reasoning === undefined ? [] : [section(codeBlock(reasoning))]),
+    ...args.blocks,
+  ];
   if (hasInvisibleCharacters(card.argumentsJson)) blocks.push(context(`*${escapeMrkdwn(invisibleCharactersNotice)}*`));
   if (card.reason.trim() !== "") blocks.push(context(`_${escapeMrkdwn(card.reason)}_`));
+  for (const line of cardStatusLines(card)) blocks.push(context(`*${escapeMrkdwn(line)}*`));
   blocks.push(context(details.join(" · ")));
   blocks.push({
     type: "actions",

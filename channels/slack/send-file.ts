@@ -2,6 +2,7 @@ import type { webApi } from "@slack/bolt";
 import { PlatformApiError } from "../../src/errors/roundtable-error.js";
 import type { Author, ChatRef, OutboundFile, SendPartOptions } from "../../src/world/channel-adapter.js";
 import { toPlatformError } from "./api.js";
+import { type WebApiRetryOptions, withWebApiRetries } from "./web-api-retries.js";
 
 type WebClient = webApi.WebClient;
 
@@ -23,21 +24,27 @@ export async function sendSlackFile(
   author: Author,
   file: OutboundFile,
   _options: SendPartOptions = {},
+  /** The adapter's retry policy (without: one try). */
+  retries?: WebApiRetryOptions,
 ): Promise<string> {
   const comment = captionFor(author, file.caption);
-  let result: unknown;
-  try {
-    result = await client.files.uploadV2({
-      channel_id: chat.channel,
-      ...(chat.thread === undefined ? {} : { thread_ts: chat.thread }),
-      file: Buffer.from(file.bytes),
-      filename: file.name,
-      title: file.name,
-      ...(comment === undefined ? {} : { initial_comment: comment }),
-    } as Parameters<WebClient["files"]["uploadV2"]>[0]);
-  } catch (error) {
-    throw toPlatformError(error, "files.uploadV2");
-  }
+  const upload = async (): Promise<unknown> => {
+    try {
+      return await client.files.uploadV2({
+        channel_id: chat.channel,
+        ...(chat.thread === undefined ? {} : { thread_ts: chat.thread }),
+        file: Buffer.from(file.bytes),
+        filename: file.name,
+        title: file.name,
+        ...(comment === undefined ? {} : { initial_comment: comment }),
+      } as Parameters<WebClient["files"]["uploadV2"]>[0]);
+    } catch (error) {
+      throw toPlatformError(error, "files.uploadV2");
+    }
+  };
+  // A 429 is waited out here; an upload of unknown outcome is not sent again (it may show twice).
+  const result =
+    retries === undefined ? await upload() : await withWebApiRetries("files.uploadV2", upload, "never", retries);
   const id = fileIdOf(result);
   if (id === undefined) throw new PlatformApiError(`slack files.uploadV2 answered without a file id for ${file.name}`);
   return id;

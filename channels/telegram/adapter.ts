@@ -11,6 +11,7 @@ import {
   type ChannelPrimitives,
   chatCommands,
   type ChatRef,
+  type DirectChatChannel,
   type InboundSink,
   type MessageLinks,
   type OutboundText,
@@ -24,7 +25,15 @@ import {
   type WorkingStatusChannel,
 } from "../../src/world/channel-adapter.js";
 import { AdminRoles } from "./admin-roles.js";
-import { type BotHandle, TelegramOutbound, createApi, isPrivateChat, isRefusal, toPlatformError } from "./api.js";
+import {
+  type BotHandle,
+  TelegramOutbound,
+  createApi,
+  isPrivateChat,
+  isRefusal,
+  isUnreachableChat,
+  toPlatformError,
+} from "./api.js";
 import { botApiFetch } from "./bot-api-fetch.js";
 import { EditThrottle } from "./edit-throttle.js";
 import { type MentionDirectory, emptyMentionDirectory } from "./mentions.js";
@@ -62,7 +71,13 @@ function paceKeyOf(bot: BotHandle, chat: ChatRef): string {
  * `webhookUrl` is set. Only the main bot's updates are read; agent bots only send.
  */
 export class TelegramAdapter
-  implements ChannelAdapter, ChannelPrimitives<TelegramPart>, WebhookChannel, MessageLinks, WorkingStatusChannel
+  implements
+    ChannelAdapter,
+    ChannelPrimitives<TelegramPart>,
+    DirectChatChannel,
+    WebhookChannel,
+    MessageLinks,
+    WorkingStatusChannel
 {
   readonly id = "telegram";
   readonly platform = "telegram" as const;
@@ -310,6 +325,24 @@ export class TelegramAdapter
     return { id, attach: () => this.outbound.sendDocument(this.main, chat, file, { replyTo: id, caption }) };
   }
 
+  /** A pending card drawn again (a quorum's progress, an escalation), its buttons kept. */
+  async redrawCard(chat: ChatRef, id: string, card: ApprovalCard): Promise<"edited" | "gone"> {
+    const { html, keyboard } = renderApprovalCard(card);
+    const messageId = Number(id);
+    try {
+      if (!Number.isInteger(messageId)) throw new Error(`no card message id in ${JSON.stringify(id)}`);
+      await this.outbound.edit(this.main, chat, messageId, { html, plain: htmlToPlain(html) }, keyboard);
+      return "edited";
+    } catch (error) {
+      const cause = error instanceof Error ? error.cause : undefined;
+      if (Number.isInteger(messageId) && !isRefusal(cause, /message to edit not found|message can't be edited/i)) {
+        throw error;
+      }
+      this.logger.warn({ err: error, approvalId: card.approvalId }, "approval card could not be redrawn");
+      return "gone";
+    }
+  }
+
   async editCard(chat: ChatRef, id: string, outcome: ApprovalOutcome): Promise<"edited" | "gone"> {
     const messageId = Number(id);
     try {
@@ -412,6 +445,15 @@ export class TelegramAdapter
   }
 
   /** Links to messages exist in supergroups (and their topics); elsewhere there are none. */
+  /** A person's private chat with the bot: its id is theirs (a post there is refused until they started the bot). */
+  async openDirectChat(userId: string): Promise<ChatRef> {
+    return { platform: "telegram", channel: userId };
+  }
+
+  cannotReach(error: unknown): boolean {
+    return isUnreachableChat(error);
+  }
+
   messageLink(chat: ChatRef, platformMessageId: string): string | undefined {
     return telegramMessageLink(chat, platformMessageId);
   }

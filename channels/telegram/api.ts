@@ -63,6 +63,13 @@ export function isRefusal(error: unknown, pattern: RegExp): boolean {
   return error instanceof GrammyError && pattern.test(error.description);
 }
 
+/** Telegram will not deliver to that chat: the person never started the bot or blocked it (403), or no such chat. */
+export function isUnreachableChat(error: unknown): boolean {
+  const cause = error instanceof RoundtableError ? error.cause : error;
+  if (!(cause instanceof GrammyError)) return false;
+  return cause.error_code === 403 || (cause.error_code === 400 && /chat not found/i.test(cause.description));
+}
+
 const notModified = /message is not modified/i;
 const badEntities = /can't parse entities|can't find end of|unsupported start tag|unexpected end tag/i;
 

@@ -8,6 +8,7 @@ import {
   revealInvisible,
 } from "../../src/world/channel-adapter.js";
 import { outcomeEmoji, outcomeWords, prettyArguments } from "../kit/approval-texts.js";
+import { cardReasoning, cardStatusLines } from "../kit/card-extras.js";
 import { encodeApprovalCallback, encodeStopCallback } from "./callback-data.js";
 import { escapeHtml, markdownToTelegramHtml } from "./markdown-html.js";
 import { splitMarkdown } from "./split-markdown.js";
@@ -90,6 +91,12 @@ function cardArgumentsLines(card: ApprovalCard): string[] {
   ];
 }
 
+/** The step's reasoning above the arguments, escaped as they are. */
+function reasoningLines(card: ApprovalCard): string[] {
+  const reasoning = cardReasoning(card);
+  return reasoning === undefined ? [] : [`<blockquote>${escapeHtml(reasoning)}</blockquote>`];
+}
+
 function clockTime(at: Date): string {
   return `${at.toISOString().slice(11, 16)} UTC`;
 }
@@ -98,9 +105,11 @@ function clockTime(at: Date): string {
 export function renderApprovalCard(card: ApprovalCard): { html: string; keyboard: InlineKeyboardMarkup } {
   const lines = [
     `🔐 <b>${escapeHtml(card.agent)}</b> wants to run <code>${escapeHtml(card.tool)}</code>`,
+    ...reasoningLines(card),
     ...cardArgumentsLines(card),
   ];
   if (card.reason.trim() !== "") lines.push(`<i>${escapeHtml(card.reason)}</i>`);
+  for (const line of cardStatusLines(card)) lines.push(`<b>${escapeHtml(line)}</b>`);
   lines.push(
     `Asked for ${escapeHtml(card.requestedFor)} · id <code>${escapeHtml(card.shortId)}</code> · expires ${clockTime(card.expiresAt)}`,
   );

@@ -177,6 +177,14 @@ export class WebAdapter
     return { id: card.approvalId };
   }
 
+  /** A pending card drawn again (a quorum's progress, an escalation): the page replaces it by id. */
+  async redrawCard(chat: ChatRef, _id: string, card: ApprovalCard): Promise<"edited"> {
+    const webCard = toWebCard(card, this.agents);
+    this.cards.set(card.approvalId, webCard);
+    this.publish(chat, cardItem(webCard, new Date()));
+    return "edited";
+  }
+
   /** The card is redrawn whole with its outcome (a page always can). */
   async editCard(chat: ChatRef, _id: string, outcome: ApprovalOutcome): Promise<"edited"> {
     const webCard = decidedCard(outcome, this.cards.get(outcome.approvalId));

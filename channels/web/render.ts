@@ -7,6 +7,7 @@ import {
   revealInvisible,
 } from "../../src/world/channel-adapter.js";
 import type { WebAuthor, WebCard, WebItem } from "./web-items.js";
+import { cardReasoning, cardStatusLines } from "../kit/card-extras.js";
 
 /** How an agent appears on the page (`agents[].displayName`, `agents[].avatarUrl`). */
 export interface AgentIdentity {
@@ -59,6 +60,8 @@ export function webCardArguments(
 
 export function toWebCard(card: ApprovalCard, agents: ReadonlyMap<string, AgentIdentity>): WebCard {
   const displayName = agents.get(card.agent)?.displayName;
+  const reasoning = cardReasoning(card);
+  const status = cardStatusLines(card);
   return {
     approvalId: card.approvalId,
     shortId: card.shortId,
@@ -67,6 +70,8 @@ export function toWebCard(card: ApprovalCard, agents: ReadonlyMap<string, AgentI
     tool: card.tool,
     ...webCardArguments(card.argumentsJson),
     reason: card.reason,
+    ...(reasoning === undefined ? {} : { reasoning }),
+    ...(status.length === 0 ? {} : { status }),
     requestedFor: card.requestedFor,
     expiresAt: card.expiresAt.toISOString(),
     state: "pending",

@@ -30,6 +30,10 @@ export interface WebCard {
   /** Set when the arguments are longer than the page's box: their length, and that the box scrolls. */
   lengthNotice?: string;
   reason: string;
+  /** The model's reasoning of the step, shown above the arguments (as text). */
+  reasoning?: string;
+  /** A quorum's progress, an escalation (`channels/kit/card-extras.ts`). */
+  status?: string[];
   requestedFor: string;
   expiresAt: string;
   state: "pending" | "approved" | "denied" | "expired" | "skipped";

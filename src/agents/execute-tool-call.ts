@@ -11,6 +11,7 @@ import { postToolFiles } from "./post-tool-files.js";
 import { discardCallOutbox, prepareCallOutbox } from "../tools/outbox-files.js";
 import type { ToolFile } from "../tools/tool-source.js";
 import { linkedSignal } from "./linked-signal.js";
+import { withoutSlot } from "../world/step-slots.js";
 import type { Logger } from "../log/logger.js";
 
 /** Default time a tool may take when its source sets none. */
@@ -69,14 +70,18 @@ export async function executeToolCall(runtime: AgentRuntime, toolCallId: string)
     log.info("tool running");
     working = showWorking(runtime.world, parseChatKey(call.chatKey), call.agent, { kind: "tool", tool: call.name });
     showToolProgress(runtime.world, parseChatKey(call.chatKey), call.agent, progressOf(call, "running"));
-    workdir = await resolveWorkdir(scope.world);
-    const outbox = await callOutbox(workdir, call.id, log);
-    const outcome = await runtime.tools.call(call.name, checked.args, {
-      workdir,
-      signal: linked.signal,
-      timeoutMs: defaultToolTimeoutMs,
-      ...(outbox === undefined ? {} : { outbox }),
-    });
+    const callWorkdir = await resolveWorkdir(scope.world);
+    workdir = callWorkdir;
+    const outbox = await callOutbox(callWorkdir, call.id, log);
+    // A tool's process (or MCP server) is waited for without the step's slot (src/world/step-slots.ts).
+    const outcome = await withoutSlot(() =>
+      runtime.tools.call(call.name, checked.args, {
+        workdir: callWorkdir,
+        signal: linked.signal,
+        timeoutMs: defaultToolTimeoutMs,
+        ...(outbox === undefined ? {} : { outbox }),
+      }),
+    );
     kind = outcome.kind;
     text = outcome.text;
     if ((outcome.kind === "ok" || outcome.kind === "error") && outcome.files) files = outcome.files;

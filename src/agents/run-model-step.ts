@@ -14,6 +14,7 @@ import { dispatchToolCalls } from "./dispatch-tool-calls.js";
 import { endWithLimit, failTurn } from "./end-turn.js";
 import { finishStoppedAnswer, skipOpenCalls } from "./finish-stopped-answer.js";
 import { linkedSignal } from "./linked-signal.js";
+import { slotFreeStream } from "../world/step-slots.js";
 import { askPastBudget } from "./budget-ask.js";
 import {
   type ChargedCall,
@@ -154,7 +155,8 @@ async function runWatchedStep(
   // call where the answer is posted whole).
   const working = showWorking(runtime.world, chat, agent.name, { kind: "thinking" });
   try {
-    for await (const part of entry.provider.stream(fitted.request, signal)) {
+    // Each part is awaited without the step's slot: a turn waiting for its model holds none.
+    for await (const part of slotFreeStream(entry.provider.stream(fitted.request, signal))) {
       if (part.type === "text-delta") {
         if (answer.streaming) working.stop();
         streamed += part.text;

@@ -1,4 +1,5 @@
 import type { Metrics } from "../metrics/metrics.js";
+import { standsForApproval } from "../world/events.js";
 import type { EventListener } from "../world/outbox.js";
 
 /** Counts world events for `/metrics`, by listening to the outbox (the engine knows nothing of it). */
@@ -17,16 +18,18 @@ export function eventMetrics(metrics: Metrics): EventListener {
       case "turn-ended":
         turns.inc({ reason: event.reason });
         return;
+      // Once per approval, not once per copy of its card (an approver's DM, the approvals chat).
       case "approval-requested":
-        approvals.inc({ platform: event.chat.platform });
+        if (standsForApproval(event)) approvals.inc({ platform: event.chat.platform });
         return;
       case "approval-decided":
-        decisions.inc({ state: event.outcome.state });
+        if (standsForApproval(event)) decisions.inc({ state: event.outcome.state });
         return;
       case "tool-result":
         results.inc({ kind: event.kind });
         return;
       case "tool-calls":
+      case "approval-updated":
       case "stream":
         return;
     }

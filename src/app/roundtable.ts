@@ -12,6 +12,7 @@ import type { EventPolicy } from "../world/policy/event-policy.js";
 import type { ChannelAdapter } from "../world/channel-adapter.js";
 import { ChannelRegistry } from "../world/channel-registry.js";
 import type { WorkQueue } from "../world/work-queue.js";
+import { StepSlots } from "../world/step-slots.js";
 import { createWorldDirectory } from "../world/world-directory.js";
 import { WorldEngine } from "../world/world-engine.js";
 import { agentSettingsFrom, chatBindingsFrom, worldSettingsFrom } from "./world-settings-from-config.js";
@@ -88,10 +89,15 @@ export class Roundtable {
         const checked = parts.tools.check(tool, argumentsJson);
         return checked.ok ? parts.policy.hash(tool, checked.args) : undefined;
       },
+      previewCall: (tool, argumentsJson) => {
+        const checked = parts.tools.check(tool, argumentsJson);
+        return checked.ok ? parts.policy.preview(checked.args) : argumentsJson.slice(0, 500);
+      },
       clock: parts.clock ?? (() => new Date()),
       files: inboundFiles(parts.config, parts.logger, parts.store, parts.clock ?? (() => new Date())),
       ...(parts.deliveryHoldMs === undefined ? {} : { deliveryHoldMs: parts.deliveryHoldMs }),
       ...(parts.eventPolicy === undefined ? {} : { policy: parts.eventPolicy }),
+      stepSlots: new StepSlots(parts.config.queue.concurrency),
     });
     const runtime: AgentRuntime = {
       world: this.engine.context,

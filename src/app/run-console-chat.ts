@@ -2,6 +2,7 @@ import { ConsoleAdapter } from "../../channels/console/adapter.js";
 import { migrateDatabase } from "../storage/migrate.js";
 import { openStore } from "../storage/open-store.js";
 import { buildParts } from "./build-parts.js";
+import { inFlightOf } from "../world/step-slots.js";
 import { Roundtable } from "./roundtable.js";
 import type { ConsoleChatOptions } from "./service-entry.js";
 
@@ -23,7 +24,7 @@ export async function runConsoleChat(options: ConsoleChatOptions): Promise<numbe
   const user = options.as ?? process.env.USER ?? "you";
   await migrateDatabase({ databaseUrl: options.databaseUrl, logger });
   const opened = await openStore({ databaseUrl: options.databaseUrl, logger });
-  const queue = opened.createQueue({ concurrency: config.queue.concurrency });
+  const queue = opened.createQueue({ concurrency: inFlightOf(config.queue) });
   let roundtable: Roundtable | undefined;
   const adapter = new ConsoleAdapter({
     world: world.name,

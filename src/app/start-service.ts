@@ -6,6 +6,7 @@ import { startTelemetry } from "../telemetry/start-telemetry.js";
 import { turnSpans } from "../telemetry/turn-spans.js";
 import { isWebhookChannel } from "../world/channel-adapter.js";
 import { buildParts } from "./build-parts.js";
+import { inFlightOf } from "../world/step-slots.js";
 import { releaseStartMemory } from "./release-start-memory.js";
 import { createChannels } from "./create-channels.js";
 import { createWebConsole } from "./create-web-console.js";
@@ -40,7 +41,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     void building.then((built) => Promise.allSettled((built.closeables ?? []).map((part) => part.close())));
     throw error;
   }
-  const queue = opened.createQueue({ concurrency: config.queue.concurrency });
+  const queue = opened.createQueue({ concurrency: inFlightOf(config.queue) });
   logger.info(
     opened.provider === "sqlite"
       ? "work queue: embedded (SQLite): run one `roundtable start` per database file; several processes need PostgreSQL"

@@ -17,6 +17,12 @@ export function worldSettingsFrom(world: WorldConfig): WorldSettings {
     members: world.members,
     approvalTimeout: world.approvalTimeout,
     ...(world.approvals.allowAlways ? { allowAlways: { forMs: world.approvals.allowAlwaysFor } } : {}),
+    ...(Object.keys(world.approvals.quorum).length === 0 ? {} : { quorum: world.approvals.quorum }),
+    ...(world.approvals.remind === undefined ? {} : { remindMs: world.approvals.remind }),
+    ...(world.approvals.escalate === undefined
+      ? {}
+      : { escalate: { afterMs: world.approvals.escalate.after, to: world.approvals.escalate.to } }),
+    ...cardRoutingFrom(world.approvals),
     allowBots: world.allowBots,
     limits: {
       messagesPerMinute: world.limits.messagesPerMinute,
@@ -32,6 +38,13 @@ export function worldSettingsFrom(world: WorldConfig): WorldSettings {
       ...(world.limits.raiseBy === undefined ? {} : { raiseBy: world.limits.raiseBy }),
     },
   };
+}
+
+/** `approvals.route` and `approvals.channel`, present only when a card goes anywhere but its chat. */
+function cardRoutingFrom(approvals: WorldConfig["approvals"]): Pick<WorldSettings, "cardRouting"> {
+  const { route, channel } = approvals;
+  if (route === "chat" && channel === undefined) return {};
+  return { cardRouting: { route, ...(channel === undefined ? {} : { channel }) } };
 }
 
 /** The world's view of a configured agent: identity in chats (display name defaults to the name) and limits. */

@@ -17,6 +17,7 @@ export async function auditApprovals(store: Store, since: Date, world?: string):
     const trigger = turn ? await store.getMessage(turn.triggerMessageId) : undefined;
     const requesterName = trigger?.author.id === approval.requestedFor ? trigger.author.name : undefined;
     const changes = await store.listApprovalChanges(approval.id);
+    const copies = await store.listCardCopies(approval.id);
     const decidedBy =
       approval.decidedById !== undefined && approval.decidedById !== "roundtable"
         ? { id: approval.decidedById, name: approval.decidedByName ?? approval.decidedById }
@@ -48,6 +49,16 @@ export async function auditApprovals(store: Store, since: Date, world?: string):
         ...(change.note === undefined ? {} : { note: change.note }),
       })),
       ...createdRuleOf(madeRules.get(approval.id)),
+      ...(copies.length === 0
+        ? {}
+        : {
+            copies: copies.map(({ chatKey, kind, state, decidedHere }) => ({
+              chat: chatKey,
+              kind,
+              state,
+              decidedHere,
+            })),
+          }),
     });
   }
   // Calls a stored rule allowed have no approval: each is an entry of its own, in time order.

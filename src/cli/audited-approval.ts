@@ -25,4 +25,6 @@ export interface AuditedApproval {
   allowedByRule?: string;
   /** An *Always allow* decision: the rule it made. */
   createdRule?: string;
+  /** Where its card was shown with `approvals.route` or `approvals.channel`, and which copy decided (docs/approvals.md). */
+  copies?: { chat: string; kind: string; state: string; decidedHere: boolean }[];
 }

@@ -2,6 +2,8 @@ import { loadConfig, resolveDatabaseUrl } from "../config/load-config.js";
 import { checkHooks } from "./check/check-hooks.js";
 import { exposureWarnings, metricsExposureWarning } from "../config/exposure-warnings.js";
 import { autonomousApprovalWarnings } from "../config/check-autonomous.js";
+import { quorumWarnings } from "../config/check-quorum.js";
+import { approvalRouteWarnings } from "../config/check-approval-routes.js";
 import { requiresApiKey } from "../config/provider-environment.js";
 import { checkDatabase } from "./check/check-database.js";
 import { checkMcpServers } from "./check/check-mcp-servers.js";
@@ -57,7 +59,13 @@ Options:
       ...exposureWarnings(config).map(
         (warning): CheckRow => ({ name: `access ${warning.world}`, status: "warn", detail: warning.text }),
       ),
+      ...approvalRouteWarnings(config).map(
+        (warning): CheckRow => ({ name: `approvals ${warning.world}`, status: "warn", detail: warning.text }),
+      ),
       ...autonomousApprovalWarnings(config).map(
+        (warning): CheckRow => ({ name: warning.subject, status: "warn", detail: warning.text }),
+      ),
+      ...quorumWarnings(config).map(
         (warning): CheckRow => ({ name: warning.subject, status: "warn", detail: warning.text }),
       ),
       ...[metricsExposureWarning(context.env)].flatMap((text): CheckRow[] =>

@@ -13,6 +13,7 @@ import { linearPatternProblem } from "../tools/linear-pattern.js";
 import type { Config } from "./schema.js";
 import { checkToolName } from "./tool-names.js";
 import { checkAutonomous } from "./check-autonomous.js";
+import { checkQuorum } from "./check-quorum.js";
 
 export interface ReferenceCheckOptions {
   /** The built-in default may run without a provider key (its agent then says so). */
@@ -34,6 +35,7 @@ export function checkReferences(config: Config, options: ReferenceCheckOptions =
     ...checkWebPeople(config),
     ...checkTranscription(config),
     ...checkAutonomous(config),
+    ...checkQuorum(config),
     ...checkBudgets(config),
   ];
 }

@@ -164,6 +164,14 @@ export type HooksConfig = z.infer<typeof hooksConfigSchema>;
 
 const approversSchema = z.record(z.string(), z.array(z.union([z.string(), z.number()]).transform(String)));
 
+/** `approvals.channel`: a chat on a chat platform, by its id there (docs/approvals.md). */
+const approvalsChannelSchema = z
+  .object({
+    platform: z.enum(["slack", "telegram", "discord"]),
+    id: z.union([z.string().min(1), z.number()]).transform(String),
+  })
+  .strict();
+
 /**
  * `worlds[].approvals` (docs/approvals.md): how a world's cards are decided beyond one click.
  * Every key is optional.
@@ -174,6 +182,16 @@ export const approvalsConfigSchema = z
     allowAlways: booleanText(z.boolean()).default(false),
     /** How long a stored *Always allow* rule lasts. */
     allowAlwaysFor: durationSchema.default(30 * 24 * 3_600_000),
+    /** `"<tool or server__*>": N`: such a call runs only after N different approvers approved it (not the requester). */
+    quorum: z.record(z.string(), numeric(z.number().int().min(1).max(20))).default({}),
+    /** Re-notify the approvers once, this long after the card (e.g. `10m`). */
+    remind: durationSchema.optional(),
+    /** After `after` with no decision, `to` (ids per platform) may decide the card too, and are told. */
+    escalate: z.object({ after: durationSchema, to: approversSchema }).strict().optional(),
+    /** Where cards go: the chat (default), the approvers' direct messages, or both. */
+    route: z.enum(["chat", "dm", "both"]).default("chat"),
+    /** One approvals chat, on any configured platform, that gets a copy of every card. */
+    channel: approvalsChannelSchema.optional(),
   })
   .strict();
 export type ApprovalsConfig = z.infer<typeof approvalsConfigSchema>;
@@ -374,12 +392,15 @@ const webConsoleSchema = z
   .strict();
 
 /**
- * `queue`: the stored work queue. `concurrency` is how many steps (model calls, tool runs,
- * deliveries) this process runs at once across chats; one chat's steps always run in order.
+ * `queue`: the stored work queue. `concurrency` is how many steps of this process use the CPU
+ * or the database at once; a step waiting for its model, a tool, an edit interval or a
+ * platform's retry time holds none. `inFlight` is how many steps may be under way at once
+ * (waiting ones included: answers in flight). One chat's steps always run in order.
  */
 const queueConfigSchema = z
   .object({
     concurrency: numeric(z.number().int().min(1).max(1000)).default(32),
+    inFlight: numeric(z.number().int().min(1).max(10_000)).default(1000),
   })
   .strict();
 

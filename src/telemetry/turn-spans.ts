@@ -1,6 +1,7 @@
 import { ROOT_CONTEXT, trace } from "@opentelemetry/api";
 import type { Logger } from "../log/logger.js";
 import { chatKey } from "../world/chat-ref.js";
+import { standsForApproval } from "../world/events.js";
 import type { EventListener } from "../world/outbox.js";
 import { fixedIdGenerator } from "./fixed-id-generator.js";
 import {
@@ -59,7 +60,8 @@ export function turnSpans(source: TurnSpanSource, logger: Logger): EventListener
         return;
       }
     }
-    if (event.type === "approval-decided") {
+    // One span per approval, not one per copy of its card (an approver's DM, the approvals chat).
+    if (event.type === "approval-decided" && standsForApproval(event)) {
       {
         const { outcome } = event;
         void source

@@ -39,3 +39,8 @@ export async function isOnList(entries: readonly string[], subject: AccessSubjec
   const roles = new Set((await subject.roles()).map((role) => role.toLowerCase()));
   return wanted.some((role) => roles.has(role));
 }
+
+/** An approver entry that names one person (not `requester`, `*`, `admins` or `role:…`). */
+export function isPersonEntry(entry: string): boolean {
+  return entry !== requesterEntry && entry !== everyoneEntry && entry !== adminsEntry && !entry.startsWith("role:");
+}

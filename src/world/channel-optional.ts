@@ -156,3 +156,20 @@ export function isChatResolvingChannel<Adapter extends object>(
 ): adapter is Adapter & ChatResolvingChannel {
   return typeof (adapter as Partial<ChatResolvingChannel>).resolveChat === "function";
 }
+
+/**
+ * Capability: the bot's direct chat with one person, for approval cards routed to approvers'
+ * DMs (docs/approvals.md, "Where approval cards go"): Slack `conversations.open`, a Discord DM
+ * channel, a Telegram private chat (whose id is the person's; whether the bot may write there
+ * shows only when a post is refused).
+ */
+export interface DirectChatChannel {
+  /** The direct chat with `userId`; throws when the platform will not open one. */
+  openDirectChat(userId: string): Promise<ChatRef>;
+  /** Whether a failed post means the person cannot be reached there (blocked, never started the bot, no such user). */
+  cannotReach(error: unknown): boolean;
+}
+
+export function canOpenDirectChat<Adapter extends object>(adapter: Adapter): adapter is Adapter & DirectChatChannel {
+  return typeof (adapter as Partial<DirectChatChannel>).openDirectChat === "function";
+}

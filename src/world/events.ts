@@ -50,8 +50,25 @@ export type WorldEvent =
       turnId: string;
       calls: { id: string; name: string; argumentsJson: string }[];
     }
-  | { type: "approval-requested"; chat: ChatRef; card: ApprovalCard }
-  | { type: "approval-decided"; chat: ChatRef; outcome: ApprovalOutcome }
+  | {
+      type: "approval-requested";
+      chat: ChatRef;
+      card: ApprovalCard;
+      /**
+       * A copy of the card outside its chat (an approver's DM, the approvals chat: `src/world/approvals/`);
+       * `fallback` is the card its chat gets when no copy can be shown (`route: dm`); `primary`
+       * marks the one copy that stands for the approval when its chat has no card (metrics, spans).
+       */
+      copy?: { kind: "dm" | "channel"; fallback?: ApprovalCard; primary?: true };
+    }
+  | {
+      type: "approval-decided";
+      chat: ChatRef;
+      outcome: ApprovalOutcome;
+      copy?: { kind: "dm" | "channel"; primary?: true };
+    }
+  /** A pending card drawn again, its buttons kept: a quorum's progress, an escalation (src/world/turn/quorum.ts). */
+  | { type: "approval-updated"; chat: ChatRef; card: ApprovalCard }
   | {
       type: "tool-result";
       chat: ChatRef;
@@ -71,6 +88,13 @@ export type WorldEvent =
       /** When the turn started (absent in events stored before it was carried). */
       startedAt?: Date;
     };
+
+/** Whether an approval event stands for its approval (not one of its card's further copies): counted once. */
+export function standsForApproval(
+  event: Extract<WorldEvent, { type: "approval-requested" | "approval-decided" }>,
+): boolean {
+  return event.copy === undefined || event.copy.primary === true;
+}
 
 /** A persisted event with its position in the log. */
 export type StoredEvent = WorldEvent & { seq: number; createdAt: Date };

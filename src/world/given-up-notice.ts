@@ -26,6 +26,7 @@ function givenUpWhat(event: StoredEvent, unshownFiles: readonly string[] | undef
     case "approval-requested":
       return `An approval request from ${event.card.agent}`;
     case "approval-decided":
+    case "approval-updated":
       return "An update of an approval card";
     default:
       return undefined;

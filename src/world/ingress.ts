@@ -235,6 +235,6 @@ export class Ingress implements InboundSink {
   }
 
   click(click: ApprovalClick): Promise<ClickResult> {
-    return handleApprovalClick(this.context, click);
+    return handleApprovalClick(this.context, click, this.outbox);
   }
 }

@@ -16,6 +16,9 @@ export const jobPayloadSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("approval-decided"), approvalId: z.string() }),
   /** Expire an approval that nobody decided in time. */
   z.object({ kind: z.literal("approval-expire"), approvalId: z.string() }),
+  /** Remind an approval's deciders once, or escalate it (`approvals.remind`, `escalate`). */
+  z.object({ kind: z.literal("approval-remind"), approvalId: z.string() }),
+  z.object({ kind: z.literal("approval-escalate"), approvalId: z.string() }),
   /** Show a stored event on its channel. */
   z.object({ kind: z.literal("deliver"), seq: z.number().int() }),
   /** Start the turn of a schedule's or trigger's stored run (src/world/autonomous/). */
@@ -37,6 +40,10 @@ export function jobKey(payload: JobPayload): string {
       return `decided:${payload.approvalId}`;
     case "approval-expire":
       return `expire:${payload.approvalId}`;
+    case "approval-remind":
+      return `remind:${payload.approvalId}`;
+    case "approval-escalate":
+      return `escalate:${payload.approvalId}`;
     case "deliver":
       return `deliver:${payload.seq}`;
     case "autonomous-run":

@@ -6,6 +6,7 @@ import type { OutboundText } from "./outbound-text.js";
 import type { MessageRecord } from "./records.js";
 import { maskLiteralText } from "./routing/mask-literal-text.js";
 import type { WorldContext } from "./world-context.js";
+import { isPersonEntry } from "./access-list.js";
 
 /** How many recent messages are searched for the people a text names. */
 const peopleWindow = 500;
@@ -20,7 +21,8 @@ const mentionPattern = /(?<![\p{L}\p{N}_@-])@([\p{L}\p{N}_][\p{L}\p{N}_.-]*[\p{L
 export async function outboundFor(context: WorldContext, chat: ChatRef, message: WorldMessage): Promise<OutboundText> {
   // A schedule's or trigger's run shows one line naming it; its prompt is for the agent.
   const text = autonomousLine(message.author) ?? message.text;
-  const mentions = await findMentions(context, chat, message.chatKey, text);
+  const listed = message.author.kind === "system" ? listedPeople(context, chat) : undefined;
+  const mentions = await findMentions(context, chat, message.chatKey, text, listed);
   return {
     author: withIdentity(context, message.author),
     text,
@@ -46,6 +48,7 @@ async function findMentions(
   chat: ChatRef,
   chatKey: string,
   text: string,
+  listed?: ReadonlySet<string>,
 ): Promise<OutboundMention[]> {
   if (!text.includes("@")) return [];
   const names = new Set<string>();
@@ -65,9 +68,18 @@ async function findMentions(
       people ??= peopleByName(await context.store.listMessages(chatKey, { latest: peopleWindow }));
       target = people.get(name.toLowerCase());
     }
+    // The world's own notices name deciders by id (a reminder, an escalation): a real mention.
+    if (!target && listed?.has(name)) target = { kind: "person", id: name, name };
     if (target) mentions.push({ text: `@${name}`, target });
   }
   return mentions;
+}
+
+/** The ids the chat's world lists for its platform (approvers, `approvals.escalate.to`), one person each. */
+function listedPeople(context: WorldContext, chat: ChatRef): ReadonlySet<string> {
+  const world = context.worlds.worldFor(chat);
+  const entries = [...(world?.approvers[chat.platform] ?? []), ...(world?.escalate?.to[chat.platform] ?? [])];
+  return new Set(entries.filter(isPersonEntry));
 }
 
 /** The people of a chat by lower-case name and handle; the newest message wins. */

@@ -1,4 +1,5 @@
 import { assertNever } from "../errors/assert-never.js";
+import { deliverCardCopy, deliverOutcomeCopy } from "./approvals/deliver-copy.js";
 import { RoundtableError } from "../errors/roundtable-error.js";
 import type { ChannelAdapter, MessageStream, OutboundMention, OutboundText, SentRef } from "./channel-adapter.js";
 import { type ChatRef, chatKey } from "./chat-ref.js";
@@ -18,6 +19,8 @@ import type { Author, WorldMessage } from "./message.js";
 import { outboundFor } from "./outbound-for.js";
 import type { WorldContext } from "./world-context.js";
 import { postWorldNotice } from "./world-notice.js";
+import { redrawPendingCard } from "./delivery/card-redraw.js";
+import { withoutSlot } from "./step-slots.js";
 
 /** What a delivery of a message with files has shown so far: its text, then its files' ids. */
 interface MessageShown {
@@ -174,6 +177,8 @@ export class Outbox {
         return;
       }
       case "approval-requested": {
+        // A copy in an approver's DM or the approvals chat (src/world/approvals/).
+        if (event.copy) return deliverCardCopy(this.context, this, { ...event, copy: event.copy }, rerun);
         if (await store.getOutbound("approval", event.card.approvalId)) break;
         const card = event.card;
         const recordCard = (sent: SentRef) =>
@@ -203,6 +208,7 @@ export class Outbox {
         return;
       }
       case "approval-decided": {
+        if (event.copy) return deliverOutcomeCopy(this.context, event, rerun);
         const card = await store.getOutbound("approval", event.outcome.approvalId);
         if (!card) {
           // Its card is not posted yet (its delivery is being retried): try again later.
@@ -236,6 +242,9 @@ export class Outbox {
         }
         break;
       }
+      case "approval-updated":
+        await redrawPendingCard(this.context, adapter, event);
+        break;
       case "tool-calls":
       case "tool-result":
       case "turn-ended":
@@ -394,7 +403,8 @@ export class Outbox {
           return undefined;
         }
         log.warn({ err: error, attempt, retryInMs: wait }, "delivery refused; holding the chat's later deliveries");
-        await new Promise((resolve) => setTimeout(resolve, wait));
+        // The platform's retry time is waited out without the step's slot.
+        await withoutSlot(() => new Promise((resolve) => setTimeout(resolve, wait)));
       }
     }
   }
@@ -467,6 +477,7 @@ export function shouldDeliver(event: WorldEvent): boolean {
     case "system":
     case "approval-requested":
     case "approval-decided":
+    case "approval-updated":
       return true;
     case "tool-calls":
     case "tool-result":

@@ -1,4 +1,6 @@
 import type { AccountingStore } from "./accounting-store.js";
+import type { ApprovalVoteStore } from "./approval-vote-store.js";
+import type { CardCopyStore } from "./approvals/card-copies.js";
 import type { AutonomousRunStore } from "./autonomous/autonomous-run-store.js";
 import type { BudgetStore } from "./budget-store.js";
 import type { LoginSessionStore } from "./login-session-store.js";
@@ -51,7 +53,9 @@ export interface Store
     LoginSessionStore,
     AutonomousRunStore,
     HookOutcomeStore,
-    StoredRuleStore {
+    StoredRuleStore,
+    ApprovalVoteStore,
+    CardCopyStore {
   // chats
   /** Create the chat if new (binding it to `world`); return it either way. */
   ensureChat(key: string, world: string, platform: string): Promise<ChatRecord>;
@@ -123,6 +127,8 @@ export interface Store
     options?: { countInChat?: boolean },
   ): Promise<TurnRecord>;
   getTurn(id: string): Promise<TurnRecord | undefined>;
+  /** The turns among `ids` that carry a stop marker, with who stopped them (the stop poll's one read). */
+  stoppedTurns(ids: readonly string[]): Promise<{ id: string; stoppedBy: { id: string; name: string } }[]>;
   updateTurn(
     id: string,
     change: Partial<Pick<TurnRecord, "state" | "step" | "endReason" | "endedAt" | "deadlineAt">>,

@@ -4,6 +4,7 @@ import type { Store } from "./store.js";
 import type { ChannelRegistry } from "./channel-registry.js";
 import type { ChatRef } from "./chat-ref.js";
 import type { WorkQueue } from "./work-queue.js";
+import type { StepSlots } from "./step-slots.js";
 import type { AgentSettings, WorldSettings } from "./world-settings.js";
 import type { EventPolicy } from "./policy/event-policy.js";
 
@@ -50,6 +51,8 @@ export interface WorldContext {
    * undefined when the arguments do not parse. Supplied by the tool side.
    */
   hashCall: (tool: string, argumentsJson: string) => string | undefined;
+  /** A call's arguments as its card shows them (the policy's preview). Supplied by the tool side. */
+  previewCall: (tool: string, argumentsJson: string) => string;
   clock: () => Date;
   /** Downloads and places inbound messages' files (absent: attachments are not fetched). */
   files?: InboundFiles;
@@ -60,4 +63,9 @@ export interface WorldContext {
   deliveryHoldMs?: number;
   /** The policy modules (`hooks`, docs/hooks.md); absent: no hooks, no events built. */
   policy?: EventPolicy;
+  /**
+   * The slots of `queue.concurrency` (src/world/step-slots.ts): each step runs in one, and gives
+   * it back while it waits. Absent: the queue's own concurrency is the only bound.
+   */
+  stepSlots?: StepSlots;
 }

@@ -6,7 +6,7 @@ import { jobPayloadSchema } from "./jobs.js";
 import { Outbox } from "./outbox.js";
 import { recoverLostSteps } from "./recover-lost-steps.js";
 import { routeStoredMessage } from "./route-message.js";
-import { TurnInterrupts } from "./turn/index.js";
+import { runApprovalTimer, TurnInterrupts } from "./turn/index.js";
 import type { ClaimedJob } from "./work-queue.js";
 import type { TurnRunner, WorldContext } from "./world-context.js";
 
@@ -36,7 +36,8 @@ export class WorldEngine {
   async start(): Promise<void> {
     await recoverLostSteps(this.context);
     await requeueRecentRuns(this.context);
-    await this.context.queue.start((job) => this.handle(job));
+    const slots = this.context.stepSlots;
+    await this.context.queue.start(slots ? (job) => slots.run(() => this.handle(job)) : (job) => this.handle(job));
   }
 
   async stop(): Promise<void> {
@@ -76,6 +77,9 @@ export class WorldEngine {
         return runner.approvalDecided(payload.approvalId);
       case "approval-expire":
         return runner.approvalExpire(payload.approvalId);
+      case "approval-remind":
+      case "approval-escalate":
+        return runApprovalTimer(this.context, this.outbox, payload.kind, payload.approvalId);
       default:
         return assertNever(payload, "job");
     }

@@ -27,10 +27,26 @@ export interface WorldSettings {
    * rules match, each for `forMs` (`allowAlwaysFor`) from its making. Absent: off.
    */
   allowAlways?: { forMs: number };
+  /** `approvals.quorum`, `remind`, `escalate` (docs/approvals.md, src/world/turn/quorum.ts). */
+  quorum?: Readonly<Record<string, number>>;
+  remindMs?: number;
+  escalate?: { afterMs: number; to: Partial<Record<string, string[]>> };
+  /**
+   * `approvals.route` and `approvals.channel` (docs/approvals.md, "Where approval cards go").
+   * Absent: every card is posted in the chat where the agent works, and only there.
+   */
+  cardRouting?: CardRouting;
   /** Other bots' messages start turns. */
   allowBots: boolean;
   /** A person's message rate and the world's daily budget (`worlds[].limits`). */
   limits: WorldLimitSettings;
+}
+
+/** Where a world's cards go besides (or instead of) the chat: the approvers' DMs, one approvals chat. */
+export interface CardRouting {
+  route: "chat" | "dm" | "both";
+  /** The approvals chat, by its platform and id as configured. */
+  channel?: { platform: Platform; id: string };
 }
 
 /** `worlds[].limits`: messages per person per minute; tokens and USD per UTC day for the world. */

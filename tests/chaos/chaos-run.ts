@@ -73,6 +73,8 @@ export interface ChaosSettings {
    * deliveries POSTed every ~2 s during the load (see autonomous-chaos.ts).
    */
   autonomous?: boolean;
+  /** Telegram: `dm` routes every card to one approver's private chat (`approvals.route: dm`), pressed there. */
+  approvalRoute?: "dm";
 }
 
 export interface ChaosReport {
@@ -152,6 +154,7 @@ export async function runChaos(settings: ChaosSettings): Promise<ChaosReport> {
   let unexpectedExits = 0;
   const configFile = path.join(directory, "roundtable.yaml");
   const autonomous = settings.autonomous === true && world instanceof TelegramChaosWorld;
+  if (world instanceof TelegramChaosWorld) world.routeCardsToDm = settings.approvalRoute === "dm";
   await writeFile(
     configFile,
     world instanceof TelegramChaosWorld && autonomous

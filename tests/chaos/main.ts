@@ -27,6 +27,9 @@
  * `--autonomous` (Telegram): a schedule on `* * * * *` and a trigger, each in a chat of its own,
  * signed deliveries POSTed every ~2 s (one in three repeating an accepted id); a table judges
  * every minute due and every accepted delivery: run once, shown once, answered once.
+ *
+ * `--route dm` (Telegram): `approvals.route: dm`, every card in one approver's private chat
+ * (who pressed Start), approved there as soon as it shows; the group gets the "asked privately" line.
  */
 import { randomBytes } from "node:crypto";
 import { mkdtempSync } from "node:fs";
@@ -57,11 +60,16 @@ async function main(): Promise<number> {
       "pg-data": { type: "string" },
       autonomous: { type: "boolean" },
       "keep-database": { type: "boolean" },
+      route: { type: "string" },
     },
   });
   const platform = values.platform ?? "telegram";
   if (platform !== "telegram" && platform !== "slack") {
     process.stderr.write(`chaos: --platform must be telegram or slack, not ${platform}\n`);
+    return 2;
+  }
+  if (values.route !== undefined && (values.route !== "dm" || platform !== "telegram")) {
+    process.stderr.write("chaos: --route takes dm, on Telegram only\n");
     return 2;
   }
   const faults =
@@ -87,6 +95,7 @@ async function main(): Promise<number> {
     ...(faults === undefined ? {} : { faults: faults as FaultKind[] }),
     ...(values["pg-data"] === undefined ? {} : { postgresData: values["pg-data"] }),
     ...(values.autonomous ? { autonomous: true } : {}),
+    ...(values.route === "dm" ? { approvalRoute: "dm" as const } : {}),
   };
   const database = values.sqlite ? sqliteDatabase() : await postgresDatabase(positionals[0]);
   if (!database) {

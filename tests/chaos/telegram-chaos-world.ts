@@ -60,6 +60,12 @@ export class TelegramChaosWorld {
   private readonly users = new Map<number, FakeUser>();
   private sequence = 0;
   private modelBreaks: ModelBreak[] = [];
+  /**
+   * `approvals.route: dm`: every card goes to one approver's private chat (who started the bot)
+   * and is pressed there; the group gets the "asked privately" line.
+   */
+  routeCardsToDm = false;
+  private readonly approver: FakeUser = { id: 99_999, is_bot: false, first_name: "approver" };
   private firstPoll: Promise<void>;
   private polled: () => void = () => {};
 
@@ -85,6 +91,7 @@ export class TelegramChaosWorld {
       if (method === "getUpdates") this.polled();
     };
     telegram.onCall = (call) => this.onTelegramCall(call);
+    telegram.addChat({ id: this.approver.id, type: "private", first_name: this.approver.first_name });
   }
 
   static async start(lives: () => readonly Life[]): Promise<TelegramChaosWorld> {
@@ -139,6 +146,9 @@ export class TelegramChaosWorld {
       "  - name: main",
       `    agents: [${chaosAgents.join(", ")}]`,
       "    limits: { messagesPerMinute: 1000000 }  # one person per chat writes far more than 20 a minute here",
+      ...(this.routeCardsToDm
+        ? [`    approvers: { telegram: ["${this.approver.id}"] }`, "    approvals: { route: dm }"]
+        : []),
       "tools:",
       "  mcpServers:",
       `    probe: { url: "${this.probe.url}" }`,
@@ -259,8 +269,9 @@ export class TelegramChaosWorld {
     }
     const once = callbackOnce(call.params.reply_markup);
     if (once !== undefined && call.method === "sendMessage") {
-      // The person approves the card as soon as it shows.
-      this.telegram.pressButton(botToken, { chatId, messageId, from: this.person(chatId), data: once });
+      // The person (or, with cards in DMs, the approver) approves the card as soon as it shows.
+      const from = chatId === this.approver.id ? this.approver : this.person(chatId);
+      this.telegram.pressButton(botToken, { chatId, messageId, from, data: once });
       return;
     }
     const final = /\bre (m\d+x\d+) (ok|done)\b/.exec(text);

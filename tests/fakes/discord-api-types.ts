@@ -26,4 +26,16 @@ export interface InjectedFailure {
   status: number;
   body: Json;
   headers: Record<string, string>;
+  /** Carry the call out first, then answer with the failure: Discord took it, the answer was lost. */
+  afterDoing?: boolean;
+  /** Cut the connection instead of answering (ECONNRESET on the caller's side). */
+  reset?: boolean;
+}
+
+/** A server-side fault (`FakeDiscord.faultNext`): a 5xx, or a cut connection; before or after carrying the call out. */
+export interface DiscordFault {
+  /** Default 502 (Bad Gateway, Cloudflare's page in front of Discord). */
+  status?: number;
+  reset?: boolean;
+  afterDoing?: boolean;
 }

@@ -15,11 +15,11 @@ import {
   type StoredDiscordMessage,
   snowflake,
 } from "./discord-state.js";
-import type { FakeBotSetup, InjectedFailure, RecordedRestCall } from "./discord-api-types.js";
+import type { DiscordFault, FakeBotSetup, InjectedFailure, RecordedRestCall } from "./discord-api-types.js";
 
 export type { FakeChannel, FakeDiscordUser, FakeInteraction, FakeRole, StoredDiscordMessage } from "./discord-state.js";
 export { messageContentFlag, messageContentLimitedFlag } from "./discord-state.js";
-export type { FakeBotSetup, RecordedRestCall } from "./discord-api-types.js";
+export type { DiscordFault, FakeBotSetup, RecordedRestCall } from "./discord-api-types.js";
 
 /**
  * A fake Discord on 127.0.0.1: the REST API under `/api/v10` (JSON and multipart bodies, bot
@@ -377,6 +377,25 @@ export class FakeDiscord {
     this.failures.push({ method, pattern, times, status, body: { code, message }, headers: {} });
   }
 
+  /**
+   * The next `times` calls matching `method` and `pattern` play `fault`: a 5xx (default 502) or a
+   * cut connection, before the call is carried out (Discord refused it) or after (Discord took
+   * it and the answer was lost). For the chaos harness and the fault tests.
+   */
+  faultNext(method: string, pattern: RegExp, fault: DiscordFault = {}, times = 1): void {
+    const status = fault.status ?? 502;
+    this.failures.push({
+      method,
+      pattern,
+      times,
+      status,
+      body: { code: 0, message: `${status}: Bad Gateway` },
+      headers: {},
+      ...(fault.afterDoing ? { afterDoing: true } : {}),
+      ...(fault.reset ? { reset: true } : {}),
+    });
+  }
+
   messagesIn(channelId: string): StoredDiscordMessage[] {
     return this.state.messagesIn(channelId);
   }
@@ -450,13 +469,16 @@ export class FakeDiscord {
         this.calls.push({ method, path, query: url.search, token, body, files, status });
       };
       const failure = this.failures.find((each) => each.times > 0 && each.method === method && each.pattern.test(path));
+      if (failure) failure.times -= 1;
+      const route = routes.find((each) => each.method === method && each.pattern.test(path));
       if (failure) {
-        failure.times -= 1;
-        record(failure.status);
-        this.reply(response, { status: failure.status, body: failure.body }, failure.headers);
+        // Carried out first when the fault says Discord took the call.
+        if (failure.afterDoing && route) route.handle(rest, [...(route.pattern.exec(path) ?? [])], this.context());
+        record(failure.reset ? 0 : failure.status);
+        if (failure.reset) request.socket.destroy();
+        else this.reply(response, { status: failure.status, body: failure.body }, failure.headers);
         return;
       }
-      const route = routes.find((each) => each.method === method && each.pattern.test(path));
       if (!route) {
         record(404);
         this.reply(response, { status: 404, body: { code: 0, message: "404: Not Found" } });

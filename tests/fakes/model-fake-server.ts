@@ -62,6 +62,10 @@ export interface FakeReply {
   reasoning?: { id: string; encryptedContent: string };
   /** Pause between frames, so a browser test can watch the answer being written. */
   frameDelayMs?: number;
+  /** Pause after the headers before the first frame (a model's time to its first token). */
+  firstFrameDelayMs?: number;
+  /** A slow model: the first `frames` frames are written, the rest only once `until` resolves. */
+  hold?: { frames: number; until: Promise<void> };
 }
 
 export interface FakeError {
@@ -299,7 +303,13 @@ async function play(protocol: WireProtocol, step: FakeStep, request: RecordedReq
       response.socket?.destroy();
       return;
     case "reply":
-      await writeFrames(response, protocol.reply(step, request), step.frameDelayMs);
+      if (step.firstFrameDelayMs !== undefined) await writeFrames(response, [], 0, step.firstFrameDelayMs);
+      if (step.hold) {
+        const frames = protocol.reply(step, request);
+        await writeFrames(response, frames.slice(0, step.hold.frames), step.frameDelayMs);
+        await step.hold.until;
+        await writeFrames(response, frames.slice(step.hold.frames), step.frameDelayMs);
+      } else await writeFrames(response, protocol.reply(step, request), step.frameDelayMs);
       response.end();
       return;
     case "malformed":
@@ -345,7 +355,7 @@ function writeError(response: ServerResponse, answer: ErrorAnswer): void {
 }
 
 /** Writes frames one by one, yielding to the event loop between them so they travel apart. */
-async function writeFrames(response: ServerResponse, frames: string[], delayMs = 0): Promise<void> {
+async function writeFrames(response: ServerResponse, frames: string[], delayMs = 0, pauseMs = 0): Promise<void> {
   if (!response.headersSent) {
     response.writeHead(200, {
       "content-type": "text/event-stream",
@@ -354,6 +364,7 @@ async function writeFrames(response: ServerResponse, frames: string[], delayMs =
     });
     response.flushHeaders();
   }
+  if (pauseMs > 0) await new Promise((resolve) => setTimeout(resolve, pauseMs));
   for (const frame of frames) {
     if (response.destroyed) return;
     response.write(frame);

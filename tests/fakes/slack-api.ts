@@ -5,7 +5,7 @@ import { slackSignatureHeaders } from "./slack-signing.js";
 import { FakeSocketMode } from "./slack-socket.js";
 import { type SlackEphemeral, SlackMessages, type SlackStoredMessage, type SlackUploadedFile } from "./slack-state.js";
 import { parseParams, uploadedBytes, uploadedContent } from "./slack-request-body.js";
-import { handleWebApi } from "./slack-web-api.js";
+import { handleWebApi, type WebApiAnswer } from "./slack-web-api.js";
 
 export type { SlackEphemeral, SlackStoredMessage, SlackUploadedFile } from "./slack-state.js";
 
@@ -52,11 +52,23 @@ export interface RecordedSlackCall {
   ok: boolean;
 }
 
+/**
+ * A fault the fake plays instead of an answer (docs/reliability.md, "How it is tested"): 429
+ * with `Retry-After`, a 5xx, an HTTP 200 `{ ok: false, error }`, or a cut connection; for one
+ * channel or any; before carrying the call out (Slack refused it) or after (Slack took it and
+ * the answer was lost, so the caller cannot know).
+ */
 export interface InjectedSlackFailure {
-  /** 429 (with `Retry-After`) or an HTTP 200 `{ ok: false, error }`. */
+  /** 429 (with `Retry-After`, the default), a 5xx, or 200 (`{ ok: false, error }`). */
   status?: number;
   retryAfterSeconds?: number;
   error?: string;
+  /** Only calls about this channel (their `channel` or `channel_id`). */
+  channel?: string;
+  /** Carry the call out first, then answer with the failure (or cut): its outcome is unknown to the caller. */
+  afterDoing?: boolean;
+  /** Cut the connection instead of answering (ECONNRESET on the caller's side). */
+  reset?: boolean;
 }
 
 export const defaultScopes = [
@@ -162,6 +174,20 @@ export class FakeSlack {
   /** The next `times` calls of `method` fail with `failure`. */
   failNext(method: string, failure: InjectedSlackFailure, times = 1): void {
     this.failures.push({ method, failure, times });
+  }
+
+  /** The injected failure the next call of `method` about `params.channel` plays, used up by one. */
+  private takeFailure(method: string, params: Record<string, unknown>): InjectedSlackFailure | undefined {
+    const channel = params.channel ?? params.channel_id;
+    const entry = this.failures.find(
+      (each) =>
+        each.method === method &&
+        each.times > 0 &&
+        (each.failure.channel === undefined || each.failure.channel === channel),
+    );
+    if (!entry) return undefined;
+    entry.times -= 1;
+    return entry.failure;
   }
 
   callsTo(method: string): RecordedSlackCall[] {
@@ -483,7 +509,16 @@ export class FakeSlack {
     const method = url.pathname.slice("/api/".length);
     const params = parseParams(raw, String(request.headers["content-type"] ?? ""));
     for (const [key, value] of url.searchParams) params[key] = value;
-    const answer = handleWebApi(this, method, params, String(request.headers.authorization ?? ""));
+    const failure = this.takeFailure(method, params);
+    const authorization = String(request.headers.authorization ?? "");
+    // Carried out unless the fault refuses it first; answered with the fault if there is one.
+    const done = failure && !failure.afterDoing ? undefined : handleWebApi(this, method, params, authorization);
+    const answer = failure ? failureAnswer(failure) : (done ?? failureAnswer({ status: 500 }));
+    if (failure?.reset) {
+      this.calls.push({ method, params, status: 0, ok: false });
+      request.socket.destroy();
+      return;
+    }
     const call = { method, params, status: answer.status, ok: answer.status === 200 && answer.body.ok === true };
     this.calls.push(call);
     const reply = () => {
@@ -499,6 +534,13 @@ export class FakeSlack {
     if (held) held.hold(response, reply);
     else reply();
   }
+}
+
+function failureAnswer(failure: InjectedSlackFailure): WebApiAnswer {
+  const { status = 429, retryAfterSeconds = 1, error = status === 429 ? "ratelimited" : "internal_error" } = failure;
+  return status === 429
+    ? { status: 429, body: { ok: false, error }, retryAfter: retryAfterSeconds }
+    : { status, body: { ok: false, error } };
 }
 
 export interface Delivery {

@@ -22,14 +22,6 @@ export function handleWebApi(
   params: Record<string, unknown>,
   authorization: string,
 ): WebApiAnswer {
-  const injected = fake.failures.find((entry) => entry.method === method && entry.times > 0);
-  if (injected) {
-    injected.times -= 1;
-    const { status = 429, retryAfterSeconds = 1, error = "ratelimited" } = injected.failure;
-    return status === 429
-      ? { status: 429, body: { ok: false, error }, retryAfter: retryAfterSeconds }
-      : { status, body: { ok: false, error } };
-  }
   const token = authorization.replace(/^Bearer\s+/i, "") || text(params, "token");
   if (method === "apps.connections.open") {
     if (!fake.setup.appToken || token !== fake.setup.appToken) return refuse("invalid_auth");
@@ -144,6 +136,12 @@ export function handleWebApi(
     case "usergroups.users.list": {
       const group = fake.usergroups.find((each) => each.id === params.usergroup);
       return group ? ok({ users: group.users }) : refuse("no_such_subteam");
+    }
+    case "conversations.open": {
+      // The app's DM with one person: the same `D…` channel every time.
+      const user = fake.users.find((each) => each.id === params.users);
+      if (!user || user.isBot) return refuse(user ? "cannot_dm_bot" : "user_not_found");
+      return ok({ channel: { id: `D${user.id}` } });
     }
     case "users.info": {
       const user = fake.users.find((each) => each.id === params.user);

@@ -136,6 +136,9 @@ export class FakeChats {
 
   send(botUser: FakeUser, token: string, params: Json): Outcome {
     const chat = this.chats.get(Number(params.chat_id));
+    // A person's private chat exists once they started the bot (`addChat` with type private).
+    if (!chat && Number(params.chat_id) > 0)
+      return refuse(403, "Forbidden: bot can't initiate conversation with a user");
     if (!chat) return refuse(400, "Bad Request: chat not found");
     const parsed = this.parseText(params);
     if (!parsed.ok) return refuse(400, parsed.error);

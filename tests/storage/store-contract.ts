@@ -428,6 +428,28 @@ export function storeContract(name: string, open: () => Promise<StoreFixture>): 
         expect((await store.getTurn(ended.id))?.stoppedBy).toBeUndefined();
         expect(await store.markTurnStopped(unique("turn"), ana)).toBeUndefined();
       });
+
+      it("reads the stop markers of many turns at once (the stop poll), over several statements", async () => {
+        const base = {
+          chatKey: chatKey(),
+          agent: "alice",
+          triggerMessageId: "m",
+          startedById: "u",
+          deadlineAt: new Date("2030-01-01T00:00:00Z"),
+        };
+        const turns = [];
+        for (let index = 0; index < 120; index++)
+          turns.push(await store.createTurn({ ...base, id: unique("turn"), state: "running" }));
+        const ana = { id: "u1", name: "Ana" };
+        const stopped = [turns[3], turns[64], turns[119]].map((turn) => turn?.id ?? "");
+        for (const id of stopped) await store.markTurnStopped(id, ana);
+        const ids = [...turns.map((turn) => turn.id), unique("turn")];
+        const found = await store.stoppedTurns(ids);
+        expect(found.map((turn) => turn.id).sort()).toEqual([...stopped].sort());
+        expect(found.every((turn) => turn.stoppedBy.id === "u1" && turn.stoppedBy.name === "Ana")).toBe(true);
+        expect(await store.stoppedTurns([])).toEqual([]);
+        expect(await store.stoppedTurns([turns[0]?.id ?? ""])).toEqual([]);
+      });
     });
   });
 }

@@ -6,6 +6,8 @@ import { storeApprovalContract } from "./store-contract-approvals.js";
 import { storeBudgetContract } from "./store-contract-budgets.js";
 import { storeLoginContract } from "./store-contract-logins.js";
 import { storeRuleContract } from "./store-contract-rules.js";
+import { storeVoteContract } from "./store-contract-votes.js";
+import { storeCardCopyContract } from "./store-contract-card-copies.js";
 import { createPostgresDatabase, describePostgres, quietLogger } from "./test-databases.js";
 
 describePostgres("PostgreSQL store", (serverUrl) => {
@@ -27,4 +29,6 @@ describePostgres("PostgreSQL store", (serverUrl) => {
   storeBudgetContract("PostgreSQL", openPostgres);
   storeLoginContract("PostgreSQL", openPostgres);
   storeRuleContract("PostgreSQL", openPostgres);
+  storeVoteContract("PostgreSQL", openPostgres);
+  storeCardCopyContract("PostgreSQL", openPostgres);
 });

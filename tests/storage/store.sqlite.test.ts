@@ -6,6 +6,8 @@ import { storeApprovalContract } from "./store-contract-approvals.js";
 import { storeBudgetContract } from "./store-contract-budgets.js";
 import { storeLoginContract } from "./store-contract-logins.js";
 import { storeRuleContract } from "./store-contract-rules.js";
+import { storeVoteContract } from "./store-contract-votes.js";
+import { storeCardCopyContract } from "./store-contract-card-copies.js";
 import { quietLogger, temporarySqlite } from "./test-databases.js";
 
 const openSqlite = async () => {
@@ -27,3 +29,5 @@ storeAccountingContract("SQLite", openSqlite);
 storeBudgetContract("SQLite", openSqlite);
 storeLoginContract("SQLite", openSqlite);
 storeRuleContract("SQLite", openSqlite);
+storeVoteContract("SQLite", openSqlite);
+storeCardCopyContract("SQLite", openSqlite);

@@ -13,6 +13,7 @@ import type { ChannelAdapter } from "../../src/world/channel-adapter.js";
 import type { ChatRef, Platform } from "../../src/world/chat-ref.js";
 import type { ApprovalChoice, ClickResult, IngressResult } from "../../src/world/inbound.js";
 import { RecordingChannel } from "../fakes/recording-channel.js";
+import { inFlightOf } from "../../src/world/step-slots.js";
 import type { ModelProvider } from "../../src/providers/model-provider.js";
 
 export interface HarnessAgent {
@@ -37,6 +38,11 @@ export interface HarnessOptions {
   /** Keep the database file on close (restart tests). */
   keepDatabase?: boolean;
   concurrency?: number;
+  /**
+   * The `queue` section (`concurrency`: the step slots; `inFlight`): the queue then runs
+   * `inFlight` steps at once, as the service does, instead of {@link concurrency}.
+   */
+  queue?: { concurrency?: number; inFlight?: number };
   /** Real platform adapters to run besides the recording channel (e.g. Telegram on its fake API). */
   channels?: ChannelAdapter[];
   /** How long a refused delivery holds the chat (default the service's). */
@@ -163,10 +169,13 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
     ...(options.files === undefined ? {} : { files: options.files }),
     ...options.autonomous,
     ...(options.hooks === undefined ? {} : { hooks: options.hooks }),
+    ...(options.queue === undefined ? {} : { queue: options.queue }),
   });
   await migrateDatabase({ databaseUrl, logger });
   const opened = await openStore({ databaseUrl, logger });
-  const queue = opened.createQueue({ concurrency: options.concurrency ?? 4 });
+  const queue = opened.createQueue({
+    concurrency: options.queue === undefined ? (options.concurrency ?? 4) : inFlightOf(config.queue),
+  });
   const channel = new RecordingChannel(platform);
   const parts = await buildParts(config, logger, {
     state: { databaseUrl, ...options.serviceState },

@@ -161,6 +161,7 @@ function renderCard(item) {
   const card = item.card;
   const node = element("li", `item card state-${card.state}`);
   node.append(element("div", "card-title", `${card.agentDisplayName || card.agent} wants to run ${card.tool}`));
+  if (card.reasoning) node.append(element("div", "card-reasoning", card.reasoning));
   if (card.lengthNotice) node.append(element("div", "card-length", card.lengthNotice));
   node.append(element("pre", "arguments", prettyArguments(card.argumentsJson)));
   if (card.invisibleNotice) node.append(element("div", "card-warning", card.invisibleNotice));
@@ -171,6 +172,7 @@ function renderCard(item) {
   if (card.state === "pending") parts.push(`expires ${utcTime(card.expiresAt)}`);
   meta.textContent = parts.join(" · ");
   node.append(meta);
+  if (card.state === "pending") for (const line of card.status || []) node.append(element("div", "card-status", line));
   if (card.state === "pending") {
     const buttons = element("div", "buttons");
     for (const choice of ["once", "session", "deny"]) {

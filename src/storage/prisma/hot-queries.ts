@@ -216,6 +216,28 @@ export class HotQueries {
   }
 
   /**
+   * The turns among `ids` with a stop marker: their stoppers. Statements of one fixed shape
+   * ({@link stopChunk} ids each, the last chunk padded with its first id), so a poll over a
+   * thousand watched turns is a few dozen statements, not a thousand.
+   */
+  async stoppedTurns(ids: readonly string[]): Promise<{ id: string; stoppedBy: { id: string; name: string } }[]> {
+    const found: { id: string; stoppedBy: { id: string; name: string } }[] = [];
+    for (let start = 0; start < ids.length; start += stopChunk) {
+      const chunk = ids.slice(start, start + stopChunk);
+      const first = chunk[0];
+      if (first === undefined) break;
+      while (chunk.length < stopChunk) chunk.push(first);
+      const rows = await this.raw.rows<{ id: string; stoppedById: string; stoppedByName: string | null }>({
+        strings: stoppedTurnsText,
+        values: chunk,
+      });
+      for (const row of rows)
+        found.push({ id: row.id, stoppedBy: { id: row.stoppedById, name: row.stoppedByName ?? row.stoppedById } });
+    }
+    return found;
+  }
+
+  /**
    * One statement: the given fields change, the others keep their values (a flag per field,
    * so a field is never set from a guessed default). Undefined when there is no such turn.
    */
@@ -343,3 +365,15 @@ function onlyRow<T>(rows: T[], what: string): T {
   if (!row) throw new Error(`${what} returned no row`);
   return row;
 }
+
+/** Turns a stop-marker statement reads at once. */
+const stopChunk = 50;
+const stoppedTurnsParts = [
+  `SELECT "id", "stoppedById", "stoppedByName" FROM "Turn" WHERE "stoppedById" IS NOT NULL AND "id" IN (`,
+  ...Array.from({ length: stopChunk - 1 }, () => ", "),
+  ")",
+];
+/** One object for every statement of the poll: the raw runners prepare it once. */
+const stoppedTurnsText = Object.assign(stoppedTurnsParts, {
+  raw: [...stoppedTurnsParts],
+}) as unknown as TemplateStringsArray;

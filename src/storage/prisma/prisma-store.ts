@@ -41,6 +41,9 @@ import { AutonomousRunQueries } from "./autonomous-run-queries.js";
 import type { AutonomousRunRecord } from "../../world/autonomous/autonomous-run-store.js";
 import { HookOutcomeQueries } from "./hook-outcome-queries.js";
 import { StoredRuleQueries } from "./stored-rule-queries.js";
+import { ApprovalVoteQueries } from "./approval-vote-queries.js";
+import type { ApprovalVote } from "../../world/approval-vote-store.js";
+import { CardCopyQueries } from "./card-copy-queries.js";
 import type { HookEffects, HookOutcomeRecord, ReplayHistory } from "../../world/policy/event-policy.js";
 import { RecentMessages } from "./recent-messages.js";
 import { StepQueries } from "./step-queries.js";
@@ -69,6 +72,8 @@ export class PrismaStore implements Store {
   private readonly runs: AutonomousRunQueries;
   private readonly hooks: HookOutcomeQueries;
   private readonly rules: StoredRuleQueries;
+  private readonly votes: ApprovalVoteQueries;
+  private readonly copies: CardCopyQueries;
   /** The hot statements' way to the database (around Prisma's client on SQLite). */
   private readonly raw: RawSql;
   private readonly steps: StepQueries;
@@ -100,6 +105,8 @@ export class PrismaStore implements Store {
     this.logins = new LoginSessionQueries(db);
     this.hooks = new HookOutcomeQueries(db, clock);
     this.rules = new StoredRuleQueries(db);
+    this.votes = new ApprovalVoteQueries(db);
+    this.copies = new CardCopyQueries(db, clock);
     this.raw = rawSqlOf(db);
     this.runs = new AutonomousRunQueries(this.raw, clock);
     this.outboundWriter = options.outboundWriter;
@@ -110,6 +117,34 @@ export class PrismaStore implements Store {
     this.recent = options.recentMessages
       ? new RecentMessages((chatKey, latest, afterSeq) => this.hot.latestMessages(chatKey, latest, afterSeq))
       : undefined;
+  }
+
+  // quorum votes (docs/approvals.md, "Quorum")
+
+  addApprovalVote(vote: ApprovalVote) {
+    return this.votes.addApprovalVote(vote);
+  }
+
+  listApprovalVotes(approvalId: string) {
+    return this.votes.listApprovalVotes(approvalId);
+  }
+
+  // approval cards' copies (docs/approvals.md, "Where approval cards go")
+
+  addCardCopies(...args: Parameters<CardCopyQueries["addCardCopies"]>) {
+    return this.copies.addCardCopies(...args);
+  }
+
+  listCardCopies(approvalId: string) {
+    return this.copies.listCardCopies(approvalId);
+  }
+
+  getCardCopy(approvalId: string, chatKey: string) {
+    return this.copies.getCardCopy(approvalId, chatKey);
+  }
+
+  markCardCopy(...args: Parameters<CardCopyQueries["markCardCopy"]>) {
+    return this.copies.markCardCopy(...args);
   }
 
   // stored Always allow rules (docs/approvals.md)
@@ -390,6 +425,10 @@ export class PrismaStore implements Store {
 
   getTurn(id: string): Promise<TurnRecord | undefined> {
     return this.hot.getTurn(id);
+  }
+
+  stoppedTurns(ids: readonly string[]): Promise<{ id: string; stoppedBy: { id: string; name: string } }[]> {
+    return this.hot.stoppedTurns(ids);
   }
 
   async updateTurn(

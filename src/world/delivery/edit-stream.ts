@@ -7,6 +7,7 @@ import type { OutboundMention } from "../outbound-mention.js";
 import type { SentRef } from "../outbound-text.js";
 import { sendPartOnce, type RecordIds } from "./part-writer.js";
 import { type PostKey, partKeyOf } from "./post-key.js";
+import { withoutSlot } from "../step-slots.js";
 import type { ChannelPrimitives, StreamMode } from "./primitives.js";
 
 export type EditMode<Part> = Extract<StreamMode<Part>, { kind: "edit" }>;
@@ -93,8 +94,10 @@ export class EditStream<Part> implements MessageStream {
     if (this.sent.length > 0) {
       // The chat already shows the final text (no controls to take off either): nothing to wait for.
       if (this.shows(parts)) return this.ids();
+      // The final edit is due at the interval's end: the step waits for it without its queue
+      // slot (src/world/step-slots.ts), and its delivery is done only once the edit is made.
       const wait = this.drafting ? 0 : this.waitMs();
-      if (wait > 0) await this.clock.sleep(wait);
+      if (wait > 0) await withoutSlot(() => this.clock.sleep(wait));
     }
     await this.flush(parts, true);
     return this.ids();

@@ -4,7 +4,7 @@
  * `requester`, `*`, `admins` or `role:` never makes a rule: those entries name whoever happens to
  * ask, or whoever a chat's owner made an admin, and a rule outlives the chat's session.
  */
-import { everyoneEntry, requesterEntry } from "../access-list.js";
+import { isPersonEntry } from "../access-list.js";
 import type { AccessChannel } from "../access-channel.js";
 import type { ApprovalChoice, Sender } from "../inbound.js";
 import { cardChoices } from "../inbound.js";
@@ -15,11 +15,6 @@ import type { WorldSettings } from "../world-settings.js";
 import { approversFor } from "./approval-rights.js";
 
 type AlwaysWorld = Pick<WorldSettings, "approvers" | "allowAlways">;
-
-/** An approver entry that names one person (not `requester`, `*`, `admins` or `role:…`). */
-export function isPersonEntry(entry: string): boolean {
-  return entry !== requesterEntry && entry !== everyoneEntry && entry !== "admins" && !entry.startsWith("role:");
-}
 
 /**
  * Whether a card in a chat of this channel carries *Always allow*: the world has it on and

@@ -8,6 +8,9 @@ import { approversFor, deciderCheck } from "./approval-rights.js";
 import { accessChannelFor } from "../access-channel.js";
 import { alwaysRefusedText, mayAlwaysAllow, storedRuleFor } from "./always-allow.js";
 import { queueDecidedStep, recordExpiry } from "./settle-approval.js";
+import { markDecidedHere, pressedCopy, requesterOn } from "../approvals/copy-press.js";
+import type { NoticeOutbox } from "../world-notice.js";
+import { mayDecideAsEscalated, voteTowardQuorum } from "./quorum.js";
 
 const choiceWords = {
   once: "approved once",
@@ -20,7 +23,11 @@ const choiceWords = {
  * A button press: find the approval, check that it belongs to this chat and world, that the
  * user may decide, and that nobody decided first; record the decision; queue its effect.
  */
-export async function handleApprovalClick(context: WorldContext, click: ApprovalClick): Promise<ClickResult> {
+export async function handleApprovalClick(
+  context: WorldContext,
+  click: ApprovalClick,
+  outbox: NoticeOutbox,
+): Promise<ClickResult> {
   const { store, logger, worlds, clock } = context;
   const key = chatKey(click.chat);
   const log = logger.child({ platform: click.chat.platform, chat: key, user: click.user.id });
@@ -36,17 +43,27 @@ export async function handleApprovalClick(context: WorldContext, click: Approval
     log.warn({ approvalId: click.approvalId }, "click for an unknown approval refused");
     return { status: "unknown", text: "This approval does not exist (or is not from this chat)." };
   }
-  const world = worlds.worldFor(click.chat);
+  // A press on a copy (an approver's DM, the approvals chat) decides the card of its own chat.
+  const copy = await pressedCopy(context, approval, key, click.user.id);
+  if (copy === "not-theirs") {
+    log.warn({ approvalId: approval.id }, "click on someone else's DM copy refused");
+    return { status: "not-allowed", text: "You are not allowed to decide this approval: this copy is someone else's." };
+  }
+  const originKey = copy ? approval.chatKey : key;
+  const world = copy ? worlds.get(approval.world) : worlds.worldFor(click.chat);
   // A budget card (`overBudget: ask`) has no call behind it: its key names its turn.
   const budget = isBudgetApproval(approval);
   const call = budget ? undefined : await store.getToolCall(approval.toolCallId);
   const owned =
-    approval.chatKey === key &&
+    approval.chatKey === originKey &&
     world !== undefined &&
     approval.world === world.name &&
     (budget
       ? parseBudgetApprovalKey(approval.toolCallId)?.turnId === approval.turnId
-      : call !== undefined && call.agent === approval.agent && call.turnId === approval.turnId && call.chatKey === key);
+      : call !== undefined &&
+        call.agent === approval.agent &&
+        call.turnId === approval.turnId &&
+        call.chatKey === originKey);
   if (!owned || !world) {
     log.warn(
       { approvalId: approval.id, approvalChat: approval.chatKey },
@@ -57,7 +74,8 @@ export async function handleApprovalClick(context: WorldContext, click: Approval
   const mayDecide = deciderCheck(context, world, click.chat, click.user);
   // A budget card raises the chain starter's (or the world's) cap: never theirs to decide as
   // its requester, only the listed approvers' (docs/budgets.md).
-  if (!(await mayDecide(budget ? undefined : approval.requestedFor))) {
+  const escalated = await mayDecideAsEscalated(context, world, approval, click.chat.platform, click.user.id);
+  if (!escalated && !(await mayDecide(budget ? undefined : requesterOn(approval, click.chat.platform)))) {
     log.warn({ approvalId: approval.id }, "click by someone not allowed to decide refused");
     return { status: "not-allowed", text: notAllowedText(world, click.chat.platform, budget) };
   }
@@ -69,10 +87,13 @@ export async function handleApprovalClick(context: WorldContext, click: Approval
   }
   if (approval.state !== "pending") return alreadyDecided(context, approval);
   if (clock().getTime() >= approval.expiresAt.getTime()) return expireLate(context, approval.id);
+  // `approvals.quorum`: a press short of it is counted and answered; the one that meets it decides.
+  const vote = call ? await voteTowardQuorum(context, outbox, world, approval, call, click) : undefined;
+  if (vote?.kind === "answered") return vote.result;
 
   const state = click.choice === "deny" ? "denied" : "approved";
   const sessionGrant =
-    click.choice === "session" && call ? await sessionGrantFor(context, key, approval, call) : undefined;
+    click.choice === "session" && call ? await sessionGrantFor(context, originKey, approval, call) : undefined;
   const argsHash = click.choice === "always" && call ? context.hashCall(call.name, call.argumentsJson) : undefined;
   const storedRule =
     argsHash === undefined || !call
@@ -84,7 +105,7 @@ export async function handleApprovalClick(context: WorldContext, click: Approval
     state,
     choice: click.choice,
     actorId: click.user.id,
-    actorName: click.user.displayName,
+    actorName: vote?.kind === "reached" ? vote.deciders : click.user.displayName,
     at: clock(),
     ...(click.reason === undefined ? {} : { note: click.reason }),
     ...(sessionGrant === undefined ? {} : { sessionGrant }),
@@ -93,6 +114,7 @@ export async function handleApprovalClick(context: WorldContext, click: Approval
   const result = await store.decideApproval(approval.id, decision);
   if (!result.won) return alreadyDecided(context, result.approval);
   log.info({ approvalId: approval.id, choice: click.choice }, "approval decided");
+  await markDecidedHere(context, world, approval.id, key);
 
   await queueDecidedStep(context, result.approval);
   if (storedRule)

@@ -1,5 +1,5 @@
 import type { ApprovalRecord } from "../records.js";
-import { parseChatKey } from "../chat-ref.js";
+import { outcomePlaces } from "../approvals/route-card.js";
 import type { Outbox } from "../outbox.js";
 import type { WorldContext } from "../world-context.js";
 import type { ApprovalOutcome } from "./approval-types.js";
@@ -27,7 +27,7 @@ function approvalOutcome(approval: ApprovalRecord, tool: string, argumentsPrevie
  * outcome ({@link approvalOutcome}), changed by `change` (a note, a state the card shows).
  */
 export async function publishApprovalOutcome(
-  context: Pick<WorldContext, "clock">,
+  context: Pick<WorldContext, "clock" | "store" | "worlds">,
   outbox: Outbox,
   approval: ApprovalRecord,
   tool: string,
@@ -35,11 +35,15 @@ export async function publishApprovalOutcome(
   change: Partial<Pick<ApprovalOutcome, "note" | "state">> = {},
 ): Promise<void> {
   const outcome = approvalOutcome(approval, tool, argumentsPreview, context.clock());
-  await outbox.publish(approval.chatKey, {
-    type: "approval-decided",
-    chat: parseChatKey(approval.chatKey),
-    outcome: { ...outcome, ...change },
-  });
+  // In its chat, and on every copy where the world routes cards (docs/approvals.md).
+  for (const place of await outcomePlaces(context, approval, { ...outcome, ...change })) {
+    await outbox.publish(place.chatKey, {
+      type: "approval-decided",
+      chat: place.chat,
+      outcome: place.outcome,
+      ...(place.copy === undefined ? {} : { copy: place.copy }),
+    });
+  }
 }
 
 /** `45 seconds`, `30 minutes`, `2 hours`: how long an approval waited. */

@@ -33,6 +33,15 @@ export interface ApprovalCard {
   requestedFor: string;
   choices: readonly ApprovalChoice[];
   expiresAt: Date;
+  /**
+   * The text the model wrote in the same step before its tool calls, at most 500 characters
+   * (cut with `…`); channels escape it as they escape arguments (docs/approvals.md).
+   */
+  reasoning?: string;
+  /** A quorum's progress (`approvals.quorum`): approvals needed, and who approved so far, by name. */
+  quorum?: { needed: number; approvedBy: readonly string[] };
+  /** Who `approvals.escalate` added as deciders (ids as listed for the card's platform). */
+  escalatedTo?: readonly string[];
 }
 
 /** What an approval card shows once decided. */
@@ -44,7 +53,8 @@ export interface ApprovalOutcome {
   argumentsPreview: string;
   state: Exclude<ApprovalState, "pending">;
   choice?: ApprovalChoice;
-  decidedBy?: { id: string; name: string };
+  /** Who decided; `where` names the copy they decided on, where the card has several ("in a direct message"). */
+  decidedBy?: { id: string; name: string; where?: string };
   /** Why it was closed without a decision (`chat reset by ana`, `superseded by a newer message …`). */
   note?: string;
   at: Date;

@@ -11,6 +11,7 @@ export { requestApproval } from "./request-approval.js";
 export { type BudgetAsk, budgetTool, parseBudgetApprovalKey, requestBudgetApproval } from "./budget-approval.js";
 export { type ApprovalNext, expireApproval, settleDecidedApproval } from "./settle-approval.js";
 export { stopTurn } from "./stop-turn.js";
+export { runApprovalTimer } from "./approval-timers.js";
 export { supersedeParkedTurns } from "./supersede-turns.js";
 export { chainHumans, chainStarter } from "./turn-chain.js";
 export {

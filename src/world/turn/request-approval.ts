@@ -1,5 +1,7 @@
 import type { ToolCallRecord, TurnRecord } from "../records.js";
-import { parseChatKey } from "../chat-ref.js";
+import type { ChatRef } from "../chat-ref.js";
+import { publishApprovalCard } from "../approvals/route-card.js";
+import type { ApprovalCard } from "./approval-types.js";
 import { newId, newShortId } from "../ids.js";
 import { accessChannelFor } from "../access-channel.js";
 import { choicesFor } from "./always-allow.js";
@@ -9,6 +11,8 @@ import type { WorldContext } from "../world-context.js";
 import type { WorldSettings } from "../world-settings.js";
 import { chainHumans } from "./turn-chain.js";
 import { awaitApproval } from "./turn-state.js";
+import { queueApprovalTimers } from "./approval-timers.js";
+import { cardExtras } from "./quorum.js";
 
 /** What the card of a call shows, as the tool side prepared it. */
 export interface ApprovalAsk {
@@ -29,7 +33,10 @@ export async function requestApproval(
   context: WorldContext,
   outbox: Outbox,
   turn: TurnRecord,
-  world: Pick<WorldSettings, "name" | "approvalTimeout" | "approvers" | "allowAlways">,
+  world: Pick<
+    WorldSettings,
+    "name" | "approvalTimeout" | "approvers" | "allowAlways" | "quorum" | "remindMs" | "escalate" | "cardRouting"
+  >,
   call: ToolCallRecord,
   ask: ApprovalAsk,
 ): Promise<void> {
@@ -54,25 +61,26 @@ export async function requestApproval(
   const expiresAt = approval.expiresAt;
   const trigger = await store.getMessage(turn.triggerMessageId);
   const humans = trigger ? await chainHumans(context, trigger) : [];
-  const chat = parseChatKey(turn.chatKey);
-  await outbox.publish(turn.chatKey, {
-    type: "approval-requested",
-    chat,
-    card: {
-      approvalId: approval.id,
-      shortId: approval.shortId,
-      agent: turn.agent,
-      tool: call.name,
-      argumentsJson: JSON.stringify(ask.args),
-      argumentsPreview: ask.argumentsPreview,
-      reason: ask.reason,
-      requestedFor: humans[0] ?? turn.startedById,
-      choices: choicesFor(world, accessChannelFor(context.channels, chat.platform)),
-      expiresAt,
-    },
+  // In its chat, or where the world routes cards (approvers' DMs, the approvals chat); each
+  // place's card has that platform's choices, and the step's reasoning (cardExtras).
+  const extras = await cardExtras(context, world, approval, call);
+  const cardFor = (chat: ChatRef): ApprovalCard => ({
+    approvalId: approval.id,
+    shortId: approval.shortId,
+    agent: turn.agent,
+    tool: call.name,
+    argumentsJson: JSON.stringify(ask.args),
+    argumentsPreview: ask.argumentsPreview,
+    reason: ask.reason,
+    requestedFor: humans[0] ?? turn.startedById,
+    choices: choicesFor(world, accessChannelFor(context.channels, chat.platform)),
+    expiresAt,
+    ...extras,
   });
+  await publishApprovalCard(context, outbox, world, approval, cardFor, call.name);
   const expire = { kind: "approval-expire", approvalId: approval.id } as const;
   await queue.add({ queue: turn.chatKey, key: jobKey(expire), payload: expire, runAt: expiresAt });
+  await queueApprovalTimers(context, world, approval);
 }
 
 /** A short id not yet used by an approval of the chat. */

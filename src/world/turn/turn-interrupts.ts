@@ -22,7 +22,7 @@ const defaultPollMs = 500;
  * Lets `/stop` reach work that is running right now: a model stream or a tool run registers a
  * watch on its turn; a stop in this process aborts it at once, and a stop stored by another
  * process (the turn's stop marker) is noticed within one poll. The poll runs only while
- * something is watched and reads one row per watched turn.
+ * something is watched and reads the stop markers of every watched turn in a few statements.
  */
 export class TurnInterrupts {
   private readonly watched = new Map<string, Set<AbortController>>();
@@ -30,7 +30,7 @@ export class TurnInterrupts {
   private polling = false;
 
   constructor(
-    private readonly store: Pick<Store, "getTurn">,
+    private readonly store: Pick<Store, "stoppedTurns">,
     private readonly logger: Logger,
     private readonly pollMs = defaultPollMs,
   ) {}
@@ -74,10 +74,9 @@ export class TurnInterrupts {
     if (this.polling) return;
     this.polling = true;
     try {
-      for (const turnId of [...this.watched.keys()]) {
-        const turn = await this.store.getTurn(turnId);
-        if (turn?.stoppedBy) this.interrupt({ turnId, by: turn.stoppedBy });
-      }
+      // A few statements for every watched turn (a thousand answers in flight), not one each.
+      for (const turn of await this.store.stoppedTurns([...this.watched.keys()]))
+        this.interrupt({ turnId: turn.id, by: turn.stoppedBy });
     } catch (error) {
       this.logger.warn({ err: error }, "could not read the stop markers of running turns");
     } finally {
