@@ -11,6 +11,9 @@ describe("isDatabaseUnreachable", () => {
       isDatabaseUnreachable(Object.assign(new Error("the database system is starting up"), { code: "57P03" })),
     ).toBe(true);
     expect(isDatabaseUnreachable(new AggregateError([refused], "all addresses failed"))).toBe(true);
+    // grammY's BotError: the handler's error in `error`, its message prefixed.
+    const botError = Object.assign(new Error(`Error in middleware: ${refused.message}`), { error: refused });
+    expect(isDatabaseUnreachable(botError)).toBe(true);
   });
 
   it("is false for a failed migration, a bad password or a missing database (waiting would not help)", () => {

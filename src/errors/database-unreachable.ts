@@ -40,11 +40,21 @@ const unreachableMessage =
  */
 export function isDatabaseUnreachable(error: unknown, depth = 0): boolean {
   if (depth > 8 || typeof error !== "object" || error === null) return false;
-  const fields = error as { code?: unknown; message?: unknown; cause?: unknown; errors?: unknown; meta?: unknown };
+  const fields = error as {
+    code?: unknown;
+    message?: unknown;
+    cause?: unknown;
+    errors?: unknown;
+    meta?: unknown;
+    error?: unknown;
+  };
   if (typeof fields.code === "string" && unreachableCodes.has(fields.code)) return true;
   if (typeof fields.message === "string" && unreachableMessage.test(fields.message)) return true;
   if (Array.isArray(fields.errors) && fields.errors.some((each) => isDatabaseUnreachable(each, depth + 1))) return true;
   const adapterError = (fields.meta as { driverAdapterError?: unknown } | undefined)?.driverAdapterError;
   if (adapterError !== undefined && isDatabaseUnreachable(adapterError, depth + 1)) return true;
+  // grammY's BotError keeps what a handler threw in `error` (its message only prefixes the
+  // inner one's, so a refusal read "connect ECONNREFUSED …" and its code was not seen).
+  if (fields.error !== undefined && isDatabaseUnreachable(fields.error, depth + 1)) return true;
   return isDatabaseUnreachable(fields.cause, depth + 1);
 }
