@@ -128,9 +128,17 @@ export class SlackHttpReceiver implements Receiver {
           answered();
         },
         late: () => logger.warn({ type: body.type }, "slack request not acknowledged in time; answering 200 anyway"),
-        failed: (error) => {
+        refuse: () => {
+          logger.warn(
+            { type: body.type },
+            "slack event not stored in time (the database away or slow); answering 503 so that Slack sends it again",
+          );
+          reply(response, 503, "not stored yet");
+          answered();
+        },
+        failed: (error, acknowledged) => {
           logger.error({ err: error }, "slack event handling failed");
-          reply(response, 500, "not handled");
+          if (!acknowledged) reply(response, 500, "not handled");
           answered();
         },
       });

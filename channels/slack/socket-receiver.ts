@@ -86,6 +86,11 @@ export class SlackSocketReceiver implements Receiver {
         }
       },
       late: () => logger.warn(where, "slack socket envelope not acknowledged in time; acknowledging it anyway"),
+      refuse: () =>
+        logger.warn(
+          where,
+          "slack event not stored in time (the database away or slow); left unacknowledged so that Slack sends it again",
+        ),
       failed: (error, acknowledged) =>
         logger.error(
           { ...where, err: error },

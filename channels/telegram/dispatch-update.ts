@@ -1,5 +1,6 @@
 import type { Update } from "grammy/types";
 import { assertNever } from "../../src/errors/assert-never.js";
+import { isDatabaseUnreachable } from "../../src/errors/database-unreachable.js";
 import type { Logger } from "../../src/log/logger.js";
 import type { InboundAttachment, InboundSink } from "../../src/world/channel-adapter.js";
 import type { AdminRoles } from "./admin-roles.js";
@@ -80,7 +81,7 @@ export async function dispatchUpdate(update: Update, parts: UpdateDispatch): Pro
 
 /**
  * A press (an approval click, a command button) with the presser's admin roles; a failure
- * becomes an alert and a log line.
+ * becomes an alert and a log line, except the database being away, which is thrown.
  */
 async function answerPress(
   parts: UpdateDispatch,
@@ -98,6 +99,9 @@ async function answerPress(
     const result = await parts.sink.command({ ...parsed.command, sender: presser });
     return { text: result.text, alert: result.status !== "done" };
   } catch (error) {
+    // The database away: the press is not answered, its update stays unconfirmed and is handed
+    // in again once the world can store it (docs/reliability.md), rather than lost behind an alert.
+    if (isDatabaseUnreachable(error)) throw error;
     if (parsed.kind === "click")
       log.error({ err: error, approvalId: parsed.click.approvalId }, "approval click failed");
     else log.error({ err: error, command: parsed.command.name }, "command button failed");

@@ -1,5 +1,6 @@
 import { type Api, GrammyError } from "grammy";
 import type { Update } from "grammy/types";
+import { isDatabaseUnreachable } from "../../src/errors/database-unreachable.js";
 import type { Logger } from "../../src/log/logger.js";
 import type { ChannelClock } from "../../src/world/channel-adapter.js";
 
@@ -119,15 +120,30 @@ export class UpdatePoller {
     }
   }
 
-  /** True when the update is done with (handled, or skipped after repeated failures). */
+  /**
+   * True when the update is done with (handled, or skipped after repeated failures). A failure
+   * because the database is away (restarting, cut, locked) never counts toward skipping: the
+   * update stays unconfirmed and is tried again, backing off, until the world has it
+   * (docs/reliability.md).
+   */
   private async deliver(update: Update): Promise<boolean> {
     const { logger, maxDeliveryAttempts } = this.setup;
+    let counted = 0;
     for (let attempt = 1; ; attempt += 1) {
       try {
         await this.setup.handle(update);
         return true;
       } catch (error) {
-        if (attempt >= maxDeliveryAttempts) {
+        if (isDatabaseUnreachable(error)) {
+          logger.warn(
+            { err: error, updateId: update.update_id, attempt },
+            "telegram update not handled: the database is away; kept unconfirmed and tried again",
+          );
+          if (!(await this.pause(backoffMs(Math.min(attempt, 3))))) return false;
+          continue;
+        }
+        counted += 1;
+        if (counted >= maxDeliveryAttempts) {
           logger.error(
             { err: error, updateId: update.update_id, attempt },
             "telegram update skipped after repeated failures",
@@ -135,7 +151,7 @@ export class UpdatePoller {
           return true;
         }
         logger.warn({ err: error, updateId: update.update_id, attempt }, "telegram update not handled; retrying");
-        if (!(await this.pause(backoffMs(attempt)))) return false;
+        if (!(await this.pause(backoffMs(counted)))) return false;
       }
     }
   }

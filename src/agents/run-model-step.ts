@@ -236,16 +236,23 @@ async function runWatchedStep(
   }
   runtime.outbox.emitStream({ type: "stream", chat, streamId: turn.id, agent: agent.name, phase: "end", text: "" });
   // Before the answer is stored: a call made again after a crash here was paid for twice, and counts twice.
-  await settleAndAlert(
-    runtime,
-    scope,
-    charged,
-    {
-      usage: response.usage,
-      streamed: response.text + response.toolCalls.map((call) => call.name + call.argumentsJson).join(""),
-    },
-    trigger,
-  );
+  try {
+    await settleAndAlert(
+      runtime,
+      scope,
+      charged,
+      {
+        usage: response.usage,
+        streamed: response.text + response.toolCalls.map((call) => call.name + call.argumentsJson).join(""),
+      },
+      trigger,
+    );
+  } catch (error) {
+    // Not settled (the database away): the step runs again, and its stream must not post on
+    // by itself meanwhile (the retry's answer would then show twice).
+    await answer.discard().catch(() => undefined);
+    throw error;
+  }
   const stop = stopOf(stopped);
   if (stop) return finishStoppedAnswer(runtime, scope, step, response.text, answer, stop);
 
@@ -280,7 +287,7 @@ async function runWatchedStep(
     );
   } catch (error) {
     // Storing failed (the step runs again): the draft shown so far must not stay behind.
-    await answer.discard();
+    await answer.discard().catch(() => undefined);
     throw error;
   }
   log.info({ toolCalls: calls.length, usage: response.usage, finish: response.finishReason }, "model answered");

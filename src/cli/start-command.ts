@@ -42,6 +42,7 @@ On SIGINT/SIGTERM it stops taking work, lets running steps finish or park, and e
     // Loaded on use, so `--help` and the other commands start fast and do not need them.
     const { migrateDatabase } = await import("../storage/migrate.js");
     const { startService } = await import("../app/start-service.js");
+    const { waitForDatabase } = await import("../app/wait-for-database.js");
     const { lockSqliteDatabase } = await import("../storage/sqlite-process-lock.js");
     // SQLite: this process alone works on the file until it exits (a second one is refused).
     const lock = lockSqliteDatabase({ databaseUrl, command: "roundtable start", logger });
@@ -57,13 +58,24 @@ On SIGINT/SIGTERM it stops taking work, lets running steps finish or park, and e
         logger.warn({ signal }, "second signal while stopping: exiting now");
         process.exit(130);
       });
-      await migrateDatabase({ databaseUrl, logger });
+      const host = context.env.HOST?.trim() || "0.0.0.0";
+      // A database away at start is waited for (/readyz 503 meanwhile), not a reason to exit.
+      const reached = await waitForDatabase({
+        attempt: async () => {
+          await migrateDatabase({ databaseUrl, logger });
+        },
+        logger,
+        port,
+        host,
+        stopped,
+      });
+      if (reached === "stopped") return exitCodes.ok;
       const service = await startService({
         config: loaded.config,
         configSource: loaded.source,
         databaseUrl,
         port,
-        host: context.env.HOST?.trim() || "0.0.0.0",
+        host,
         ...(context.env.METRICS_TOKEN?.trim() ? { metricsToken: context.env.METRICS_TOKEN.trim() } : {}),
         cwd: context.cwd,
         logger,

@@ -9,6 +9,7 @@ import { LiveAnswers } from "./delivery/live-answers.js";
 import type { PostKey } from "./delivery/post-key.js";
 import type { OutboundFile } from "./delivery/primitives.js";
 import { type PostName, postKeyFor } from "./delivery/post-keys.js";
+import { recordUntilStored } from "./delivery/record-until-stored.js";
 import type { StoredEvent, WorldEvent } from "./events.js";
 import type { OutboundRecord } from "./records.js";
 import { jobKey } from "./jobs.js";
@@ -146,6 +147,10 @@ export class Outbox {
             const mayExist = rerun || attempt > 1 || (event.type === "message" && event.rerun === true);
             const post = await this.messagePost(event, message.id, message.turnId, mayExist);
             const postKey = this.postKey(chat, post, mayExist);
+            logger.debug(
+              { seq, messageId: message.id, rerun, attempt, draft: draft?.platformMessageIds, mayExist },
+              "delivering a message",
+            );
             const text = await this.showMessage(adapter, chat, message.id, outbound, draft, postKey);
             if (filesToPost.length === 0) return text;
             shown.text = text;
@@ -156,14 +161,18 @@ export class Outbox {
         // Given up with its text shown (only files failed): the message is where its text is.
         if (!sent && shown.text) sent = { ids: [...shown.text.ids, ...shown.fileIds] };
         if (!sent) break;
-        // The message's ids, its draft (and files so far) forgotten and the event delivered: one transaction.
-        await store.recordOutbound(
-          { chatKey: message.chatKey, refKind: "message", refId: message.id, platformMessageIds: sent.ids },
-          { chatKey: message.chatKey, refKind: "draft", refId: message.id, platformMessageIds: [] },
-          ...(filesToPost.length === 0
-            ? []
-            : [{ chatKey: message.chatKey, refKind: "files" as const, refId: message.id, platformMessageIds: [] }]),
-          { chatKey: chatKeyOf(event), refKind: "event", refId: String(seq), platformMessageIds: sent.ids },
+        // The message's ids, its draft (and files so far) forgotten and the event delivered: one
+        // transaction, tried until it is stored (the post is out: a retry would post it again).
+        const posted = sent;
+        await this.recordPosted({ seq, messageId: message.id }, () =>
+          store.recordOutbound(
+            { chatKey: message.chatKey, refKind: "message", refId: message.id, platformMessageIds: posted.ids },
+            { chatKey: message.chatKey, refKind: "draft", refId: message.id, platformMessageIds: [] },
+            ...(filesToPost.length === 0
+              ? []
+              : [{ chatKey: message.chatKey, refKind: "files" as const, refId: message.id, platformMessageIds: [] }]),
+            { chatKey: chatKeyOf(event), refKind: "event", refId: String(seq), platformMessageIds: posted.ids },
+          ),
         );
         return;
       }
@@ -173,12 +182,14 @@ export class Outbox {
         if (await store.getOutbound("approval", event.card.approvalId)) break;
         const card = event.card;
         const recordCard = (sent: SentRef) =>
-          store.recordOutbound({
-            chatKey: chatKeyOf(event),
-            refKind: "approval",
-            refId: card.approvalId,
-            platformMessageIds: sent.ids,
-          });
+          this.recordPosted({ seq, approvalId: card.approvalId }, () =>
+            store.recordOutbound({
+              chatKey: chatKeyOf(event),
+              refKind: "approval",
+              refId: card.approvalId,
+              platformMessageIds: sent.ids,
+            }),
+          );
         let attempt = 0;
         const sent = await this.held(event, options, () => {
           attempt += 1;
@@ -187,10 +198,12 @@ export class Outbox {
           return this.writer(adapter).postApprovalCard(chat, card, { posted: recordCard, postKey });
         });
         if (!sent) break;
-        // The card's ids and the event delivered: one transaction.
-        await store.recordOutbound(
-          { chatKey: chatKeyOf(event), refKind: "approval", refId: card.approvalId, platformMessageIds: sent.ids },
-          { chatKey: chatKeyOf(event), refKind: "event", refId: String(seq), platformMessageIds: sent.ids },
+        // The card's ids and the event delivered: one transaction, tried until it is stored.
+        await this.recordPosted({ seq, approvalId: card.approvalId }, () =>
+          store.recordOutbound(
+            { chatKey: chatKeyOf(event), refKind: "approval", refId: card.approvalId, platformMessageIds: sent.ids },
+            { chatKey: chatKeyOf(event), refKind: "event", refId: String(seq), platformMessageIds: sent.ids },
+          ),
         );
         return;
       }
@@ -209,7 +222,7 @@ export class Outbox {
         let postedAnew: string[] | undefined;
         const recordOutcomePost = async (sent: SentRef) => {
           postedAnew = sent.ids;
-          await store.recordOutbound({ ...delivery, platformMessageIds: sent.ids });
+          await this.recordPosted({ seq }, () => store.recordOutbound({ ...delivery, platformMessageIds: sent.ids }));
         };
         let attempt = 0;
         await this.held(event, options, async () => {
@@ -295,26 +308,38 @@ export class Outbox {
     shown.fileIds = posted;
     if (posted.length < files.length) await this.recordDraft(message.chatKey, message.id, text);
     const record = async (ids: string[]) => {
-      await store.recordOutbound({
-        chatKey: message.chatKey,
-        refKind: "files",
-        refId: message.id,
-        platformMessageIds: ids,
-      });
+      await this.recordPosted({ messageId: message.id, files: ids.length }, () =>
+        store.recordOutbound({
+          chatKey: message.chatKey,
+          refKind: "files",
+          refId: message.id,
+          platformMessageIds: ids,
+        }),
+      );
       shown.fileIds = ids;
     };
     const ids = await writeFiles(adapter, chat, author, files, { posted, key: postKey, record });
     return { ids: [...text.ids, ...ids] };
   }
 
-  /** Where a stream of message `messageId` shows, recorded the moment it exists. */
+  /**
+   * Where a stream of message `messageId` shows, recorded the moment it exists (tried until it
+   * is stored: the post is out, and a retry without its record would post it again).
+   */
   recordDraft(chatKey: string, messageId: string, sent: SentRef): Promise<void> {
-    return this.context.store.recordOutbound({
-      chatKey,
-      refKind: "draft",
-      refId: messageId,
-      platformMessageIds: sent.ids,
-    });
+    return this.recordPosted({ messageId, draft: sent.ids.length }, () =>
+      this.context.store.recordOutbound({
+        chatKey,
+        refKind: "draft",
+        refId: messageId,
+        platformMessageIds: sent.ids,
+      }),
+    );
+  }
+
+  /** A record of posts that are on the platform: written until stored (`recordUntilStored`). */
+  private recordPosted(what: Record<string, unknown>, write: () => Promise<void>): Promise<void> {
+    return recordUntilStored(write, this.context.logger, what);
   }
 
   /** Whether a draft of message `messageId` is in the chat (a stream a crash cut off). */

@@ -1,3 +1,4 @@
+import { mkdir } from "node:fs/promises";
 import { expect, it } from "vitest";
 import { createPostgresDatabase, describePostgres } from "../storage/test-databases.js";
 import { type ChaosSettings, runChaos } from "./chaos-run.js";
@@ -29,6 +30,8 @@ describePostgres("chaos: two processes on one PostgreSQL, random SIGKILLs", (ser
 
   it("Telegram, two processes, the database going away: connections cut and refused, a 429 and 502s from Telegram, and a kill; nothing lost, doubled or out of order", async () => {
     const database = await createPostgresDatabase(serverUrl());
+    const logs = process.env.ROUNDTABLE_CHAOS_LOGS || undefined;
+    if (logs !== undefined) await mkdir(logs, { recursive: true });
     try {
       const report = await runChaos({
         ...telegramShort,
@@ -36,11 +39,15 @@ describePostgres("chaos: two processes on one PostgreSQL, random SIGKILLs", (ser
         untilKills: 4,
         faults: ["pg-cut", "telegram-429", "kill", "telegram-5xx"],
         databaseUrl: database.url,
+        // A failure here is rare and timing-bound: ROUNDTABLE_CHAOS_LOGS=DIR keeps each process's
+        // log (debug) and the harness's record in DIR, and the run's database, for a look afterwards.
+        ...(logs === undefined ? {} : { logDirectory: logs, logLevel: "debug" }),
       });
       process.stderr.write(`chaos: ${describeTelegramRun(report)}\n${faultTable(report.faultRows)}\n`);
       expectFaultRunSound(report, 4);
     } finally {
-      await database.drop();
+      if (logs !== undefined) process.stderr.write(`chaos: database kept: ${database.url}\n`);
+      else await database.drop();
     }
   }, 300_000);
 

@@ -22,6 +22,8 @@
  * turn them on by name). A table by fault kind is printed (lost, doubled, order, the longest
  * wait after a fault, `/readyz` 503s seen); a process that exits by itself fails the run.
  *
+ * `--keep-database` leaves the run's database in place (its URL is printed) for a look afterwards.
+ *
  * `--autonomous` (Telegram): a schedule on `* * * * *` and a trigger, each in a chat of its own,
  * signed deliveries POSTed every ~2 s (one in three repeating an accepted id); a table judges
  * every minute due and every accepted delivery: run once, shown once, answered once.
@@ -57,6 +59,7 @@ async function main(): Promise<number> {
       faults: { type: "string" },
       "pg-data": { type: "string" },
       autonomous: { type: "boolean" },
+      "keep-database": { type: "boolean" },
       route: { type: "string" },
     },
   });
@@ -132,7 +135,8 @@ async function main(): Promise<number> {
       (report.autonomous ? autonomousFailures(report.autonomous) : 0);
     return failures === 0 ? 0 : 1;
   } finally {
-    await database.drop();
+    if (values["keep-database"]) process.stderr.write(`chaos: database kept: ${database.url}\n`);
+    else await database.drop();
   }
 }
 

@@ -1,6 +1,6 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { SlackAdapter } from "../../channels/slack/adapter.js";
 import { writerFor } from "../../src/world/delivery/channel-writer.js";
 import type { SlackAdapterOptions } from "../../channels/slack/options.js";
@@ -328,23 +328,63 @@ describe("the Slack adapter", () => {
     expect(status).toBe(200);
     expect(h.fake.socket.acked).toHaveLength(1);
   });
-  it("over Socket Mode an envelope the world is too slow to take is acknowledged after 2.5 s anyway, with a log line", async () => {
+  it("over Socket Mode an event the world has not stored in 2.5 s (the database away) is left unacknowledged, with a log line, and taken once when Slack sends it again", async () => {
     const h = await socketAdapter();
     let release: () => void = () => undefined;
     h.sink.gate = new Promise<void>((resolve) => {
       release = resolve;
     });
+    // The fake gives up on an ack after 10 s (Slack sends the event again then).
+    const delivering = h.fake.userMessage({ channel, user: ana, text: "very slow world" }).then(
+      () => "acked",
+      (error: unknown) => String(error),
+    );
     try {
-      await h.fake.userMessage({ channel, user: ana, text: "very slow world" });
+      await vi.waitFor(
+        () => expect(logsMatching(h.lines, /slack event not stored in time .* left unacknowledged/)).toHaveLength(1),
+        { timeout: 8_000 },
+      );
       expect(h.sink.accepted).toHaveLength(0);
-      expect(
-        logsMatching(h.lines, /slack socket envelope not acknowledged in time; acknowledging it anyway/),
-      ).toHaveLength(1);
+      expect(h.fake.socket.acked).toEqual([]);
     } finally {
       release();
     }
     await h.adapter.idle();
+    expect(h.fake.socket.acked).toEqual([]);
+    expect(await delivering).toMatch(/not acked/);
+    const [first] = h.sink.messages;
+    await h.fake.deliverEvent(
+      { type: "message", channel, user: ana, text: "very slow world", ts: first?.platformMessageId, team: teamId },
+      { retryNum: 1 },
+    );
+    expect(h.fake.socket.acked).toHaveLength(1);
     expect(h.sink.accepted.map((message) => message.text)).toEqual(["very slow world"]);
+  }, 20_000);
+  it("over HTTP an event the world has not stored in 2.5 s (the database away) is answered 503, so that Slack sends it again", async () => {
+    fake = await FakeSlack.start({ botToken, signingSecret, teamId, users: [{ id: ana, name: "ana" }] });
+    const { logger, lines } = capturingLogger();
+    adapter = new SlackAdapter({ botToken, signingSecret, apiUrl: fake.apiUrl, logger, clock: new InstantClock() });
+    const route = adapter.webhookRoutes()[0];
+    const server = createServer((request, response) => void route?.handle(request, response));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      fake.transport = { kind: "http", url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/slack/events` };
+      const sink = new RecordingSink();
+      let release: () => void = () => undefined;
+      sink.gate = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      await adapter.start(sink);
+      const { delivery } = await fake.userMessage({ channel, user: ana, text: "slow database" });
+      expect(delivery.status).toBe(503);
+      expect(logsMatching(lines, /slack event not stored in time .* answering 503/)).toHaveLength(1);
+      release();
+      await adapter.idle();
+      expect(sink.accepted.map((message) => message.text)).toEqual(["slow database"]);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
   it("over Socket Mode an envelope without a payload is left unacknowledged, with a log line", async () => {
     const h = await socketAdapter();

@@ -73,6 +73,19 @@ describe("telegram approval cards", () => {
     expect(h.fake.callbackAnswers.get(queryId)).toEqual({ text: "Approved once.", show_alert: false });
   });
 
+  it("a press while the database is away is not answered with an alert: its update is handed in again until the world takes it", async () => {
+    h = await harness();
+    const { messageId, keyboard } = await postCard();
+    const once = keyboard.inline_keyboard.flat()[0]?.callback_data ?? "";
+    h.sink.failNextClicks = 2;
+    h.sink.failWith = () => new Error("Connection terminated unexpectedly");
+    const queryId = h.fake.pressButton(mainToken, { chatId: groupId, messageId, from: ana, data: once });
+    await vi.waitFor(() => expect(h.fake.callbackAnswers.get(queryId)).toBeDefined());
+    expect(h.sink.clicks).toHaveLength(3);
+    expect(h.fake.callbackAnswers.get(queryId)).toEqual({ text: "Approved once.", show_alert: false });
+    expect(logsMatching(h.lines, /approval click failed/)).toHaveLength(0);
+  });
+
   it("tells the world when the presser is a chat admin (for `admins` approvers)", async () => {
     h = await harness();
     h.fake.setMemberStatus(groupId, eve.id, "administrator");

@@ -27,6 +27,8 @@ export class RecordingSink implements InboundSink {
   readonly clicks: ApprovalClick[] = [];
   /** Make the next N `message` calls throw (the world's storage failing). */
   failNextMessages = 0;
+  /** The error those failures throw (default: a plain one, as a bug in handling would). */
+  failWith: () => Error = () => new Error("storage unavailable");
   clickResult: (click: ApprovalClick) => ClickResult = () => ({ status: "decided", text: "Approved once." });
   private readonly seen = new Set<string>();
 
@@ -38,7 +40,7 @@ export class RecordingSink implements InboundSink {
     await this.gate;
     if (this.failNextMessages > 0) {
       this.failNextMessages -= 1;
-      throw new Error("storage unavailable");
+      throw this.failWith();
     }
     const key = `${message.chat.channel}:${message.chat.thread ?? ""}:${message.platformMessageId}`;
     if (this.seen.has(key)) return { status: "duplicate" };
@@ -50,9 +52,16 @@ export class RecordingSink implements InboundSink {
   /** While set, `click` waits for it (the world being slow to store a decision). */
   clickGate: Promise<void> | undefined;
 
+  /** Make the next N `click` calls throw `failWith()`. */
+  failNextClicks = 0;
+
   async click(click: ApprovalClick): Promise<ClickResult> {
     this.clicks.push(click);
     await this.clickGate;
+    if (this.failNextClicks > 0) {
+      this.failNextClicks -= 1;
+      throw this.failWith();
+    }
     return this.clickResult(click);
   }
 

@@ -127,6 +127,31 @@ describe("telegram long polling (real grammY against the fake Bot API)", () => {
     expect(logsMatching(h.lines, /not handled; retrying/)).toHaveLength(2);
   });
 
+  it("never skips an update while the database is away: it stays unconfirmed and is handed in again until the world has it", async () => {
+    h = await harness({ maxDeliveryAttempts: 3 });
+    h.sink.failNextMessages = 8;
+    h.sink.failWith = () => new Error("Connection terminated unexpectedly");
+    await h.adapter.start(h.sink);
+    h.fake.userMessage(mainToken, { chatId: groupId, from: ana, text: "keep me" });
+    h.fake.userMessage(mainToken, { chatId: groupId, from: ana, text: "next" });
+    await vi.waitFor(() => expect(h.sink.accepted.map((message) => message.text)).toEqual(["keep me", "next"]));
+    expect(h.sink.messages.filter((message) => message.text === "keep me")).toHaveLength(9);
+    expect(logsMatching(h.lines, /skipped after repeated failures/)).toHaveLength(0);
+    expect(logsMatching(h.lines, /the database is away; kept unconfirmed/)).toHaveLength(8);
+  });
+
+  it("never skips an update refused by a database that is away however the error reads (grammY wraps it: BotError.error)", async () => {
+    h = await harness({ maxDeliveryAttempts: 3 });
+    h.sink.failNextMessages = 6;
+    // pg's refusal reads "connect ECONNREFUSED …"; only its code says what it is, on the error grammY wraps.
+    h.sink.failWith = () => Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" });
+    await h.adapter.start(h.sink);
+    h.fake.userMessage(mainToken, { chatId: groupId, from: ana, text: "keep me" });
+    await vi.waitFor(() => expect(h.sink.accepted.map((message) => message.text)).toEqual(["keep me"]));
+    expect(logsMatching(h.lines, /skipped after repeated failures/)).toHaveLength(0);
+    expect(logsMatching(h.lines, /the database is away; kept unconfirmed/)).toHaveLength(6);
+  });
+
   it("logs and skips malformed updates without stopping the poller", async () => {
     h = await harness();
     await h.adapter.start(h.sink);
