@@ -161,4 +161,40 @@ describe("approval cards routed to Telegram private chats", () => {
     await t.world.idle();
     expect(alice.requests).toHaveLength(2);
   });
+
+  it("route dm + remind: the approver's DM gets the reminder once, the group none; route both: both get it", async () => {
+    const reminders = (chatId: number) =>
+      botTextsIn(t as WorldTelegram, chatId).filter((text) => text.startsWith("⏰ Reminder"));
+    for (const route of ["dm", "both"] as const) {
+      t = await worldOnTelegram({
+        agents: [{ name: "alice", provider: echoOnce(), tools: ["shell_cmd"] }],
+        world: {
+          approvers: { telegram: [String(boss.id), String(stranger.id)] },
+          approvalTimeout: "10m",
+          approvals: { route, remind: "1s" } as never,
+        },
+        beforeStart: (fake) => fake.addChat({ id: boss.id, type: "private", first_name: "Boss" }),
+      });
+      await t.say(ana, "@alice run echo");
+      await t.world.waitFor(() => reminders(boss.id).length > 0);
+      await t.world.idle();
+      const [approval] = await t.world.store.listApprovals({ chatKey: groupKey });
+      const what = `alice's call of shell_cmd, id ${approval?.shortId}`;
+      expect(reminders(boss.id), route).toEqual([`⏰ Reminder: ${what}, still waits for your decision.`]);
+      // The stranger's copy was never shown: no reminder is tried there.
+      expect(t.fake.messagesIn(stranger.id), route).toHaveLength(0);
+      if (route === "dm") {
+        expect(reminders(groupId)).toEqual([]);
+        expect(botTextsIn(t, groupId).filter((text) => text.includes("222"))).toEqual([]);
+      } else {
+        expect(reminders(groupId)).toEqual([`⏰ Reminder: ${what}, still waits for a decision. 222 333`]);
+      }
+      // Stored under a fixed id per place before it was shown: a second run shows nothing more.
+      const dmKey = `telegram::${boss.id}:`;
+      expect(await t.world.store.getMessage(`remind:${approval?.id}@${dmKey}`)).toBeDefined();
+      expect(approval?.state).toBe("pending");
+      await t.close();
+      t = undefined;
+    }
+  });
 });

@@ -1,5 +1,4 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { approvalsConfigSchema } from "../../src/config/schema.js";
 import { SlackAdapter } from "../../channels/slack/adapter.js";
 import { auditApprovals } from "../../src/cli/audit-approvals.js";
 import { TelegramAdapter } from "../../channels/telegram/adapter.js";
@@ -25,7 +24,10 @@ interface TwoPlatforms {
   close(): Promise<void>;
 }
 
-async function telegramWorldWithSlackApprovals(alice: ScriptedProvider): Promise<TwoPlatforms> {
+async function telegramWorldWithSlackApprovals(
+  alice: ScriptedProvider,
+  extra: { remind?: string } = {},
+): Promise<TwoPlatforms> {
   const telegram = await FakeTelegramApi.start([
     { token: mainToken, username: "roundtable_bot", firstName: "Roundtable", canReadAllGroupMessages: true },
   ]);
@@ -63,7 +65,8 @@ async function telegramWorldWithSlackApprovals(alice: ScriptedProvider): Promise
     agents: [{ name: "alice", provider: alice, tools: ["shell_cmd"] }],
     world: {
       approvers: { telegram: [String(boss.id)], slack: [olga] },
-      approvals: approvalsConfigSchema.parse({ channel: { platform: "slack", id: approvalsChannel } }),
+      approvals: { channel: { platform: "slack", id: approvalsChannel }, ...extra } as never,
+      ...(extra.remind === undefined ? {} : { approvalTimeout: "10m" }),
     },
     channels: [telegramAdapter, slackAdapter],
     channelsConfig: { telegram: { chats: { "*": "main" } }, slack: { chats: { [approvalsChannel]: "main" } } },
@@ -175,5 +178,27 @@ describe("a Telegram world's card decided from a Slack approvals channel", () =>
         { chat: `slack:T0FAKE:${approvalsChannel}:`, kind: "channel", state: "open", decidedHere: true },
       ]),
     );
+  });
+
+  it("remind: the Telegram group's reminder names the Telegram approver, the Slack channel's names the Slack one; each once", async () => {
+    t = await telegramWorldWithSlackApprovals(echoOnce(), { remind: "1s" });
+    t.telegram.userMessage(mainToken, {
+      chatId: groupId,
+      from: ana,
+      text: "@alice run echo",
+      entities: [{ type: "mention", offset: 0, length: 6 }],
+    });
+    const slackReminders = () =>
+      (t as TwoPlatforms).slack.botPosts(approvalsChannel).filter((post) => post.text.startsWith("⏰ Reminder"));
+    const groupReminders = () =>
+      (t as TwoPlatforms).telegram
+        .messagesIn(groupId)
+        .filter((message) => message.from.is_bot && message.text.startsWith("⏰ Reminder"));
+    await t.world.waitFor(() => slackReminders().length > 0 && groupReminders().length > 0);
+    await t.settle();
+    const [approval] = await t.world.store.listApprovals({ chatKey: groupKey });
+    const what = `⏰ Reminder: alice's call of shell_cmd, id ${approval?.shortId}, still waits for a decision.`;
+    expect(groupReminders().map((message) => message.text)).toEqual([`${what} ${boss.id}`]);
+    expect(slackReminders().map((post) => post.text)).toEqual([`${what} <@${olga}>`]);
   });
 });

@@ -6,7 +6,8 @@
  * processes.
  */
 import { isPersonEntry } from "../access-list.js";
-import { parseChatKey, type Platform } from "../chat-ref.js";
+import { copyCardRef } from "../approvals/card-copies.js";
+import { type ChatRef, parseChatKey, type Platform } from "../chat-ref.js";
 import { jobKey } from "../jobs.js";
 import type { ApprovalRecord } from "../records.js";
 import { type NoticeOutbox, postWorldNotice } from "../world-notice.js";
@@ -59,10 +60,20 @@ export async function runApprovalTimer(
   if (kind === "approval-remind") {
     const voted = new Set(votes.map((vote) => vote.voterId));
     const escalated = await escalatedTo(context, world, approval, chat.platform);
-    const people = deciderIds(world, chat.platform, escalated).filter((id) => !voted.has(id));
-    const text = `⏰ Reminder: ${what}, still waits for a decision${progress}.${mentions(people)}`;
-    if (await notifyDeciders(context, outbox, approval, { id: `remind:${approvalId}`, text }))
-      log.info({ people }, "approval reminder sent");
+    const waiting = (platform: Platform) =>
+      deciderIds(world, platform, platform === chat.platform ? escalated : []).filter((id) => !voted.has(id));
+    const people = waiting(chat.platform);
+    const reminder = (place: NoticePlace): string | undefined => {
+      if (place.kind === "dm") {
+        // Their own copy: no mention needed; one who has approved already is not reminded.
+        if (voted.has(place.personId)) return undefined;
+        return `⏰ Reminder: ${what}, still waits for your decision${progress}.`;
+      }
+      const named = place.kind === "chat" ? people : waiting(place.platform);
+      return `⏰ Reminder: ${what}, still waits for a decision${progress}.${mentions(named)}`;
+    };
+    const sent = await notifyDeciders(context, outbox, approval, `remind:${approvalId}`, reminder);
+    if (sent > 0) log.info({ people, places: sent }, "approval reminder sent");
     return;
   }
   const added = world.escalate?.to[chat.platform] ?? [];
@@ -74,23 +85,58 @@ export async function runApprovalTimer(
   // card, which says so; run again, the notice is not shown twice and the redraw repeats harmlessly.
   const after = describeWait(world.escalate?.afterMs ?? 0);
   const text = `⏫ Escalated: ${what}, had no decision after ${after}${progress}; they may decide it now:${mentions(added)}`;
-  if (await notifyDeciders(context, outbox, approval, { id: escalationNoticeId(approvalId), text }))
+  if (await postWorldNotice(context, outbox, { chat, id: escalationNoticeId(approvalId), text }))
     log.info({ people: added }, "approval escalated");
   await publishCardRedraw(context, outbox, world, approval, call);
 }
 
+/** One place a card is shown, where its deciders are told something. */
+export type NoticePlace =
+  | { kind: "chat"; platform: Platform }
+  | { kind: "channel"; platform: Platform }
+  | { kind: "dm"; platform: Platform; personId: string };
+
 /**
- * Tell a card's deciders something, once under `notice.id`: today a world notice in the card's
- * chat (its thread on Slack) naming them, so the platform notifies each. The seam for
- * `approvals.route: dm`, where each decider gets it in a direct message instead.
+ * Tell a card's deciders something where its card is (docs/approvals.md, "Reminders and
+ * escalation"): a world notice in the card's chat (its thread on Slack), and under
+ * `approvals.route` / `channel` in each open copy instead (each approver's DM, the approvals
+ * chat; the chat only when the card is shown there, so a `route: dm` group never sees it). Each
+ * is stored under a fixed id before it is shown (`<id>` in the chat, `<id>@<copy's chat>` in a
+ * copy), so it is shown once per place across restarts and processes. `textFor` gives each
+ * place's text, or undefined for none there. The answer: how many places were told now.
  */
-export function notifyDeciders(
+export async function notifyDeciders(
   context: WorldContext,
   outbox: NoticeOutbox,
   approval: ApprovalRecord,
-  notice: { id: string; text: string },
-): Promise<boolean> {
-  return postWorldNotice(context, outbox, { chat: parseChatKey(approval.chatKey), ...notice });
+  id: string,
+  textFor: (place: NoticePlace) => string | undefined,
+): Promise<number> {
+  const origin = parseChatKey(approval.chatKey);
+  const routed = context.worlds.get(approval.world)?.cardRouting !== undefined;
+  const copies = routed ? await context.store.listCardCopies(approval.id) : [];
+  // No copies: not routed, or asked before routing was configured (its card is in its chat).
+  const places: { chat: ChatRef; id: string; place: NoticePlace }[] =
+    copies.length === 0 ? [{ chat: origin, id, place: { kind: "chat", platform: origin.platform } }] : [];
+  for (const copy of copies) {
+    if (copy.kind === "chat") {
+      places.push({ chat: origin, id, place: { kind: "chat", platform: origin.platform } });
+      continue;
+    }
+    if (copy.state !== "open") continue;
+    const chat = parseChatKey(copy.chatKey);
+    const place: NoticePlace =
+      copy.kind === "dm"
+        ? { kind: "dm", platform: chat.platform, personId: copy.personId ?? "" }
+        : { kind: "channel", platform: chat.platform };
+    places.push({ chat, id: copyCardRef(id, copy.chatKey), place });
+  }
+  let told = 0;
+  for (const { chat, id: noticeId, place } of places) {
+    const text = textFor(place);
+    if (text !== undefined && (await postWorldNotice(context, outbox, { chat, id: noticeId, text }))) told += 1;
+  }
+  return told;
 }
 
 /** The people listed by id who may decide the card on this platform (approvers, then anyone escalated to). */
