@@ -104,10 +104,12 @@ export class GraphileJobTable {
       UPDATE "Job" SET "state" = 'running', "lockedBy" = ${token}, "lockedAt" = ${now}, "attempts" = "attempts" + 1
       WHERE "key" = ${key} AND ("state" = 'pending' OR ("state" = 'running' AND "attempts" < ${maxAttempts}))
         AND NOT EXISTS (SELECT 1 FROM "Job" AS waiting WHERE waiting."queue" = "Job"."queue" AND waiting."key" <> ${key}
-          AND waiting."state" = 'pending' AND waiting."attempts" > 0
-          -- Ahead of it: waiting for its retry, or due and first by priority, then insertion.
-          AND (waiting."runAt" > ${now} OR waiting."priority" < "Job"."priority"
-            OR (waiting."priority" = "Job"."priority" AND waiting."seq" < "Job"."seq")))
+          AND waiting."state" = 'pending'
+          -- Ahead of it: waiting for its retry, or due and first by priority, then insertion
+          -- (tried or not: one whose graphile-worker job failed before its claim was written).
+          AND ((waiting."attempts" > 0 AND waiting."runAt" > ${now}) OR (waiting."runAt" <= ${now}
+            AND (waiting."priority" < "Job"."priority"
+              OR (waiting."priority" = "Job"."priority" AND waiting."seq" < "Job"."seq")))))
       RETURNING "seq", "key", "queue", "payload", "attempts", "runAt"`);
     const row = rows[0];
     return row ? claimedRowOf(row) : undefined;
@@ -128,9 +130,10 @@ export class GraphileJobTable {
           SELECT waiting."key", waiting."runAt" FROM "Job" AS job
           JOIN "Job" AS waiting ON waiting."queue" = job."queue" AND waiting."key" <> job."key"
           WHERE job."key" = ${key} AND job."state" = 'pending'
-            AND waiting."state" = 'pending' AND waiting."attempts" > 0
-            AND (waiting."runAt" > ${now} OR waiting."priority" < job."priority"
-              OR (waiting."priority" = job."priority" AND waiting."seq" < job."seq"))
+            AND waiting."state" = 'pending'
+            AND ((waiting."attempts" > 0 AND waiting."runAt" > ${now}) OR (waiting."runAt" <= ${now}
+              AND (waiting."priority" < job."priority"
+                OR (waiting."priority" = job."priority" AND waiting."seq" < job."seq"))))
           ORDER BY waiting."runAt" DESC LIMIT 1),
         moved AS (
           UPDATE "Job" SET "runAt" = GREATEST("runAt", (SELECT "runAt" FROM waiting))
@@ -229,6 +232,12 @@ export class GraphileJobTable {
           -- row another process took over (settled nothing) leaves the next row to its own claim.
           AND (SELECT count(*) FROM settled) = 1
           AND ("state" = 'pending' OR ("state" = 'running' AND "attempts" < ${claimNext?.maxAttempts ?? 0}::int))
+          -- Not past a row of the chat ahead of it (as {@link claim}): the caller's claim defers it.
+          AND NOT EXISTS (SELECT 1 FROM "Job" AS waiting WHERE waiting."queue" = "Job"."queue"
+            AND waiting."key" <> "Job"."key" AND waiting."state" = 'pending'
+            AND ((waiting."attempts" > 0 AND waiting."runAt" > ${now}) OR (waiting."runAt" <= ${now}
+              AND (waiting."priority" < "Job"."priority"
+                OR (waiting."priority" = "Job"."priority" AND waiting."seq" < "Job"."seq")))))
         RETURNING "seq", "key", "queue", "payload", "attempts", "runAt")
       SELECT (SELECT count(*) FROM settled)::int AS changed, (SELECT id::text FROM taken) AS "nextId",
         (SELECT payload->>'key' FROM taken) AS "nextKey", claimed."seq" AS "claimed_seq",
