@@ -45,6 +45,12 @@ export interface FaultTargets {
   telegram?: {
     /** Refuse the next `times` sends to `chatId`, or any chat, with this answer. */
     refuse(failure: { error_code: number; description: string; retry_after?: number }, times: number): void;
+    /**
+     * End the refusals not yet made: a 429 or 5xx outage is a window of time, as on Telegram.
+     * Left armed, they would wait for the next send whenever it comes: at a run's end the one
+     * answer still being sent took every refusal of every later fault and never got through.
+     */
+    endRefusals(): void;
     /** Reset the connections of the next `times` calls (no answer). */
     reset(times: number): void;
   };
@@ -121,11 +127,13 @@ export async function makeFault(kind: FaultKind, targets: FaultTargets): Promise
         3,
       );
       await sleep(retryAfter * 1_000);
+      targets.telegram?.endRefusals();
       return window(`retry_after ${retryAfter} s`);
     }
     case "telegram-5xx":
       targets.telegram?.refuse({ error_code: 502, description: "Bad Gateway" }, 4);
       await sleep(2_000);
+      targets.telegram?.endRefusals();
       return window();
     case "telegram-reset":
       targets.telegram?.reset(3);

@@ -238,6 +238,7 @@ export async function runChaos(settings: ChaosSettings): Promise<ChaosReport> {
         ? {
             telegram: {
               refuse: (failure, times) => world.telegram.failNext("sendMessage", failure, { times }),
+              endRefusals: () => void world.telegram.clearFailures("sendMessage"),
               reset: () => undefined,
             },
             model: { breakNext: (kind, times) => world.breakModel(kind, times) },

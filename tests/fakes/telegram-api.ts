@@ -140,6 +140,18 @@ export class FakeTelegramApi {
     });
   }
 
+  /** Drop the refusals of `method` not yet made (an outage that ended); resolves how many were left. */
+  clearFailures(method: string): number {
+    let left = 0;
+    for (let index = this.failures.length - 1; index >= 0; index--) {
+      const entry = this.failures[index];
+      if (entry?.method !== method) continue;
+      left += entry.times;
+      this.failures.splice(index, 1);
+    }
+    return left;
+  }
+
   /** A person's status in a chat (`creator`, `administrator`, `member`, …); `member` unless set. */
   setMemberStatus(chatId: number, userId: number, status: string): void {
     this.memberStatus.set(`${chatId}:${userId}`, status);
