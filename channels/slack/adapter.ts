@@ -337,26 +337,30 @@ export class SlackAdapter
   /** A pending card drawn again (a quorum's progress, an escalation), its buttons kept. */
   async redrawCard(chat: ChatRef, id: string, card: ApprovalCard): Promise<"edited" | "gone"> {
     const { text, blocks } = renderApprovalCard(card);
-    try {
-      await this.outbound.update(chat, id, text, blocks);
-      return "edited";
-    } catch (error) {
-      const code = slackErrorCode(error instanceof Error ? error.cause : undefined);
-      if (code !== "message_not_found" && code !== "cant_update_message") throw error;
-      this.logger.warn({ err: error, approvalId: card.approvalId }, "approval card could not be redrawn");
-      return "gone";
-    }
+    return this.updateCard(chat, id, text, blocks, card.approvalId, "approval card could not be redrawn");
   }
 
   async editCard(chat: ChatRef, id: string, outcome: ApprovalOutcome): Promise<"edited" | "gone"> {
     const { text, blocks } = renderApprovalOutcome(outcome);
+    return this.updateCard(chat, id, text, blocks, outcome.approvalId, "approval card could not be edited");
+  }
+
+  /** A card's message updated; "gone" when Slack says it no longer exists or cannot be edited. */
+  private async updateCard(
+    chat: ChatRef,
+    id: string,
+    text: string,
+    blocks: Parameters<SlackOutbound["update"]>[3],
+    approvalId: string,
+    gone: string,
+  ): Promise<"edited" | "gone"> {
     try {
       await this.outbound.update(chat, id, text, blocks);
       return "edited";
     } catch (error) {
       const code = slackErrorCode(error instanceof Error ? error.cause : undefined);
       if (code !== "message_not_found" && code !== "cant_update_message") throw error;
-      this.logger.warn({ err: error, approvalId: outcome.approvalId }, "approval card could not be edited");
+      this.logger.warn({ err: error, approvalId }, gone);
       return "gone";
     }
   }
