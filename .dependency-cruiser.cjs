@@ -86,9 +86,28 @@ module.exports = {
       name: "turns-through-their-entry",
       severity: "error",
       comment:
-        "src/world/turn/ owns a turn from start to close (one close, one expiry, one decider check); everything outside it uses src/world/turn/index.ts, except src/world/approval-types.ts, which re-exports the approval types for the world's records and for the channel entry (src/world/channel-adapter.ts).",
+        "src/world/turn/ owns a turn from start to close (one close, one expiry, one decider check); everything outside it uses src/world/turn/index.ts, except src/world/approval-types.ts, which re-exports the approval types for the world's records and for the channel entry (src/world/channel-adapter.ts), and the world engine, which runs the turn's loop (src/world/turn/turn-loop.ts).",
       from: { path: "^(src|channels)/", pathNot: ["^src/world/turn/", "^src/world/approval-types\\.ts$"] },
-      to: { path: "^src/world/turn/", pathNot: "^src/world/turn/index\\.ts$" },
+      to: {
+        path: "^src/world/turn/",
+        pathNot: ["^src/world/turn/index\\.ts$", "^src/world/turn/turn-loop\\.ts$"],
+      },
+    },
+    {
+      name: "turn-loop-only-from-the-engine",
+      severity: "error",
+      comment:
+        "The turn's loop (src/world/turn/turn-loop.ts) is run by the world engine's jobs alone; everything else uses src/world/turn/index.ts.",
+      from: { path: "^(src|channels)/", pathNot: ["^src/world/turn/", "^src/world/world-engine\\.ts$"] },
+      to: { path: "^src/world/turn/turn-loop\\.ts$" },
+    },
+    {
+      name: "agents-never-import-turns",
+      severity: "error",
+      comment:
+        "A turn's transitions (start, park, resume, a result, close) are its loop's (src/world/turn/): src/agents holds the workers behind the port src/world/turn-workers.ts, which do one piece of work and say how it went.",
+      from: { path: "^src/agents/" },
+      to: { path: "^src/world/turn/" },
     },
     {
       name: "prisma-stays-in-storage",

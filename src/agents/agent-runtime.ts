@@ -1,8 +1,8 @@
+import { RoundtableError } from "../errors/roundtable-error.js";
 import type { AgentConfig } from "../config/schema.js";
 import type { ModelProvider, ModelRequest } from "../providers/model-provider.js";
 import type { TurnRecord } from "../world/records.js";
 import type { Outbox } from "../world/outbox.js";
-import { finishStoppedTurn, type TurnInterrupts } from "../world/turn/index.js";
 import type { WorldContext } from "../world/world-context.js";
 import type { WorldSettings } from "../world/world-settings.js";
 import type { AgentPolicy, AgentTools } from "./agent-tools.js";
@@ -33,8 +33,6 @@ export interface AgentRuntime {
   describeProviderError(error: unknown): string;
   /** Aborted when the service stops. */
   stopSignal: AbortSignal;
-  /** Watches on turns, so that `/stop` aborts a model stream or a tool run of the turn. */
-  interrupts: TurnInterrupts;
   /** Caps on the files a tool call posts (default: the inbound defaults, 20 MiB per file, 50 MiB per call). */
   toolFileLimits?: { maxBytes: number; maxMessageBytes: number };
 }
@@ -46,24 +44,13 @@ export interface TurnScope {
   world: WorldSettings;
 }
 
-export async function loadTurnScope(runtime: AgentRuntime, turnId: string): Promise<TurnScope | undefined> {
-  const { store, worlds, logger } = runtime.world;
-  let turn = await store.getTurn(turnId);
-  if (!turn) {
-    logger.warn({ turnId }, "no such turn");
-    return undefined;
-  }
-  if (turn.stoppedBy && turn.state !== "ended") {
-    // Stopped, but the stop did not get to end it (a crash): end it now; nothing of it runs.
-    await finishStoppedTurn(runtime.world, runtime.outbox, turn);
-    turn = (await store.getTurn(turnId)) ?? turn;
-  }
-  const worldName = await store.chatWorld(turn.chatKey);
-  const world = worldName === undefined ? undefined : worlds.get(worldName);
+/**
+ * The scope of a turn its loop read (src/world/turn/turn-loop.ts), with the agent's config.
+ * The loop found the agent configured (the world's agents are the config's).
+ */
+export function scopeOf(runtime: AgentRuntime, turn: TurnRecord, world: WorldSettings): TurnScope {
   const agent = runtime.agents.get(turn.agent);
-  if (!world || !agent) {
-    logger.error({ turnId, agent: turn.agent }, "turn refers to an agent or world no longer configured");
-    return undefined;
-  }
+  // Programming error: the world's agents and these are built from the same config.
+  if (!agent) throw new RoundtableError("internal", `agent ${turn.agent} of turn ${turn.id} is not configured`);
   return { turn, agent, world };
 }

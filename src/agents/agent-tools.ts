@@ -1,8 +1,6 @@
 import type { ToolDefinition } from "../providers/model-provider.js";
 import type { ToolOutcome, ToolRunContext } from "../tools/tool-source.js";
-
-/** Arguments checked against a tool's schema, or the problem found. */
-export type ArgumentCheck = { ok: true; args: Record<string, unknown> } | { ok: false; problem: string };
+import type { ArgumentCheck, CallPolicy } from "../world/turn-workers.js";
 
 /** The tools as the loop needs them (implemented over the tool registry). */
 export interface AgentTools {
@@ -15,19 +13,5 @@ export interface AgentTools {
   call(name: string, args: Record<string, unknown>, context: ToolRunContext): Promise<ToolOutcome>;
 }
 
-/** What the approval policy says about one call. */
-export interface PolicyVerdict {
-  action: "run" | "ask" | "block";
-  reason: string;
-  /** A configured rule could not be checked: nothing, stored rules included, lets the call run unasked. */
-  unchecked?: true;
-}
-
-/** The approval policy as the loop needs it. */
-export interface AgentPolicy {
-  decide(name: string, args: Record<string, unknown>): PolicyVerdict;
-  /** Stable hash of a call (tool and canonical arguments), for session grants and the repeat guard. */
-  hash(name: string, args: Record<string, unknown>): string;
-  /** Arguments pretty-printed and truncated for a card. */
-  preview(args: Record<string, unknown>): string;
-}
+/** The approval policy as the loop needs it (the port's {@link CallPolicy}). */
+export type AgentPolicy = CallPolicy;

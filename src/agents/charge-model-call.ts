@@ -2,8 +2,6 @@ import type { ModelRequest, Usage } from "../providers/model-provider.js";
 import type { BucketUse } from "../world/budget-store.js";
 import type { BudgetExceeded } from "../world/limits/day-budget.js";
 import { postBudgetAlerts, type ReservedBudget, reserveBudget, settleBudget } from "../world/limits/reserve-budget.js";
-import type { MessageRecord } from "../world/records.js";
-import { chainHumans } from "../world/turn/index.js";
 import { utcDay } from "../world/limits/utc-day.js";
 import type { AgentRuntime, TurnScope } from "./agent-runtime.js";
 import { costOf, priceOf } from "./model-price.js";
@@ -108,7 +106,8 @@ export async function settleAndAlert(
   scope: TurnScope,
   charged: ChargedCall,
   outcome: { usage: Usage | undefined; streamed: string },
-  trigger: MessageRecord | undefined,
+  /** The chain starter's name, read only when an alert names it. */
+  starterName: () => Promise<string | undefined>,
 ): Promise<void> {
   const used = await settleModelCall(runtime, scope, charged, outcome);
   await postBudgetAlerts(
@@ -118,16 +117,6 @@ export async function settleAndAlert(
     scope.world.limits,
     charged.reserved,
     used,
-    () => chainStarterName(runtime, trigger),
+    starterName,
   );
-}
-
-/** The chain starter's name for budget texts: the first human of the chain, else the starter's id. */
-export async function chainStarterName(
-  runtime: AgentRuntime,
-  trigger: MessageRecord | undefined,
-): Promise<string | undefined> {
-  if (!trigger) return undefined;
-  if (trigger.author.kind === "human") return trigger.author.name;
-  return (await chainHumans(runtime.world, trigger))[0];
 }

@@ -1,5 +1,5 @@
 import type { AgentRuntime, ProviderEntry, ViewFitter } from "../agents/agent-runtime.js";
-import { AgentTurnRunner } from "../agents/agent-turn-runner.js";
+import { AgentWorkers } from "../agents/agent-workers.js";
 import { traceTurnRunner } from "../telemetry/traced-turn-runner.js";
 import type { AgentPolicy, AgentTools } from "../agents/agent-tools.js";
 import { type AgentConfig, type Config, filesConfigSchema } from "../config/schema.js";
@@ -112,7 +112,6 @@ export class Roundtable {
       modelLimits: parts.modelLimits,
       describeProviderError: parts.describeProviderError,
       stopSignal: this.stopController.signal,
-      interrupts: this.engine.interrupts,
       toolFileLimits: parts.config.files ?? filesConfigSchema.parse({}),
     };
     // Only the schedules this process can post for: `roundtable chat` (the console alone) on the
@@ -125,7 +124,7 @@ export class Roundtable {
     });
     this.engine.setTurnRunner(
       traceTurnRunner(
-        new AgentTurnRunner(runtime),
+        this.engine.turnLoop(new AgentWorkers(runtime)),
         async (approvalId) => (await parts.store.getApproval(approvalId))?.turnId,
       ),
     );

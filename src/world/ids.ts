@@ -15,3 +15,14 @@ export function newShortId(length = 4): string {
     .toString("hex")
     .slice(0, length);
 }
+
+/** The id of the turn an agent takes in answer to a message: one per message and agent. */
+export function turnIdFor(messageId: string, agent: string): string {
+  return `${messageId}>${agent}`;
+}
+
+/** The message a turn answers, read from its id ({@link turnIdFor}; agent names hold no `>`). */
+export function triggerOfTurn(turnId: string): string {
+  const cut = turnId.lastIndexOf(">");
+  return cut < 0 ? turnId : turnId.slice(0, cut);
+}

@@ -24,8 +24,8 @@ export interface WorldDirectory {
 }
 
 /**
- * What the agents side does with the steps of a turn. The world queues these steps in the
- * chat's queue; the runner (src/agents) calls providers and tools.
+ * The steps of a turn as the world's jobs run them: the turn's loop (src/world/turn/turn-loop.ts),
+ * which calls providers and tools through the workers' port (src/world/turn-workers.ts).
  */
 export interface TurnRunner {
   /**

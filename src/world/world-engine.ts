@@ -7,12 +7,15 @@ import { Outbox } from "./outbox.js";
 import { recoverLostSteps } from "./recover-lost-steps.js";
 import { routeStoredMessage } from "./route-message.js";
 import { runApprovalTimer, TurnInterrupts } from "./turn/index.js";
+import { TurnLoop } from "./turn/turn-loop.js";
+import type { TurnWorkers } from "./turn-workers.js";
 import type { ClaimedJob } from "./work-queue.js";
 import type { TurnRunner, WorldContext } from "./world-context.js";
 
 /**
  * The world: ingress for channels, the outbox, and the handler of every stored step. Turn
- * steps go to the injected {@link TurnRunner}; routing and delivery are the world's own.
+ * steps go to the injected {@link TurnRunner} (the turn's loop over the agents' workers,
+ * {@link WorldEngine.turnLoop}); routing and delivery are the world's own.
  */
 export class WorldEngine {
   readonly outbox: Outbox;
@@ -27,7 +30,12 @@ export class WorldEngine {
     this.ingress = new Ingress(context, this.outbox, this.interrupts);
   }
 
-  /** The agents side; set once before the queue starts. */
+  /** The turn's loop (src/world/turn/turn-loop.ts) over the workers behind the port (src/agents). */
+  turnLoop(workers: TurnWorkers): TurnRunner {
+    return new TurnLoop({ world: this.context, outbox: this.outbox, workers, interrupts: this.interrupts });
+  }
+
+  /** The turn runner (the loop, perhaps traced); set once before the queue starts. */
   setTurnRunner(runner: TurnRunner): void {
     this.runner = runner;
   }

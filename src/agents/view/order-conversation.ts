@@ -1,5 +1,5 @@
 import type { MessageRecord } from "../../world/records.js";
-import { triggerOfTurn } from "../../world/turn/index.js";
+import { triggerOfTurn } from "../../world/ids.js";
 
 /**
  * The chat as it stood for a turn, in conversation order: every message up to the one the

@@ -1,4 +1,4 @@
-import type { TurnRecord } from "../records.js";
+import type { ToolCallRecord, TurnRecord } from "../records.js";
 import { parseChatKey } from "../chat-ref.js";
 import type { TurnEndReason } from "../events.js";
 import type { Outbox } from "../outbox.js";
@@ -115,4 +115,19 @@ export async function closePendingApprovals(
     await closeTurn(context, outbox, turnId, "reset", { kind: "skipped", detail: note });
   }
   return turnIds.length;
+}
+
+/** Calls of a stopped turn that have no result get `skipped` (every call gets one result). */
+export async function skipOpenCalls(
+  context: WorldContext,
+  outbox: Outbox,
+  calls: ToolCallRecord[],
+  detail: string,
+): Promise<void> {
+  for (const call of calls) {
+    const current = await context.store.getToolCall(call.id);
+    if (current && current.state !== "done") {
+      await recordToolResult(context, outbox, current, "skipped", detail);
+    }
+  }
 }

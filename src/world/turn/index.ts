@@ -1,6 +1,8 @@
 /**
  * A turn from start to close, its tool calls' results and its approvals (docs/architecture.md,
- * "Turns"). Everything outside this folder uses it through this file.
+ * "Turns"). Everything outside this folder uses it through this file, but the world engine,
+ * which runs the turn's loop (./turn-loop.ts; not exported here: the policy modules use this
+ * file, and the loop runs the policy hooks).
  */
 export { handleApprovalClick } from "./approval-clicks.js";
 export { describeWait } from "./approval-outcome.js";
@@ -23,7 +25,6 @@ export {
   parkTurn,
   resumeTurn,
   startTurn,
-  triggerOfTurn,
-  turnIdFor,
 } from "./turn-state.js";
+export { triggerOfTurn, turnIdFor } from "../ids.js";
 export { stopOf, TurnInterrupts, type TurnStop } from "./turn-interrupts.js";

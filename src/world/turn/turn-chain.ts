@@ -31,3 +31,13 @@ export async function chainHumans(
   }
   return [];
 }
+
+/** The chain starter's name for budget texts: the first human of the chain, else undefined. */
+export async function chainStarterName(
+  context: Pick<WorldContext, "store">,
+  trigger: MessageRecord | undefined,
+): Promise<string | undefined> {
+  if (!trigger) return undefined;
+  if (trigger.author.kind === "human") return trigger.author.name;
+  return (await chainHumans(context, trigger))[0];
+}

@@ -1,4 +1,5 @@
 import type { MessageRecord, ToolCallRecord, TurnRecord } from "../records.js";
+import { turnIdFor } from "../ids.js";
 import type { WorldContext } from "../world-context.js";
 
 /**
@@ -6,17 +7,6 @@ import type { WorldContext } from "../world-context.js";
  * `parked` (calls wait for approvals) → `running` → … → `ended` (only through `closeTurn`).
  * These are the only writes of a turn's row besides `closeTurn` and the stop marker.
  */
-
-/** The id of the turn an agent takes in answer to a message: one per message and agent. */
-export function turnIdFor(messageId: string, agent: string): string {
-  return `${messageId}>${agent}`;
-}
-
-/** The message a turn answers, read from its id ({@link turnIdFor}; agent names hold no `>`). */
-export function triggerOfTurn(turnId: string): string {
-  const cut = turnId.lastIndexOf(">");
-  return cut < 0 ? turnId : turnId.slice(0, cut);
-}
 
 /** A new turn of `agent` answering `message`, counted against the chat's agent-turn limit. */
 export async function startTurn(

@@ -1,11 +1,11 @@
 import { ToolError, errorMessage } from "../errors/roundtable-error.js";
 import { parseChatKey } from "../world/chat-ref.js";
-import { editOfCall, finishStoppedTurn, markCallRunning, recordToolResult, stopOf } from "../world/turn/index.js";
 import type { ToolProgress } from "../world/channel-optional.js";
-import type { ToolCallRecord } from "../world/records.js";
+import type { ToolCallRecord, TurnRecord } from "../world/records.js";
+import type { ToolRunInput, ToolRunOutcome } from "../world/turn-workers.js";
+import type { WorldSettings } from "../world/world-settings.js";
 import { showToolProgress, showWorking, type WorkingStatus } from "../world/working-status.js";
-import { type AgentRuntime, loadTurnScope } from "./agent-runtime.js";
-import { continueTurn } from "./continue-turn.js";
+import { type AgentRuntime, scopeOf } from "./agent-runtime.js";
 import { resolveWorkdir } from "./workdir.js";
 import { postToolFiles } from "./post-tool-files.js";
 import { discardCallOutbox, prepareCallOutbox } from "../tools/outbox-files.js";
@@ -18,57 +18,23 @@ import type { Logger } from "../log/logger.js";
 const defaultToolTimeoutMs = 60_000;
 
 /**
- * Run one call whose approval (if any) is settled. A call found `running` was in flight when
- * the process died: it gets `interrupted` and is never run a second time.
+ * Run one call (its loop marked it running): the tool with its checked arguments, its
+ * progress shown, its files posted. Returns the result for the loop to record, or `stopped`
+ * when `/stop` cut the run (its files are dropped). Throws when the service stopping cut it:
+ * the call stays `running`, and after the restart its loop records `interrupted`.
  */
-export async function executeToolCall(runtime: AgentRuntime, toolCallId: string): Promise<void> {
-  const { store, logger } = runtime.world;
-  const call = await store.getToolCall(toolCallId);
-  if (!call) return;
-  const scope = await loadTurnScope(runtime, call.turnId);
-  if (!scope) return;
-  if (call.state === "done") {
-    // Its result is stored (perhaps just before a restart): make sure the turn goes on.
-    if (scope.turn.state !== "ended") await continueTurn(runtime, call.turnId, call.step);
-    return;
-  }
-  const log = logger.child({ chat: call.chatKey, agent: call.agent, turn: call.turnId, tool: call.name });
-  if (scope.turn.state === "ended") return;
-  if (call.state === "running") {
-    log.warn({ toolCallId }, "tool was running when the service stopped; not run again");
-    // What it posted or left in outbox/ before the stop still reaches the chat, once.
-    const posted = await postToolFiles(runtime, scope, call, [], await resolveWorkdir(scope.world));
-    await recordToolResult(
-      runtime.world,
-      runtime.outbox,
-      call,
-      "interrupted",
-      `the service restarted while this tool was running; it was not run again${posted === undefined ? "" : `\n${posted}`}`,
-    );
-    await continueTurn(runtime, call.turnId, call.step);
-    return;
-  }
-  // An approver's edit runs instead of the model's arguments, and the result says so.
-  const edit = await editOfCall(runtime.world, call);
-  const checked = runtime.tools.check(call.name, edit?.argumentsJson ?? call.argumentsJson);
-  if (!checked.ok) {
-    await recordToolResult(runtime.world, runtime.outbox, call, "invalid", checked.problem);
-    await continueTurn(runtime, call.turnId, call.step);
-    return;
-  }
-  // Watched before the call is marked running: a /stop from then on kills the run.
-  const watch = runtime.interrupts.watch(call.turnId);
-  // Released with the watch (not AbortSignal.any: see linked-signal.ts).
-  const linked = linkedSignal([runtime.stopSignal, watch.signal]);
+export async function runToolCall(runtime: AgentRuntime, input: ToolRunInput): Promise<ToolRunOutcome> {
+  const { call, args } = input;
+  const scope = scopeOf(runtime, input.turn, input.world);
+  const log = runtime.world.logger.child({ chat: call.chatKey, agent: call.agent, turn: call.turnId, tool: call.name });
+  // Released when the run is over (not AbortSignal.any: see linked-signal.ts).
+  const linked = linkedSignal([runtime.stopSignal, input.stopped]);
   let kind: "ok" | "error" | "timeout" | "failed";
   let text: string;
   let files: ToolFile[] = [];
   let workdir: string | undefined;
   let working: WorkingStatus | undefined;
   try {
-    // Stopped since the turn was read: the stop closes this call; it never runs.
-    if ((await store.getTurn(call.turnId))?.stoppedBy) return;
-    await markCallRunning(runtime.world, call);
     log.info("tool running");
     working = showWorking(runtime.world, parseChatKey(call.chatKey), call.agent, { kind: "tool", tool: call.name });
     showToolProgress(runtime.world, parseChatKey(call.chatKey), call.agent, progressOf(call, "running"));
@@ -77,7 +43,7 @@ export async function executeToolCall(runtime: AgentRuntime, toolCallId: string)
     const outbox = await callOutbox(callWorkdir, call.id, log);
     // A tool's process (or MCP server) is waited for without the step's slot (src/world/step-slots.ts).
     const outcome = await withoutSlot(() =>
-      runtime.tools.call(call.name, checked.args, {
+      runtime.tools.call(call.name, args, {
         workdir: callWorkdir,
         signal: linked.signal,
         timeoutMs: defaultToolTimeoutMs,
@@ -94,19 +60,13 @@ export async function executeToolCall(runtime: AgentRuntime, toolCallId: string)
   } finally {
     working?.stop();
     linked.release();
-    watch.release();
   }
-  const stop = stopOf(watch.signal);
+  const stop = input.stopOf();
   if (stop) {
-    // The stop gave the call `interrupted` already; this keeps the closure if it could not.
     log.info("tool run stopped");
     // A stopped call's files are nobody's: taken here, so no later call finds them.
     if (workdir !== undefined) await discardCallOutbox(workdir, call.id, log);
-    await recordToolResult(runtime.world, runtime.outbox, call, "interrupted", `stopped by ${stop.by.name}`);
-    // A stop stored by another process is ended here, by the process that was running the tool.
-    const turn = await store.getTurn(call.turnId);
-    if (turn) await finishStoppedTurn(runtime.world, runtime.outbox, turn);
-    return;
+    return { kind: "stopped", stop };
   }
   if (runtime.stopSignal.aborted && kind !== "ok") {
     // Stopping mid-run: the call stays `running` and the job fails, so after the restart the
@@ -124,15 +84,17 @@ export async function executeToolCall(runtime: AgentRuntime, toolCallId: string)
     const posted = await postToolFiles(runtime, scope, call, files, workdir);
     if (posted !== undefined) text = `${text}\n${posted}`;
   }
-  await recordToolResult(
-    runtime.world,
-    runtime.outbox,
-    call,
-    kind,
-    text,
-    edit === undefined ? {} : { note: edit.note },
-  );
-  await continueTurn(runtime, call.turnId, call.step);
+  return { kind, text };
+}
+
+/** What a call that was running when the service stopped posted or left in outbox/: it still reaches the chat, once. */
+export async function postLeftFiles(
+  runtime: AgentRuntime,
+  call: ToolCallRecord,
+  turn: TurnRecord,
+  world: WorldSettings,
+): Promise<string | undefined> {
+  return postToolFiles(runtime, scopeOf(runtime, turn, world), call, [], await resolveWorkdir(world));
 }
 
 function progressOf(call: ToolCallRecord, state: ToolProgress["state"]): ToolProgress {

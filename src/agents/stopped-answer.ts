@@ -1,6 +1,5 @@
-import type { ToolCallRecord } from "../storage/records.js";
 import type { AnswerDraft } from "../world/delivery/answer-draft.js";
-import { finishStoppedTurn, recordToolResult, type TurnStop } from "../world/turn/index.js";
+import type { SeenStop } from "../world/turn-workers.js";
 import type { AgentRuntime, TurnScope } from "./agent-runtime.js";
 
 /** The line that ends an answer cut by `/stop`. */
@@ -12,23 +11,20 @@ function stoppedMark(name: string): string {
  * A model stream cut by `/stop`: the partial answer stays (stored as the step's answer, so the
  * agent sees it later) and the draft already in the chat is settled to it, ending with
  * `(stopped by <name>)`. Nothing was streamed: the draft goes. The turn itself is ended by the
- * stop; no further model call is made for it.
+ * stop (its loop sees to that); no further model call is made for it.
  */
-export async function finishStoppedAnswer(
+export async function showStoppedAnswer(
   runtime: AgentRuntime,
   scope: TurnScope,
   step: number,
   partial: string,
   answer: AnswerDraft,
-  stop: TurnStop,
-): Promise<void> {
-  const { store, logger } = runtime.world;
+  stop: SeenStop,
+): Promise<{ kind: "stopped" }> {
   const { turn, agent } = scope;
-  logger.info({ chat: turn.chatKey, agent: agent.name, turn: turn.id, step }, "model stream stopped");
+  runtime.world.logger.info({ chat: turn.chatKey, agent: agent.name, turn: turn.id, step }, "model stream stopped");
   await showPartialAnswer(runtime, scope, step, partial, answer, stop);
-  // A stop stored by another process is ended here, by the process that was running the turn.
-  const current = await store.getTurn(turn.id);
-  if (current) await finishStoppedTurn(runtime.world, runtime.outbox, current);
+  return { kind: "stopped" };
 }
 
 async function showPartialAnswer(
@@ -37,7 +33,7 @@ async function showPartialAnswer(
   step: number,
   partial: string,
   answer: AnswerDraft,
-  stop: TurnStop,
+  stop: SeenStop,
 ): Promise<void> {
   const { turn, agent } = scope;
   if (partial.trim() === "") {
@@ -58,14 +54,4 @@ async function showPartialAnswer(
   );
   // Held before it is published, like every answer: the delivery may run in another process.
   await answer.publish(message);
-}
-
-/** Calls of a stopped turn that have no result get `skipped` (every call gets one result). */
-export async function skipOpenCalls(runtime: AgentRuntime, calls: ToolCallRecord[], detail: string): Promise<void> {
-  for (const call of calls) {
-    const current = await runtime.world.store.getToolCall(call.id);
-    if (current && current.state !== "done") {
-      await recordToolResult(runtime.world, runtime.outbox, current, "skipped", detail);
-    }
-  }
 }

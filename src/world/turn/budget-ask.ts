@@ -1,13 +1,14 @@
-// `limits.overBudget: ask` on the agents' side (docs/budgets.md): a call past a cap asks the
+// `limits.overBudget: ask` in the turn's loop (docs/budgets.md): a call past a cap asks the
 // world's approvers; an approval raises the cap for its period by `raiseBy` and the step runs
 // again; a denial (or no decision in time) ends the turn with a notice and no model call.
-import { budgetQuestion, capOwner, capsThatApply, raiseAmount } from "../world/limits/budget-caps.js";
-import type { BudgetExceeded } from "../world/limits/day-budget.js";
-import type { MessageRecord } from "../world/records.js";
-import { parseBudgetApprovalKey, requestBudgetApproval, resumeTurn } from "../world/turn/index.js";
-import { type AgentRuntime, loadTurnScope, type TurnScope } from "./agent-runtime.js";
-import { chainStarterName } from "./charge-model-call.js";
-import { endWithLimit } from "./end-turn.js";
+import { budgetQuestion, capOwner, capsThatApply, raiseAmount } from "../limits/budget-caps.js";
+import type { BudgetExceeded } from "../limits/day-budget.js";
+import type { MessageRecord } from "../records.js";
+import { parseBudgetApprovalKey, requestBudgetApproval } from "./budget-approval.js";
+import { chainStarterName } from "./turn-chain.js";
+import { endWithLimit } from "./turn-limits.js";
+import { type LoopParts, loadTurnScope, type TurnScope } from "./turn-scope.js";
+import { resumeTurn } from "./turn-state.js";
 
 /**
  * Ask to let a call past its cap (`overBudget: ask`): true when a card is out (the turn is
@@ -15,7 +16,7 @@ import { endWithLimit } from "./end-turn.js";
  * was decided already and the call still does not fit).
  */
 export async function askPastBudget(
-  runtime: AgentRuntime,
+  loop: LoopParts,
   scope: TurnScope,
   step: number,
   exceeded: BudgetExceeded,
@@ -23,10 +24,10 @@ export async function askPastBudget(
 ): Promise<boolean> {
   const cap = exceeded.cap;
   if (scope.world.limits.overBudget !== "ask" || cap === undefined) return false;
-  const personName = (await chainStarterName(runtime, trigger)) ?? scope.turn.startedById;
+  const personName = (await chainStarterName(loop.world, trigger)) ?? scope.turn.startedById;
   const raise = raiseAmount(cap, scope.world.limits.raiseBy ?? 100);
   const question = budgetQuestion(scope.agent.name, cap, exceeded.allowed, raise, personName);
-  const asked = await requestBudgetApproval(runtime.world, runtime.outbox, scope.turn, scope.world, {
+  const asked = await requestBudgetApproval(loop.world, loop.outbox, scope.turn, scope.world, {
     step,
     cap: cap.name,
     period: cap.period,
@@ -41,14 +42,14 @@ export async function askPastBudget(
  * the turn with a notice (nothing to run).
  */
 export async function followBudgetDecision(
-  runtime: AgentRuntime,
+  loop: LoopParts,
   approvalId: string,
   approved: boolean,
 ): Promise<{ turnId: string; step: number } | undefined> {
-  const { store } = runtime.world;
+  const { store } = loop.world;
   const approval = await store.getApproval(approvalId);
   const key = approval ? parseBudgetApprovalKey(approval.toolCallId) : undefined;
-  const scope = key ? await loadTurnScope(runtime, key.turnId) : undefined;
+  const scope = key ? await loadTurnScope(loop, key.turnId) : undefined;
   if (!approval || !key || !scope || scope.turn.state === "ended") return undefined;
   const { turn, world } = scope;
   const month = key.period.slice(0, 7);
@@ -61,10 +62,10 @@ export async function followBudgetDecision(
       approval.state === "expired" ? "nobody decided in time" : `denied by ${approval.decidedByName ?? "an approver"}`;
     // The person by name, as the card and the stop notice say it (not their platform id).
     const [trigger] = await store.getMessages([turn.triggerMessageId]);
-    const personName = await chainStarterName(runtime, trigger);
+    const personName = await chainStarterName(loop.world, trigger);
     const owner = capOwner(cap ?? { scope: "world", subject: "" }, personName);
     const what = `${turn.agent}'s call would pass ${owner} budget (${key.cap}), and was not made (${who}).`;
-    await endWithLimit(runtime, scope, "budget", what);
+    await endWithLimit(loop, scope, "budget", what);
     return undefined;
   }
   const amount = raiseAmount(cap, world.limits.raiseBy ?? 100);
@@ -79,7 +80,7 @@ export async function followBudgetDecision(
     amount,
     decidedBy: approval.decidedByName ?? approval.decidedById ?? "",
   });
-  if (raised) runtime.world.logger.info({ approvalId, cap: cap.name, amount }, "budget raised by an approval");
-  await resumeTurn(runtime.world, turn, scope.agent.limits.deadline);
+  if (raised) loop.world.logger.info({ approvalId, cap: cap.name, amount }, "budget raised by an approval");
+  await resumeTurn(loop.world, turn, scope.agent.limits.deadline);
   return { turnId: turn.id, step: key.step };
 }

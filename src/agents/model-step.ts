@@ -1,29 +1,18 @@
 import { ProviderError } from "../errors/roundtable-error.js";
 import type { LLMResponse, Usage } from "../providers/model-provider.js";
-import type { MessageRecord, ToolCallRecord } from "../world/records.js";
+import type { MessageRecord } from "../world/records.js";
 import { parseChatKey } from "../world/chat-ref.js";
-import { closeTurn } from "../world/turn/index.js";
-import { chatJob } from "../world/jobs.js";
-import { type AnswerDraft, openAnswer, storedAnswer } from "../world/delivery/answer-draft.js";
-import { beginStep, stopOf } from "../world/turn/index.js";
+import { openAnswer } from "../world/delivery/answer-draft.js";
 import { showWorking } from "../world/working-status.js";
-import { addressBack, parseAddresses } from "../world/routing/index.js";
-import { type AgentRuntime, loadTurnScope, type TurnScope } from "./agent-runtime.js";
+import { addressBack } from "../world/routing/index.js";
+import type { ModelStepInput, ModelStepOutcome } from "../world/turn-workers.js";
+import { type AgentRuntime, scopeOf, type TurnScope } from "./agent-runtime.js";
 import { buildRequestView } from "./build-request-view.js";
-import { dispatchToolCalls } from "./dispatch-tool-calls.js";
-import { endWithLimit, failTurn } from "./end-turn.js";
-import { finishStoppedAnswer, skipOpenCalls } from "./finish-stopped-answer.js";
+import { showStoppedAnswer } from "./stopped-answer.js";
 import { linkedSignal } from "./linked-signal.js";
 import { slotFreeStream } from "../world/step-slots.js";
-import { askPastBudget } from "./budget-ask.js";
-import {
-  type ChargedCall,
-  chainStarterName,
-  chargeResentCall,
-  reserveModelCall,
-  settleAndAlert,
-} from "./charge-model-call.js";
-import { type BudgetExceeded, budgetNotice } from "../world/limits/day-budget.js";
+import { type ChargedCall, chargeResentCall, reserveModelCall, settleAndAlert } from "./charge-model-call.js";
+import type { BudgetExceeded } from "../world/limits/day-budget.js";
 
 /** The id of the message a step produces: one per turn and step, so a retry cannot add a second. */
 function stepMessageId(turnId: string, step: number): string {
@@ -31,75 +20,19 @@ function stepMessageId(turnId: string, step: number): string {
 }
 
 /**
- * One provider call of a turn: build the view, stream the answer to the chat, store it with
- * its tool calls, then either end the turn (text only) or hand the calls to the policy.
+ * One provider call of a turn (its loop checked the limits and began the step): build the
+ * view, stream the answer to the chat, store it with its tool calls, and say how it went. The
+ * answer is published by the loop, which then ends the turn or dispatches the calls.
  */
-export async function runModelStep(
-  runtime: AgentRuntime,
-  turnId: string,
-  step: number,
-  options: { created?: boolean } = {},
-): Promise<void> {
-  // Watched from before the turn is read: a /stop from then on reaches this step.
-  const watch = runtime.interrupts.watch(turnId);
-  try {
-    await runWatchedStep(runtime, turnId, step, watch.signal, options.created === true);
-  } finally {
-    watch.release();
-  }
-}
-
-async function runWatchedStep(
-  runtime: AgentRuntime,
-  turnId: string,
-  step: number,
-  stopped: AbortSignal,
-  /** The turn was created by this step's job: no earlier run of the step left a draft. */
-  created: boolean,
-) {
-  const scope = await loadTurnScope(runtime, turnId);
-  if (!scope || scope.turn.state === "ended") return;
+export async function runModelStep(runtime: AgentRuntime, input: ModelStepInput): Promise<ModelStepOutcome> {
+  const { step, trigger, stopped, created } = input;
+  const scope = scopeOf(runtime, input.turn, input.world);
   const { store, logger, clock } = runtime.world;
   const { turn, agent } = scope;
   const log = logger.child({ chat: turn.chatKey, agent: agent.name, turn: turn.id, step });
-
-  // The step's answer (stored before a restart?) and the turn's trigger, in one read.
-  const read = await store.getMessages([stepMessageId(turn.id, step), turn.triggerMessageId]);
-  const answered = read.find((message) => message.id === stepMessageId(turn.id, step));
-  const trigger = read.find((message) => message.id === turn.triggerMessageId);
-  if (answered) {
-    // The answer of this step was stored before a restart: carry on from there. Publishing
-    // again is safe: delivery is idempotent by message id.
-    log.info("step already answered; carrying on from the stored answer");
-    const calls = await store.listToolCalls({ turnId: turn.id, step });
-    const answer = storedAnswer(runtime.outbox, turn.chatKey, answered.id);
-    await settleStoredStep(runtime, scope, step, answered, calls, answer, true);
-    return;
-  }
-  if (step > agent.limits.maxSteps) {
-    await endWithLimit(
-      runtime,
-      scope,
-      "max-steps",
-      `reached the limit of ${agent.limits.maxSteps} model calls in one turn`,
-    );
-    return;
-  }
-  if (clock().getTime() > turn.deadlineAt.getTime()) {
-    await endWithLimit(runtime, scope, "deadline", `reached the turn's time limit`);
-    return;
-  }
   const entry = runtime.providers.get(agent.provider);
-  if (!entry) {
-    await failTurn(
-      runtime,
-      scope,
-      `${agent.name} has no usable model provider ("${agent.provider}" is not configured with a key).`,
-    );
-    log.error({ provider: agent.provider }, "agent's provider is not configured");
-    return;
-  }
-  await beginStep(runtime.world, turn.id, step);
+  // The loop asked `modelProblem` first: a missing provider never gets here.
+  if (!entry) return { kind: "failed", text: noProviderText(agent.name, agent.provider) };
 
   const tools = runtime.tools.definitionsFor(agent.tools);
   // Read once: the view places the turn after it, the final text may address its author back.
@@ -122,13 +55,7 @@ async function runWatchedStep(
       { limit: reserved.limit, used: reserved.used, allowed: reserved.allowed, needed: reserved.needed },
       "budget reached; no model call",
     );
-    if (await askPastBudget(runtime, scope, step, reserved, trigger)) return;
-    if (reserved.cap?.scope === "person") {
-      const name = await chainStarterName(runtime, trigger);
-      if (name !== undefined) reserved.personName = name;
-    }
-    await endWithLimit(runtime, scope, "budget", budgetNotice(reserved, clock()));
-    return;
+    return { kind: "limit", limit: { reason: "budget", exceeded: reserved, ask: true } };
   }
   // A new charge when the call is sent again from the start (a `restart` part).
   let charged: ChargedCall = reserved;
@@ -201,39 +128,32 @@ async function runWatchedStep(
       throw new ProviderError("provider.malformed", "the provider stream ended without a response");
   } catch (error) {
     // The request was sent: it stays charged (the provider's usage if it said, else the estimate).
-    await settleAndAlert(runtime, scope, charged, { usage: reported, streamed }, trigger).catch(
+    await settleAndAlert(runtime, scope, charged, { usage: reported, streamed }, input.starterName).catch(
       (settleError: unknown) =>
         log.error({ err: settleError }, "could not settle a model call's usage; its estimate stays charged"),
     );
-    const stop = stopOf(stopped);
-    if (stop) return finishStoppedAnswer(runtime, scope, step, streamed, answer, stop);
+    const stop = input.stopOf();
+    if (stop) return showStoppedAnswer(runtime, scope, step, streamed, answer, stop);
     await answer.discard();
     if (runtime.stopSignal.aborted) throw error; // shutting down: the step runs again after restart
-    if (deadline.signal.aborted) {
-      await endWithLimit(runtime, scope, "deadline", "reached the turn's time limit");
-      return;
-    }
+    if (deadline.signal.aborted) return { kind: "limit", limit: { reason: "deadline" } };
     // A provider's refusal (no key, rate limit, …) is an expected condition: one line, no stack.
     if (error instanceof ProviderError) log.error({ code: error.code, cause: error.message }, "provider call failed");
     else log.error({ err: error }, "provider call failed");
-    await failTurn(runtime, scope, runtime.describeProviderError(error));
-    return;
+    return { kind: "failed", text: runtime.describeProviderError(error) };
   } finally {
     working.stop();
     linked.release();
     deadline.release();
   }
-  if (pastBudget || !response) {
+  if (pastBudget) {
     // Outside the try: the broken attempt is settled already, never twice.
     await answer.discard();
-    if (pastBudget?.cap?.scope === "person") {
-      const name = await chainStarterName(runtime, trigger);
-      if (name !== undefined) pastBudget.personName = name;
-    }
-    log.warn({ limit: pastBudget?.limit }, "budget reached; a cut model call is not sent again");
-    if (pastBudget) await endWithLimit(runtime, scope, "budget", budgetNotice(pastBudget, clock()));
-    return;
+    log.warn({ limit: pastBudget.limit }, "budget reached; a cut model call is not sent again");
+    return { kind: "limit", limit: { reason: "budget", exceeded: pastBudget, ask: false } };
   }
+  // Programming error guard: a stream without a response threw inside the try already.
+  if (!response) throw new ProviderError("provider.malformed", "the provider stream ended without a response");
   runtime.outbox.emitStream({ type: "stream", chat, streamId: turn.id, agent: agent.name, phase: "end", text: "" });
   // Before the answer is stored: a call made again after a crash here was paid for twice, and counts twice.
   try {
@@ -245,7 +165,7 @@ async function runWatchedStep(
         usage: response.usage,
         streamed: response.text + response.toolCalls.map((call) => call.name + call.argumentsJson).join(""),
       },
-      trigger,
+      input.starterName,
     );
   } catch (error) {
     // Not settled (the database away): the step runs again, and its stream must not post on
@@ -253,8 +173,8 @@ async function runWatchedStep(
     await answer.discard().catch(() => undefined);
     throw error;
   }
-  const stop = stopOf(stopped);
-  if (stop) return finishStoppedAnswer(runtime, scope, step, response.text, answer, stop);
+  const stop = input.stopOf();
+  if (stop) return showStoppedAnswer(runtime, scope, step, response.text, answer, stop);
 
   const calls = response.toolCalls;
   let stored: Awaited<ReturnType<typeof store.addModelStep>>;
@@ -292,66 +212,13 @@ async function runWatchedStep(
   }
   log.info({ toolCalls: calls.length, usage: response.usage, finish: response.finishReason }, "model answered");
 
-  await settleStoredStep(runtime, scope, step, stored.message, stored.calls, answer);
+  const kind = stored.calls.length === 0 ? "answered" : "calls";
+  return { kind, message: stored.message, calls: stored.calls, answer };
 }
 
-/**
- * What follows a stored answer: show its text, then end the turn (no calls; the answer is
- * routed to the agents it addresses) or hand its calls to the policy. Run again after a
- * restart, it changes nothing that was already done.
- */
-async function settleStoredStep(
-  runtime: AgentRuntime,
-  scope: TurnScope,
-  step: number,
-  message: MessageRecord,
-  calls: ToolCallRecord[],
-  answer: AnswerDraft,
-  /** The answer was stored by an earlier run of this step (see the `message` event's `rerun`). */
-  rerun = false,
-): Promise<void> {
-  const { store } = runtime.world;
-  const { turn, agent } = scope;
-  const chat = parseChatKey(turn.chatKey);
-  if (message.text.trim() !== "") await answer.publish(message, { rerun });
-  else await answer.discard();
-  if (calls.length === 0) {
-    // Every turn ends through closeTurn: one owner of "this turn is over".
-    // The turn as this step read it (no read again): closeTurn ends it only if nobody has.
-    await closeTurn(runtime.world, runtime.outbox, turn, "answered", {
-      kind: "skipped",
-      detail: "the turn answered",
-    });
-    // An agent's answer starts turns only for the agents it addresses: one that addresses
-    // nobody routes to no one, so its route step (a job and its reads) is not queued at all.
-    // With policy hooks every answer is routed: the hooks see it (docs/hooks.md).
-    if (parseAddresses(message.text).length === 0 && !runtime.world.policy?.appliesTo(scope.world.name)) return;
-    const route = { kind: "route", messageId: message.id } as const;
-    await runtime.world.queue.add(chatJob(turn.chatKey, route));
-    return;
-  }
-  if ((await store.getTurn(turn.id))?.stoppedBy) {
-    // Stopped while the answer was being stored: its calls are closed, never run or asked for.
-    await skipOpenCalls(runtime, calls, "the turn was stopped before this call was made");
-    return;
-  }
-  await runtime.outbox.publish(turn.chatKey, {
-    type: "tool-calls",
-    chat,
-    agent: agent.name,
-    turnId: turn.id,
-    calls: calls.map((call) => ({ id: call.id, name: call.name, argumentsJson: call.argumentsJson })),
-  });
-  if (calls.length > agent.limits.maxToolCallsPerStep) {
-    await endWithLimit(
-      runtime,
-      scope,
-      "max-tool-calls",
-      `asked for ${calls.length} tool calls at once; the limit is ${agent.limits.maxToolCallsPerStep}`,
-    );
-    return;
-  }
-  await dispatchToolCalls(runtime, scope, step);
+/** The chat text for an agent whose provider is not configured with a key. */
+export function noProviderText(agent: string, provider: string): string {
+  return `${agent} has no usable model provider ("${provider}" is not configured with a key).`;
 }
 
 /** An answer to another agent goes back to it (auto-mention); an empty answer says so. */

@@ -5,12 +5,13 @@
  * a crash acts on the stored outcome and never asks again. Fails closed: a hook that throws or
  * passes its timeout blocks every call.
  */
-import type { ToolCallRecord } from "../world/records.js";
-import type { HookOutcomeRecord, HookToolCall, ToolCallEvent } from "../world/policy/event-policy.js";
-import { hookChat, hookScope } from "../world/policy/message-policy.js";
-import { postProgrammaticMessage } from "../world/policy/programmatic-message.js";
-import { closeTurn, recordToolResult } from "../world/turn/index.js";
-import type { AgentRuntime, TurnScope } from "./agent-runtime.js";
+import type { ToolCallRecord } from "../records.js";
+import type { HookOutcomeRecord, HookToolCall, ToolCallEvent } from "../policy/event-policy.js";
+import { hookChat, hookScope } from "../policy/message-policy.js";
+import { postProgrammaticMessage } from "../policy/programmatic-message.js";
+import { closeTurn } from "./close-turn.js";
+import { recordToolResult } from "./record-tool-result.js";
+import type { LoopParts, TurnScope } from "./turn-scope.js";
 
 /** What the dispatch does next: go on with these approvals set by the policy, or nothing (closed here). */
 export type ToolCallPolicing =
@@ -29,19 +30,19 @@ const noChange = { approvals: new Map(), changed: new Set<string>() };
 
 /** Run the step's pending calls through the policy (or its stored outcome) and act on it. */
 export async function toolCallsThroughPolicy(
-  runtime: AgentRuntime,
+  loop: LoopParts,
   scope: TurnScope,
   step: number,
   calls: ToolCallRecord[],
 ): Promise<ToolCallPolicing> {
-  const { policy, store } = runtime.world;
+  const { policy, store } = loop.world;
   if (!policy?.appliesTo(scope.world.name)) return { kind: "dispatch", ...noChange, calls };
   const key = `tool_call:${scope.turn.id}:${step}`;
   let stored = await store.getHookOutcome(key);
   if (!stored) {
     const pending = calls.filter((call) => call.state === "pending");
     if (pending.length === 0) return { kind: "dispatch", ...noChange, calls };
-    const event = toolCallEvent(runtime, scope, pending);
+    const event = toolCallEvent(loop, scope, pending);
     const context = hookScope(store, scope.world.name, scope.turn.chatKey, scope.agent.name);
     const decision = await policy.decide(event, context);
     const callArguments =
@@ -54,11 +55,11 @@ export async function toolCallsThroughPolicy(
     );
     if (callArguments.length > 0) calls = await store.listToolCalls({ turnId: scope.turn.id, step });
   }
-  return act(runtime, scope, step, calls, stored);
+  return act(loop, scope, step, calls, stored);
 }
 
 async function act(
-  runtime: AgentRuntime,
+  loop: LoopParts,
   scope: TurnScope,
   step: number,
   calls: ToolCallRecord[],
@@ -81,8 +82,7 @@ async function act(
     }
     case "failed":
       // Closed: none of the calls runs; the model sees why and the turn goes on.
-      for (const call of open)
-        await recordToolResult(runtime.world, runtime.outbox, call, "blocked", "policy hook failed");
+      for (const call of open) await recordToolResult(loop.world, loop.outbox, call, "blocked", "policy hook failed");
       return { kind: "dispatch", ...noChange, calls: [] };
     case "responded": {
       const message = {
@@ -93,12 +93,11 @@ async function act(
         turnId: scope.turn.id,
       };
       const after = decision.options.enqueueAfter === "tool_results";
-      if (!after) await postProgrammaticMessage(runtime.world, runtime.outbox, scope.world, message);
-      for (const call of open)
-        await recordToolResult(runtime.world, runtime.outbox, call, "denied", decision.message.text);
-      if (after) await postProgrammaticMessage(runtime.world, runtime.outbox, scope.world, message);
+      if (!after) await postProgrammaticMessage(loop.world, loop.outbox, scope.world, message);
+      for (const call of open) await recordToolResult(loop.world, loop.outbox, call, "denied", decision.message.text);
+      if (after) await postProgrammaticMessage(loop.world, loop.outbox, scope.world, message);
       // The programmatic message is the turn's answer: no further model call.
-      await closeTurn(runtime.world, runtime.outbox, scope.turn.id, "answered", {
+      await closeTurn(loop.world, loop.outbox, scope.turn.id, "answered", {
         kind: "skipped",
         detail: "the turn was answered by policy",
       });
@@ -108,7 +107,7 @@ async function act(
 }
 
 /** The event of a step's pending calls, each with what the configured policy decided. */
-function toolCallEvent(runtime: AgentRuntime, scope: TurnScope, calls: ToolCallRecord[]): ToolCallEvent {
+function toolCallEvent(loop: LoopParts, scope: TurnScope, calls: ToolCallRecord[]): ToolCallEvent {
   return {
     type: "tool_call",
     createdBy: "agent",
@@ -116,19 +115,20 @@ function toolCallEvent(runtime: AgentRuntime, scope: TurnScope, calls: ToolCallR
     chat: hookChat(scope.turn.chatKey),
     agent: scope.agent.name,
     turnId: scope.turn.id,
-    toolCalls: calls.map((call) => hookToolCall(runtime, call)),
+    toolCalls: calls.map((call) => hookToolCall(loop, call)),
   };
 }
 
-function hookToolCall(runtime: AgentRuntime, call: ToolCallRecord): HookToolCall {
+function hookToolCall(loop: LoopParts, call: ToolCallRecord): HookToolCall {
   let args: unknown = call.argumentsJson;
   try {
     args = JSON.parse(call.argumentsJson) as unknown;
   } catch {
     // Not JSON: the hook sees the text as the model sent it (the call gets `invalid` anyway).
   }
-  const checked = runtime.tools.check(call.name, call.argumentsJson);
-  const approval = checked.ok && runtime.policy.decide(call.name, checked.args).action === "run" ? "never" : "required";
+  const checked = loop.workers.checkArguments(call.name, call.argumentsJson);
+  const approval =
+    checked.ok && loop.workers.policy.decide(call.name, checked.args).action === "run" ? "never" : "required";
   return { id: call.id, name: call.name, arguments: args, approval };
 }
 
