@@ -245,6 +245,31 @@ describe("import rules (.dependency-cruiser.cjs)", () => {
     expect(result.output).not.toContain("src/world/channel-adapter.ts →");
   });
 
+  it("src/agents importing the turn folder fails, even its entry; the workers' port passes; only the engine runs the loop", async () => {
+    await writeProject({
+      "src/world/turn/close-turn.ts": "export const closeTurn = () => undefined;\n",
+      "src/world/turn/index.ts": 'export { closeTurn } from "./close-turn.js";\n',
+      "src/world/turn/turn-loop.ts": "export class TurnLoop {}\n",
+      "src/world/turn-workers.ts": "export interface TurnWorkers { modelProblem(agent: string): string | undefined }\n",
+      "src/world/world-engine.ts": 'import { TurnLoop } from "./turn/turn-loop.js";\nexport const loop = TurnLoop;\n',
+      "src/world/route-message.ts": 'import { TurnLoop } from "./turn/turn-loop.js";\nexport const route = TurnLoop;\n',
+      "src/agents/agent-workers.ts":
+        'import type { TurnWorkers } from "../world/turn-workers.js";\nexport const workers: TurnWorkers = { modelProblem: () => undefined };\n',
+      "src/agents/continue-turn.ts":
+        'import { closeTurn } from "../world/turn/index.js";\nexport const next = closeTurn;\n',
+    });
+    const result = await cruise();
+    expect(result.code).not.toBe(0);
+    expect(result.output).toContain(
+      "error agents-never-import-turns: src/agents/continue-turn.ts → src/world/turn/index.ts",
+    );
+    expect(result.output).toContain(
+      "error turn-loop-only-from-the-engine: src/world/route-message.ts → src/world/turn/turn-loop.ts",
+    );
+    expect(result.output).not.toContain("src/agents/agent-workers.ts →");
+    expect(result.output).not.toContain("src/world/world-engine.ts →");
+  });
+
   it("a cycle fails", async () => {
     await writeProject({
       "src/tools/a.ts": 'import { b } from "./b.js";\nexport const a = () => b;\n',
