@@ -1,10 +1,13 @@
-import type { ToolCallRecord, TurnRecord } from "../records.js";
+import type { MessageRecord, ToolCallRecord, TurnRecord } from "../records.js";
 import { parseChatKey } from "../chat-ref.js";
 import type { TurnEndReason } from "../events.js";
 import type { Outbox } from "../outbox.js";
 import type { WorldContext } from "../world-context.js";
+import type { WorldSettings } from "../world-settings.js";
+import { deciderCheck } from "./approval-rights.js";
 import { publishApprovalOutcome } from "./approval-outcome.js";
 import { recordToolResult } from "./record-tool-result.js";
+import type { TurnInterrupts } from "./turn-interrupts.js";
 
 /** How the calls and approvals a turn leaves open are closed. */
 export interface OpenWork {
@@ -130,4 +133,68 @@ export async function skipOpenCalls(
       await recordToolResult(context, outbox, current, "skipped", detail);
     }
   }
+}
+
+/**
+ * `/stop` for one turn: store the stop marker first (so nothing of the turn runs afterwards,
+ * in this process, in another, or after a crash), abort its running work in this process,
+ * then end it. Undefined when the turn was already ended or stopped.
+ */
+export async function stopTurn(
+  context: WorldContext,
+  outbox: Outbox,
+  interrupts: TurnInterrupts,
+  turnId: string,
+  by: { id: string; name: string },
+): Promise<TurnRecord | undefined> {
+  const marked = await context.store.markTurnStopped(turnId, by);
+  if (!marked) return undefined;
+  context.logger.info({ chat: marked.chatKey, agent: marked.agent, turn: turnId, by: by.id }, "turn stopped");
+  interrupts.interrupt({ turnId, by });
+  await finishStoppedTurn(context, outbox, marked);
+  return marked;
+}
+
+/**
+ * A new human message to an agent supersedes that agent's turns parked on approvals in the chat
+ * that the same person started, or whose every pending approval they may decide (tool loop
+ * point 8): `/stop` and `/reset` refuse to close other people's, and so does a plain message.
+ * Other people's parked turns stay parked. Each card says who wrote to whom.
+ */
+export async function supersedeParkedTurns(
+  context: WorldContext,
+  outbox: Outbox,
+  world: WorldSettings,
+  message: MessageRecord,
+  agent: string,
+  /** The agent's parked turns in the chat, when the caller read them already. */
+  parked?: TurnRecord[],
+): Promise<void> {
+  const { store } = context;
+  const open = parked ?? (await store.listTurns({ chatKey: message.chatKey, agent, states: ["parked"] }));
+  if (open.length === 0) return;
+  const chat = parseChatKey(message.chatKey);
+  const sender = { id: message.author.id, displayName: message.author.name, isBot: false };
+  const mayDecide = deciderCheck(context, world, chat, sender);
+  for (const turn of open) {
+    if (turn.startedById !== sender.id) {
+      const pending = await store.listApprovals({ turnId: turn.id, states: ["pending"] });
+      let mayCloseAll = pending.length > 0;
+      for (const approval of pending) {
+        if (!mayCloseAll) break;
+        mayCloseAll = await mayDecide(approval.requestedFor);
+      }
+      if (!mayCloseAll) continue;
+    }
+    await closeTurn(context, outbox, turn.id, "superseded", {
+      kind: "skipped",
+      detail: supersededNote(message.author.name, agent),
+      by: { id: sender.id, name: message.author.name },
+    });
+  }
+}
+
+/** Why a superseded card was skipped: `Ana wrote to alice again`. */
+function supersededNote(person: string, agent: string): string {
+  return `${person} wrote to ${agent} again`;
 }

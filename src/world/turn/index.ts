@@ -7,16 +7,14 @@
 export { handleApprovalClick } from "./approval-clicks.js";
 export { describeWait } from "./approval-outcome.js";
 export { approversFor, deciderCheck, mayDecide } from "./approval-rights.js";
-export { closePendingApprovals, closeTurn, finishStoppedTurn } from "./close-turn.js";
+export { closePendingApprovals, closeTurn, finishStoppedTurn, stopTurn, supersedeParkedTurns } from "./close-turn.js";
 export { recordToolResult } from "./record-tool-result.js";
 export { editOfCall } from "./edit-approval.js";
 export { stickyDenialOf } from "./sticky-denial.js";
 export { requestApproval } from "./request-approval.js";
 export { type BudgetAsk, budgetTool, parseBudgetApprovalKey, requestBudgetApproval } from "./budget-approval.js";
 export { type ApprovalNext, expireApproval, settleDecidedApproval } from "./settle-approval.js";
-export { stopTurn } from "./stop-turn.js";
 export { runApprovalTimer } from "./approval-timers.js";
-export { supersedeParkedTurns } from "./supersede-turns.js";
 export { chainHumans, chainStarter } from "./turn-chain.js";
 export {
   beginStep,
