@@ -1,2 +1,2 @@
 /** Channels' way in to the approval types; the turn folder owns them (docs/architecture.md, "Turns"). */
-export type { ApprovalCard, ApprovalOutcome, ApprovalState, ToolResultKind } from "./turn/approval-types.js";
+export type { ApprovalCard, ApprovalOutcome, ApprovalState, ToolResultKind } from "./turn/approvals/approval-types.js";

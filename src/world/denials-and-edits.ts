@@ -1,8 +1,8 @@
 /**
  * The records and ports of two ways to decide a card (docs/approvals.md): a denial that sticks
  * in its chat until `/reset` ("Deny with a reason") and an approver's edit of the arguments
- * ("Edit, then approve"). Their logic is the turn's (src/world/turn/sticky-denial.ts,
- * src/world/turn/edit-approval.ts).
+ * ("Edit, then approve"). Their logic is the turn's (src/world/turn/approvals/sticky-denial.ts,
+ * src/world/turn/approvals/edit-approval.ts).
  */
 
 /** What is remembered of a denial: the call's key in the chat's session, who denied it and why. */

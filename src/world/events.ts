@@ -67,7 +67,7 @@ export type WorldEvent =
       outcome: ApprovalOutcome;
       copy?: { kind: "dm" | "channel"; primary?: true };
     }
-  /** A pending card drawn again, its buttons kept: a quorum's progress, an escalation (src/world/turn/quorum.ts). */
+  /** A pending card drawn again, its buttons kept: a quorum's progress, an escalation (src/world/turn/approvals/quorum.ts). */
   | { type: "approval-updated"; chat: ChatRef; card: ApprovalCard }
   | {
       type: "tool-result";

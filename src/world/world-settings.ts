@@ -27,7 +27,7 @@ export interface WorldSettings {
    * rules match, each for `forMs` (`allowAlwaysFor`) from its making. Absent: off.
    */
   allowAlways?: { forMs: number };
-  /** `approvals.quorum`, `remind`, `escalate` (docs/approvals.md, src/world/turn/quorum.ts). */
+  /** `approvals.quorum`, `remind`, `escalate` (docs/approvals.md, src/world/turn/approvals/quorum.ts). */
   quorum?: Readonly<Record<string, number>>;
   remindMs?: number;
   escalate?: { afterMs: number; to: Partial<Record<string, string[]>> };

@@ -56,7 +56,7 @@ describe("one owner per turn", () => {
   });
 
   it("an approval card is updated only by publishApprovalOutcome", async () => {
-    expect(await filesMatching(/type: "approval-decided",/)).toEqual(["src/world/turn/approval-outcome.ts"]);
+    expect(await filesMatching(/type: "approval-decided",/)).toEqual(["src/world/turn/approvals/approval-outcome.ts"]);
   });
 
   it("every world notice is stored and shown by postWorldNotice", async () => {

@@ -4,8 +4,8 @@ import type { TurnEndReason } from "../events.js";
 import type { Outbox } from "../outbox.js";
 import type { WorldContext } from "../world-context.js";
 import type { WorldSettings } from "../world-settings.js";
-import { deciderCheck } from "./approval-rights.js";
-import { publishApprovalOutcome } from "./approval-outcome.js";
+import { deciderCheck } from "./approvals/approval-rights.js";
+import { publishApprovalOutcome } from "./approvals/approval-outcome.js";
 import { recordToolResult } from "./record-tool-result.js";
 import type { TurnInterrupts } from "./turn-interrupts.js";
 

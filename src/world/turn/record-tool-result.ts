@@ -1,5 +1,5 @@
 import type { ToolCallRecord } from "../records.js";
-import type { ToolResultKind } from "./approval-types.js";
+import type { ToolResultKind } from "./approvals/approval-types.js";
 import { parseChatKey } from "../chat-ref.js";
 import type { Outbox } from "../outbox.js";
 import type { WorldContext } from "../world-context.js";

@@ -6,12 +6,17 @@ import type { MessageRecord, ToolCallRecord } from "../records.js";
 import { parseAddresses } from "../routing/index.js";
 import type { ModelStepOutcome, ToolRunOutcome } from "../turn-workers.js";
 import type { TurnRunner } from "../world-context.js";
-import { askPastBudget, followBudgetDecision } from "./budget-ask.js";
+import {
+  type ApprovalNext,
+  askPastBudget,
+  editOfCall,
+  expireApproval,
+  followBudgetDecision,
+  settleDecidedApproval,
+} from "./approvals/index.js";
 import { closeTurn, finishStoppedTurn, skipOpenCalls } from "./close-turn.js";
 import { dispatchToolCalls } from "./dispatch-calls.js";
-import { editOfCall } from "./edit-approval.js";
 import { recordToolResult } from "./record-tool-result.js";
-import { type ApprovalNext, expireApproval, settleDecidedApproval } from "./settle-approval.js";
 import { chainStarterName } from "./turn-chain.js";
 import { stopOf } from "./turn-interrupts.js";
 import { endWithLimit, failTurn, repeatGuardTripped } from "./turn-limits.js";

@@ -1,14 +1,14 @@
 // `limits.overBudget: ask` in the turn's loop (docs/budgets.md): a call past a cap asks the
 // world's approvers; an approval raises the cap for its period by `raiseBy` and the step runs
 // again; a denial (or no decision in time) ends the turn with a notice and no model call.
-import { budgetQuestion, capOwner, capsThatApply, raiseAmount } from "../limits/budget-caps.js";
-import type { BudgetExceeded } from "../limits/day-budget.js";
-import type { MessageRecord } from "../records.js";
+import { budgetQuestion, capOwner, capsThatApply, raiseAmount } from "../../limits/budget-caps.js";
+import type { BudgetExceeded } from "../../limits/day-budget.js";
+import type { MessageRecord } from "../../records.js";
 import { parseBudgetApprovalKey, requestBudgetApproval } from "./budget-approval.js";
-import { chainStarterName } from "./turn-chain.js";
-import { endWithLimit } from "./turn-limits.js";
-import { type LoopParts, loadTurnScope, type TurnScope } from "./turn-scope.js";
-import { resumeTurn } from "./turn-state.js";
+import { chainStarterName } from "../turn-chain.js";
+import { endWithLimit } from "../turn-limits.js";
+import { type LoopParts, loadTurnScope, type TurnScope } from "../turn-scope.js";
+import { resumeTurn } from "../turn-state.js";
 
 /**
  * Ask to let a call past its cap (`overBudget: ask`): true when a card is out (the turn is

@@ -1,16 +1,16 @@
-import type { ToolCallRecord, TurnRecord } from "../records.js";
-import type { ChatRef } from "../chat-ref.js";
-import { publishApprovalCard } from "../approvals/route-card.js";
+import type { ToolCallRecord, TurnRecord } from "../../records.js";
+import type { ChatRef } from "../../chat-ref.js";
+import { publishApprovalCard } from "../../approvals/route-card.js";
 import type { ApprovalCard } from "./approval-types.js";
-import { newId, newShortId } from "../ids.js";
-import { accessChannelFor } from "../access-channel.js";
+import { newId, newShortId } from "../../ids.js";
+import { accessChannelFor } from "../../access-channel.js";
 import { choicesFor } from "./always-allow.js";
-import { jobKey } from "../jobs.js";
-import type { Outbox } from "../outbox.js";
-import type { WorldContext } from "../world-context.js";
-import type { WorldSettings } from "../world-settings.js";
-import { chainHumans } from "./turn-chain.js";
-import { awaitApproval } from "./turn-state.js";
+import { jobKey } from "../../jobs.js";
+import type { Outbox } from "../../outbox.js";
+import type { WorldContext } from "../../world-context.js";
+import type { WorldSettings } from "../../world-settings.js";
+import { chainHumans } from "../turn-chain.js";
+import { awaitApproval } from "../turn-state.js";
 import { queueApprovalTimers } from "./approval-timers.js";
 import { cardExtras } from "./quorum.js";
 

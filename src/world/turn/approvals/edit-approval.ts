@@ -4,10 +4,10 @@
  * `deny` rules), and counts as *Approve once* of the edited call. The approval keeps the edited
  * arguments beside the model's, and the model's tool result starts with a note that says so.
  */
-import type { ApprovalClick, ClickResult } from "../inbound.js";
-import type { ApprovalRecord, ToolCallRecord } from "../records.js";
-import type { WorldContext } from "../world-context.js";
-import type { WorldSettings } from "../world-settings.js";
+import type { ApprovalClick, ClickResult } from "../../inbound.js";
+import type { ApprovalRecord, ToolCallRecord } from "../../records.js";
+import type { WorldContext } from "../../world-context.js";
+import type { WorldSettings } from "../../world-settings.js";
 
 /** The edited arguments to store with the decision, or the private answer that refuses the edit. */
 export type EditOutcome = { ok: true; argumentsJson: string } | { ok: false; result: ClickResult };

@@ -1,4 +1,4 @@
-import type { ApprovalChoice, ApprovalInput } from "../inbound.js";
+import type { ApprovalChoice, ApprovalInput } from "../../inbound.js";
 
 /** Every kind of tool result: `ok` and `error` are real, the rest synthetic. */
 export type ToolResultKind =

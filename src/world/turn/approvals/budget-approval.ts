@@ -1,17 +1,17 @@
 // `limits.overBudget: ask` (docs/budgets.md): a model call past a cap becomes an approval card
 // for the world's approvers, with no tool call behind it. Its key (the approval's `toolCallId`)
 // names the turn, the step, the cap and the period: `budget:<turn>#<step>:<cap>:<period>`.
-import type { ApprovalRecord, TurnRecord } from "../records.js";
+import type { ApprovalRecord, TurnRecord } from "../../records.js";
 import type { ApprovalState } from "./approval-types.js";
-import { parseChatKey } from "../chat-ref.js";
-import { newId } from "../ids.js";
-import { jobKey } from "../jobs.js";
-import type { Outbox } from "../outbox.js";
-import type { WorldContext } from "../world-context.js";
-import type { WorldSettings } from "../world-settings.js";
+import { parseChatKey } from "../../chat-ref.js";
+import { newId } from "../../ids.js";
+import { jobKey } from "../../jobs.js";
+import type { Outbox } from "../../outbox.js";
+import type { WorldContext } from "../../world-context.js";
+import type { WorldSettings } from "../../world-settings.js";
 import { publishApprovalOutcome } from "./approval-outcome.js";
 import { uniqueShortId } from "./request-approval.js";
-import { parkTurn } from "./turn-state.js";
+import { parkTurn } from "../turn-state.js";
 
 const prefix = "budget:";
 

@@ -1,11 +1,11 @@
-import type { ApprovalRecord, ToolCallRecord } from "../records.js";
-import { jobKey } from "../jobs.js";
-import type { Outbox } from "../outbox.js";
-import type { WorldContext } from "../world-context.js";
+import type { ApprovalRecord, ToolCallRecord } from "../../records.js";
+import { jobKey } from "../../jobs.js";
+import type { Outbox } from "../../outbox.js";
+import type { WorldContext } from "../../world-context.js";
 import { describeWait, publishApprovalOutcome } from "./approval-outcome.js";
 import { isBudgetApproval, settleBudgetApproval } from "./budget-approval.js";
-import { recordToolResult } from "./record-tool-result.js";
-import { releaseApproved } from "./turn-state.js";
+import { recordToolResult } from "../record-tool-result.js";
+import { releaseApproved } from "../turn-state.js";
 import { denialText } from "./sticky-denial.js";
 
 /** What the agents side does next with a settled approval's call: run it, go on with the turn, or nothing. */

@@ -4,9 +4,9 @@
  * the same canonical arguments is denied again at once, without a card, until `/reset` (which
  * starts a new session epoch).
  */
-import type { DeniedCallKey, DeniedCallRecord } from "../denials-and-edits.js";
-import type { ApprovalRecord, ToolCallRecord } from "../records.js";
-import type { WorldContext } from "../world-context.js";
+import type { DeniedCallKey, DeniedCallRecord } from "../../denials-and-edits.js";
+import type { ApprovalRecord, ToolCallRecord } from "../../records.js";
+import type { WorldContext } from "../../world-context.js";
 
 /** The tool result of a denied call: `denied by <name>` and, when given, `: <reason>`, as is. */
 export function denialText(name: string, reason: string | undefined): string {

@@ -4,14 +4,14 @@
  * `requester`, `*`, `admins` or `role:` never makes a rule: those entries name whoever happens to
  * ask, or whoever a chat's owner made an admin, and a rule outlives the chat's session.
  */
-import { isPersonEntry } from "../access-list.js";
-import type { AccessChannel } from "../access-channel.js";
-import type { ApprovalChoice, Sender } from "../inbound.js";
-import { cardChoices } from "../inbound.js";
-import type { NewStoredRule } from "../policy/stored-rules.js";
-import { newShortId } from "../ids.js";
-import type { ApprovalRecord, ToolCallRecord } from "../records.js";
-import type { WorldSettings } from "../world-settings.js";
+import { isPersonEntry } from "../../access-list.js";
+import type { AccessChannel } from "../../access-channel.js";
+import type { ApprovalChoice, Sender } from "../../inbound.js";
+import { cardChoices } from "../../inbound.js";
+import type { NewStoredRule } from "../../policy/stored-rules.js";
+import { newShortId } from "../../ids.js";
+import type { ApprovalRecord, ToolCallRecord } from "../../records.js";
+import type { WorldSettings } from "../../world-settings.js";
 import { approversFor } from "./approval-rights.js";
 
 type AlwaysWorld = Pick<WorldSettings, "approvers" | "allowAlways">;

@@ -1,7 +1,7 @@
-import type { ApprovalRecord } from "../records.js";
-import { outcomePlaces } from "../approvals/route-card.js";
-import type { Outbox } from "../outbox.js";
-import type { WorldContext } from "../world-context.js";
+import type { ApprovalRecord } from "../../records.js";
+import { outcomePlaces } from "../../approvals/route-card.js";
+import type { Outbox } from "../../outbox.js";
+import type { WorldContext } from "../../world-context.js";
 import type { ApprovalOutcome } from "./approval-types.js";
 
 /** What a card shows once an approval is closed, from the stored (decided) approval. */

@@ -5,14 +5,14 @@
  * ({@link postWorldNotice}), so a timer fires once across restarts, a SIGKILL and any number of
  * processes.
  */
-import { isPersonEntry } from "../access-list.js";
-import { copyCardRef } from "../approvals/card-copies.js";
-import { type ChatRef, parseChatKey, type Platform } from "../chat-ref.js";
-import { jobKey } from "../jobs.js";
-import type { ApprovalRecord } from "../records.js";
-import { type NoticeOutbox, postWorldNotice } from "../world-notice.js";
-import type { WorldContext } from "../world-context.js";
-import type { WorldSettings } from "../world-settings.js";
+import { isPersonEntry } from "../../access-list.js";
+import { copyCardRef } from "../../approvals/card-copies.js";
+import { type ChatRef, parseChatKey, type Platform } from "../../chat-ref.js";
+import { jobKey } from "../../jobs.js";
+import type { ApprovalRecord } from "../../records.js";
+import { type NoticeOutbox, postWorldNotice } from "../../world-notice.js";
+import type { WorldContext } from "../../world-context.js";
+import type { WorldSettings } from "../../world-settings.js";
 import { describeWait } from "./approval-outcome.js";
 import { approversFor } from "./approval-rights.js";
 import { escalatedTo, escalationNoticeId, progressWords, publishCardRedraw, quorumFor } from "./quorum.js";

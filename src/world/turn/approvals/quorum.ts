@@ -5,17 +5,17 @@
  * stored so a quorum is met across restarts and processes; `escalate` adds people who may
  * decide once its time has passed. Also what a card shows of both, and its redraw.
  */
-import type { ApprovalVote } from "../approval-vote-store.js";
-import type { ApprovalCard } from "../approval-types.js";
-import { accessChannelFor } from "../access-channel.js";
-import { parseChatKey, type Platform } from "../chat-ref.js";
-import type { ApprovalClick, ClickResult } from "../inbound.js";
-import type { ApprovalRecord, ToolCallRecord } from "../records.js";
-import type { NoticeOutbox } from "../world-notice.js";
-import type { WorldContext } from "../world-context.js";
-import type { WorldSettings } from "../world-settings.js";
+import type { ApprovalVote } from "../../approval-vote-store.js";
+import type { ApprovalCard } from "../../approval-types.js";
+import { accessChannelFor } from "../../access-channel.js";
+import { parseChatKey, type Platform } from "../../chat-ref.js";
+import type { ApprovalClick, ClickResult } from "../../inbound.js";
+import type { ApprovalRecord, ToolCallRecord } from "../../records.js";
+import type { NoticeOutbox } from "../../world-notice.js";
+import type { WorldContext } from "../../world-context.js";
+import type { WorldSettings } from "../../world-settings.js";
 import { choicesFor } from "./always-allow.js";
-import { chainHumans } from "./turn-chain.js";
+import { chainHumans } from "../turn-chain.js";
 
 /** Longest reasoning shown on a card. */
 export const reasoningLimit = 500;
