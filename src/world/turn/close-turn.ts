@@ -8,6 +8,8 @@ import { deciderCheck } from "./approvals/approval-rights.js";
 import { publishApprovalOutcome } from "./approvals/approval-outcome.js";
 import { recordToolResult } from "./record-tool-result.js";
 import type { TurnInterrupts } from "./turn-interrupts.js";
+import type { LoopParts, TurnScope } from "./turn-scope.js";
+import { postWorldNotice } from "../world-notice.js";
 
 /** How the calls and approvals a turn leaves open are closed. */
 export interface OpenWork {
@@ -197,4 +199,48 @@ export async function supersedeParkedTurns(
 /** Why a superseded card was skipped: `Ana wrote to alice again`. */
 function supersededNote(person: string, agent: string): string {
   return `${person} wrote to ${agent} again`;
+}
+
+/** End the turn because a limit was reached, saying which. */
+export async function endWithLimit(
+  loop: Pick<LoopParts, "world" | "outbox">,
+  scope: TurnScope,
+  reason: "max-steps" | "deadline" | "max-tool-calls" | "repeat-guard" | "budget",
+  what: string,
+): Promise<void> {
+  // The budget notice is the world's, not the agent's: it already says all.
+  const notice = reason === "budget" ? what : `${scope.agent.name} stopped: ${what}.`;
+  await postWorldNotice(loop.world, loop.outbox, {
+    chat: parseChatKey(scope.turn.chatKey),
+    id: noticeId(scope, "limit"),
+    text: notice,
+    turnId: scope.turn.id,
+  });
+  await closeTurn(loop.world, loop.outbox, scope.turn.id, reason, {
+    kind: "skipped",
+    detail: `the turn ended: ${what}`,
+  });
+}
+
+export async function failTurn(
+  loop: Pick<LoopParts, "world" | "outbox">,
+  scope: TurnScope,
+  text: string,
+): Promise<void> {
+  await postWorldNotice(loop.world, loop.outbox, {
+    chat: parseChatKey(scope.turn.chatKey),
+    id: noticeId(scope, "error"),
+    text,
+    level: "error",
+    turnId: scope.turn.id,
+  });
+  await closeTurn(loop.world, loop.outbox, scope.turn.id, "provider-error", {
+    kind: "skipped",
+    detail: "the turn ended after a provider error",
+  });
+}
+
+/** The id of a turn's own notice: once per turn, kind and step. */
+function noticeId(scope: TurnScope, what: string): string {
+  return `${scope.turn.id}:${what}:${scope.turn.step}`;
 }

@@ -5,8 +5,7 @@ import { allowedByStoredRule } from "../policy/stored-rules.js";
 import { showToolProgress } from "../working-status.js";
 import { recordToolResult } from "./record-tool-result.js";
 import { requestApproval, stickyDenialOf } from "./approvals/index.js";
-import { parkTurn } from "./turn-state.js";
-import { repeatGuardDetail, repeatGuardTripped } from "./turn-limits.js";
+import { repeatGuardDetail, repeatGuardTripped } from "./repeat-guard.js";
 import type { LoopParts, TurnScope } from "./turn-scope.js";
 import { toolCallsThroughPolicy } from "./tool-call-hooks.js";
 
@@ -14,14 +13,19 @@ import { toolCallsThroughPolicy } from "./tool-call-hooks.js";
  * Decide each open call of a step by policy: invalid arguments get an `invalid` result at
  * once, blocked calls a `blocked` result, allowed ones are queued to run, the rest get an
  * approval card (all at once). Idempotent: calls that have a result or an approval are left alone.
- * False when the policy hooks closed the turn; else the turn goes on (its loop sees to that).
+ * Says what the loop does next: close the turn (the policy hooks answered for it), park it (a
+ * card is out), or go on.
  */
-export async function dispatchToolCalls(loop: LoopParts, scope: TurnScope, step: number): Promise<boolean> {
+export async function dispatchToolCalls(
+  loop: LoopParts,
+  scope: TurnScope,
+  step: number,
+): Promise<"answered-by-policy" | "parked" | "open"> {
   const { store } = loop.world;
   const { turn, agent } = scope;
   // The policy hooks see the calls first (docs/hooks.md); a `respond` closes them all here.
   const policed = await toolCallsThroughPolicy(loop, scope, step, await store.listToolCalls({ turnId: turn.id, step }));
-  if (policed.kind === "closed") return false;
+  if (policed.kind === "closed") return "answered-by-policy";
   const { calls, approvals, changed } = policed;
   const earlier = (await store.listToolCalls({ turnId: turn.id })).filter((call) => call.step < step);
   const offered = loop.workers.toolsOffered(agent.name);
@@ -121,8 +125,7 @@ export async function dispatchToolCalls(loop: LoopParts, scope: TurnScope, step:
     await askFor(loop, scope, call, checked.args, verdict.reason);
     parked = true;
   }
-  if (parked) await parkTurn(loop.world, turn.id);
-  return true;
+  return parked ? "parked" : "open";
 }
 
 async function queueRun(loop: LoopParts, call: ToolCallRecord): Promise<void> {

@@ -9,11 +9,10 @@ import type { ToolCallRecord } from "../records.js";
 import type { HookOutcomeRecord, HookToolCall, ToolCallEvent } from "../policy/event-policy.js";
 import { hookChat, hookScope } from "../policy/message-policy.js";
 import { postProgrammaticMessage } from "../policy/programmatic-message.js";
-import { closeTurn } from "./close-turn.js";
 import { recordToolResult } from "./record-tool-result.js";
 import type { LoopParts, TurnScope } from "./turn-scope.js";
 
-/** What the dispatch does next: go on with these approvals set by the policy, or nothing (closed here). */
+/** What the dispatch does next: go on with these approvals set by the policy, or nothing (the policy answered: the turn closes). */
 export type ToolCallPolicing =
   | {
       kind: "dispatch";
@@ -96,11 +95,7 @@ async function act(
       if (!after) await postProgrammaticMessage(loop.world, loop.outbox, scope.world, message);
       for (const call of open) await recordToolResult(loop.world, loop.outbox, call, "denied", decision.message.text);
       if (after) await postProgrammaticMessage(loop.world, loop.outbox, scope.world, message);
-      // The programmatic message is the turn's answer: no further model call.
-      await closeTurn(loop.world, loop.outbox, scope.turn.id, "answered", {
-        kind: "skipped",
-        detail: "the turn was answered by policy",
-      });
+      // The programmatic message is the turn's answer: no further model call (the loop closes the turn).
       return { kind: "closed" };
     }
   }

@@ -12,16 +12,17 @@ import {
   editOfCall,
   expireApproval,
   followBudgetDecision,
+  parseBudgetApprovalKey,
   settleDecidedApproval,
 } from "./approvals/index.js";
-import { closeTurn, finishStoppedTurn, skipOpenCalls } from "./close-turn.js";
+import { closeTurn, endWithLimit, failTurn, finishStoppedTurn, skipOpenCalls } from "./close-turn.js";
 import { dispatchToolCalls } from "./dispatch-calls.js";
 import { recordToolResult } from "./record-tool-result.js";
 import { chainStarterName } from "./turn-chain.js";
 import { stopOf } from "./turn-interrupts.js";
-import { endWithLimit, failTurn, repeatGuardTripped } from "./turn-limits.js";
-import { type LoopParts, loadTurnScope, type TurnScope } from "./turn-scope.js";
-import { beginStep, markCallRunning, resumeTurn } from "./turn-state.js";
+import { repeatGuardTripped } from "./repeat-guard.js";
+import type { LoopParts, TurnScope } from "./turn-scope.js";
+import { beginStep, markCallRunning, parkTurn, resumeTurn } from "./turn-state.js";
 
 /** The id of the message a step produces: one per turn and step, so a retry cannot add a second. */
 function stepMessageId(turnId: string, step: number): string {
@@ -151,12 +152,23 @@ export class TurnLoop implements TurnRunner {
       case "continue":
         return this.continueTurn(next.turnId, next.step);
       case "budget":
-        return followBudgetDecision(this.loop, next.approvalId, next.approved).then((again) =>
-          again ? this.step(again.turnId, again.step) : undefined,
-        );
+        return this.followBudget(next.approvalId, next.approved);
       case "none":
         return Promise.resolve();
     }
+  }
+
+  /** A budget card decided or expired: the cap raised and the step run again, or the turn ended saying why. */
+  private async followBudget(approvalId: string, approved: boolean): Promise<void> {
+    const loop = this.loop;
+    const approval = await loop.world.store.getApproval(approvalId);
+    const key = approval ? parseBudgetApprovalKey(approval.toolCallId) : undefined;
+    const scope = key ? await loadTurnScope(loop, key.turnId) : undefined;
+    if (!approval || !key || !scope || scope.turn.state === "ended") return;
+    const next = await followBudgetDecision(loop, scope, approval, key, approved);
+    if (next.kind === "end") return endWithLimit(loop, scope, "budget", next.what);
+    await resumeTurn(loop.world, scope.turn, scope.agent.limits.deadline);
+    await this.step(scope.turn.id, next.step);
   }
 
   private async watchedStep(turnId: string, step: number, stopped: AbortSignal, created: boolean): Promise<void> {
@@ -297,7 +309,16 @@ export class TurnLoop implements TurnRunner {
       );
       return;
     }
-    if (await dispatchToolCalls(loop, scope, step)) await this.continueTurn(turn.id, step);
+    const dispatched = await dispatchToolCalls(loop, scope, step);
+    if (dispatched === "answered-by-policy") {
+      await closeTurn(loop.world, loop.outbox, turn.id, "answered", {
+        kind: "skipped",
+        detail: "the turn was answered by policy",
+      });
+      return;
+    }
+    if (dispatched === "parked") await parkTurn(loop.world, turn.id);
+    await this.continueTurn(turn.id, step);
   }
 
   /**
@@ -335,4 +356,27 @@ export class TurnLoop implements TurnRunner {
     const payload = { kind: "turn-step", turnId, step: step + 1 } as const;
     await queue.add({ queue: scope.turn.chatKey, key: jobKey(payload), payload });
   }
+}
+
+/** The turn with its agent and world, or undefined (logged) when there is none. */
+async function loadTurnScope(loop: LoopParts, turnId: string): Promise<TurnScope | undefined> {
+  const { store, worlds, logger, agents } = loop.world;
+  let turn = await store.getTurn(turnId);
+  if (!turn) {
+    logger.warn({ turnId }, "no such turn");
+    return undefined;
+  }
+  if (turn.stoppedBy && turn.state !== "ended") {
+    // Stopped, but the stop did not get to end it (a crash): end it now; nothing of it runs.
+    await finishStoppedTurn(loop.world, loop.outbox, turn);
+    turn = (await store.getTurn(turnId)) ?? turn;
+  }
+  const worldName = await store.chatWorld(turn.chatKey);
+  const world = worldName === undefined ? undefined : worlds.get(worldName);
+  const agent = agents.get(turn.agent);
+  if (!world || !agent) {
+    logger.error({ turnId, agent: turn.agent }, "turn refers to an agent or world no longer configured");
+    return undefined;
+  }
+  return { turn, agent, world };
 }

@@ -29,9 +29,15 @@ export function budgetApprovalKey(turnId: string, step: number, cap: string, per
 }
 
 /** The parts of a budget card's key. */
-export function parseBudgetApprovalKey(
-  key: string,
-): { turnId: string; step: number; cap: string; period: string } | undefined {
+export interface BudgetApprovalKey {
+  turnId: string;
+  step: number;
+  cap: string;
+  period: string;
+}
+
+/** The parts of a budget card's key, read from it. */
+export function parseBudgetApprovalKey(key: string): BudgetApprovalKey | undefined {
   const match = /^budget:(.+)#(\d+):([^:]+):([^:]+)$/.exec(key);
   if (!match) return undefined;
   const [, turnId = "", step = "0", cap = "", period = ""] = match;

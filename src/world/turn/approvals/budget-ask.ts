@@ -3,12 +3,10 @@
 // again; a denial (or no decision in time) ends the turn with a notice and no model call.
 import { budgetQuestion, capOwner, capsThatApply, raiseAmount } from "../../limits/budget-caps.js";
 import type { BudgetExceeded } from "../../limits/day-budget.js";
-import type { MessageRecord } from "../../records.js";
-import { parseBudgetApprovalKey, requestBudgetApproval } from "./budget-approval.js";
+import type { ApprovalRecord, MessageRecord } from "../../records.js";
+import { type BudgetApprovalKey, requestBudgetApproval } from "./budget-approval.js";
 import { chainStarterName } from "../turn-chain.js";
-import { endWithLimit } from "../turn-limits.js";
-import { type LoopParts, loadTurnScope, type TurnScope } from "../turn-scope.js";
-import { resumeTurn } from "../turn-state.js";
+import type { LoopParts, TurnScope } from "../turn-scope.js";
 
 /**
  * Ask to let a call past its cap (`overBudget: ask`): true when a card is out (the turn is
@@ -37,20 +35,21 @@ export async function askPastBudget(
   return asked === "asked" || asked === "pending";
 }
 
+/** What follows a decided budget card: run the step again (the cap raised), or end the turn saying why. */
+export type BudgetFollow = { kind: "again"; step: number } | { kind: "end"; what: string };
+
 /**
- * A budget card decided or expired: raise the cap and give back the step to run again, or end
- * the turn with a notice (nothing to run).
+ * A budget card decided or expired: raise the cap and give back the step to run again, or say
+ * why the turn ends (its loop resumes or ends it).
  */
 export async function followBudgetDecision(
   loop: LoopParts,
-  approvalId: string,
+  scope: TurnScope,
+  approval: ApprovalRecord,
+  key: BudgetApprovalKey,
   approved: boolean,
-): Promise<{ turnId: string; step: number } | undefined> {
+): Promise<BudgetFollow> {
   const { store } = loop.world;
-  const approval = await store.getApproval(approvalId);
-  const key = approval ? parseBudgetApprovalKey(approval.toolCallId) : undefined;
-  const scope = key ? await loadTurnScope(loop, key.turnId) : undefined;
-  if (!approval || !key || !scope || scope.turn.state === "ended") return undefined;
   const { turn, world } = scope;
   const month = key.period.slice(0, 7);
   const subjects = { agent: turn.agent, chatKey: turn.chatKey, person: turn.startedById, day: key.period, month };
@@ -64,13 +63,14 @@ export async function followBudgetDecision(
     const [trigger] = await store.getMessages([turn.triggerMessageId]);
     const personName = await chainStarterName(loop.world, trigger);
     const owner = capOwner(cap ?? { scope: "world", subject: "" }, personName);
-    const what = `${turn.agent}'s call would pass ${owner} budget (${key.cap}), and was not made (${who}).`;
-    await endWithLimit(loop, scope, "budget", what);
-    return undefined;
+    return {
+      kind: "end",
+      what: `${turn.agent}'s call would pass ${owner} budget (${key.cap}), and was not made (${who}).`,
+    };
   }
   const amount = raiseAmount(cap, world.limits.raiseBy ?? 100);
   const raised = await store.raiseBudget({
-    approvalId,
+    approvalId: approval.id,
     world: world.name,
     cap: cap.name,
     scope: cap.scope,
@@ -80,7 +80,7 @@ export async function followBudgetDecision(
     amount,
     decidedBy: approval.decidedByName ?? approval.decidedById ?? "",
   });
-  if (raised) loop.world.logger.info({ approvalId, cap: cap.name, amount }, "budget raised by an approval");
-  await resumeTurn(loop.world, turn, scope.agent.limits.deadline);
-  return { turnId: turn.id, step: key.step };
+  if (raised)
+    loop.world.logger.info({ approvalId: approval.id, cap: cap.name, amount }, "budget raised by an approval");
+  return { kind: "again", step: key.step };
 }

@@ -9,6 +9,7 @@ export { handleApprovalClick } from "./approval-clicks.js";
 export { describeWait } from "./approval-outcome.js";
 export { approversFor, deciderCheck, mayDecide } from "./approval-rights.js";
 export { runApprovalTimer } from "./approval-timers.js";
+export { parseBudgetApprovalKey } from "./budget-approval.js";
 export { askPastBudget, followBudgetDecision } from "./budget-ask.js";
 export { editOfCall } from "./edit-approval.js";
 export { requestApproval } from "./request-approval.js";
