@@ -1,5 +1,5 @@
 import { assertNever } from "../errors/assert-never.js";
-import { errorMessage } from "../errors/roundtable-error.js";
+import { errorMessage, RoundtableError } from "../errors/roundtable-error.js";
 import { requeueRecentRuns, startAutonomousRun } from "./autonomous/autonomous-run.js";
 import { Ingress } from "./ingress.js";
 import { jobPayloadSchema } from "./jobs.js";
@@ -62,7 +62,8 @@ export class WorldEngine {
     }
     const payload = parsed.data;
     const runner = this.runner;
-    if (!runner) throw new Error("world engine has no turn runner");
+    // Programming error: the app sets the runner before it starts the queue (src/app/roundtable.ts).
+    if (!runner) throw new RoundtableError("internal", "world engine has no turn runner");
     switch (payload.kind) {
       case "route": {
         // The first step of each turn it started runs in this job: one job and one hop fewer

@@ -1,3 +1,4 @@
+import { RoundtableError } from "../../../errors/roundtable-error.js";
 import type { ApprovalRecord } from "../../records.js";
 import { outcomePlaces } from "../../approvals/route-card.js";
 import type { Outbox } from "../../outbox.js";
@@ -6,7 +7,8 @@ import type { ApprovalOutcome } from "./approval-types.js";
 
 /** What a card shows once an approval is closed, from the stored (decided) approval. */
 function approvalOutcome(approval: ApprovalRecord, tool: string, argumentsPreview: string, now: Date): ApprovalOutcome {
-  if (approval.state === "pending") throw new Error(`approval ${approval.id} is still pending`);
+  // Programming error: only a decided approval's card shows an outcome (every caller decided it first).
+  if (approval.state === "pending") throw new RoundtableError("internal", `approval ${approval.id} is still pending`);
   return {
     approvalId: approval.id,
     shortId: approval.shortId,
