@@ -10,7 +10,7 @@ import { type AgentRuntime, scopeOf, type TurnScope } from "./agent-runtime.js";
 import { buildRequestView } from "./build-request-view.js";
 import { showStoppedAnswer } from "./stopped-answer.js";
 import { linkedSignal } from "./linked-signal.js";
-import { slotFreeStream } from "../world/step-slots.js";
+import { slotFreeStream } from "../world/queue/step-slots.js";
 import { type ChargedCall, chargeResentCall, reserveModelCall, settleAndAlert } from "./charge-model-call.js";
 import type { BudgetExceeded } from "../world/limits/day-budget.js";
 

@@ -1,6 +1,6 @@
 import { ToolError, errorMessage } from "../errors/roundtable-error.js";
 import { parseChatKey } from "../world/chat-ref.js";
-import type { ToolProgress } from "../world/channel-optional.js";
+import type { ToolProgress } from "../world/channel/channel-optional.js";
 import type { ToolCallRecord, TurnRecord } from "../world/records.js";
 import type { ToolRunInput, ToolRunOutcome } from "../world/turn-workers.js";
 import type { WorldSettings } from "../world/world-settings.js";
@@ -11,7 +11,7 @@ import { postToolFiles } from "./post-tool-files.js";
 import { discardCallOutbox, prepareCallOutbox } from "../tools/outbox-files.js";
 import type { ToolFile } from "../tools/tool-source.js";
 import { linkedSignal } from "./linked-signal.js";
-import { withoutSlot } from "../world/step-slots.js";
+import { withoutSlot } from "../world/queue/step-slots.js";
 import type { Logger } from "../log/logger.js";
 
 /** Default time a tool may take when its source sets none. */
