@@ -105,7 +105,7 @@ module.exports = {
       name: "agents-never-import-turns",
       severity: "error",
       comment:
-        "A turn's transitions (start, park, resume, a result, close) are its loop's (src/world/turn/): src/agents holds the workers behind the port src/world/turn-workers.ts, which do one piece of work and say how it went.",
+        "A turn's transitions (start, park, resume, a result, close) are its loop's (src/world/turn/): src/agents holds the workers behind the port src/world/world-context.ts, which do one piece of work and say how it went.",
       from: { path: "^src/agents/" },
       to: { path: "^src/world/turn/" },
     },

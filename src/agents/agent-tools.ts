@@ -1,6 +1,6 @@
 import type { ToolDefinition } from "../providers/model-provider.js";
 import type { ToolOutcome, ToolRunContext } from "../tools/tool-source.js";
-import type { ArgumentCheck, CallPolicy } from "../world/turn-workers.js";
+import type { ArgumentCheck, CallPolicy } from "../world/world-context.js";
 
 /** The tools as the loop needs them (implemented over the tool registry). */
 export interface AgentTools {

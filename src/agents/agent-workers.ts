@@ -7,7 +7,7 @@ import type {
   ToolRunInput,
   ToolRunOutcome,
   TurnWorkers,
-} from "../world/turn-workers.js";
+} from "../world/world-context.js";
 import type { WorldSettings } from "../world/world-settings.js";
 import type { AgentRuntime } from "./agent-runtime.js";
 import { noProviderText, runModelStep } from "./model-step.js";
@@ -16,7 +16,7 @@ import { resolveWorkdir } from "./workdir.js";
 
 /**
  * The agents side of a turn: model calls and tool runs behind the world's port
- * (src/world/turn-workers.ts). Each does its work and says how it went; the turn's loop
+ * (src/world/world-context.ts). Each does its work and says how it went; the turn's loop
  * (src/world/turn/turn-loop.ts) makes every transition.
  */
 export class AgentWorkers implements TurnWorkers {

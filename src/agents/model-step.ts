@@ -5,7 +5,7 @@ import { parseChatKey } from "../world/chat-ref.js";
 import { openAnswer } from "../world/delivery/answer-draft.js";
 import { showWorking } from "../world/working-status.js";
 import { addressBack } from "../world/routing/index.js";
-import type { ModelStepInput, ModelStepOutcome } from "../world/turn-workers.js";
+import type { ModelStepInput, ModelStepOutcome } from "../world/world-context.js";
 import { type AgentRuntime, scopeOf, type TurnScope } from "./agent-runtime.js";
 import { buildRequestView } from "./build-request-view.js";
 import { showStoppedAnswer } from "./stopped-answer.js";

@@ -1,5 +1,5 @@
 import type { AnswerDraft } from "../world/delivery/answer-draft.js";
-import type { SeenStop } from "../world/turn-workers.js";
+import type { SeenStop } from "../world/world-context.js";
 import type { AgentRuntime, TurnScope } from "./agent-runtime.js";
 
 /** The line that ends an answer cut by `/stop`. */

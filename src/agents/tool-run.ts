@@ -2,7 +2,7 @@ import { ToolError, errorMessage } from "../errors/roundtable-error.js";
 import { parseChatKey } from "../world/chat-ref.js";
 import type { ToolProgress } from "../world/channel/channel-optional.js";
 import type { ToolCallRecord, TurnRecord } from "../world/records.js";
-import type { ToolRunInput, ToolRunOutcome } from "../world/turn-workers.js";
+import type { ToolRunInput, ToolRunOutcome } from "../world/world-context.js";
 import type { WorldSettings } from "../world/world-settings.js";
 import { showToolProgress, showWorking, type WorkingStatus } from "../world/working-status.js";
 import { type AgentRuntime, scopeOf } from "./agent-runtime.js";

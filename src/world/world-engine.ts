@@ -8,9 +8,8 @@ import { recoverLostSteps } from "./queue/recover-lost-steps.js";
 import { routeStoredMessage } from "./ingress/route-message.js";
 import { runApprovalTimer, TurnInterrupts } from "./turn/index.js";
 import { TurnLoop } from "./turn/turn-loop.js";
-import type { TurnWorkers } from "./turn-workers.js";
 import type { ClaimedJob } from "./work-queue.js";
-import type { TurnRunner, WorldContext } from "./world-context.js";
+import type { TurnRunner, TurnWorkers, WorldContext } from "./world-context.js";
 
 /**
  * The world: ingress for channels, the outbox, and the handler of every stored step. Turn

@@ -250,11 +250,11 @@ describe("import rules (.dependency-cruiser.cjs)", () => {
       "src/world/turn/close-turn.ts": "export const closeTurn = () => undefined;\n",
       "src/world/turn/index.ts": 'export { closeTurn } from "./close-turn.js";\n',
       "src/world/turn/turn-loop.ts": "export class TurnLoop {}\n",
-      "src/world/turn-workers.ts": "export interface TurnWorkers { modelProblem(agent: string): string | undefined }\n",
+      "src/world/world-context.ts": "export interface TurnWorkers { modelProblem(agent: string): string | undefined }\n",
       "src/world/world-engine.ts": 'import { TurnLoop } from "./turn/turn-loop.js";\nexport const loop = TurnLoop;\n',
       "src/world/route-message.ts": 'import { TurnLoop } from "./turn/turn-loop.js";\nexport const route = TurnLoop;\n',
       "src/agents/agent-workers.ts":
-        'import type { TurnWorkers } from "../world/turn-workers.js";\nexport const workers: TurnWorkers = { modelProblem: () => undefined };\n',
+        'import type { TurnWorkers } from "../world/world-context.js";\nexport const workers: TurnWorkers = { modelProblem: () => undefined };\n',
       "src/agents/continue-turn.ts":
         'import { closeTurn } from "../world/turn/index.js";\nexport const next = closeTurn;\n',
     });

@@ -1,11 +1,10 @@
 import { parseChatKey } from "../chat-ref.js";
-import { type AnswerDraft, storedAnswer } from "../delivery/answer-draft.js";
+import { storedAnswer } from "../delivery/answer-draft.js";
 import { chatJob, jobKey } from "../jobs.js";
 import { budgetNotice } from "../limits/day-budget.js";
 import type { MessageRecord, ToolCallRecord } from "../records.js";
 import { parseAddresses } from "../routing/index.js";
-import type { ModelStepOutcome, ToolRunOutcome } from "../turn-workers.js";
-import type { TurnRunner } from "../world-context.js";
+import type { ModelStepOutcome, StepAnswer, ToolRunOutcome, TurnRunner } from "../world-context.js";
 import {
   type ApprovalNext,
   askPastBudget,
@@ -268,7 +267,7 @@ export class TurnLoop implements TurnRunner {
     step: number,
     message: MessageRecord,
     calls: ToolCallRecord[],
-    answer: AnswerDraft,
+    answer: StepAnswer,
     /** The answer was stored by an earlier run of this step (see the `message` event's `rerun`). */
     rerun = false,
   ): Promise<void> {

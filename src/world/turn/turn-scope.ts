@@ -1,7 +1,6 @@
 import type { Outbox } from "../outbox.js";
 import type { TurnRecord } from "../records.js";
-import type { TurnWorkers } from "../turn-workers.js";
-import type { WorldContext } from "../world-context.js";
+import type { TurnWorkers, WorldContext } from "../world-context.js";
 import type { AgentSettings, WorldSettings } from "../world-settings.js";
 import type { TurnInterrupts } from "./turn-interrupts.js";
 
