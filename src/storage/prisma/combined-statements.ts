@@ -1,6 +1,6 @@
 import type { WorldEvent } from "../../world/events.js";
-import type { MessageRecord, NewMessage, OutboundRecord } from "../records.js";
-import type { EventToDeliver, SettledEnd } from "../store.js";
+import type { MessageRecord, NewMessage, OutboundRecord } from "../../world/records.js";
+import type { EventToDeliver, SettledEnd } from "../../world/store.js";
 import type { Event, Message } from "./generated/sqlite/index.js";
 import type { HotQueries } from "./hot-queries.js";
 import { encodeWithDates } from "./json-text.js";

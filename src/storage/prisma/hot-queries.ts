@@ -7,7 +7,7 @@ import type {
   OutboundRecord,
   TurnRecord,
   TurnState,
-} from "../records.js";
+} from "../../world/records.js";
 import type { Chat, Event, Message, Turn } from "./generated/sqlite/index.js";
 import { encodeWithDates } from "./json-text.js";
 import type { OutboundWriter } from "./postgres-outbound-writer.js";
