@@ -61,6 +61,7 @@ export class CombinedStatements {
       )
       SELECT inserted.*, (SELECT COUNT(*) FROM reset) AS reset FROM inserted`);
     const row = rows[0];
+    // Programming error: INSERT … RETURNING answers the row it inserted.
     if (!row) throw new Error("message insert returned no row");
     const { reset, ...stored } = row;
     return { message: toMessageRecord(stored), reset: Number(reset) > 0 };
@@ -102,6 +103,7 @@ export class CombinedStatements {
         appended."createdAt" AS "eventCreatedAt"
       FROM (SELECT 1) AS one LEFT JOIN appended ON TRUE`);
     const row = rows[0];
+    // Programming error: the statement selects from a one-row table, whatever it wrote.
     if (!row) throw new Error("settled turn end returned no row");
     if (row.open) return { open: true };
     if (row.eventSeq === null || row.eventCreatedAt === null) return { open: false };

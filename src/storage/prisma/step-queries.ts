@@ -131,6 +131,7 @@ export class StepQueries {
 
 function first<T>(rows: T[], what: string): T {
   const row = rows[0];
+  // Programming error: used only for statements that always answer a row (RETURNING, COUNT).
   if (!row) throw new Error(`${what} returned no row`);
   return row;
 }
