@@ -76,7 +76,8 @@ export async function deliverMessage(context: WorldContext, delivery: MessageDel
       return showFiles(context, delivery, message, outbound.author, text, filesToPost, postKey, shown);
     },
     {
-      notice: () => givenUpNotice(event, shown.text && filesToPost.slice(shown.fileIds.length).map((file) => file.name)),
+      notice: () =>
+        givenUpNotice(event, shown.text && filesToPost.slice(shown.fileIds.length).map((file) => file.name)),
     },
   );
   // Given up with its text shown (only files failed): the message is where its text is.

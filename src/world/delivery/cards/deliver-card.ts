@@ -156,7 +156,10 @@ async function closeCard(
       await show();
     } catch (error) {
       if (!cannotReachCopy(adapter)(error)) throw error;
-      logger.warn({ err: error, chat: key, approvalId: outcome.approvalId }, "approval copy's outcome could not be shown");
+      logger.warn(
+        { err: error, chat: key, approvalId: outcome.approvalId },
+        "approval copy's outcome could not be shown",
+      );
     }
   } else {
     await held(show);
