@@ -4,7 +4,7 @@ import { withoutSlot } from "../step-slots.js";
 import type { WorldContext } from "../world-context.js";
 import { chatKeyOf } from "./delivered.js";
 
-/** How a held call ends early: `stopOn` an error that no retry cures, told to `stopped`. */
+/** What a held call says when it is given up, and which error ends it at once. */
 export interface HoldPolicy {
   /** What the given-up notice says (read then); undefined for none. Default: `givenUpNotice(event)`. */
   notice?: () => string | undefined;
