@@ -1,5 +1,5 @@
 import type { PostKey, SentRef } from "./outbound-text.js";
-import type { OutboundMention } from "./outbound-mention.js";
+import type { OutboundMention } from "./outbound/outbound-mention.js";
 
 /** A live message that grows while a model streams. The adapter throttles its edits itself. */
 export interface MessageStream {

@@ -2,7 +2,7 @@ import type { MessageStream } from "../channel-streaming.js";
 import { parseChatKey } from "../chat-ref.js";
 import type { StoredEvent, WorldEvent } from "../events.js";
 import type { WorldMessage } from "../message.js";
-import { withIdentity } from "../outbound-for.js";
+import { withIdentity } from "../outbound/outbound-for.js";
 import type { WorldContext } from "../world-context.js";
 import { writerFor } from "./channel-writer.js";
 import type { AnswerDrafts } from "./drafts.js";

@@ -4,7 +4,7 @@ import type { StoredEvent } from "../events.js";
 import { outboundFilesOf } from "../files/tool-files.js";
 import { givenUpNotice } from "../given-up-notice.js";
 import type { Author, WorldMessage } from "../message.js";
-import { outboundFor } from "../outbound-for.js";
+import { outboundFor } from "../outbound/outbound-for.js";
 import type { OutboundRecord } from "../records.js";
 import type { WorldContext } from "../world-context.js";
 import { writerFor } from "./channel-writer.js";

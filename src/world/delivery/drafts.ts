@@ -1,6 +1,6 @@
 import type { MessageStream } from "../channel-streaming.js";
 import type { ChatRef } from "../chat-ref.js";
-import type { OutboundMention } from "../outbound-mention.js";
+import type { OutboundMention } from "../outbound/outbound-mention.js";
 import type { SentRef } from "../outbound-text.js";
 import type { WorldContext } from "../world-context.js";
 import { writerFor } from "./channel-writer.js";

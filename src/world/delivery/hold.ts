@@ -1,6 +1,6 @@
 import type { StoredEvent } from "../events.js";
 import { givenUpNotice } from "../given-up-notice.js";
-import { withoutSlot } from "../step-slots.js";
+import { withoutSlot } from "../queue/step-slots.js";
 import type { WorldContext } from "../world-context.js";
 import { chatKeyOf } from "./delivered.js";
 

@@ -6,7 +6,7 @@
  * posting itself is the card delivery's (`deliver-card.ts`), one path for the chat and copies.
  */
 import type { ApprovalCard } from "../../approval-types.js";
-import { canOpenDirectChat } from "../../channel-optional.js";
+import { canOpenDirectChat } from "../../channel/channel-optional.js";
 import { chatKey, parseChatKey } from "../../chat-ref.js";
 import type { StoredEvent } from "../../events.js";
 import type { ApprovalRecord } from "../../records.js";
