@@ -4,11 +4,11 @@
  * {@link CardRedrawChannel}; elsewhere the card stays as first drawn and the decision's
  * outcome still closes it.
  */
-import { RoundtableError } from "../../errors/roundtable-error.js";
-import type { ApprovalCard } from "../approval-types.js";
-import type { ChatRef } from "../chat-ref.js";
-import type { WorldEvent } from "../events.js";
-import type { WorldContext } from "../world-context.js";
+import { RoundtableError } from "../../../errors/roundtable-error.js";
+import type { ApprovalCard } from "../../approval-types.js";
+import type { ChatRef } from "../../chat-ref.js";
+import type { WorldEvent } from "../../events.js";
+import type { WorldContext } from "../../world-context.js";
 
 /** Capability: edit a posted card to show `card`, buttons and all; `gone` when it cannot be edited. */
 export interface CardRedrawChannel {
