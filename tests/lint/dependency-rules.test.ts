@@ -288,7 +288,8 @@ describe("import rules (.dependency-cruiser.cjs)", () => {
       "src/world/turn/close-turn.ts": "export const closeTurn = () => undefined;\n",
       "src/world/turn/index.ts": 'export { closeTurn } from "./close-turn.js";\n',
       "src/world/turn/turn-loop.ts": "export class TurnLoop {}\n",
-      "src/world/world-context.ts": "export interface TurnWorkers { modelProblem(agent: string): string | undefined }\n",
+      "src/world/world-context.ts":
+        "export interface TurnWorkers { modelProblem(agent: string): string | undefined }\n",
       "src/world/world-engine.ts": 'import { TurnLoop } from "./turn/turn-loop.js";\nexport const loop = TurnLoop;\n',
       "src/world/route-message.ts": 'import { TurnLoop } from "./turn/turn-loop.js";\nexport const route = TurnLoop;\n',
       "src/agents/agent-workers.ts":
