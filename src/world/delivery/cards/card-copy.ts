@@ -108,6 +108,10 @@ async function fallBackToChat(
 }
 
 /** Whether a copy whose card is not posted will take an outcome later: it is open (its card is on its way). */
-export async function copyAwaitsItsCard(context: CopyContext, approvalId: string, key: string): Promise<boolean> {
+export async function copyAwaitsItsCard(
+  context: Pick<WorldContext, "store">,
+  approvalId: string,
+  key: string,
+): Promise<boolean> {
   return (await context.store.getCardCopy(approvalId, key))?.state === "open";
 }
