@@ -25,15 +25,8 @@ import {
   type WorkingStatusChannel,
 } from "../../src/world/channel-adapter.js";
 import { AdminRoles } from "./admin-roles.js";
-import {
-  type BotHandle,
-  TelegramOutbound,
-  createApi,
-  isPrivateChat,
-  isRefusal,
-  isUnreachableChat,
-  toPlatformError,
-} from "./api.js";
+import { TelegramApprovalCards } from "./approval-cards.js";
+import { type BotHandle, TelegramOutbound, createApi, isPrivateChat, isRefusal, toPlatformError } from "./api.js";
 import { botApiFetch } from "./bot-api-fetch.js";
 import { EditThrottle } from "./edit-throttle.js";
 import { type MentionDirectory, emptyMentionDirectory } from "./mentions.js";
@@ -44,16 +37,7 @@ import { InputPrompts } from "./input-prompts.js";
 import { draftSurface } from "./draft-surface.js";
 import { telegramAttachments } from "./file-attachments.js";
 import { UpdatePoller } from "./polling.js";
-import {
-  type TelegramPart,
-  cardArgumentsFile,
-  htmlToPlain,
-  renderApprovalCard,
-  renderApprovalOutcome,
-  renderText,
-  stopKeyboard,
-  telegramMessageLimit,
-} from "./render.js";
+import { type TelegramPart, renderText, stopKeyboard, telegramMessageLimit } from "./render.js";
 import { withTelegramMentions } from "./render-mentions.js";
 import { retryTransformer } from "./retry-transformer.js";
 import { sendTelegramFile } from "./send-file.js";
@@ -100,6 +84,7 @@ export class TelegramAdapter
   private readonly webhookSecret: string;
   private readonly adminRoles: AdminRoles;
   private readonly prompts: InputPrompts;
+  private readonly cards: TelegramApprovalCards;
   private directory: MentionDirectory = emptyMentionDirectory();
   private poller: UpdatePoller | undefined;
   private lockStop: AbortController | undefined;
@@ -138,6 +123,12 @@ export class TelegramAdapter
     this.webhookSecret = webhookSecretFor(options.token, options.webhookSecret);
     this.adminRoles = new AdminRoles(this.bot.api, this.clock, this.logger);
     this.prompts = new InputPrompts(this.logger);
+    this.cards = new TelegramApprovalCards({
+      main: this.main,
+      outbound: this.outbound,
+      logger: this.logger,
+      noteChange: (bot, chat) => this.noteChange(bot, chat),
+    });
   }
 
   async start(sink: InboundSink): Promise<void> {
@@ -314,60 +305,21 @@ export class TelegramAdapter
     return sendTelegramFile(bot.api, chat, name === undefined ? { ...author, kind: "bot" } : author, file, options);
   };
 
-  /**
-   * Cards always come from the main bot: its updates are the ones read, presses included.
-   * Arguments too long for the card follow as a document replying to it (`attach`).
-   */
-  async sendCard(chat: ChatRef, card: ApprovalCard): Promise<{ id: string; attach?: () => Promise<void> }> {
-    const { html, keyboard } = renderApprovalCard(card);
-    this.noteChange(this.main, chat);
-    const id = String(await this.outbound.send(this.main, chat, { html, plain: htmlToPlain(html) }, { keyboard }));
-    const file = cardArgumentsFile(card);
-    if (!file) return { id };
-    const caption = `Arguments of ${card.tool}, id ${card.shortId}, in full`;
-    return { id, attach: () => this.outbound.sendDocument(this.main, chat, file, { replyTo: id, caption }) };
+  /** Cards and their outcomes (`approval-cards.ts`), always from the main bot. */
+  sendCard(chat: ChatRef, card: ApprovalCard): Promise<{ id: string; attach?: () => Promise<void> }> {
+    return this.cards.send(chat, card);
   }
 
-  /** A pending card drawn again (a quorum's progress, an escalation), its buttons kept. */
-  async redrawCard(chat: ChatRef, id: string, card: ApprovalCard): Promise<"edited" | "gone"> {
-    const { html, keyboard } = renderApprovalCard(card);
-    const messageId = Number(id);
-    try {
-      if (!Number.isInteger(messageId)) throw new Error(`no card message id in ${JSON.stringify(id)}`);
-      await this.outbound.edit(this.main, chat, messageId, { html, plain: htmlToPlain(html) }, keyboard);
-      return "edited";
-    } catch (error) {
-      const cause = error instanceof Error ? error.cause : undefined;
-      if (Number.isInteger(messageId) && !isRefusal(cause, /message to edit not found|message can't be edited/i)) {
-        throw error;
-      }
-      this.logger.warn({ err: error, approvalId: card.approvalId }, "approval card could not be redrawn");
-      return "gone";
-    }
+  redrawCard(chat: ChatRef, id: string, card: ApprovalCard): Promise<"edited" | "gone"> {
+    return this.cards.redraw(chat, id, card);
   }
 
-  async editCard(chat: ChatRef, id: string, outcome: ApprovalOutcome): Promise<"edited" | "gone"> {
-    const messageId = Number(id);
-    try {
-      if (!Number.isInteger(messageId)) throw new Error(`no card message id in ${JSON.stringify(id)}`);
-      await this.outbound.edit(this.main, chat, messageId, await this.renderOutcome(chat, outcome));
-      return "edited";
-    } catch (error) {
-      const cause = error instanceof Error ? error.cause : undefined;
-      if (Number.isInteger(messageId) && !isRefusal(cause, /message to edit not found|message can't be edited/i)) {
-        throw error;
-      }
-      this.logger.warn(
-        { err: error, approvalId: outcome.approvalId },
-        "approval card could not be edited; posting the outcome",
-      );
-      return "gone";
-    }
+  editCard(chat: ChatRef, id: string, outcome: ApprovalOutcome): Promise<"edited" | "gone"> {
+    return this.cards.edit(chat, id, outcome);
   }
 
   async renderOutcome(_chat: ChatRef, outcome: ApprovalOutcome): Promise<TelegramPart> {
-    const html = renderApprovalOutcome(outcome);
-    return { html, plain: htmlToPlain(html) };
+    return this.cards.renderOutcome(outcome);
   }
 
   /**
@@ -447,16 +399,15 @@ export class TelegramAdapter
     return { bot: this.main, name: author.displayName ?? author.name };
   }
 
-  /** Links to messages exist in supergroups (and their topics); elsewhere there are none. */
-  /** A person's private chat with the bot: its id is theirs (a post there is refused until they started the bot). */
   async openDirectChat(userId: string): Promise<ChatRef> {
-    return { platform: "telegram", channel: userId };
+    return this.cards.openDirectChat(userId);
   }
 
   cannotReach(error: unknown): boolean {
-    return isUnreachableChat(error);
+    return this.cards.cannotReach(error);
   }
 
+  /** Links to messages exist in supergroups (and their topics); elsewhere there are none. */
   messageLink(chat: ChatRef, platformMessageId: string): string | undefined {
     return telegramMessageLink(chat, platformMessageId);
   }
