@@ -62,7 +62,6 @@ export class DiscordAdapter
   readonly id = "discord";
   readonly platform = "discord" as const;
   readonly capabilities: ChannelCapabilities = {
-    maxMessageLength: 2000,
     canEdit: true,
     identifiesClickers: true,
     chatsNameTheirWorld: false,

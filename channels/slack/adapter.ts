@@ -41,7 +41,7 @@ import { SlackNativeStream } from "./native-stream.js";
 import type { SlackAdapterOptions } from "./options.js";
 import { PostIdentities } from "./post-identity.js";
 import { findEarlierPost, removeEarlierNativeStream } from "./post-once.js";
-import { renderText, type SlackPart, slackMessageLimit } from "./render.js";
+import { renderText, type SlackPart } from "./render.js";
 import { sendSlackFile } from "./send-file.js";
 import { SlackSocketReceiver } from "./socket-receiver.js";
 import { SlackTaskChunks } from "./task-chunks.js";
@@ -93,7 +93,6 @@ export class SlackAdapter
   constructor(private readonly options: SlackAdapterOptions) {
     this.logger = options.logger.child({ platform: "slack" });
     this.capabilities = {
-      maxMessageLength: slackMessageLimit,
       canEdit: true,
       identifiesClickers: true,
       chatsNameTheirWorld: false,

@@ -15,6 +15,7 @@ import {
   type InboundSink,
   type MessageLinks,
   type OutboundText,
+  PaceTable,
   type SendPartOptions,
   type SingletonLease,
   type SingletonLock,
@@ -28,7 +29,6 @@ import { AdminRoles } from "./admin-roles.js";
 import { TelegramApprovalCards } from "./approval-cards.js";
 import { type BotHandle, TelegramOutbound, createApi, isPrivateChat, isRefusal, toPlatformError } from "./api.js";
 import { botApiFetch } from "./bot-api-fetch.js";
-import { EditThrottle } from "./edit-throttle.js";
 import { type MentionDirectory, emptyMentionDirectory } from "./mentions.js";
 import { telegramMessageLink } from "./message-link.js";
 import type { TelegramAdapterOptions } from "./options.js";
@@ -37,7 +37,7 @@ import { InputPrompts } from "./input-prompts.js";
 import { draftSurface } from "./draft-surface.js";
 import { telegramAttachments } from "./file-attachments.js";
 import { UpdatePoller } from "./polling.js";
-import { type TelegramPart, renderText, stopKeyboard, telegramMessageLimit } from "./render.js";
+import { type TelegramPart, renderText, stopKeyboard } from "./render.js";
 import { withTelegramMentions } from "./render-mentions.js";
 import { retryTransformer } from "./retry-transformer.js";
 import { sendTelegramFile } from "./send-file.js";
@@ -67,7 +67,6 @@ export class TelegramAdapter
   readonly id = "telegram";
   readonly platform = "telegram" as const;
   readonly capabilities: ChannelCapabilities = {
-    maxMessageLength: telegramMessageLimit,
     canEdit: true,
     identifiesClickers: true,
     chatsNameTheirWorld: false,
@@ -78,8 +77,8 @@ export class TelegramAdapter
   private readonly logger: Logger;
   private readonly clock: ChannelClock;
   private readonly outbound: TelegramOutbound;
-  /** When each bot last changed something in each chat (`showWorking` waits for room). */
-  private readonly changes: EditThrottle;
+  /** When each bot last changed something in each chat, every send counted (`showWorking` waits for room). */
+  private readonly changes = new PaceTable();
   private readonly draftsUnsupported = new Set<string>();
   private readonly webhookSecret: string;
   private readonly adminRoles: AdminRoles;
@@ -119,7 +118,6 @@ export class TelegramAdapter
       });
     }
     this.outbound = new TelegramOutbound(this.logger, options.linkPreviews);
-    this.changes = new EditThrottle(this.clock);
     this.webhookSecret = webhookSecretFor(options.token, options.webhookSecret);
     this.adminRoles = new AdminRoles(this.bot.api, this.clock, this.logger);
     this.prompts = new InputPrompts(this.logger);
@@ -354,7 +352,7 @@ export class TelegramAdapter
 
   /** A change in the chat, for `showWorking` (which never spends the chat's budget itself). */
   private noteChange(bot: BotHandle, chat: ChatRef): void {
-    this.changes.record(paceKeyOf(bot, chat));
+    this.changes.mark(paceKeyOf(bot, chat), this.clock.now());
   }
 
   /** `['admin']` for the chat's administrators: `admins` in member and approver lists. */
@@ -372,7 +370,7 @@ export class TelegramAdapter
    */
   async showWorking(chat: ChatRef, author: Author): Promise<void> {
     const { bot } = this.identityFor(chat, author);
-    if (this.changes.waitMs(paceKeyOf(bot, chat), this.editIntervalMs(chat)) > 0) return;
+    if (this.changes.waitMs(paceKeyOf(bot, chat), this.editIntervalMs(chat), this.clock.now()) > 0) return;
     await this.outbound.typing(bot, chat);
   }
 
