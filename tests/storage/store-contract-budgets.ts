@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import type { BucketCap, BudgetCharge } from "../../src/world/budget-store.js";
+import type { BucketCap, BudgetCharge } from "../../src/world/stores/budget-store.js";
 import { type StoreFixture, storeOpenedFor } from "./store-contract-fixtures.js";
 
 /** The budget part of the Store contract: buckets per scope and period, caps held at once, raises, alerts once. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { DeniedCallRecord } from "../../src/world/denials-and-edits.js";
+import type { DeniedCallRecord } from "../../src/world/stores/denials-and-edits.js";
 import { contractBuilders, type StoreFixture, storeOpenedFor } from "./store-contract-fixtures.js";
 
 /** Denials that stick until /reset and edited arguments: stored with their decision, read back alike on both databases. */
