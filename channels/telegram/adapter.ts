@@ -1,5 +1,5 @@
 import { Bot } from "grammy";
-import type { InlineKeyboardMarkup, Update, UserFromGetMe } from "grammy/types";
+import type { InlineKeyboardMarkup, Update } from "grammy/types";
 import type { Logger } from "../../src/log/logger.js";
 import {
   type ApprovalCard,
@@ -17,8 +17,6 @@ import {
   type OutboundText,
   PaceTable,
   type SendPartOptions,
-  type SingletonLease,
-  type SingletonLock,
   type StreamMode,
   systemClock,
   type WebhookChannel,
@@ -36,15 +34,11 @@ import { dispatchUpdate } from "./dispatch-update.js";
 import { InputPrompts } from "./input-prompts.js";
 import { draftSurface } from "./draft-surface.js";
 import { telegramAttachments } from "./file-attachments.js";
-import { UpdatePoller } from "./polling.js";
 import { type TelegramPart, renderText, stopKeyboard } from "./render.js";
 import { withTelegramMentions } from "./render-mentions.js";
 import { retryTransformer } from "./retry-transformer.js";
 import { sendTelegramFile } from "./send-file.js";
-import { webhookSecretFor } from "./verify.js";
-import { createWebhookRoute, telegramWebhookPath } from "./webhook-route.js";
-
-const allowedUpdates = ["message", "callback_query"] as const;
+import { UpdateReceiver } from "./update-receiver.js";
 
 /** The budget of changes one bot has in one chat. */
 function paceKeyOf(bot: BotHandle, chat: ChatRef): string {
@@ -53,7 +47,8 @@ function paceKeyOf(bot: BotHandle, chat: ChatRef): string {
 
 /**
  * Telegram through grammY. Long polling by default, a webhook on the service's port when
- * `webhookUrl` is set. Only the main bot's updates are read; agent bots only send.
+ * `webhookUrl` is set (`update-receiver.ts`). Only the main bot's updates are read; agent bots
+ * only send.
  */
 export class TelegramAdapter
   implements
@@ -80,19 +75,12 @@ export class TelegramAdapter
   /** When each bot last changed something in each chat, every send counted (`showWorking` waits for room). */
   private readonly changes = new PaceTable();
   private readonly draftsUnsupported = new Set<string>();
-  private readonly webhookSecret: string;
   private readonly adminRoles: AdminRoles;
   private readonly prompts: InputPrompts;
   private readonly cards: TelegramApprovalCards;
+  private readonly updates: UpdateReceiver;
   private directory: MentionDirectory = emptyMentionDirectory();
-  private poller: UpdatePoller | undefined;
-  private lockStop: AbortController | undefined;
-  private holding: Promise<void> | undefined;
-  /** Another process holds the polling lock: this one is ready and waits to take over. */
-  private waitingForLock = false;
   private sink: InboundSink | undefined;
-  private webhookConnected = false;
-  private route: WebhookRoute | undefined;
 
   constructor(private readonly options: TelegramAdapterOptions) {
     this.logger = options.logger.child({ platform: "telegram" });
@@ -118,7 +106,13 @@ export class TelegramAdapter
       });
     }
     this.outbound = new TelegramOutbound(this.logger, options.linkPreviews);
-    this.webhookSecret = webhookSecretFor(options.token, options.webhookSecret);
+    this.updates = new UpdateReceiver({
+      bot: this.bot,
+      options,
+      clock: this.clock,
+      logger: this.logger,
+      isReady: () => this.sink !== undefined && this.bot.isInited(),
+    });
     this.adminRoles = new AdminRoles(this.bot.api, this.clock, this.logger);
     this.prompts = new InputPrompts(this.logger);
     this.cards = new TelegramApprovalCards({
@@ -131,11 +125,8 @@ export class TelegramAdapter
 
   async start(sink: InboundSink): Promise<void> {
     this.sink = sink;
-    const webhook = this.options.webhookUrl !== undefined && this.options.webhookUrl !== "";
     // Long polling needs the webhook cleared; that is asked beside getMe, not after it.
-    const cleared = webhook ? undefined : this.clearWebhook();
-    // Awaited in receiveUpdates; a failure while getMe is pending is not an unhandled rejection.
-    cleared?.catch(() => undefined);
+    const cleared = this.updates.clearForPolling();
     const me = await this.identify(this.main, "main bot");
     this.bot.botInfo = me;
     this.main.key = String(me.id);
@@ -153,95 +144,23 @@ export class TelegramAdapter
     // one round trip to Telegram fewer before the first poll.
     const commands = this.registerCommands();
     try {
-      await this.receiveUpdates(me, cleared);
+      await this.updates.receive(me, cleared);
     } finally {
       await commands;
     }
   }
 
-  /** Webhook, or long polling (where the polling lock is held, when there is one). */
-  private async receiveUpdates(me: UserFromGetMe, cleared: Promise<void> | undefined): Promise<void> {
-    if (cleared === undefined) {
-      await this.setWebhook(this.options.webhookUrl ?? "");
-      return;
-    }
-    await cleared;
-    const lock = this.options.pollingLock;
-    if (lock) {
-      this.lockStop = new AbortController();
-      this.holding = this.pollWhileHolding(lock, `telegram:${me.id}`, me.username, this.lockStop.signal);
-      return;
-    }
-    this.startPoller(me.username);
-  }
-
-  private async clearWebhook(): Promise<void> {
-    try {
-      await this.bot.api.deleteWebhook({ drop_pending_updates: false });
-    } catch (error) {
-      throw toPlatformError(error, "deleteWebhook");
-    }
-  }
-
-  private startPoller(username: string): void {
-    this.poller = new UpdatePoller({
-      api: this.bot.api,
-      clock: this.clock,
-      logger: this.logger,
-      timeoutSeconds: this.options.pollingTimeoutSeconds ?? 30,
-      maxDeliveryAttempts: this.options.maxDeliveryAttempts ?? 5,
-      allowedUpdates,
-      handle: (update) => this.bot.handleUpdate(update),
-    });
-    this.poller.start();
-    this.logger.info({ bot: username }, "telegram long polling started");
-  }
-
-  /** Polls only while this process holds the bot's lock; waits (and is ready) while another does. */
-  private async pollWhileHolding(lock: SingletonLock, name: string, username: string, stop: AbortSignal) {
-    while (!stop.aborted) {
-      this.waitingForLock = true;
-      let lease: SingletonLease;
-      try {
-        lease = await lock.acquire(name, stop);
-      } catch {
-        return; // stopped while waiting
-      } finally {
-        this.waitingForLock = false;
-      }
-      this.startPoller(username);
-      const done = AbortSignal.any([lease.lost, stop]);
-      if (!done.aborted) await new Promise((resolve) => done.addEventListener("abort", resolve, { once: true }));
-      if (lease.lost.aborted && !stop.aborted)
-        this.logger.warn({ bot: username }, "telegram polling lock lost: polling paused");
-      await this.poller?.stop();
-      this.poller = undefined;
-      await lease.release();
-    }
-  }
-
   async stop(): Promise<void> {
-    this.lockStop?.abort();
-    await this.holding;
-    await this.poller?.stop();
-    this.poller = undefined;
-    this.webhookConnected = false;
+    await this.updates.stop();
     this.sink = undefined;
   }
 
   isConnected(): boolean {
-    return this.webhookConnected || this.waitingForLock || (this.poller?.isConnected() ?? false);
+    return this.updates.isConnected();
   }
 
   webhookRoutes(): WebhookRoute[] {
-    if (this.options.webhookUrl === undefined || this.options.webhookUrl === "") return [];
-    this.route ??= createWebhookRoute({
-      bot: this.bot,
-      secret: this.webhookSecret,
-      logger: this.logger,
-      isReady: () => this.sink !== undefined && this.bot.isInited(),
-    });
-    return [this.route];
+    return this.updates.webhookRoutes();
   }
 
   // The delivery primitives (docs/architecture.md, "Delivery"): one Telegram message each.
@@ -458,22 +377,6 @@ export class TelegramAdapter
       agentBotsById,
       agentNames,
     };
-  }
-
-  private async setWebhook(webhookUrl: string): Promise<void> {
-    const url = new URL(webhookUrl);
-    if (url.pathname === "/" || url.pathname === "") url.pathname = telegramWebhookPath;
-    try {
-      await this.bot.api.setWebhook(url.toString(), {
-        secret_token: this.webhookSecret,
-        allowed_updates: [...allowedUpdates],
-        drop_pending_updates: false,
-      });
-    } catch (error) {
-      throw toPlatformError(error, "setWebhook");
-    }
-    this.webhookConnected = true;
-    this.logger.info({ url: url.toString() }, "telegram webhook set");
   }
 
   /** One update, from polling or the webhook. Only a failure of the world itself is thrown. */
