@@ -382,6 +382,7 @@ export class TelegramAdapter
   /** One update, from polling or the webhook. Only a failure of the world itself is thrown. */
   private async dispatch(update: Update): Promise<void> {
     const sink = this.sink;
+    // Programming error: polling and the webhook route start only after the sink is set.
     if (!sink) throw new Error("telegram update before start");
     await dispatchUpdate(update, {
       sink,

@@ -46,6 +46,7 @@ export class TelegramApprovalCards {
     const { html, keyboard } = renderApprovalCard(card);
     const messageId = Number(id);
     try {
+      // Programming error: a card's stored id is the message id this adapter returned.
       if (!Number.isInteger(messageId)) throw new Error(`no card message id in ${JSON.stringify(id)}`);
       await this.setup.outbound.edit(this.setup.main, chat, messageId, { html, plain: htmlToPlain(html) }, keyboard);
       return "edited";
@@ -60,6 +61,7 @@ export class TelegramApprovalCards {
   async edit(chat: ChatRef, id: string, outcome: ApprovalOutcome): Promise<"edited" | "gone"> {
     const messageId = Number(id);
     try {
+      // Programming error: a card's stored id is the message id this adapter returned.
       if (!Number.isInteger(messageId)) throw new Error(`no card message id in ${JSON.stringify(id)}`);
       await this.setup.outbound.edit(this.setup.main, chat, messageId, this.renderOutcome(outcome));
       return "edited";

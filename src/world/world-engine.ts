@@ -54,6 +54,7 @@ export class WorldEngine {
     }
     const payload = parsed.data;
     const runner = this.runner;
+    // Programming error: src/app sets the turn runner before the engine starts taking jobs.
     if (!runner) throw new Error("world engine has no turn runner");
     switch (payload.kind) {
       case "route": {

@@ -1,4 +1,4 @@
-import type { ApprovalRecord } from "../records.js";
+import type { ApprovalRecord } from "../../world/records.js";
 import type { DayCaps, UsageChange, UsageDayRecord } from "../../world/stores/accounting-store.js";
 import type {
   BucketCap,

@@ -18,8 +18,8 @@ import type {
   ToolResultRecord,
   TurnRecord,
   TurnState,
-} from "../records.js";
-import type { EventToDeliver, RoutedTurn, SettledEnd, Store } from "../store.js";
+} from "../../world/records.js";
+import type { EventToDeliver, RoutedTurn, SettledEnd, Store } from "../../world/store.js";
 import { PrismaSideStores } from "./prisma-side-stores.js";
 import { ApprovalQueries } from "./approval-queries.js";
 import { HotQueries } from "./hot-queries.js";
