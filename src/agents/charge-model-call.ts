@@ -1,5 +1,5 @@
 import type { ModelRequest, Usage } from "../providers/model-provider.js";
-import type { BucketUse } from "../world/budget-store.js";
+import type { BucketUse } from "../world/stores/budget-store.js";
 import type { BudgetExceeded } from "../world/limits/day-budget.js";
 import { postBudgetAlerts, type ReservedBudget, reserveBudget, settleBudget } from "../world/limits/reserve-budget.js";
 import type { MessageRecord } from "../world/records.js";

@@ -1,4 +1,4 @@
-import type { EditCheck } from "../world/denials-and-edits.js";
+import type { EditCheck } from "../world/stores/denials-and-edits.js";
 import type { AgentPolicy, AgentTools } from "./agent-tools.js";
 
 /**

@@ -1,7 +1,7 @@
 import { ToolError, errorMessage } from "../errors/roundtable-error.js";
 import { parseChatKey } from "../world/chat-ref.js";
 import { editOfCall, finishStoppedTurn, markCallRunning, recordToolResult, stopOf } from "../world/turn/index.js";
-import type { ToolProgress } from "../world/channel-optional.js";
+import type { ToolProgress } from "../world/channel/channel-optional.js";
 import type { ToolCallRecord } from "../world/records.js";
 import { showToolProgress, showWorking, type WorkingStatus } from "../world/working-status.js";
 import { type AgentRuntime, loadTurnScope } from "./agent-runtime.js";
@@ -11,7 +11,7 @@ import { postToolFiles } from "./post-tool-files.js";
 import { discardCallOutbox, prepareCallOutbox } from "../tools/outbox-files.js";
 import type { ToolFile } from "../tools/tool-source.js";
 import { linkedSignal } from "./linked-signal.js";
-import { withoutSlot } from "../world/step-slots.js";
+import { withoutSlot } from "../world/queue/step-slots.js";
 import type { Logger } from "../log/logger.js";
 
 /** Default time a tool may take when its source sets none. */
@@ -75,7 +75,7 @@ export async function executeToolCall(runtime: AgentRuntime, toolCallId: string)
     const callWorkdir = await resolveWorkdir(scope.world);
     workdir = callWorkdir;
     const outbox = await callOutbox(callWorkdir, call.id, log);
-    // A tool's process (or MCP server) is waited for without the step's slot (src/world/step-slots.ts).
+    // A tool's process (or MCP server) is waited for without the step's slot (src/world/queue/step-slots.ts).
     const outcome = await withoutSlot(() =>
       runtime.tools.call(call.name, checked.args, {
         workdir: callWorkdir,

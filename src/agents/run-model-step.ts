@@ -14,7 +14,7 @@ import { dispatchToolCalls } from "./dispatch-tool-calls.js";
 import { endWithLimit, failTurn } from "./end-turn.js";
 import { finishStoppedAnswer, skipOpenCalls } from "./finish-stopped-answer.js";
 import { linkedSignal } from "./linked-signal.js";
-import { slotFreeStream } from "../world/step-slots.js";
+import { slotFreeStream } from "../world/queue/step-slots.js";
 import { askPastBudget } from "./budget-ask.js";
 import {
   type ChargedCall,

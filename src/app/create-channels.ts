@@ -4,8 +4,8 @@ import { ConfigError } from "../errors/roundtable-error.js";
 import type { Logger } from "../log/logger.js";
 import type { ChannelAdapter } from "../world/channel-adapter.js";
 import type { ChatRef } from "../world/chat-ref.js";
-import type { ChannelInstallationStore } from "../world/installation-store.js";
-import type { SingletonLock } from "../world/singleton-lock.js";
+import type { ChannelInstallationStore } from "../world/stores/installation-store.js";
+import type { SingletonLock } from "../world/queue/singleton-lock.js";
 import { linkPreviewsFrom } from "./world-settings-from-config.js";
 
 /**

@@ -2,7 +2,7 @@ import { ConsoleAdapter } from "../../channels/console/adapter.js";
 import { migrateDatabase } from "../storage/migrate.js";
 import { openStore } from "../storage/open-store.js";
 import { buildParts } from "./build-parts.js";
-import { inFlightOf } from "../world/step-slots.js";
+import { inFlightOf } from "../world/queue/step-slots.js";
 import { Roundtable } from "./roundtable.js";
 import type { ConsoleChatOptions } from "./service-entry.js";
 

@@ -6,7 +6,7 @@ import { startTelemetry } from "../telemetry/start-telemetry.js";
 import { turnSpans } from "../telemetry/turn-spans.js";
 import { isWebhookChannel } from "../world/channel-adapter.js";
 import { buildParts } from "./build-parts.js";
-import { inFlightOf } from "../world/step-slots.js";
+import { inFlightOf } from "../world/queue/step-slots.js";
 import { releaseStartMemory } from "./release-start-memory.js";
 import { createChannels } from "./create-channels.js";
 import { createWebConsole } from "./create-web-console.js";

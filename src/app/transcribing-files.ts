@@ -1,7 +1,7 @@
 import { type Config, providerConfigSchema } from "../config/schema.js";
 import type { Logger } from "../log/logger.js";
 import { type ProviderEnvironment, resolveEndpoint } from "../providers/create-provider.js";
-import type { BudgetCharge, BudgetStore } from "../world/budget-store.js";
+import type { BudgetCharge, BudgetStore } from "../world/stores/budget-store.js";
 import type { FilesOrigin, InboundFiles } from "../world/files/inbound-files.js";
 import { audioMediaTypes } from "../world/files/media-type-of.js";
 import type { Transcriber } from "../world/files/transcripts.js";

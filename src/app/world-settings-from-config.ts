@@ -1,6 +1,6 @@
 import type { AgentConfig, ChannelsConfig, Config, WorldConfig } from "../config/schema.js";
 import type { ChatRef } from "../world/chat-ref.js";
-import { createWorldDirectory } from "../world/world-directory.js";
+import { createWorldDirectory } from "../world/ingress/world-directory.js";
 import type { AgentSettings, ChatBindings, WorldSettings } from "../world/world-settings.js";
 
 /** The world's view of a configured world. */

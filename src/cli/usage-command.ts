@@ -1,5 +1,5 @@
-import type { UsageDayRecord } from "../world/accounting-store.js";
-import type { BucketRecord } from "../world/budget-store.js";
+import type { UsageDayRecord } from "../world/stores/accounting-store.js";
+import type { BucketRecord } from "../world/stores/budget-store.js";
 import { utcDay } from "../world/limits/utc-day.js";
 import type { CliCommand } from "./cli-command.js";
 import { exitCodes } from "./cli-context.js";

@@ -53,7 +53,7 @@ export function checkAutonomous(config: Config): ConfigProblem[] {
   return problems;
 }
 
-/** The world a chat is bound to, as the world directory binds it (src/world/world-directory.ts). */
+/** The world a chat is bound to, as the world directory binds it (src/world/ingress/world-directory.ts). */
 export function boundWorld(config: Config, platform: string, id: string, wanted: string): string | undefined {
   const names = config.worlds.map((world) => world.name);
   // The console and the web console name their world per chat (the run's chat names it).

@@ -8,7 +8,7 @@ import type { OutboundWriter } from "./prisma/postgres-outbound-writer.js";
 import { PrismaStore } from "./prisma/prisma-store.js";
 import { SqlWorkQueue, type SqlWorkQueueOptions, type StoredWorkQueue } from "./prisma/sql-work-queue.js";
 import type { Store } from "./store.js";
-import { localSingletonLock, type SingletonLock } from "../world/singleton-lock.js";
+import { localSingletonLock, type SingletonLock } from "../world/queue/singleton-lock.js";
 
 export { defaultDatabaseUrl } from "./prisma/database-target.js";
 export type { JobState, JobStatus, StoredWorkQueue } from "./prisma/sql-work-queue.js";

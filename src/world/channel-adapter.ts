@@ -1,4 +1,4 @@
-import type { ChannelCapabilities } from "./channel-capabilities.js";
+import type { ChannelCapabilities } from "./channel/channel-capabilities.js";
 import type { Platform } from "./chat-ref.js";
 import type { InboundSink } from "./inbound.js";
 import type { ChannelPrimitives } from "./delivery/primitives.js";
@@ -9,22 +9,22 @@ import type { ChannelPrimitives } from "./delivery/primitives.js";
  * reaches a channel.
  */
 export type { ApprovalCard, ApprovalOutcome } from "./approval-types.js";
-export type { ChannelCapabilities } from "./channel-capabilities.js";
-export * from "./channel-clock.js";
-export * from "./channel-optional.js";
+export type { ChannelCapabilities } from "./channel/channel-capabilities.js";
+export * from "./channel/channel-clock.js";
+export * from "./channel/channel-optional.js";
 export * from "./channel-streaming.js";
 export * from "./chat-ref.js";
 export * from "./commands/chat-commands.js";
 export type * from "./delivery/primitives.js";
 export { earliestPostTime, type PartKey, partKeyOf, type PostKey } from "./delivery/post-key.js";
 export * from "./inbound.js";
-export * from "./invisible-characters.js";
-export type * from "./installation-store.js";
-export type * from "./login-session-store.js";
+export * from "./outbound/invisible-characters.js";
+export type * from "./stores/installation-store.js";
+export type * from "./stores/login-session-store.js";
 export type { Author, AuthorKind } from "./message.js";
-export * from "./outbound-mention.js";
+export * from "./outbound/outbound-mention.js";
 export type { OutboundText, PostObserver, SentRef } from "./outbound-text.js";
-export * from "./singleton-lock.js";
+export * from "./queue/singleton-lock.js";
 
 /**
  * One platform connection: these few members and the delivery primitives (render, send, edit,

@@ -1,6 +1,6 @@
 import type { OutboundText, PostKey, PostObserver, SentRef } from "./outbound-text.js";
 import type { ChatRef } from "./chat-ref.js";
-import type { OutboundMention } from "./outbound-mention.js";
+import type { OutboundMention } from "./outbound/outbound-mention.js";
 
 /** A live message that grows while a model streams. The adapter throttles its edits itself. */
 export interface MessageStream {

@@ -1,6 +1,6 @@
 import type { PostKey } from "./delivery/post-key.js";
 import type { Author } from "./message.js";
-import type { OutboundMention } from "./outbound-mention.js";
+import type { OutboundMention } from "./outbound/outbound-mention.js";
 
 /**
  * A message the world asks a channel to post. `text` is Markdown; the channel renders it,

@@ -16,11 +16,11 @@ import { jobKey } from "./jobs.js";
 import { outboundFilesOf } from "./files/tool-files.js";
 import { givenUpNotice } from "./given-up-notice.js";
 import type { Author, WorldMessage } from "./message.js";
-import { outboundFor } from "./outbound-for.js";
+import { outboundFor } from "./outbound/outbound-for.js";
 import type { WorldContext } from "./world-context.js";
 import { postWorldNotice } from "./world-notice.js";
 import { redrawPendingCard } from "./delivery/card-redraw.js";
-import { withoutSlot } from "./step-slots.js";
+import { withoutSlot } from "./queue/step-slots.js";
 
 /** What a delivery of a message with files has shown so far: its text, then its files' ids. */
 interface MessageShown {

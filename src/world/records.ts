@@ -1,6 +1,6 @@
 import type { ApprovalChoice } from "./inbound.js";
 import type { NewStoredRule } from "./policy/stored-rules.js";
-import type { DeniedCallRecord } from "./denials-and-edits.js";
+import type { DeniedCallRecord } from "./stores/denials-and-edits.js";
 import type { ApprovalState, ToolResultKind } from "./approval-types.js";
 import type { Author, WorldMessage } from "./message.js";
 

@@ -1,13 +1,13 @@
-import type { AccountingStore } from "./accounting-store.js";
-import type { ApprovalVoteStore } from "./approval-vote-store.js";
+import type { AccountingStore } from "./stores/accounting-store.js";
+import type { ApprovalVoteStore } from "./stores/approval-vote-store.js";
 import type { CardCopyStore } from "./approvals/card-copies.js";
 import type { AutonomousRunStore } from "./autonomous/autonomous-run-store.js";
-import type { BudgetStore } from "./budget-store.js";
-import type { ChannelInstallationStore } from "./installation-store.js";
-import type { LoginSessionStore } from "./login-session-store.js";
+import type { BudgetStore } from "./stores/budget-store.js";
+import type { ChannelInstallationStore } from "./stores/installation-store.js";
+import type { LoginSessionStore } from "./stores/login-session-store.js";
 import type { HookOutcomeStore } from "./policy/event-policy.js";
 import type { StoredRuleStore } from "./policy/stored-rules.js";
-import type { DeniedCallStore } from "./denials-and-edits.js";
+import type { DeniedCallStore } from "./stores/denials-and-edits.js";
 import type { StoredEvent, WorldEvent } from "./events.js";
 import type {
   ApprovalChangeRecord,

@@ -1,6 +1,11 @@
-import { canShowToolProgress, canShowWorking, type ToolProgress, type WorkingActivity } from "./channel-optional.js";
+import {
+  canShowToolProgress,
+  canShowWorking,
+  type ToolProgress,
+  type WorkingActivity,
+} from "./channel/channel-optional.js";
 import type { ChatRef } from "./chat-ref.js";
-import { withIdentity } from "./outbound-for.js";
+import { withIdentity } from "./outbound/outbound-for.js";
 import type { WorldContext } from "./world-context.js";
 
 /** A status shown while an agent works; `stop` ends it (idempotent). */

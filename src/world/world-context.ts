@@ -1,13 +1,13 @@
 import type { Logger } from "../log/logger.js";
 import type { InboundFiles } from "./files/inbound-files.js";
 import type { Store } from "./store.js";
-import type { ChannelRegistry } from "./channel-registry.js";
+import type { ChannelRegistry } from "./channel/channel-registry.js";
 import type { ChatRef } from "./chat-ref.js";
 import type { WorkQueue } from "./work-queue.js";
-import type { StepSlots } from "./step-slots.js";
+import type { StepSlots } from "./queue/step-slots.js";
 import type { AgentSettings, WorldSettings } from "./world-settings.js";
 import type { EventPolicy } from "./policy/event-policy.js";
-import type { EditCheck } from "./denials-and-edits.js";
+import type { EditCheck } from "./stores/denials-and-edits.js";
 
 /** Which world a chat belongs to, and the worlds by name. */
 export interface WorldDirectory {
@@ -70,7 +70,7 @@ export interface WorldContext {
   /** The policy modules (`hooks`, docs/hooks.md); absent: no hooks, no events built. */
   policy?: EventPolicy;
   /**
-   * The slots of `queue.concurrency` (src/world/step-slots.ts): each step runs in one, and gives
+   * The slots of `queue.concurrency` (src/world/queue/step-slots.ts): each step runs in one, and gives
    * it back while it waits. Absent: the queue's own concurrency is the only bound.
    */
   stepSlots?: StepSlots;

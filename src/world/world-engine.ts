@@ -1,11 +1,11 @@
 import { assertNever } from "../errors/assert-never.js";
 import { errorMessage } from "../errors/roundtable-error.js";
 import { requeueRecentRuns, startAutonomousRun } from "./autonomous/autonomous-run.js";
-import { Ingress } from "./ingress.js";
+import { Ingress } from "./ingress/ingress.js";
 import { jobPayloadSchema } from "./jobs.js";
 import { Outbox } from "./outbox.js";
-import { recoverLostSteps } from "./recover-lost-steps.js";
-import { routeStoredMessage } from "./route-message.js";
+import { recoverLostSteps } from "./queue/recover-lost-steps.js";
+import { routeStoredMessage } from "./ingress/route-message.js";
 import { runApprovalTimer, TurnInterrupts } from "./turn/index.js";
 import type { ClaimedJob } from "./work-queue.js";
 import type { TurnRunner, WorldContext } from "./world-context.js";

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { MessageRecord } from "./records.js";
-import { canReplyPrivately } from "./channel-optional.js";
+import { canReplyPrivately } from "./channel/channel-optional.js";
 import { type ChatRef, chatKey } from "./chat-ref.js";
 import type { WorldEvent } from "./events.js";
 import { worldAuthor } from "./message.js";

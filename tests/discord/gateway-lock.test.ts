@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { DiscordAdapter } from "../../channels/discord/adapter.js";
-import type { SingletonLease, SingletonLock } from "../../src/world/singleton-lock.js";
+import type { SingletonLease, SingletonLock } from "../../src/world/queue/singleton-lock.js";
 import { capturingLogger, type DiscordWorld, discordWorld, mainToken, RecordingSink, waitFor } from "./helpers.js";
 
 /** One holder at a time, in memory, as the PostgreSQL advisory lock behaves across processes. */

@@ -5,7 +5,7 @@ import { type RunningHttpServer, startHttpServer } from "../../src/http/start-ht
 import type { StreamObserver } from "../../src/world/channel-adapter.js";
 import { type ChatRef, chatKey } from "../../src/world/chat-ref.js";
 import { writerFor } from "../../src/world/delivery/channel-writer.js";
-import type { ChannelInstallationStore } from "../../src/world/installation-store.js";
+import type { ChannelInstallationStore } from "../../src/world/stores/installation-store.js";
 import type { Author } from "../../src/world/message.js";
 import type { Store } from "../../src/world/store.js";
 import { FakeSlack, type FakeSlackSetup, type SlackStoredMessage } from "../fakes/slack-api.js";

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Store } from "../../src/storage/store.js";
-import type { BucketCap, BudgetCharge } from "../../src/world/budget-store.js";
+import type { BucketCap, BudgetCharge } from "../../src/world/stores/budget-store.js";
 import type { StoreFixture } from "./store-contract-fixtures.js";
 
 /** The budget part of the Store contract: buckets per scope and period, caps held at once, raises, alerts once. */

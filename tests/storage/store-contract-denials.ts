@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DeniedCallRecord } from "../../src/world/denials-and-edits.js";
+import type { DeniedCallRecord } from "../../src/world/stores/denials-and-edits.js";
 import type { Store } from "../../src/world/store.js";
 import { contractBuilders, type StoreFixture } from "./store-contract-fixtures.js";
 

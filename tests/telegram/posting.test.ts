@@ -1,6 +1,6 @@
 import { writerFor } from "../../src/world/delivery/channel-writer.js";
 import { afterEach, describe, expect, it } from "vitest";
-import { systemClock } from "../../src/world/channel-clock.js";
+import { systemClock } from "../../src/world/channel/channel-clock.js";
 import { PlatformApiError } from "../../src/errors/roundtable-error.js";
 import type { MessageStream } from "../../src/world/channel-streaming.js";
 import type { ChatRef } from "../../src/world/chat-ref.js";

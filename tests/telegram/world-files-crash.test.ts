@@ -2,7 +2,7 @@ import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { inboxPath } from "../../src/world/files/inbound-files.js";
-import { inboundMessageId } from "../../src/world/inbound-message-id.js";
+import { inboundMessageId } from "../../src/world/ingress/inbound-message-id.js";
 import { ScriptedProvider } from "../fakes/scripted-provider.js";
 import { openTestStore, temporaryDatabaseUrl } from "../world/harness.js";
 import { ana, groupId, mainToken } from "./helpers.js";

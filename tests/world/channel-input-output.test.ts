@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { ChatRef } from "../../src/world/chat-ref.js";
 import type { InboundMessage } from "../../src/world/inbound.js";
-import { inboundMessageId } from "../../src/world/inbound-message-id.js";
+import { inboundMessageId } from "../../src/world/ingress/inbound-message-id.js";
 import { chatKey } from "../../src/world/chat-ref.js";
 import { ScriptedProvider } from "../fakes/scripted-provider.js";
 import { createHarness, type Harness } from "./harness.js";

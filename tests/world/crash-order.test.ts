@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { ModelProvider, ModelRequest, StreamPart } from "../../src/providers/model-provider.js";
 import { ScriptedProvider } from "../fakes/scripted-provider.js";
-import { systemClock } from "../../src/world/channel-clock.js";
+import { systemClock } from "../../src/world/channel/channel-clock.js";
 import { ana, groupId, mainToken } from "../telegram/helpers.js";
 import { leadingMention, type WorldTelegram, worldOnTelegram } from "../telegram/world-telegram.js";
 import { createHarness, temporaryDatabaseUrl } from "./harness.js";

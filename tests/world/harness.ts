@@ -13,7 +13,7 @@ import type { ChannelAdapter } from "../../src/world/channel-adapter.js";
 import type { ChatRef, Platform } from "../../src/world/chat-ref.js";
 import type { ApprovalChoice, ClickResult, IngressResult } from "../../src/world/inbound.js";
 import { RecordingChannel } from "../fakes/recording-channel.js";
-import { inFlightOf } from "../../src/world/step-slots.js";
+import { inFlightOf } from "../../src/world/queue/step-slots.js";
 import type { ModelProvider } from "../../src/providers/model-provider.js";
 
 export interface HarnessAgent {

@@ -1,4 +1,4 @@
-import type { AccountingStore, DayCaps, UsageChange, UsageDayRecord } from "../../world/accounting-store.js";
+import type { AccountingStore, DayCaps, UsageChange, UsageDayRecord } from "../../world/stores/accounting-store.js";
 import type { ApprovalRecord } from "../records.js";
 import type { DatabaseClient } from "./database-client.js";
 import { rawSqlOf } from "./prisma-raw-sql.js";

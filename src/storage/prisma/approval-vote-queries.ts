@@ -1,4 +1,4 @@
-import type { ApprovalVote, ApprovalVoteStore } from "../../world/approval-vote-store.js";
+import type { ApprovalVote, ApprovalVoteStore } from "../../world/stores/approval-vote-store.js";
 import type { ApprovalChoice } from "../../world/inbound.js";
 import type { DatabaseClient } from "./database-client.js";
 import { isUniqueViolation } from "./prisma-errors.js";

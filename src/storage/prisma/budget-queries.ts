@@ -9,7 +9,7 @@ import type {
   BudgetRaise,
   BudgetScope,
   BudgetStore,
-} from "../../world/budget-store.js";
+} from "../../world/stores/budget-store.js";
 import type { DatabaseClient } from "./database-client.js";
 import { advisoryKey } from "./postgres-singleton-lock.js";
 import { isUniqueViolation } from "./prisma-errors.js";

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { DeniedCallKey, DeniedCallRecord } from "../../world/denials-and-edits.js";
+import type { DeniedCallKey, DeniedCallRecord } from "../../world/stores/denials-and-edits.js";
 import type { DatabaseClient } from "./database-client.js";
 
 type Transaction = Parameters<Parameters<DatabaseClient["$transaction"]>[0]>[0];

@@ -1,5 +1,5 @@
 import type { Platform } from "../../world/chat-ref.js";
-import type { ChannelInstallationRecord, ChannelInstallationStore } from "../../world/installation-store.js";
+import type { ChannelInstallationRecord, ChannelInstallationStore } from "../../world/stores/installation-store.js";
 import type { DatabaseClient } from "./database-client.js";
 
 /** The {@link ChannelInstallationStore} over Prisma (SQLite and PostgreSQL alike). */

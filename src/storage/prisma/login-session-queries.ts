@@ -1,4 +1,4 @@
-import type { LoginSessionRecord, LoginSessionStore } from "../../world/login-session-store.js";
+import type { LoginSessionRecord, LoginSessionStore } from "../../world/stores/login-session-store.js";
 import type { DatabaseClient } from "./database-client.js";
 
 /** The {@link LoginSessionStore} over Prisma (SQLite and PostgreSQL alike). */

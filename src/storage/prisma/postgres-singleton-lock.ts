@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import type pg from "pg";
 import type { Logger } from "../../log/logger.js";
-import type { SingletonLease, SingletonLock } from "../../world/singleton-lock.js";
+import type { SingletonLease, SingletonLock } from "../../world/queue/singleton-lock.js";
 
 /** How often a waiting process asks again for a lock another holds. */
 const retryMs = 1_000;

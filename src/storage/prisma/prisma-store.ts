@@ -19,7 +19,7 @@ import type {
   TurnRecord,
   TurnState,
 } from "../records.js";
-import type { DayCaps, UsageChange, UsageDayRecord } from "../../world/accounting-store.js";
+import type { DayCaps, UsageChange, UsageDayRecord } from "../../world/stores/accounting-store.js";
 import type {
   BucketCap,
   BucketRecord,
@@ -28,10 +28,10 @@ import type {
   BudgetBucketKey,
   BudgetCharge,
   BudgetRaise,
-} from "../../world/budget-store.js";
+} from "../../world/stores/budget-store.js";
 import type { Platform } from "../../world/chat-ref.js";
-import type { ChannelInstallationRecord } from "../../world/installation-store.js";
-import type { LoginSessionRecord } from "../../world/login-session-store.js";
+import type { ChannelInstallationRecord } from "../../world/stores/installation-store.js";
+import type { LoginSessionRecord } from "../../world/stores/login-session-store.js";
 import type { EventToDeliver, RoutedTurn, SettledEnd, Store } from "../store.js";
 import { AccountingQueries } from "./accounting-queries.js";
 import { BudgetQueries } from "./budget-queries.js";
@@ -45,7 +45,7 @@ import type { AutonomousRunRecord } from "../../world/autonomous/autonomous-run-
 import { HookOutcomeQueries } from "./hook-outcome-queries.js";
 import { StoredRuleQueries } from "./stored-rule-queries.js";
 import { ApprovalVoteQueries } from "./approval-vote-queries.js";
-import type { ApprovalVote } from "../../world/approval-vote-store.js";
+import type { ApprovalVote } from "../../world/stores/approval-vote-store.js";
 import { CardCopyQueries } from "./card-copy-queries.js";
 import { DeniedCallQueries } from "./denied-call-queries.js";
 import type { HookEffects, HookOutcomeRecord, ReplayHistory } from "../../world/policy/event-policy.js";

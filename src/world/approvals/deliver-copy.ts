@@ -7,7 +7,7 @@
 import { RoundtableError } from "../../errors/roundtable-error.js";
 import type { ApprovalCard } from "../approval-types.js";
 import type { ChannelAdapter, SentRef } from "../channel-adapter.js";
-import { canOpenDirectChat } from "../channel-optional.js";
+import { canOpenDirectChat } from "../channel/channel-optional.js";
 import { chatKey, parseChatKey } from "../chat-ref.js";
 import { writerFor } from "../delivery/channel-writer.js";
 import { postKeyFor } from "../delivery/post-keys.js";

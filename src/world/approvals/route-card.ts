@@ -5,8 +5,8 @@
  * is posted, so a press on a copy always finds its approval.
  */
 import type { ApprovalCard, ApprovalOutcome } from "../approval-types.js";
-import { everyoneEntry, requesterEntry } from "../access-list.js";
-import { canOpenDirectChat, isChatResolvingChannel } from "../channel-optional.js";
+import { everyoneEntry, requesterEntry } from "../access/access-list.js";
+import { canOpenDirectChat, isChatResolvingChannel } from "../channel/channel-optional.js";
 import { type ChatRef, chatKey, type Platform, parseChatKey, platforms } from "../chat-ref.js";
 import type { StoredEvent, WorldEvent } from "../events.js";
 import type { ApprovalRecord } from "../records.js";

@@ -1,8 +1,8 @@
-import { type AccessChannel, accessChannelFor } from "../access-channel.js";
-import { everyoneEntry, requesterEntry } from "../access-list.js";
+import { type AccessChannel, accessChannelFor } from "../access/access-channel.js";
+import { everyoneEntry, requesterEntry } from "../access/access-list.js";
 import { chainHumans, describeWait } from "../turn/index.js";
 import { type ChatRef, chatKey, parseChatKey } from "../chat-ref.js";
-import { hasMessageLinks } from "../channel-optional.js";
+import { hasMessageLinks } from "../channel/channel-optional.js";
 import type { WorldContext } from "../world-context.js";
 
 /** Longest arguments text shown per line of `/approvals` (the card shows them whole). */

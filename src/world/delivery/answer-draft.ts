@@ -1,7 +1,7 @@
 import type { MessageStream } from "../channel-streaming.js";
 import { parseChatKey } from "../chat-ref.js";
 import type { WorldMessage } from "../message.js";
-import { withIdentity } from "../outbound-for.js";
+import { withIdentity } from "../outbound/outbound-for.js";
 import type { Outbox } from "../outbox.js";
 import type { WorldContext } from "../world-context.js";
 import { writerFor } from "./channel-writer.js";

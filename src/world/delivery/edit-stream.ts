@@ -1,13 +1,13 @@
 import type { Logger } from "../../log/logger.js";
 import type { MessageStream } from "../channel-streaming.js";
-import { type ChannelClock, systemClock } from "../channel-clock.js";
+import { type ChannelClock, systemClock } from "../channel/channel-clock.js";
 import type { ChatRef } from "../chat-ref.js";
 import type { Author } from "../message.js";
-import type { OutboundMention } from "../outbound-mention.js";
+import type { OutboundMention } from "../outbound/outbound-mention.js";
 import type { SentRef } from "../outbound-text.js";
 import { sendPartOnce, type RecordIds } from "./part-writer.js";
 import { type PostKey, partKeyOf } from "./post-key.js";
-import { withoutSlot } from "../step-slots.js";
+import { withoutSlot } from "../queue/step-slots.js";
 import type { ChannelPrimitives, StreamMode } from "./primitives.js";
 
 export type EditMode<Part> = Extract<StreamMode<Part>, { kind: "edit" }>;
@@ -95,7 +95,7 @@ export class EditStream<Part> implements MessageStream {
       // The chat already shows the final text (no controls to take off either): nothing to wait for.
       if (this.shows(parts)) return this.ids();
       // The final edit is due at the interval's end: the step waits for it without its queue
-      // slot (src/world/step-slots.ts), and its delivery is done only once the edit is made.
+      // slot (src/world/queue/step-slots.ts), and its delivery is done only once the edit is made.
       const wait = this.drafting ? 0 : this.waitMs();
       if (wait > 0) await withoutSlot(() => this.clock.sleep(wait));
     }

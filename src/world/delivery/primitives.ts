@@ -1,8 +1,8 @@
 import type { ApprovalCard, ApprovalOutcome } from "../approval-types.js";
-import type { ChannelClock } from "../channel-clock.js";
+import type { ChannelClock } from "../channel/channel-clock.js";
 import type { ChatRef } from "../chat-ref.js";
 import type { Author } from "../message.js";
-import type { OutboundMention } from "../outbound-mention.js";
+import type { OutboundMention } from "../outbound/outbound-mention.js";
 import type { OutboundText, SentRef } from "../outbound-text.js";
 import type { PartKey, PostKey } from "./post-key.js";
 

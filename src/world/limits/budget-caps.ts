@@ -1,7 +1,7 @@
 // Which caps of `worlds[].limits` apply to a model call (the world's, its chat's, its agent's
 // and its chain starter's, per day and month), which one a call would pass, and the texts that
 // name a cap: the notice past it, the alert at a threshold, the question of an `ask` card.
-import type { BucketCap, BucketUse, BudgetScope } from "../budget-store.js";
+import type { BucketCap, BucketUse, BudgetScope } from "../stores/budget-store.js";
 import type { BudgetCapSettings, WorldLimitSettings } from "../world-settings.js";
 import { nextUtcMidnight, roughSpan } from "./utc-day.js";
 

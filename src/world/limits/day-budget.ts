@@ -1,6 +1,6 @@
 import type { WorldSettings } from "../world-settings.js";
-import type { AccountingStore } from "../accounting-store.js";
-import type { BudgetStore } from "../budget-store.js";
+import type { AccountingStore } from "../stores/accounting-store.js";
+import type { BudgetStore } from "../stores/budget-store.js";
 import { type AppliedCap, resetText } from "./budget-caps.js";
 import { nextUtcMidnight, utcDay } from "./utc-day.js";
 

@@ -1,5 +1,5 @@
 import type { WorldSettings } from "../world-settings.js";
-import type { AccountingStore } from "../accounting-store.js";
+import type { AccountingStore } from "../stores/accounting-store.js";
 import { utcClock } from "./utc-day.js";
 
 /** The sliding window of `messagesPerMinute`. */

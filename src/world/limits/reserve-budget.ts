@@ -1,7 +1,7 @@
 // Reserving and settling an amount against every cap that applies (world, chat, agent, person),
 // and the alerts posted the first time a cap's use crosses a threshold. Model calls use it
 // (src/agents/charge-model-call.ts); so can anything else that spends the world's budget.
-import type { BucketUse, BudgetCharge, BudgetStore } from "../budget-store.js";
+import type { BucketUse, BudgetCharge, BudgetStore } from "../stores/budget-store.js";
 import { parseChatKey } from "../chat-ref.js";
 import { postWorldNotice, type NoticeOutbox } from "../world-notice.js";
 import type { WorldContext } from "../world-context.js";

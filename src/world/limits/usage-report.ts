@@ -1,6 +1,6 @@
 // What `/usage` shows (and the operator view): a person's, a chat's and the world's use today
 // and this month, each against the caps of `worlds[].limits` that apply (docs/budgets.md).
-import type { BudgetScope, BudgetStore } from "../budget-store.js";
+import type { BudgetScope, BudgetStore } from "../stores/budget-store.js";
 import type { WorldSettings } from "../world-settings.js";
 import { type BudgetPeriod, capsThatApply, useOf } from "./budget-caps.js";
 import { utcDay } from "./utc-day.js";

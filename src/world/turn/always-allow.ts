@@ -4,8 +4,8 @@
  * `requester`, `*`, `admins` or `role:` never makes a rule: those entries name whoever happens to
  * ask, or whoever a chat's owner made an admin, and a rule outlives the chat's session.
  */
-import { isPersonEntry } from "../access-list.js";
-import type { AccessChannel } from "../access-channel.js";
+import { isPersonEntry } from "../access/access-list.js";
+import type { AccessChannel } from "../access/access-channel.js";
 import type { ApprovalChoice, Sender } from "../inbound.js";
 import { cardChoices } from "../inbound.js";
 import type { NewStoredRule } from "../policy/stored-rules.js";

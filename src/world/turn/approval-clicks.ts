@@ -1,11 +1,11 @@
 import type { ApprovalRecord, SessionGrantKey, ToolCallRecord } from "../records.js";
-import { requesterEntry } from "../access-list.js";
+import { requesterEntry } from "../access/access-list.js";
 import { isBudgetApproval, parseBudgetApprovalKey } from "./budget-approval.js";
 import { chatKey, type Platform } from "../chat-ref.js";
 import type { ApprovalClick, ClickResult } from "../inbound.js";
 import type { WorldContext } from "../world-context.js";
 import { approversFor, deciderCheck } from "./approval-rights.js";
-import { accessChannelFor } from "../access-channel.js";
+import { accessChannelFor } from "../access/access-channel.js";
 import { alwaysRefusedText, mayAlwaysAllow, storedRuleFor } from "./always-allow.js";
 import { queueDecidedStep, recordExpiry } from "./settle-approval.js";
 import { markDecidedHere, pressedCopy, requesterOn } from "../approvals/copy-press.js";

@@ -1,10 +1,10 @@
 import type { WorldSettings } from "../world-settings.js";
 import { isAutonomousStarter } from "../autonomous/autonomous-run-store.js";
-import { isOnList, requesterEntry, type RolesLookup } from "../access-list.js";
-import { type AccessChannel, accessChannelFor } from "../access-channel.js";
+import { isOnList, requesterEntry, type RolesLookup } from "../access/access-list.js";
+import { type AccessChannel, accessChannelFor } from "../access/access-channel.js";
 import type { ChatRef, Platform } from "../chat-ref.js";
 import type { Sender } from "../inbound.js";
-import { rolesLookup } from "../user-roles.js";
+import { rolesLookup } from "../access/user-roles.js";
 import type { WorldContext } from "../world-context.js";
 
 /** The approver list of a platform: as configured, else only the requester. */

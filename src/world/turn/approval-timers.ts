@@ -5,7 +5,7 @@
  * ({@link postWorldNotice}), so a timer fires once across restarts, a SIGKILL and any number of
  * processes.
  */
-import { isPersonEntry } from "../access-list.js";
+import { isPersonEntry } from "../access/access-list.js";
 import { copyCardRef } from "../approvals/card-copies.js";
 import { type ChatRef, parseChatKey, type Platform } from "../chat-ref.js";
 import { jobKey } from "../jobs.js";

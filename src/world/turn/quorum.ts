@@ -5,9 +5,9 @@
  * stored so a quorum is met across restarts and processes; `escalate` adds people who may
  * decide once its time has passed. Also what a card shows of both, and its redraw.
  */
-import type { ApprovalVote } from "../approval-vote-store.js";
+import type { ApprovalVote } from "../stores/approval-vote-store.js";
 import type { ApprovalCard } from "../approval-types.js";
-import { accessChannelFor } from "../access-channel.js";
+import { accessChannelFor } from "../access/access-channel.js";
 import { parseChatKey, type Platform } from "../chat-ref.js";
 import type { ApprovalClick, ClickResult } from "../inbound.js";
 import type { ApprovalRecord, ToolCallRecord } from "../records.js";

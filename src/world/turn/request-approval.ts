@@ -3,7 +3,7 @@ import type { ChatRef } from "../chat-ref.js";
 import { publishApprovalCard } from "../approvals/route-card.js";
 import type { ApprovalCard } from "./approval-types.js";
 import { newId, newShortId } from "../ids.js";
-import { accessChannelFor } from "../access-channel.js";
+import { accessChannelFor } from "../access/access-channel.js";
 import { choicesFor } from "./always-allow.js";
 import { jobKey } from "../jobs.js";
 import type { Outbox } from "../outbox.js";

@@ -4,7 +4,7 @@
  * the same canonical arguments is denied again at once, without a card, until `/reset` (which
  * starts a new session epoch).
  */
-import type { DeniedCallKey, DeniedCallRecord } from "../denials-and-edits.js";
+import type { DeniedCallKey, DeniedCallRecord } from "../stores/denials-and-edits.js";
 import type { ApprovalRecord, ToolCallRecord } from "../records.js";
 import type { WorldContext } from "../world-context.js";
 

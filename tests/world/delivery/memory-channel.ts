@@ -5,7 +5,7 @@
  */
 import type { ApprovalCard, ApprovalOutcome } from "../../../src/world/approval-types.js";
 import type { ChannelAdapter } from "../../../src/world/channel-adapter.js";
-import type { ChannelCapabilities } from "../../../src/world/channel-capabilities.js";
+import type { ChannelCapabilities } from "../../../src/world/channel/channel-capabilities.js";
 import type { ChatRef } from "../../../src/world/chat-ref.js";
 import type { PartKey } from "../../../src/world/delivery/post-key.js";
 import type {

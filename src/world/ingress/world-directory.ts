@@ -1,6 +1,6 @@
-import type { ChatRef, Platform } from "./chat-ref.js";
-import type { WorldDirectory } from "./world-context.js";
-import type { ChatBindings, WorldSettings } from "./world-settings.js";
+import type { ChatRef, Platform } from "../chat-ref.js";
+import type { WorldDirectory } from "../world-context.js";
+import type { ChatBindings, WorldSettings } from "../world-settings.js";
 
 /**
  * Binds chats to worlds by their platform's bindings (`*` matches any chat). Chats of the

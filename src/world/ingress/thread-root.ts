@@ -1,8 +1,8 @@
-import { type ChatRef, chatKey } from "./chat-ref.js";
-import type { ThreadRoot } from "./inbound.js";
+import { type ChatRef, chatKey } from "../chat-ref.js";
+import type { ThreadRoot } from "../inbound.js";
 import { inboundMessageId } from "./inbound-message-id.js";
-import type { Author } from "./message.js";
-import type { WorldContext } from "./world-context.js";
+import type { Author } from "../message.js";
+import type { WorldContext } from "../world-context.js";
 
 /**
  * Store the message a thread hangs off as the first message of the thread's chat (once, never

@@ -1,4 +1,4 @@
-import type { ApprovalChoice } from "./inbound.js";
+import type { ApprovalChoice } from "../inbound.js";
 
 /** One approver's press toward a quorum (docs/approvals.md, "Quorum"). */
 export interface ApprovalVote {

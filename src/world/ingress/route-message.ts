@@ -1,25 +1,25 @@
-import type { WorldSettings } from "./world-settings.js";
-import type { MessageRecord } from "./records.js";
-import { accessChannelFor } from "./access-channel.js";
-import { parseChatKey } from "./chat-ref.js";
-import { chainHumans, chainStarter, startTurn, supersedeParkedTurns, turnIdFor } from "./turn/index.js";
-import { settleStoredFiles } from "./files/settle-files.js";
-import { budgetNotice, dayBudgetExceeded } from "./limits/day-budget.js";
-import { messageRateExceeded, rateNotice } from "./limits/message-rate.js";
-import { mayTalk, membersFor } from "./membership.js";
-import type { Outbox } from "./outbox.js";
-import { noticeOnce, periodBucket, postWorldNotice } from "./world-notice.js";
+import type { WorldSettings } from "../world-settings.js";
+import type { MessageRecord } from "../records.js";
+import { accessChannelFor } from "../access/access-channel.js";
+import { parseChatKey } from "../chat-ref.js";
+import { chainHumans, chainStarter, startTurn, supersedeParkedTurns, turnIdFor } from "../turn/index.js";
+import { settleStoredFiles } from "../files/settle-files.js";
+import { budgetNotice, dayBudgetExceeded } from "../limits/day-budget.js";
+import { messageRateExceeded, rateNotice } from "../limits/message-rate.js";
+import { mayTalk, membersFor } from "../access/membership.js";
+import type { Outbox } from "../outbox.js";
+import { noticeOnce, periodBucket, postWorldNotice } from "../world-notice.js";
 import {
   parseAddresses,
   routeMessage,
   turnLimitNotice,
   unaddressedNotice,
   unknownAgentNotice,
-} from "./routing/index.js";
-import { isUserRolesChannel } from "./channel-optional.js";
-import { rolesLookup } from "./user-roles.js";
-import type { WorldContext } from "./world-context.js";
-import { messageThroughPolicy } from "./policy/message-policy.js";
+} from "../routing/index.js";
+import { isUserRolesChannel } from "../channel/channel-optional.js";
+import { rolesLookup } from "../access/user-roles.js";
+import type { WorldContext } from "../world-context.js";
+import { messageThroughPolicy } from "../policy/message-policy.js";
 
 /** How often a person who addresses no agent (in a world without a default agent) is told how to. */
 const unaddressedNoticeMs = 24 * 3_600_000;

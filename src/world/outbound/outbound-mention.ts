@@ -1,4 +1,4 @@
-import { maskLiteralText } from "./routing/mask-literal-text.js";
+import { maskLiteralText } from "../routing/mask-literal-text.js";
 
 /** Who a mention in outbound text points at. */
 export type MentionTarget =

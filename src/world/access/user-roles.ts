@@ -1,8 +1,8 @@
-import { isUserRolesChannel } from "./channel-optional.js";
-import type { WorldContext } from "./world-context.js";
-import type { ChatRef } from "./chat-ref.js";
+import { isUserRolesChannel } from "../channel/channel-optional.js";
+import type { WorldContext } from "../world-context.js";
+import type { ChatRef } from "../chat-ref.js";
 import type { RolesLookup } from "./access-list.js";
-import type { Sender } from "./inbound.js";
+import type { Sender } from "../inbound.js";
 
 /**
  * The roles of a sender: those the channel handed in with the sender, else asked of the

@@ -1,6 +1,6 @@
-import type { ChannelCapabilities } from "./channel-capabilities.js";
-import type { ChannelRegistry } from "./channel-registry.js";
-import type { Platform } from "./chat-ref.js";
+import type { ChannelCapabilities } from "../channel/channel-capabilities.js";
+import type { ChannelRegistry } from "../channel/channel-registry.js";
+import type { Platform } from "../chat-ref.js";
 
 /**
  * The channel a person acts through, as access checks see it (a `ChannelAdapter` is one): its

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { ChatRef } from "./chat-ref.js";
-import type { Author } from "./message.js";
+import type { ChatRef } from "../chat-ref.js";
+import type { Author } from "../message.js";
 
 /** Capability: show text to one person only (Slack ephemeral, Discord ephemeral reply or DM). */
 export interface PrivateReplyChannel {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { Platform } from "./chat-ref.js";
+import type { Platform } from "../chat-ref.js";
 import { createWorldDirectory } from "./world-directory.js";
-import type { WorldSettings } from "./world-settings.js";
+import type { WorldSettings } from "../world-settings.js";
 
 function world(name: string): WorldSettings {
   return {

@@ -1,4 +1,4 @@
-import type { Platform } from "./chat-ref.js";
+import type { Platform } from "../chat-ref.js";
 
 /**
  * An app installed in one workspace through "Add to Slack" (docs/slack.md): its bot's ids and

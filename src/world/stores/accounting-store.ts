@@ -1,4 +1,4 @@
-import type { ApprovalRecord } from "./records.js";
+import type { ApprovalRecord } from "../records.js";
 
 /** Model usage to add to a world's, agent's and UTC day's totals. */
 export interface UsageEntry {

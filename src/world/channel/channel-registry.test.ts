@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { RoundtableError } from "../errors/roundtable-error.js";
-import type { ChannelAdapter, ChannelCapabilities } from "./channel-adapter.js";
+import { RoundtableError } from "../../errors/roundtable-error.js";
+import type { ChannelAdapter, ChannelCapabilities } from "../channel-adapter.js";
 import { ChannelRegistry } from "./channel-registry.js";
-import type { Platform } from "./chat-ref.js";
+import type { Platform } from "../chat-ref.js";
 
 const capabilities: ChannelCapabilities = {
   maxMessageLength: 100,

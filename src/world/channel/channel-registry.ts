@@ -1,8 +1,8 @@
-import { ConfigError } from "../errors/roundtable-error.js";
-import type { ChannelAdapter } from "./channel-adapter.js";
+import { ConfigError } from "../../errors/roundtable-error.js";
+import type { ChannelAdapter } from "../channel-adapter.js";
 import { isAgentIdentityChannel } from "./channel-optional.js";
-import type { ChatRef, Platform } from "./chat-ref.js";
-import type { Author } from "./message.js";
+import type { ChatRef, Platform } from "../chat-ref.js";
+import type { Author } from "../message.js";
 
 /**
  * The running channel adapters, keyed by adapter id (never silently one per platform). Delivery

@@ -1,8 +1,8 @@
-import type { WorldSettings } from "./world-settings.js";
+import type { WorldSettings } from "../world-settings.js";
 import { everyoneEntry, isOnList, type RolesLookup } from "./access-list.js";
 import type { AccessChannel } from "./access-channel.js";
-import type { Platform } from "./chat-ref.js";
-import type { Sender } from "./inbound.js";
+import type { Platform } from "../chat-ref.js";
+import type { Sender } from "../inbound.js";
 
 /** The member list of a platform: as configured, else everyone. */
 export function membersFor(world: Pick<WorldSettings, "members">, platform: Platform): readonly string[] {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { AccessChannel } from "./access-channel.js";
-import { mayDecide } from "./turn/index.js";
-import { decidersText } from "./commands/approvals-text.js";
+import { mayDecide } from "../turn/index.js";
+import { decidersText } from "../commands/approvals-text.js";
 import { mayTalk } from "./membership.js";
 
 const stranger = { id: "u9", displayName: "stranger", isBot: false };

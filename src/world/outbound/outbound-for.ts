@@ -1,12 +1,12 @@
-import { autonomousLine } from "./autonomous/autonomous-run-store.js";
-import type { ChatRef } from "./chat-ref.js";
-import type { Author, WorldMessage } from "./message.js";
+import { autonomousLine } from "../autonomous/autonomous-run-store.js";
+import type { ChatRef } from "../chat-ref.js";
+import type { Author, WorldMessage } from "../message.js";
 import type { MentionTarget, OutboundMention } from "./outbound-mention.js";
-import type { OutboundText } from "./outbound-text.js";
-import type { MessageRecord } from "./records.js";
-import { maskLiteralText } from "./routing/mask-literal-text.js";
-import type { WorldContext } from "./world-context.js";
-import { isPersonEntry } from "./access-list.js";
+import type { OutboundText } from "../outbound-text.js";
+import type { MessageRecord } from "../records.js";
+import { maskLiteralText } from "../routing/mask-literal-text.js";
+import type { WorldContext } from "../world-context.js";
+import { isPersonEntry } from "../access/access-list.js";
 
 /** How many recent messages are searched for the people a text names. */
 const peopleWindow = 500;

@@ -1,14 +1,14 @@
-import { type MessageFile, type MessageRecord, omittedRaw } from "./records.js";
-import { withTranscripts } from "./files/transcripts.js";
-import { settleFiles } from "./files/settle-files.js";
-import { accessChannelFor } from "./access-channel.js";
-import { handleApprovalClick, type TurnInterrupts } from "./turn/index.js";
-import { CommandIngress } from "./commands/command-ingress.js";
-import { resetChat } from "./commands/reset-chat.js";
+import { type MessageFile, type MessageRecord, omittedRaw } from "../records.js";
+import { withTranscripts } from "../files/transcripts.js";
+import { settleFiles } from "../files/settle-files.js";
+import { accessChannelFor } from "../access/access-channel.js";
+import { handleApprovalClick, type TurnInterrupts } from "../turn/index.js";
+import { CommandIngress } from "../commands/command-ingress.js";
+import { resetChat } from "../commands/reset-chat.js";
 import { storeThreadRoot } from "./thread-root.js";
-import { chatKey } from "./chat-ref.js";
-import { mayReset, resetRefusedText } from "./commands/reset-rights.js";
-import { parseChatCommand } from "./commands/parse-chat-command.js";
+import { chatKey } from "../chat-ref.js";
+import { mayReset, resetRefusedText } from "../commands/reset-rights.js";
+import { parseChatCommand } from "../commands/parse-chat-command.js";
 import type {
   ApprovalClick,
   ClickResult,
@@ -17,16 +17,16 @@ import type {
   InboundMessage,
   InboundSink,
   IngressResult,
-} from "./inbound.js";
+} from "../inbound.js";
 import { inboundMessageId } from "./inbound-message-id.js";
-import { chatJob } from "./jobs.js";
-import { messageRateExceeded } from "./limits/message-rate.js";
-import { mayTalk, notMemberText } from "./membership.js";
-import type { Outbox } from "./outbox.js";
-import { noticeOnce, periodBucket, postWorldNotice } from "./world-notice.js";
-import { rolesLookup } from "./user-roles.js";
-import type { WorldContext } from "./world-context.js";
-import type { WorldSettings } from "./world-settings.js";
+import { chatJob } from "../jobs.js";
+import { messageRateExceeded } from "../limits/message-rate.js";
+import { mayTalk, notMemberText } from "../access/membership.js";
+import type { Outbox } from "../outbox.js";
+import { noticeOnce, periodBucket, postWorldNotice } from "../world-notice.js";
+import { rolesLookup } from "../access/user-roles.js";
+import type { WorldContext } from "../world-context.js";
+import type { WorldSettings } from "../world-settings.js";
 
 /** Longest message text routed to agents; longer ones are stored and answered with a notice. */
 const maxInboundTextLength = 32_000;

@@ -1,4 +1,4 @@
-import type { Sender } from "./inbound.js";
+import type { Sender } from "../inbound.js";
 
 /** Entry that lets everyone in. */
 export const everyoneEntry = "*";

@@ -1,8 +1,8 @@
-import { chatKey } from "./chat-ref.js";
-import { notRoutedReason } from "./ingress.js";
-import { chatJob, jobKey } from "./jobs.js";
-import { shouldDeliver } from "./outbox.js";
-import type { WorldContext } from "./world-context.js";
+import { chatKey } from "../chat-ref.js";
+import { notRoutedReason } from "../ingress/ingress.js";
+import { chatJob, jobKey } from "../jobs.js";
+import { shouldDeliver } from "../outbox.js";
+import type { WorldContext } from "../world-context.js";
 
 /** How far back the sweep looks: younger than the queue keeps finished jobs' keys (7 days). */
 const sweepAgeMs = 24 * 60 * 60 * 1000;
