@@ -19,7 +19,7 @@ import type { ModelProvider } from "../src/providers/model-provider.js";
 import { traceProvider } from "../src/telemetry/traced-provider.js";
 import { EditStream, PaceTable } from "../src/world/delivery/edit-stream.js";
 import type { ChannelPrimitives } from "../src/world/delivery/primitives.js";
-import { StepSlots, slotFreeStream } from "../src/world/step-slots.js";
+import { StepSlots, slotFreeStream } from "../src/world/queue/step-slots.js";
 import { repositoryRoot } from "./service-process.js";
 
 const { values } = parseArgs({
