@@ -51,13 +51,6 @@ export class StepSlots {
     return new Promise((resolve) => this.waiters.push(resolve));
   }
 
-  /** @internal A slot now if one is free (no promise), else false. */
-  takeNow(): boolean {
-    if (this.free === 0 || this.waiters.length > 0) return false;
-    this.free--;
-    return true;
-  }
-
   /** @internal */
   give(): void {
     const next = this.waiters.shift();
@@ -113,11 +106,6 @@ export async function withoutSlot<T>(wait: () => Promise<T>): Promise<T> {
 /** The step takes its slot again (one take however many waits end together). */
 async function retake(holder: Holder): Promise<void> {
   if (holder.done || holder.held) return;
-  // A free slot is taken at once (each streamed part comes here: no promise for it).
-  if (holder.retaking === undefined && holder.slots.takeNow()) {
-    holder.held = true;
-    return;
-  }
   holder.retaking ??= holder.slots.take().then(() => {
     holder.retaking = undefined;
     // A step that ended meanwhile, or began another wait, has no use for it.
