@@ -49,6 +49,22 @@ module.exports = {
       to: { path: "^src/world/delivery/", pathNot: "^src/world/delivery/answer-draft\\.ts$" },
     },
     {
+      name: "delivery-never-imports-the-outbox",
+      severity: "error",
+      comment:
+        'The outbox persists, emits and enqueues; the deliver step, its hold and the draft records are src/world/delivery\'s, which reaches the outbox only through its own port (`DeliveryOutbox`, `AnswerOutbox`), so the two never import each other (docs/architecture.md, "Delivery").',
+      from: { path: "^src/world/delivery/" },
+      to: { path: "^src/world/outbox\\.ts$" },
+    },
+    {
+      name: "only-delivery-writes-to-channels",
+      severity: "error",
+      comment:
+        'Posting, editing and streaming on a channel\'s primitives (the channel writer, the part and file writers, the edit stream) is used only inside src/world/delivery: every post is made and recorded there, once (docs/architecture.md, "Posting once").',
+      from: { path: "^(src|channels)/", pathNot: "^src/world/delivery/" },
+      to: { path: "^src/world/delivery/(channel-writer|part-writer|file-writer|edit-stream)\\.ts$" },
+    },
+    {
       name: "channels-import-only-world",
       severity: "error",
       comment:

@@ -45,18 +45,21 @@ export function toPlatformError(error: unknown, what: string): RoundtableError {
   if (error instanceof DiscordAPIError) {
     const refused = new PlatformApiError(
       `discord ${what} refused: ${error.status} ${String(error.code)} ${error.message} (${error.method.toUpperCase()} ${redactUrl(error.url)})`,
-      { userMessage: "Discord refused the message." },
+      { method: what, userMessage: "Discord refused the message." },
     );
     return Object.assign(refused, { discordCode: error.code, status: error.status });
   }
   if (error instanceof RateLimitError) {
     return new PlatformApiError(`discord ${what} rate limited on ${error.route}`, {
+      method: what,
       retryAfterMs: error.retryAfter,
       userMessage: "Discord is rate limiting the service.",
     });
   }
   if (error instanceof HTTPError) {
     return new PlatformApiError(`discord ${what} failed: ${error.status} ${error.message}`, {
+      method: what,
+      retryable: error.status >= 500,
       userMessage: "Discord failed to take the message.",
     });
   }

@@ -1,5 +1,6 @@
 import type { ChannelClock } from "../../src/world/channel-adapter.js";
 import type { Logger } from "../../src/log/logger.js";
+import { PlatformApiError } from "../../src/errors/roundtable-error.js";
 import { type DiscordApi, discordCodeOf, discordErrorCodes, type OwnWebhook } from "./api.js";
 
 /** How long a channel where the bot may not manage webhooks is left alone before asking again. */
@@ -54,7 +55,7 @@ export class WebhookDirectory {
         (hook) => hook.name === this.name && hook.application_id === this.applicationId() && hook.token !== undefined,
       );
       const hook = existing ?? (await this.api.createWebhook(channelId, this.name));
-      if (hook.token === undefined) throw new Error("webhook without a token");
+      if (hook.token === undefined) throw new PlatformApiError("webhook without a token", { method: "createWebhook" });
       const webhook = { id: hook.id, token: hook.token, channelId };
       this.hooks.set(channelId, webhook);
       this.ownIds.add(webhook.id);

@@ -182,7 +182,7 @@ export class SlackAdapter
       if (!this.socket) throw error;
       throw new PlatformApiError(
         `slack Socket Mode could not connect (check SLACK_APP_TOKEN, an app-level token with connections:write): ${slackErrorCode(error) ?? (error instanceof Error ? error.message : String(error))}`,
-        { cause: error },
+        { cause: error, method: "apps.connections.open" },
       );
     }
     if (!this.socket) this.connected = true;

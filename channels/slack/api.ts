@@ -25,6 +25,11 @@ export function slackErrorCode(error: unknown): string | undefined {
   return typeof data?.error === "string" ? data.error : undefined;
 }
 
+/** The Web API method a `what` names: `auth.test` of `auth.test (check SLACK_BOT_TOKEN)`. */
+function methodOf(what: string): string {
+  return what.split(" ")[0] ?? what;
+}
+
 /** A Web API failure as a RoundtableError: the API refused, was rate limited, or the network failed. */
 export function toPlatformError(error: unknown, what: string): RoundtableError {
   if (error instanceof RoundtableError) return error;
@@ -33,6 +38,7 @@ export function toPlatformError(error: unknown, what: string): RoundtableError {
     const retryAfter = (error as { retryAfter?: number }).retryAfter;
     return new PlatformApiError(`slack ${what} rate limited`, {
       cause: error,
+      method: methodOf(what),
       userMessage: "Slack is rate limiting the service.",
       retryAfterMs: (retryAfter ?? 1) * 1000,
     });
@@ -40,6 +46,7 @@ export function toPlatformError(error: unknown, what: string): RoundtableError {
   if (code === "slack_webapi_platform_error") {
     return new PlatformApiError(`slack ${what} refused: ${slackErrorCode(error) ?? "unknown error"}`, {
       cause: error,
+      method: methodOf(what),
       userMessage: "Slack refused the message.",
     });
   }
@@ -150,7 +157,8 @@ export class SlackOutbound {
           unfurl_links: this.linkPreviews(chat),
           unfurl_media: this.linkPreviews(chat),
         });
-        if (typeof result.ts !== "string") throw new PlatformApiError("slack chat.postMessage returned no ts");
+        if (typeof result.ts !== "string")
+          throw new PlatformApiError("slack chat.postMessage returned no ts", { method: "chat.postMessage" });
         return result.ts;
       },
       resend,
@@ -239,7 +247,8 @@ export class SlackOutbound {
     const where: ChatRef = { platform: "slack", channel: "", ...(workspace === undefined ? {} : { workspace }) };
     const result = await this.call(where, "conversations.open", (client) => client.conversations.open({ users: user }));
     const id = result.channel?.id;
-    if (typeof id !== "string") throw new PlatformApiError("slack conversations.open returned no channel");
+    if (typeof id !== "string")
+      throw new PlatformApiError("slack conversations.open returned no channel", { method: "conversations.open" });
     return id;
   }
 
@@ -307,7 +316,8 @@ export class SlackOutbound {
           ...(recipient.user === undefined ? {} : { recipient_user_id: recipient.user }),
           ...(recipient.team === undefined ? {} : { recipient_team_id: recipient.team }),
         });
-        if (typeof result.ts !== "string") throw new PlatformApiError("slack chat.startStream returned no ts");
+        if (typeof result.ts !== "string")
+          throw new PlatformApiError("slack chat.startStream returned no ts", { method: "chat.startStream" });
         return result.ts;
       },
       "never",
@@ -332,7 +342,8 @@ export class SlackOutbound {
           ...(recipient.user === undefined ? {} : { recipient_user_id: recipient.user }),
           ...(recipient.team === undefined ? {} : { recipient_team_id: recipient.team }),
         });
-        if (typeof result.ts !== "string") throw new PlatformApiError("slack chat.startStream returned no ts");
+        if (typeof result.ts !== "string")
+          throw new PlatformApiError("slack chat.startStream returned no ts", { method: "chat.startStream" });
         return result.ts;
       },
       "never",

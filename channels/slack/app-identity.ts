@@ -52,6 +52,7 @@ export async function identifyApp(
   if (!result.user_id || !result.bot_id || !result.team_id) {
     throw new PlatformApiError(
       "slack auth.test did not name the bot user, bot and workspace; is SLACK_BOT_TOKEN a bot token (xoxb-)?",
+      { method: "auth.test" },
     );
   }
   return {

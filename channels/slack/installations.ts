@@ -32,11 +32,15 @@ export class SlackInstallations implements InstallationStore {
   async storeInstallation(installation: Installation): Promise<void> {
     const teamId = installation.team?.id;
     if (installation.isEnterpriseInstall || teamId === undefined) {
-      throw new PlatformApiError("slack org-wide (Enterprise Grid) installs are not built; install into a workspace");
+      throw new PlatformApiError("slack org-wide (Enterprise Grid) installs are not built; install into a workspace", {
+        method: "oauth.v2.access",
+      });
     }
     const bot = installation.bot;
     if (!bot?.token || !bot.id || !bot.userId) {
-      throw new PlatformApiError("slack install gave no bot token (ask for bot scopes, not only user scopes)");
+      throw new PlatformApiError("slack install gave no bot token (ask for bot scopes, not only user scopes)", {
+        method: "oauth.v2.access",
+      });
     }
     await this.store.saveChannelInstallation({
       platform: "slack",
@@ -54,7 +58,11 @@ export class SlackInstallations implements InstallationStore {
 
   async fetchInstallation(query: InstallationQuery<boolean>): Promise<Installation> {
     const auth = query.teamId === undefined ? undefined : await this.find(query.teamId);
-    if (auth === undefined) throw new PlatformApiError(`slack workspace ${query.teamId ?? "(none)"} is not installed`);
+    if (auth === undefined) {
+      throw new PlatformApiError(`slack workspace ${query.teamId ?? "(none)"} is not installed`, {
+        method: "installation lookup",
+      });
+    }
     return {
       team: { id: auth.teamId },
       enterprise: undefined,

@@ -46,7 +46,10 @@ export async function sendSlackFile(
   const result =
     retries === undefined ? await upload() : await withWebApiRetries("files.uploadV2", upload, "never", retries);
   const id = fileIdOf(result);
-  if (id === undefined) throw new PlatformApiError(`slack files.uploadV2 answered without a file id for ${file.name}`);
+  if (id === undefined)
+    throw new PlatformApiError(`slack files.uploadV2 answered without a file id for ${file.name}`, {
+      method: "files.uploadV2",
+    });
   return id;
 }
 

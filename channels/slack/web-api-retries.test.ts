@@ -21,7 +21,8 @@ function failing(...failures: RoundtableError[]) {
   return { state, run };
 }
 
-const rateLimited = (ms: number) => new PlatformApiError("slack chat.postMessage rate limited", { retryAfterMs: ms });
+const rateLimited = (ms: number) =>
+  new PlatformApiError("slack chat.postMessage rate limited", { method: "chat.postMessage", retryAfterMs: ms });
 const lost = () => new NetworkError("slack chat.postMessage failed: statusCode = 502");
 
 describe("withWebApiRetries", () => {
@@ -80,7 +81,9 @@ describe("withWebApiRetries", () => {
 
   it("a refusal (ok: false) is never sent again, and retries are bounded", async () => {
     const { clock } = recordingClock();
-    const refused = failing(new PlatformApiError("slack chat.postMessage refused: channel_not_found"));
+    const refused = failing(
+      new PlatformApiError("slack chat.postMessage refused: channel_not_found", { method: "chat.postMessage" }),
+    );
     await expect(
       withWebApiRetries("chat.postMessage", refused.run, "idempotent", { clock, logger: silentLogger(), retries: 5 }),
     ).rejects.toThrow(/channel_not_found/);

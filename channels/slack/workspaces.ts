@@ -97,6 +97,7 @@ export class InstalledWorkspaces implements SlackWorkspaces {
     if (teamId === undefined) {
       throw new PlatformApiError(
         "slack chat names no workspace: with channels.slack.oauth, name chats as <team id>/<channel id> (T0123/C0TEAM)",
+        { method: "workspace lookup" },
       );
     }
     const cached = this.known.get(teamId);
@@ -104,7 +105,9 @@ export class InstalledWorkspaces implements SlackWorkspaces {
     const auth = await this.installations.find(teamId);
     if (auth === undefined) {
       this.known.delete(teamId);
-      throw new PlatformApiError(`slack workspace ${teamId} has not installed the app (Add to Slack: /slack/install)`);
+      throw new PlatformApiError(`slack workspace ${teamId} has not installed the app (Add to Slack: /slack/install)`, {
+        method: "workspace lookup",
+      });
     }
     const entry = { auth, client: new webApi.WebClient(auth.botToken, this.clientOptions), at: this.now() };
     this.known.set(teamId, entry);

@@ -333,6 +333,7 @@ export class TelegramAdapter
     const { html, keyboard } = renderApprovalCard(card);
     const messageId = Number(id);
     try {
+      // Programming error: a card's stored id is the message id this adapter returned.
       if (!Number.isInteger(messageId)) throw new Error(`no card message id in ${JSON.stringify(id)}`);
       await this.outbound.edit(this.main, chat, messageId, { html, plain: htmlToPlain(html) }, keyboard);
       return "edited";
@@ -349,6 +350,7 @@ export class TelegramAdapter
   async editCard(chat: ChatRef, id: string, outcome: ApprovalOutcome): Promise<"edited" | "gone"> {
     const messageId = Number(id);
     try {
+      // Programming error: a card's stored id is the message id this adapter returned.
       if (!Number.isInteger(messageId)) throw new Error(`no card message id in ${JSON.stringify(id)}`);
       await this.outbound.edit(this.main, chat, messageId, await this.renderOutcome(chat, outcome));
       return "edited";
@@ -530,6 +532,7 @@ export class TelegramAdapter
   /** One update, from polling or the webhook. Only a failure of the world itself is thrown. */
   private async dispatch(update: Update): Promise<void> {
     const sink = this.sink;
+    // Programming error: polling and the webhook route start only after the sink is set.
     if (!sink) throw new Error("telegram update before start");
     await dispatchUpdate(update, {
       sink,

@@ -49,6 +49,8 @@ export function toPlatformError(error: unknown, what: string): RoundtableError {
         : `an answer not in the Bot API's shape (${error.message})`;
     return new PlatformApiError(`telegram ${what} refused: ${said}`, {
       cause: error,
+      method: error.method,
+      retryable: retryAfter !== undefined || error.error_code >= 500,
       userMessage: "Telegram refused the message.",
       ...(retryAfter === undefined ? {} : { retryAfterMs: retryAfter * 1000 }),
     });
@@ -180,7 +182,8 @@ export class TelegramOutbound {
 
   async draft(bot: BotHandle, chat: ChatRef, draftId: number, html: string): Promise<void> {
     const chatId = chatIdOf(chat);
-    if (typeof chatId !== "number") throw new PlatformApiError("drafts need a numeric private chat id");
+    if (typeof chatId !== "number")
+      throw new PlatformApiError("drafts need a numeric private chat id", { method: "sendMessageDraft" });
     try {
       await bot.api.sendMessageDraft(chatId, draftId, html, { ...threadOf(chat), parse_mode: "HTML" });
     } catch (error) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkCrossSite, cookieIsSecure, decideAccess, hostName, type WebAuth } from "./access.js";
+import { checkCrossSite, cookieIsSecure, decideAccess, type WebAuth } from "./access.js";
 import { WebCredentials } from "./credentials.js";
 import { LoginAttempts } from "./login-attempts.js";
 import { safeNext } from "./safe-next.js";
@@ -183,13 +183,5 @@ describe("checkCrossSite", () => {
     expect(checkCrossSite({ origin: "null", host: "127.0.0.1:8080" }, byCookie).ok).toBe(false);
     expect(checkCrossSite({}, byCookie).ok).toBe(false);
     expect(checkCrossSite({ "sec-fetch-site": "cross-site" }, byCookie).ok).toBe(false);
-  });
-});
-
-describe("hostName", () => {
-  it("drops the port and keeps IPv6 brackets", () => {
-    expect(hostName("LocalHost:8080")).toBe("localhost");
-    expect(hostName("[::1]:8080")).toBe("[::1]");
-    expect(hostName(undefined)).toBe("");
   });
 });

@@ -38,14 +38,6 @@ function isLoopbackAddress(address: string): boolean {
   return loopbackAddresses.has(address) || /^(::ffff:)?127\./.test(address);
 }
 
-/** The host name of a `Host` header without its port (`[::1]` keeps its brackets). */
-export function hostName(host: string | undefined): string {
-  if (host === undefined) return "";
-  const trimmed = host.trim().toLowerCase();
-  if (trimmed.startsWith("[")) return trimmed.slice(0, trimmed.indexOf("]") + 1);
-  return trimmed.split(":")[0] ?? "";
-}
-
 /** The bearer token of an `Authorization` header, if any. */
 function bearerToken(headers: IncomingHttpHeaders): string | undefined {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(headers.authorization ?? "");

@@ -20,6 +20,7 @@ import {
   type WorkingStatusChannel,
   workingText,
 } from "../../src/world/channel-adapter.js";
+import { PlatformApiError } from "../../src/errors/roundtable-error.js";
 import type { Logger } from "../../src/log/logger.js";
 import type { WebAuth } from "./access.js";
 import type { ChatPageWorld } from "./chat-page.js";
@@ -235,7 +236,9 @@ export class WebAdapter
         private: true,
       },
     });
-    if (reached === 0) throw new Error(`no web page of ${userId} is open in this chat`);
+    if (reached === 0) {
+      throw new PlatformApiError(`no web page of ${userId} is open in this chat`, { method: "replyPrivately" });
+    }
   }
 
   webhookRoutes(): WebhookRoute[] {

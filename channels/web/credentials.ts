@@ -27,6 +27,7 @@ export class WebCredentials {
     private readonly sharedToken: string,
     users: Readonly<Record<string, string>> = {},
   ) {
+    // Programming error: the token is the configured one (not blank) or a generated one.
     if (sharedToken === "") throw new Error("the web console needs a token");
     this.shared = digest(sharedToken);
     this.people = Object.entries(users).map(([name, token]) => ({ name, token, digest: digest(token) }));

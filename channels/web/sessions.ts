@@ -20,6 +20,7 @@ export class WebSessions {
   async open(login: WebLogin): Promise<string> {
     const id = randomBytes(32).toString("base64url");
     const credential = this.credentials.sessionCheck(login, id);
+    // Programming error: a login is only made from a token these credentials matched.
     if (credential === undefined) throw new Error("no token for this login");
     const createdAt = this.clock();
     await this.store.createLoginSession({

@@ -1,4 +1,4 @@
-import type { ToolCallRecord } from "../storage/records.js";
+import type { ToolCallRecord } from "../world/records.js";
 import type { AnswerDraft } from "../world/delivery/answer-draft.js";
 import { finishStoppedTurn, recordToolResult, type TurnStop } from "../world/turn/index.js";
 import type { AgentRuntime, TurnScope } from "./agent-runtime.js";

@@ -57,8 +57,8 @@ export async function buildParts(config: Config, logger: Logger, overrides: Buil
     fitView: fitRequestView,
     modelLimits: (agent) => {
       const limits = modelLimits(agent.model, {
-        ...(agent.contextBudget === undefined ? {} : { contextTokens: agent.contextBudget }),
-        ...(agent.maxOutputTokens === undefined ? {} : { maxOutputTokens: agent.maxOutputTokens }),
+        contextBudget: agent.contextBudget,
+        maxOutputTokens: agent.maxOutputTokens,
       });
       return { budgetTokens: limits.contextTokens, reserveOutputTokens: limits.maxOutputTokens };
     },

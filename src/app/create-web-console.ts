@@ -1,7 +1,7 @@
 import { WebAdapter } from "../../channels/web/adapter.js";
 import type { Config } from "../config/schema.js";
 import type { Logger } from "../log/logger.js";
-import type { Store } from "../storage/store.js";
+import type { Store } from "../world/store.js";
 import { createOperatorSource } from "./operator-snapshot.js";
 import { storedWebFiles } from "./web-files.js";
 import { storeHistory } from "./web-history.js";

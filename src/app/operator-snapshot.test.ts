@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { configSchema } from "../config/schema.js";
-import type { ApprovalRecord } from "../storage/records.js";
+import type { ApprovalRecord } from "../world/records.js";
 import { describeDeciders } from "./operator-snapshot.js";
 
 const config = configSchema.parse({

@@ -8,8 +8,8 @@ import type {
 import { configSecrets } from "../config/config-secrets.js";
 import type { Config } from "../config/schema.js";
 import { secretRedactor } from "../log/redact-secrets.js";
-import type { ApprovalRecord } from "../storage/records.js";
-import type { Store } from "../storage/store.js";
+import type { ApprovalRecord } from "../world/records.js";
+import type { Store } from "../world/store.js";
 import { chatKey, parseChatKey } from "../world/chat-ref.js";
 import type { StoredEvent } from "../world/events.js";
 import { utcDay } from "../world/limits/utc-day.js";

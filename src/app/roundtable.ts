@@ -134,6 +134,7 @@ export class Roundtable {
   /** Start the stored work (unfinished steps from before a restart first), then the channels. */
   async start(): Promise<void> {
     // One life per instance: its stop signal, once aborted, stays aborted.
+    // Programming error: the service makes a new Roundtable for every start.
     if (this.stopController.signal.aborted) throw new Error("a stopped Roundtable cannot be started again");
     await this.engine.start();
     this.started = true;

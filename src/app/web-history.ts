@@ -3,7 +3,7 @@ import type { AgentIdentity } from "../../channels/web/render.js";
 import { toWebAuthor, webCardArguments } from "../../channels/web/render.js";
 import { webFileLink } from "../../channels/web/file-route.js";
 import type { WebFileLink, WebHistorySource, WebItem } from "../../channels/web/web-items.js";
-import type { Store } from "../storage/store.js";
+import type { Store } from "../world/store.js";
 
 /** How many stored messages a chat page opens with. */
 const historyLength = 200;

@@ -1,5 +1,5 @@
-import type { ApprovalChangeRecord, ApprovalRecord } from "../storage/records.js";
-import type { Store } from "../storage/store.js";
+import type { ApprovalChangeRecord, ApprovalRecord } from "../world/records.js";
+import type { Store } from "../world/store.js";
 import { auditRuleUses } from "./audit-rule-uses.js";
 import type { AuditedApproval } from "./audited-approval.js";
 

@@ -1,4 +1,4 @@
-import type { Store } from "../storage/store.js";
+import type { Store } from "../world/store.js";
 import type { AuditedApproval } from "./audited-approval.js";
 
 /**

@@ -10,6 +10,7 @@ export function packageRoot(): string {
   let directory = path.dirname(fileURLToPath(import.meta.url));
   while (!existsSync(path.join(directory, "package.json"))) {
     const parent = path.dirname(directory);
+    // Programming error (a broken install): the code always ships inside its package.
     if (parent === directory) throw new Error("roundtable: package.json not found above the code");
     directory = parent;
   }

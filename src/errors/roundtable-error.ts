@@ -49,12 +49,28 @@ export class ConfigError extends RoundtableError {
   }
 }
 
-/** A platform API (Slack, Telegram, Discord) refused a call; `retryAfterMs` when it said when to retry. */
+export interface PlatformApiErrorOptions extends RoundtableErrorOptions {
+  /** The API method that refused (`chat.postMessage`, `sendMessage`), or what the call was for. */
+  method: string;
+  /** When the platform said to try again (a rate limit). */
+  retryAfterMs?: number;
+  /** Whether the same call may succeed later (a rate limit, a server error); default: when `retryAfterMs` is set. */
+  retryable?: boolean;
+}
+
+/**
+ * A platform API (Slack, Telegram, Discord) refused a call: which `method`, whether it is
+ * `retryable`, and `retryAfterMs` when the platform said when to retry.
+ */
 export class PlatformApiError extends RoundtableError {
+  readonly method: string;
   readonly retryAfterMs: number | undefined;
-  constructor(message: string, options: RoundtableErrorOptions & { retryAfterMs?: number } = {}) {
+  readonly retryable: boolean;
+  constructor(message: string, options: PlatformApiErrorOptions) {
     super("platform.refused", message, options);
+    this.method = options.method;
     this.retryAfterMs = options.retryAfterMs;
+    this.retryable = options.retryable ?? options.retryAfterMs !== undefined;
   }
 }
 

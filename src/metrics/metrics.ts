@@ -141,10 +141,12 @@ export function createMetrics(): Metrics {
   const register = (name: string, help: string, kind: "counter" | "gauge"): Series => {
     const existing = series.get(name);
     if (existing) {
+      // Programming error: metric names are fixed in the code, each registered as one kind.
       if (existing.kind !== kind || !(existing instanceof Series))
         throw new Error(`metric ${name} is already registered as a ${existing.kind}`);
       return existing;
     }
+    // Programming error: metric names are fixed in the code.
     if (!metricName.test(name)) throw new Error(`invalid metric name: ${JSON.stringify(name)}`);
     const created = new Series(name, help, kind);
     series.set(name, created);
@@ -156,6 +158,7 @@ export function createMetrics(): Metrics {
       const target = register(name, help, "counter");
       return {
         inc(labels = {}, amount = 1) {
+          // Programming error: the code counts events, never a negative amount.
           if (!(amount >= 0)) throw new Error(`counter ${name} can only go up (got ${amount})`);
           target.add(labels, amount);
         },
@@ -173,9 +176,11 @@ export function createMetrics(): Metrics {
     },
     histogram(name, help, buckets = latencyBuckets) {
       let target = series.get(name);
+      // Programming error: metric names are fixed in the code, each registered as one kind.
       if (target && !(target instanceof HistogramSeries))
         throw new Error(`metric ${name} is already registered as a ${target.kind}`);
       if (!target) {
+        // Programming error: metric names are fixed in the code.
         if (!metricName.test(name)) throw new Error(`invalid metric name: ${JSON.stringify(name)}`);
         target = new HistogramSeries(
           name,
@@ -232,6 +237,7 @@ export function registerStatementMetric(metrics: Metrics, statementCount: () => 
 /** Also validates the label names, so a bad one fails where it is used, not at scrape time. */
 function seriesKey(labels: Labels): string {
   for (const key of Object.keys(labels)) {
+    // Programming error: label names are fixed in the code.
     if (!labelName.test(key) || key.startsWith("__")) throw new Error(`invalid label name: ${JSON.stringify(key)}`);
   }
   return JSON.stringify(

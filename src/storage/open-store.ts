@@ -7,7 +7,7 @@ import { type DatabaseTarget, parseDatabaseUrl, redactDatabaseUrl, sqliteDirecto
 import type { OutboundWriter } from "./prisma/postgres-outbound-writer.js";
 import { PrismaStore } from "./prisma/prisma-store.js";
 import { SqlWorkQueue, type SqlWorkQueueOptions, type StoredWorkQueue } from "./prisma/sql-work-queue.js";
-import type { Store } from "./store.js";
+import type { Store } from "../world/store.js";
 import { localSingletonLock, type SingletonLock } from "../world/queue/singleton-lock.js";
 
 export { defaultDatabaseUrl } from "./prisma/database-target.js";

@@ -2,7 +2,7 @@
  * The OpenTelemetry GenAI semantic conventions' attribute names and values that Roundtable's
  * spans carry, kept in one place. They are written out rather than imported from
  * `@opentelemetry/semantic-conventions/incubating`: that module is 770 kB of constants, read
- * and compiled at every start for these thirteen (and the stable index, for `error.type`);
+ * and compiled at every start for these twelve (and the stable index, for `error.type`);
  * `tests/telemetry/gen-ai-attributes.test.ts` checks them against the package.
  */
 export const ATTR_ERROR_TYPE = "error.type";
@@ -13,7 +13,6 @@ export const ATTR_GEN_AI_OPERATION_NAME = "gen_ai.operation.name";
 export const ATTR_GEN_AI_PROVIDER_NAME = "gen_ai.provider.name";
 export const ATTR_GEN_AI_REQUEST_MODEL = "gen_ai.request.model";
 export const ATTR_GEN_AI_RESPONSE_FINISH_REASONS = "gen_ai.response.finish_reasons";
-export const ATTR_GEN_AI_TOOL_CALL_ID = "gen_ai.tool.call.id";
 export const ATTR_GEN_AI_TOOL_NAME = "gen_ai.tool.name";
 export const ATTR_GEN_AI_USAGE_INPUT_TOKENS = "gen_ai.usage.input_tokens";
 export const ATTR_GEN_AI_USAGE_OUTPUT_TOKENS = "gen_ai.usage.output_tokens";

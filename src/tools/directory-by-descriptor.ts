@@ -33,6 +33,7 @@ export class OpenDirectory {
 
   /** The path of entry `name` of this directory, resolved through its descriptor where the host allows. */
   entry(name: string): string {
+    // Programming error: the callers pass names they made (a call's outbox, a stale name).
     if (name.includes("/") || name === "." || name === "..") throw new Error(`not one entry: ${name}`);
     return byDescriptor ? `/proc/self/fd/${this.handle.fd}/${name}` : path.join(this.where, name);
   }

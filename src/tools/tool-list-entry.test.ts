@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { toolsConfigSchema } from "../config/schema.js";
-import { isKnownToolEntry, serverOfToolName, toolEntryMatches, wholeServerOf } from "./tool-list-entry.js";
+import { checkToolName } from "../config/tool-names.js";
+import { serverOfToolName, toolEntryMatches, wholeServerOf } from "./tool-list-entry.js";
 
 describe("tool list entries", () => {
   it("match exact names and whole servers", () => {
@@ -22,6 +23,7 @@ describe("tool list entries", () => {
 
   it("say whether an agent's entry can name a tool of the config", () => {
     const tools = toolsConfigSchema.parse({ mcpServers: { notes: { command: "notes" } } });
+    const isKnownToolEntry = (entry: string, config: typeof tools) => checkToolName(entry, config) === undefined;
     expect(isKnownToolEntry("shell_cmd", tools)).toBe(true);
     expect(isKnownToolEntry("notes__*", tools)).toBe(true);
     expect(isKnownToolEntry("notes__add", tools)).toBe(true);

@@ -1,5 +1,4 @@
-import { checkToolName, mcpToolSeparator, shellToolName } from "../config/tool-names.js";
-import type { ToolsConfig } from "../config/schema.js";
+import { mcpToolSeparator, shellToolName } from "../config/tool-names.js";
 
 export { mcpToolSeparator, shellToolName };
 
@@ -27,13 +26,4 @@ export function wholeServerOf(entry: string): string | undefined {
 export function serverOfToolName(toolName: string): string | undefined {
   const separator = toolName.indexOf(mcpToolSeparator);
   return separator > 0 ? toolName.slice(0, separator) : undefined;
-}
-
-/**
- * Whether an agent's tool list entry can name a tool of this config: `shell_cmd` (when the
- * shell is on), `<server>__<tool>` or `<server>__*` for a declared server. Whether the server
- * really offers `<tool>` is known only once it is connected (see `ToolRegistry.unmatchedEntries`).
- */
-export function isKnownToolEntry(entry: string, tools: ToolsConfig): boolean {
-  return checkToolName(entry, tools) === undefined;
 }

@@ -1,6 +1,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import type { RegExpEngine } from "ajv/dist/types/index.js";
 import { Ajv2020 } from "ajv/dist/2020.js";
+import { ToolError } from "../errors/roundtable-error.js";
 import { canonicalJson } from "./canonical-json.js";
 import { compileLinearPattern } from "./linear-pattern.js";
 
@@ -18,7 +19,8 @@ const maxProblems = 5;
 const linearRegExp: RegExpEngine = Object.assign(
   (pattern: string) => {
     const compiled = compileLinearPattern(pattern, { whole: false });
-    if (!compiled) throw new Error(`pattern ${JSON.stringify(pattern)} is not an RE2 regular expression`);
+    if (!compiled)
+      throw new ToolError("tool.failed", `pattern ${JSON.stringify(pattern)} is not an RE2 regular expression`);
     return { test: (value: string) => compiled.test(value) === "match" };
   },
   { code: "linear-pattern" },

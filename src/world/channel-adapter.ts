@@ -30,7 +30,7 @@ export * from "./queue/singleton-lock.js";
  * One platform connection: these few members and the delivery primitives (render, send, edit,
  * delete a part; cards; how answers stream: src/world/delivery/primitives.ts), on which the
  * world builds every post once. Optional abilities are the
- * small interfaces re-exported here (streaming, edits from stored ids, private replies,
+ * small interfaces re-exported here (streaming, private replies,
  * webhooks, an agent's own identity, a working status), each found with its type guard.
  *
  * Inbound, an adapter verifies and parses platform payloads into `InboundMessage` and

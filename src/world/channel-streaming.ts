@@ -1,5 +1,4 @@
-import type { OutboundText, PostKey, PostObserver, SentRef } from "./outbound-text.js";
-import type { ChatRef } from "./chat-ref.js";
+import type { PostKey, SentRef } from "./outbound-text.js";
 import type { OutboundMention } from "./outbound/outbound-mention.js";
 
 /** A live message that grows while a model streams. The adapter throttles its edits itself. */
@@ -30,25 +29,4 @@ export interface StreamObserver {
   posted(sent: SentRef): Promise<void>;
   /** The key of the message the stream will become (its first post carries it where the platform can). */
   readonly postKey?: PostKey;
-}
-
-/**
- * Capability: change or remove messages given only their stored ids. This is how a streamed
- * draft recorded in the database is finished by a process that did not open it.
- */
-export interface EditingChannel {
-  /**
-   * Make the messages at `sent` show `message`: edit the parts that exist, post parts the text
-   * now needs beyond them, remove parts it no longer needs. Returns where the text is now.
-   * `observer` is told the ids so far after each part posted anew (when more are to come) and
-   * before surplus parts are removed.
-   */
-  editMessage(chat: ChatRef, sent: SentRef, message: OutboundText, observer?: PostObserver): Promise<SentRef>;
-  /** Remove posted messages (an abandoned draft). A message already gone is no error. */
-  deleteMessages(chat: ChatRef, sent: SentRef): Promise<void>;
-}
-
-export function isEditingChannel<Adapter extends object>(adapter: Adapter): adapter is Adapter & EditingChannel {
-  const candidate = adapter as Partial<EditingChannel>;
-  return typeof candidate.editMessage === "function" && typeof candidate.deleteMessages === "function";
 }

@@ -31,6 +31,7 @@ export function chatKey(chat: ChatRef): string {
 /** Inverse of {@link chatKey}; throws on a string that is not a chat key. */
 export function parseChatKey(key: string): ChatRef {
   const parts = key.split(":");
+  // Programming errors: every key parsed was made by chatKey (stored, or in a job payload).
   if (parts.length !== 4) throw new Error(`not a chat key: ${key}`);
   const [platform, workspace, channel, thread] = parts.map(unescapePart) as [string, string, string, string];
   if (!platforms.includes(platform as Platform)) throw new Error(`unknown platform in chat key: ${key}`);

@@ -67,8 +67,11 @@ export type WorldEvent =
       outcome: ApprovalOutcome;
       copy?: { kind: "dm" | "channel"; primary?: true };
     }
-  /** A pending card drawn again, its buttons kept: a quorum's progress, an escalation (src/world/turn/quorum.ts). */
-  | { type: "approval-updated"; chat: ChatRef; card: ApprovalCard }
+  /**
+   * A pending card drawn again, its buttons kept: a quorum's progress, an escalation
+   * (src/world/turn/quorum.ts); in its chat and, routed, on every open copy (`copy` set).
+   */
+  | { type: "approval-updated"; chat: ChatRef; card: ApprovalCard; copy?: { kind: "dm" | "channel" } }
   | {
       type: "tool-result";
       chat: ChatRef;

@@ -2,7 +2,7 @@ import type { StoredEvent } from "./events.js";
 
 /**
  * The text of the notice shown where a delivery that was given up would have been (see
- * `Outbox.deliver`): what was not shown, the whole post or only some files of a message whose
+ * `Delivery.deliver`): what was not shown, the whole post or only some files of a message whose
  * text is in the chat (`unshownFiles`, by name). Undefined for a world notice, whose failure
  * is not announced by another one, or when everything of the message is in the chat.
  */

@@ -1,6 +1,8 @@
 import { assertNever } from "../errors/assert-never.js";
 import { errorMessage } from "../errors/roundtable-error.js";
 import { requeueRecentRuns, startAutonomousRun } from "./autonomous/autonomous-run.js";
+import { Delivery } from "./delivery/deliver.js";
+import { AnswerDrafts } from "./delivery/drafts.js";
 import { Ingress } from "./ingress/ingress.js";
 import { jobPayloadSchema } from "./jobs.js";
 import { Outbox } from "./outbox.js";
@@ -16,13 +18,16 @@ import type { TurnRunner, WorldContext } from "./world-context.js";
  */
 export class WorldEngine {
   readonly outbox: Outbox;
+  /** The `deliver` steps: each stored event shown in its chat, once. */
+  readonly delivery: Delivery;
   readonly ingress: Ingress;
   /** Reaches the running work of a turn that `/stop` ends (here at once, from elsewhere by a poll). */
   readonly interrupts: TurnInterrupts;
   private runner: TurnRunner | undefined;
 
   constructor(readonly context: WorldContext) {
-    this.outbox = new Outbox(context);
+    this.outbox = new Outbox(context, new AnswerDrafts(context));
+    this.delivery = new Delivery(context, this.outbox);
     this.interrupts = new TurnInterrupts(context.store, context.logger);
     this.ingress = new Ingress(context, this.outbox, this.interrupts);
   }
@@ -54,6 +59,7 @@ export class WorldEngine {
     }
     const payload = parsed.data;
     const runner = this.runner;
+    // Programming error: src/app sets the turn runner before the engine starts taking jobs.
     if (!runner) throw new Error("world engine has no turn runner");
     switch (payload.kind) {
       case "route": {
@@ -68,7 +74,7 @@ export class WorldEngine {
         return startAutonomousRun(this.context, this.outbox, payload.runId);
       case "deliver":
         // A job on its second or later attempt may follow a run that posted and died.
-        return this.outbox.deliver(payload.seq, job.attempts > 1);
+        return this.delivery.deliver(payload.seq, job.attempts > 1);
       case "turn-step":
         return runner.step(payload.turnId, payload.step);
       case "run-tool":

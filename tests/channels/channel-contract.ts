@@ -10,12 +10,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ApprovalCard, ApprovalOutcome } from "../../src/world/approval-types.js";
-import {
-  type ChannelAdapter,
-  isEditingChannel,
-  type OutboundText,
-  type SentRef,
-} from "../../src/world/channel-adapter.js";
+import type { ChannelAdapter, OutboundText, SentRef } from "../../src/world/channel-adapter.js";
 import type { ChatRef } from "../../src/world/chat-ref.js";
 import { type ChannelWriter, writerFor } from "../../src/world/delivery/channel-writer.js";
 import type { ApprovalChoice } from "../../src/world/inbound.js";
@@ -135,7 +130,7 @@ export function runChannelContract(factory: ChannelFixtureFactory): void {
     it("states who it is and what it can do", () => {
       expect(adapter.id).not.toBe("");
       expect(adapter.capabilities.maxMessageLength).toBeGreaterThan(0);
-      expect(isEditingChannel(writer)).toBe(adapter.capabilities.canEdit);
+      expect(writer.canEdit).toBe(adapter.capabilities.canEdit);
     });
 
     it("posts a message the chat shows, under the agent's name", async () => {
@@ -189,7 +184,7 @@ export function runChannelContract(factory: ChannelFixtureFactory): void {
     });
 
     it("finishes a message from its stored ids alone (another process ends a recorded stream)", async () => {
-      if (!isEditingChannel(writer)) return;
+      if (!writer.canEdit) return;
       const draft = await writer.postMessage(fixture.chat, { author: agent, text: "Half of the ans" });
       const final = "Half of the answer, and now the whole of it.";
       const sent = await writer.editMessage(fixture.chat, { ids: [...draft.ids] }, { author: agent, text: final });

@@ -91,6 +91,17 @@ describe("roundtable check", () => {
     expect(run.stdout).toBe("");
   });
 
+  it("a tools.rules pattern RE2 refuses (a lookahead JavaScript accepts) fails, naming the pattern and why", async () => {
+    const rules = 'tools:\n  rules:\n    - { tool: shell_cmd, match: { command: "^(?!rm )" }, action: allow }\n';
+    await writeFile(path.join(directory, "roundtable.yaml"), `${goodConfig}${rules}`);
+    const run = await runRoundtable(["check"], { cwd: directory, env: environment() });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(
+      /^roundtable\.yaml: tools\.rules\[0\]\.match\.command: expected a regular expression in RE2 syntax, got "\^\(\?!rm \)" \(RE2 refuses: .*\(\?!.*\)\n$/,
+    );
+    expect(run.stdout).toBe("");
+  });
+
   it("a YAML syntax error names line and column", async () => {
     await writeFile(path.join(directory, "broken.yaml"), "agents:\n  - name: [alice\n");
     const run = await runRoundtable(["--config", "broken.yaml", "check"], { cwd: directory, env: environment() });

@@ -78,7 +78,8 @@ export class RecordingChannel implements ChannelAdapter, ChannelPrimitives<Outbo
   }
 
   async sendPart(chat: ChatRef, _author: Author, part: OutboundText, options: SendPartOptions = {}): Promise<string> {
-    if (this.refusePost?.(part)) throw new PlatformApiError("the platform refused the message (test)");
+    if (this.refusePost?.(part))
+      throw new PlatformApiError("the platform refused the message (test)", { method: "sendPart" });
     const id = this.nextId();
     const postKey = options.key;
     this.posted.push({
@@ -95,7 +96,7 @@ export class RecordingChannel implements ChannelAdapter, ChannelPrimitives<Outbo
 
   /** Never called: the channel says it cannot edit (`canEdit: false`). */
   async editPart(): Promise<"edited" | "gone"> {
-    throw new PlatformApiError("the recording channel cannot edit");
+    throw new PlatformApiError("the recording channel cannot edit", { method: "editPart" });
   }
 
   async deletePart(): Promise<void> {}

@@ -105,6 +105,44 @@ describe("import rules (.dependency-cruiser.cjs)", () => {
     expect(result.output).not.toContain("→ src/world/delivery/answer-draft.ts");
   });
 
+  it("src/world/delivery importing the outbox fails; the outbox importing delivery's types passes", async () => {
+    await writeProject({
+      "src/world/delivery/drafts.ts": "export class AnswerDrafts {}\n",
+      "src/world/outbox.ts":
+        'import type { AnswerDrafts } from "./delivery/drafts.js";\nexport class Outbox { constructor(readonly drafts: AnswerDrafts) {} }\n',
+      "src/world/delivery/deliver.ts":
+        'import type { Outbox } from "../outbox.js";\nexport const deliver = (outbox: Outbox) => outbox.drafts;\n',
+    });
+    const result = await cruise();
+    expect(result.code).not.toBe(0);
+    expect(result.output).toContain(
+      "error delivery-never-imports-the-outbox: src/world/delivery/deliver.ts → src/world/outbox.ts",
+    );
+    expect(result.output).not.toContain("error delivery-never-imports-the-outbox: src/world/outbox.ts");
+  });
+
+  it("posting through a channel's writer outside src/world/delivery fails; inside it passes", async () => {
+    await writeProject({
+      "src/world/delivery/channel-writer.ts": "export const writerFor = () => undefined;\n",
+      "src/world/delivery/edit-stream.ts": "export class EditStream {}\n",
+      "src/world/delivery/deliver.ts":
+        'import { writerFor } from "./channel-writer.js";\nexport const deliver = writerFor;\n',
+      "src/world/turn/quorum.ts":
+        'import { writerFor } from "../delivery/channel-writer.js";\nexport const redraw = writerFor;\n',
+      "src/agents/run-model-step.ts":
+        'import { EditStream } from "../world/delivery/edit-stream.js";\nexport const stream = EditStream;\n',
+    });
+    const result = await cruise();
+    expect(result.code).not.toBe(0);
+    expect(result.output).toContain(
+      "error only-delivery-writes-to-channels: src/world/turn/quorum.ts → src/world/delivery/channel-writer.ts",
+    );
+    expect(result.output).toContain(
+      "error only-delivery-writes-to-channels: src/agents/run-model-step.ts → src/world/delivery/edit-stream.ts",
+    );
+    expect(result.output).not.toContain("src/world/delivery/deliver.ts →");
+  });
+
   it("src/world importing storage fails", async () => {
     await writeProject({
       "src/storage/open-store.ts": "export const openStore = 1;\n",

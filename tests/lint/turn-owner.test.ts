@@ -60,7 +60,7 @@ describe("one owner per turn", () => {
   });
 
   it("every world notice is stored and shown by postWorldNotice", async () => {
-    // The outbox's notice of a given-up delivery goes through it too (src/world/given-up-notice.ts).
+    // Delivery's notice of a given-up delivery goes through it too (src/world/given-up-notice.ts).
     expect(await filesMatching(/author: worldAuthor/)).toEqual(["src/world/world-notice.ts"]);
   });
 });

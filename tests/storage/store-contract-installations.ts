@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Store } from "../../src/storage/store.js";
+import type { Store } from "../../src/world/store.js";
 import type { StoreFixture } from "./store-contract-fixtures.js";
 
 /** "Add to Slack" installations: one per workspace, replaced on reinstall, deleted for that workspace only. */

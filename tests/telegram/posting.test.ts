@@ -195,6 +195,21 @@ describe("telegram posting", () => {
     await expect(failure).rejects.toMatchObject({ code: "platform.refused", retryAfterMs: 600_000 });
   });
 
+  it("a refusal names the Bot API method and whether the same call may succeed later", async () => {
+    h = await harness({ retry: { maxDelaySeconds: 5 } });
+    await h.adapter.start(h.sink);
+    h.fake.failNext("sendMessage", { error_code: 400, description: "Bad Request: message is too long" });
+    const refused = writerFor(h.adapter).postMessage(group, { author: bob, text: "no" });
+    await expect(refused).rejects.toMatchObject({ code: "platform.refused", method: "sendMessage", retryable: false });
+    h.fake.failNext("sendMessage", {
+      error_code: 429,
+      description: "Too Many Requests: retry after 600",
+      retry_after: 600,
+    });
+    const limited = writerFor(h.adapter).postMessage(group, { author: bob, text: "later" });
+    await expect(limited).rejects.toMatchObject({ method: "sendMessage", retryable: true, retryAfterMs: 600_000 });
+  });
+
   it("sends plain text when Telegram refuses the HTML", async () => {
     h = await harness();
     await h.adapter.start(h.sink);

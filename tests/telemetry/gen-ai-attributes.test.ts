@@ -13,7 +13,6 @@ describe("GenAI attribute names written out in src/telemetry", () => {
       [ours.ATTR_GEN_AI_PROVIDER_NAME, incubating.ATTR_GEN_AI_PROVIDER_NAME],
       [ours.ATTR_GEN_AI_REQUEST_MODEL, incubating.ATTR_GEN_AI_REQUEST_MODEL],
       [ours.ATTR_GEN_AI_RESPONSE_FINISH_REASONS, incubating.ATTR_GEN_AI_RESPONSE_FINISH_REASONS],
-      [ours.ATTR_GEN_AI_TOOL_CALL_ID, incubating.ATTR_GEN_AI_TOOL_CALL_ID],
       [ours.ATTR_GEN_AI_TOOL_NAME, incubating.ATTR_GEN_AI_TOOL_NAME],
       [ours.ATTR_GEN_AI_USAGE_INPUT_TOKENS, incubating.ATTR_GEN_AI_USAGE_INPUT_TOKENS],
       [ours.ATTR_GEN_AI_USAGE_OUTPUT_TOKENS, incubating.ATTR_GEN_AI_USAGE_OUTPUT_TOKENS],

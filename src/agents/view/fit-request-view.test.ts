@@ -2,7 +2,6 @@ import { describe, expect, it } from "vitest";
 import type { ModelRequest, ToolDefinition, ViewMessage } from "../../providers/model-provider.js";
 import { estimateRequestTokens } from "./estimate-tokens.js";
 import { fitRequestView, type ViewTarget } from "./fit-request-view.js";
-import { viewTargetFor } from "./view-target.js";
 
 const tools: ToolDefinition[] = [
   {
@@ -364,23 +363,5 @@ describe("fitRequestView truncation", () => {
       if (last?.role === "user")
         expect((view.messages.at(-1) as { text: string }).text.slice(0, 4)).toBe(last.text.slice(0, 4));
     }
-  });
-});
-
-describe("viewTargetFor", () => {
-  it("takes the budget from the model's limits unless the agent sets its own", () => {
-    expect(viewTargetFor({ provider: "openai", model: "gpt-4o" }, "openai")).toEqual({
-      provider: "openai",
-      model: "gpt-4o",
-      providerType: "openai",
-      budgetTokens: 128_000,
-      reserveOutputTokens: 16_384,
-      providerTypes: {},
-    });
-    expect(
-      viewTargetFor({ provider: "ollama", model: "my-model", contextBudget: 8_192, maxOutputTokens: 512 }, "openai", {
-        ollama: "openai",
-      }),
-    ).toMatchObject({ budgetTokens: 8_192, reserveOutputTokens: 512, providerTypes: { ollama: "openai" } });
   });
 });

@@ -1,3 +1,4 @@
+import { PlatformApiError } from "../../errors/roundtable-error.js";
 import { hasMessageContentIntent, messageContentAdvice } from "../../../channels/discord/message-content-intent.js";
 import { SecretSeal } from "../../../channels/kit/secret-seal.js";
 import { addScopeHint, describeMissingScopes, manifestScopes, missingScopes } from "../../../channels/slack/scopes.js";
@@ -94,7 +95,9 @@ async function checkSlack(botToken: string, apiUrl: string | undefined): Promise
   if (!scopes) return `${who}; granted scopes not reported, not checked`;
   const missing = missingScopes(scopes);
   if (missing.some((need) => need.scope === "chat:write")) {
-    throw new Error(`${who} lacks ${describeMissingScopes(missing)}; ${addScopeHint}`);
+    throw new PlatformApiError(`${who} lacks ${describeMissingScopes(missing)}; ${addScopeHint}`, {
+      method: "auth.test",
+    });
   }
   return missing.length === 0
     ? `${who}; all scopes granted`
@@ -127,9 +130,9 @@ async function checkSlackOAuth(
   } catch (error) {
     const code = (error as { data?: { error?: string } }).data?.error;
     if (code !== "invalid_code") {
-      throw new Error(
+      throw new PlatformApiError(
         `Slack refused the app's client id and secret${code ? ` (${code})` : ""}: copy them from Basic Information → App Credentials at api.slack.com/apps`,
-        { cause: error },
+        { cause: error, method: "oauth.v2.access" },
       );
     }
   }
@@ -157,9 +160,9 @@ async function checkSlackAppToken(appToken: string, apiUrl: string | undefined):
     await client.apps.connections.open({});
   } catch (error) {
     const code = (error as { data?: { error?: string } }).data?.error;
-    throw new Error(
+    throw new PlatformApiError(
       `SLACK_APP_TOKEN refused for Socket Mode${code ? ` (${code})` : ""}: create an app-level token with connections:write under Basic Information → App-Level Tokens`,
-      { cause: error },
+      { cause: error, method: "apps.connections.open" },
     );
   }
 }
@@ -172,7 +175,9 @@ async function checkDiscord(token: string, apiUrl: string | undefined): Promise<
   const { rest, Routes } = await discordRest(token, apiUrl);
   const me = (await rest.get(Routes.user())) as { username?: string; id?: string };
   const application = (await rest.get(Routes.currentApplication())) as { flags?: number };
-  if (!hasMessageContentIntent(application.flags ?? 0)) throw new Error(messageContentAdvice);
+  if (!hasMessageContentIntent(application.flags ?? 0)) {
+    throw new PlatformApiError(messageContentAdvice, { method: "GET /applications/@me" });
+  }
   return `bot ${me.username ?? "?"} (${me.id ?? "?"}); message content intent granted`;
 }
 

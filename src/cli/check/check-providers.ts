@@ -1,3 +1,4 @@
+import { ConfigError } from "../../errors/roundtable-error.js";
 import { apiKeyVariablesText } from "../../config/provider-environment.js";
 import type { Config, ProviderConfig, ProviderType } from "../../config/schema.js";
 import type { CheckOutcome } from "./check-row.js";
@@ -30,7 +31,7 @@ export async function checkProvider(used: UsedProvider, keyRequired: boolean): P
   const { provider } = used;
   if (used.type === "scripted") return "built-in scripted model: no key, no network";
   if (provider.apiKey === undefined && keyRequired) {
-    throw new Error(`no API key: set providers.${used.name}.apiKey or ${apiKeyVariablesText(used.type)}`);
+    throw new ConfigError(`no API key: set providers.${used.name}.apiKey or ${apiKeyVariablesText(used.type)}`);
   }
   const models = await listModels(used, provider);
   const missing = used.models.filter((model) => !models.includes(model));

@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { parse } from "yaml";
 import { manifestGaps } from "../../../channels/slack/agent-view.js";
+import { ConfigError } from "../../errors/roundtable-error.js";
 
 // `roundtable check` with `channels.slack.manifest`: loaded only then. The YAML parser is imported
 // statically here, not dynamically in check-platforms.ts: a dynamic import of a bundled CommonJS
@@ -12,11 +13,13 @@ export async function checkManifestFile(file: string, agentView: boolean, oauth 
   try {
     manifest = parse(await readFile(file, "utf8"));
   } catch (error) {
-    throw new Error(`manifest ${file} could not be read: ${error instanceof Error ? error.message : String(error)}`);
+    throw new ConfigError(
+      `manifest ${file} could not be read: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   const gaps = manifestGaps(manifest, { agentView, oauth });
   if (gaps.length > 0) {
-    throw new Error(
+    throw new ConfigError(
       `manifest ${file} lacks ${gaps.join("; ")}: update the app from channels/slack/manifest.yaml at api.slack.com/apps, then reinstall it`,
     );
   }

@@ -1,5 +1,5 @@
 import type { AccountingStore, DayCaps, UsageChange, UsageDayRecord } from "../../world/stores/accounting-store.js";
-import type { ApprovalRecord } from "../records.js";
+import type { ApprovalRecord } from "../../world/records.js";
 import type { DatabaseClient } from "./database-client.js";
 import { rawSqlOf } from "./prisma-raw-sql.js";
 import { advisoryKey } from "./postgres-singleton-lock.js";

@@ -7,7 +7,7 @@ import type {
   DecideResult,
   NewApproval,
   SessionGrantKey,
-} from "../records.js";
+} from "../../world/records.js";
 import type { DatabaseClient } from "./database-client.js";
 import { conflictOr, isUniqueViolation } from "./prisma-errors.js";
 import { toApprovalChangeRecord, toApprovalRecord } from "./record-mappers.js";

@@ -36,6 +36,7 @@ export class AutonomousRunQueries implements AutonomousRunStore {
       SELECT "id", "source", "name", "occurrence", "world", "agent", "chatKey", "prompt", "createdAt"
       FROM "AutonomousRun" WHERE "source" = ${run.source} AND "name" = ${run.name} AND "occurrence" = ${run.occurrence}`);
     const stored = rows[0];
+    // Programming error: the insert either stored the run or met the one stored before (runs are never deleted meanwhile).
     if (!stored) throw new Error(`run ${run.id} was neither stored nor found`);
     return { run: toRecord(stored), created: inserted === 1 };
   }

@@ -1,6 +1,6 @@
 import type { WorldEvent } from "../../world/events.js";
-import type { MessageRecord, NewMessage, OutboundRecord } from "../records.js";
-import type { EventToDeliver, SettledEnd } from "../store.js";
+import type { MessageRecord, NewMessage, OutboundRecord } from "../../world/records.js";
+import type { EventToDeliver, SettledEnd } from "../../world/store.js";
 import type { Event, Message } from "./generated/sqlite/index.js";
 import type { HotQueries } from "./hot-queries.js";
 import { encodeWithDates } from "./json-text.js";
@@ -61,6 +61,7 @@ export class CombinedStatements {
       )
       SELECT inserted.*, (SELECT COUNT(*) FROM reset) AS reset FROM inserted`);
     const row = rows[0];
+    // Programming error: INSERT … RETURNING answers the row it inserted.
     if (!row) throw new Error("message insert returned no row");
     const { reset, ...stored } = row;
     return { message: toMessageRecord(stored), reset: Number(reset) > 0 };
@@ -102,6 +103,7 @@ export class CombinedStatements {
         appended."createdAt" AS "eventCreatedAt"
       FROM (SELECT 1) AS one LEFT JOIN appended ON TRUE`);
     const row = rows[0];
+    // Programming error: the statement selects from a one-row table, whatever it wrote.
     if (!row) throw new Error("settled turn end returned no row");
     if (row.open) return { open: true };
     if (row.eventSeq === null || row.eventCreatedAt === null) return { open: false };

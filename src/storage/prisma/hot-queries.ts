@@ -7,7 +7,7 @@ import type {
   OutboundRecord,
   TurnRecord,
   TurnState,
-} from "../records.js";
+} from "../../world/records.js";
 import type { Chat, Event, Message, Turn } from "./generated/sqlite/index.js";
 import { encodeWithDates } from "./json-text.js";
 import type { OutboundWriter } from "./postgres-outbound-writer.js";
@@ -122,6 +122,7 @@ export class HotQueries {
   async getMessages(ids: readonly string[]): Promise<MessageRecord[]> {
     const first = ids[0];
     if (first === undefined) return [];
+    // Programming error: the callers ask for a message and the one it replies to.
     if (ids.length > 2) throw new Error("getMessages reads at most 2 messages");
     // One id repeats the first (the statement has a fixed shape, so it is prepared once).
     const rows = await this.raw.rows<MessageRow>(sql`
@@ -316,6 +317,7 @@ export class HotQueries {
   async getOutbounds(refs: readonly Pick<OutboundRecord, "refKind" | "refId">[]): Promise<OutboundRecord[]> {
     const first = refs[0];
     if (!first) return [];
+    // Programming error: the callers ask for at most this many (the statement has a fixed shape).
     if (refs.length > outboundRefsAtOnce) throw new Error(`getOutbounds reads at most ${outboundRefsAtOnce} refs`);
     // Fewer refs repeat the first (the statement has a fixed shape, so it is prepared once).
     const second = refs[1] ?? first;
@@ -362,6 +364,7 @@ const outboundRefsAtOnce = 3;
 
 function onlyRow<T>(rows: T[], what: string): T {
   const row = rows[0];
+  // Programming error: used only for statements that always answer a row (RETURNING, COUNT).
   if (!row) throw new Error(`${what} returned no row`);
   return row;
 }

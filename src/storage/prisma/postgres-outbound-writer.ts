@@ -1,6 +1,6 @@
 import type pg from "pg";
 import type { Logger } from "../../log/logger.js";
-import type { OutboundRecord } from "../records.js";
+import type { OutboundRecord } from "../../world/records.js";
 import type { StatementCount } from "./count-statements.js";
 import { keepBrokenClientsQuiet } from "./postgres-pool.js";
 

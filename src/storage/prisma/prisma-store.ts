@@ -18,7 +18,7 @@ import type {
   ToolResultRecord,
   TurnRecord,
   TurnState,
-} from "../records.js";
+} from "../../world/records.js";
 import type { DayCaps, UsageChange, UsageDayRecord } from "../../world/stores/accounting-store.js";
 import type {
   BucketCap,
@@ -32,7 +32,7 @@ import type {
 import type { Platform } from "../../world/chat-ref.js";
 import type { ChannelInstallationRecord } from "../../world/stores/installation-store.js";
 import type { LoginSessionRecord } from "../../world/stores/login-session-store.js";
-import type { EventToDeliver, RoutedTurn, SettledEnd, Store } from "../store.js";
+import type { EventToDeliver, RoutedTurn, SettledEnd, Store } from "../../world/store.js";
 import { AccountingQueries } from "./accounting-queries.js";
 import { BudgetQueries } from "./budget-queries.js";
 import { ApprovalQueries } from "./approval-queries.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { MessageRecord } from "../records.js";
+import type { MessageRecord } from "../../world/records.js";
 import { RecentMessages } from "./recent-messages.js";
 
 /** A chat log in memory and a reader over it that counts the rows it hands out. */

@@ -1,4 +1,4 @@
-import type { MessageRecord } from "../records.js";
+import type { MessageRecord } from "../../world/records.js";
 
 /** Reads the newest `latest` messages of a chat with `seq > afterSeq`, in stored order. */
 export type ReadLatest = (chatKey: string, latest: number, afterSeq?: number) => Promise<MessageRecord[]>;

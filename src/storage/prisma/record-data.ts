@@ -1,4 +1,4 @@
-import type { NewMessage, NewToolCall } from "../records.js";
+import type { NewMessage, NewToolCall } from "../../world/records.js";
 import { encodeOptional } from "./json-text.js";
 
 // Records to rows (the inverse of record-mappers.ts). Optional fields become nulls; JSON is text.

@@ -12,7 +12,7 @@ import type {
   ToolResultRecord,
   TurnRecord,
   TurnState,
-} from "../records.js";
+} from "../../world/records.js";
 import type {
   Approval,
   ApprovalChange,

@@ -216,6 +216,7 @@ class SerialTransaction {
   }
 
   private assertOpen(): void {
+    // Programming error: Prisma sends nothing on a transaction it has committed or rolled back.
     if (this.finished) throw new Error("the transaction has ended");
   }
 }

@@ -87,6 +87,7 @@ function inferredType(value: unknown): ColumnType {
       return ColumnTypeEnum.UnknownNumber;
     default:
       if (value instanceof ArrayBuffer) return ColumnTypeEnum.Bytes;
+      // Programming error: the SQLite driver answers only the types above.
       throw new Error(`unexpected value of type ${typeof value}: ${String(value)}`);
   }
 }

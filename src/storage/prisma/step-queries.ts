@@ -6,9 +6,9 @@ import type {
   ToolCallRecord,
   TurnRecord,
   TurnState,
-} from "../records.js";
+} from "../../world/records.js";
 import type { Approval, Message, ToolCall, Turn } from "./generated/sqlite/index.js";
-import type { RoutedTurn } from "../store.js";
+import type { RoutedTurn } from "../../world/store.js";
 import { type RawSql, sql } from "./raw-sql.js";
 import { messageData, toolCallData } from "./record-data.js";
 import { toApprovalRecord, toMessageRecord, toToolCallRecord, toTurnRecord } from "./record-mappers.js";
@@ -131,6 +131,7 @@ export class StepQueries {
 
 function first<T>(rows: T[], what: string): T {
   const row = rows[0];
+  // Programming error: used only for statements that always answer a row (RETURNING, COUNT).
   if (!row) throw new Error(`${what} returned no row`);
   return row;
 }

@@ -1,4 +1,4 @@
-import type { ToolCallState, ToolResultRecord } from "../records.js";
+import type { ToolCallState, ToolResultRecord } from "../../world/records.js";
 import type { DatabaseClient } from "./database-client.js";
 import { isUniqueViolation, missing } from "./prisma-errors.js";
 import { toToolResultRecord } from "./record-mappers.js";

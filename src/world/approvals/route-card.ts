@@ -75,6 +75,39 @@ export async function publishApprovalCard(
 }
 
 /**
+ * Draw a pending card again (a quorum's progress) wherever it is shown: its chat, or (with
+ * routing) every recorded place whose copy is open, each drawn for its own platform.
+ */
+export async function publishCardRedraws(
+  context: Pick<WorldContext, "store" | "worlds">,
+  publisher: { publish(chatKey: string, event: Exclude<WorldEvent, { type: "stream" }>): Promise<unknown> },
+  approval: ApprovalRecord,
+  cardFor: (chat: ChatRef) => ApprovalCard,
+): Promise<void> {
+  const origin = parseChatKey(approval.chatKey);
+  const routed = context.worlds.get(approval.world)?.cardRouting !== undefined;
+  const copies = routed ? await context.store.listCardCopies(approval.id) : [];
+  // No copies: not routed, or asked before routing was configured (its card is in its chat).
+  if (copies.length === 0) {
+    await publisher.publish(approval.chatKey, { type: "approval-updated", chat: origin, card: cardFor(origin) });
+    return;
+  }
+  for (const copy of copies) {
+    if (copy.kind === "chat") {
+      await publisher.publish(approval.chatKey, { type: "approval-updated", chat: origin, card: cardFor(origin) });
+    } else if (copy.state === "open") {
+      const chat = parseChatKey(copy.chatKey);
+      await publisher.publish(copy.chatKey, {
+        type: "approval-updated",
+        chat,
+        card: cardFor(chat),
+        copy: { kind: copy.kind },
+      });
+    }
+  }
+}
+
+/**
  * The places of a card: the chat (`chat`, `both`), each listed approver's DM (`dm`, `both`; a
  * DM that cannot be opened is skipped with a log line), the approvals chat. With `dm` and
  * nobody reachable, the chat.

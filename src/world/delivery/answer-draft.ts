@@ -1,10 +1,11 @@
 import type { MessageStream } from "../channel-streaming.js";
 import { parseChatKey } from "../chat-ref.js";
+import type { StoredEvent, WorldEvent } from "../events.js";
 import type { WorldMessage } from "../message.js";
 import { withIdentity } from "../outbound/outbound-for.js";
-import type { Outbox } from "../outbox.js";
 import type { WorldContext } from "../world-context.js";
 import { writerFor } from "./channel-writer.js";
+import type { AnswerDrafts } from "./drafts.js";
 import { postKeyFor } from "./post-keys.js";
 
 /** The step an answer is written in. */
@@ -39,7 +40,11 @@ export interface AnswerDraft {
   discard(): Promise<void>;
 }
 
-type AnswerOutbox = Pick<Outbox, "publish" | "hasDraft" | "recordDraft" | "discardDraft" | "liveAnswers">;
+/** What an answer is published through (the outbox), with the drafts it carries. */
+export interface AnswerOutbox {
+  publish(chatKey: string, event: Exclude<WorldEvent, { type: "stream" }>): Promise<StoredEvent>;
+  readonly drafts: AnswerDrafts;
+}
 
 /**
  * Open the answer `of` describes. A draft recorded by an earlier run of the step (a crash) stays
@@ -50,7 +55,7 @@ type AnswerOutbox = Pick<Outbox, "publish" | "hasDraft" | "recordDraft" | "disca
  */
 export async function openAnswer(world: WorldContext, outbox: AnswerOutbox, of: AnswerOf): Promise<AnswerDraft> {
   const chat = parseChatKey(of.turn.chatKey);
-  const drafted = of.noEarlierRun !== true && (await outbox.hasDraft(of.messageId));
+  const drafted = of.noEarlierRun !== true && (await outbox.drafts.hasDraft(of.messageId));
   const stream = drafted ? undefined : await openStream(world, outbox, of);
   return answerDraft(outbox, of.turn.chatKey, of.messageId, stream, chat);
 }
@@ -78,13 +83,13 @@ function answerDraft(
       if (stream) {
         // Hold before publish, always: the delivery may run in another process.
         await stream.hold?.();
-        outbox.liveAnswers.put(message.id, stream);
+        outbox.drafts.liveAnswers.put(message.id, stream);
       }
       await outbox.publish(chatKey, { type: "message", chat, message, ...(options.rerun ? { rerun: true } : {}) });
     },
     async discard() {
       settled = true;
-      await outbox.discardDraft(chat, messageId, stream);
+      await outbox.drafts.discardDraft(chat, messageId, stream);
     },
   };
 }
@@ -99,7 +104,7 @@ async function openStream(world: WorldContext, outbox: AnswerOutbox, of: AnswerO
   const postKey = postKeyFor(world.store, chat, post, of.turn.step >= of.step);
   try {
     return await writerFor(adapter, world.logger).openStream(chat, author, {
-      posted: (sent) => outbox.recordDraft(of.turn.chatKey, of.messageId, sent),
+      posted: (sent) => outbox.drafts.recordDraft(of.turn.chatKey, of.messageId, sent),
       postKey,
     });
   } catch (error) {

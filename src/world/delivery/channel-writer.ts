@@ -15,7 +15,6 @@ import { deleteParts, writeCard, writeOutcome, writeText } from "./part-writer.j
  * Observers are told where a post is before the writer goes on (the post-once protocol).
  */
 export interface ChannelWriter {
-  readonly adapter: ChannelAdapter;
   /** Whether posts can be edited and removed given only their stored ids (`editMessage`, `deleteMessages`). */
   readonly canEdit: boolean;
   postMessage(chat: ChatRef, message: OutboundText, observer?: PostObserver): Promise<SentRef>;
@@ -32,8 +31,9 @@ export interface ChannelWriter {
 const writers = new WeakMap<ChannelAdapter, ChannelWriter>();
 
 /**
- * The writer of `adapter` (one per adapter: streams that share a pace key share its table). A channel
- * that cannot edit gets a writer without `editMessage`/`deleteMessages` (`isEditingChannel`).
+ * The writer of `adapter` (one per adapter: streams that share a pace key share its table).
+ * Where the channel cannot edit (`canEdit` false), `editMessage` and `deleteMessages` are not
+ * called: a draft is then never finished in place nor removed.
  */
 export function writerFor(adapter: ChannelAdapter, logger?: Logger): ChannelWriter {
   const known = writers.get(adapter);
@@ -46,8 +46,7 @@ export function writerFor(adapter: ChannelAdapter, logger?: Logger): ChannelWrit
 function primitiveWriter(adapter: ChannelAdapter, logger: Logger): ChannelWriter {
   const pace = new PaceTable();
   const canEdit = adapter.capabilities.canEdit;
-  const writer: ChannelWriter = {
-    adapter,
+  return {
     canEdit,
     postMessage: (chat, message, observer) => writeText(adapter, chat, message, options(observer)),
     editMessage: (chat, sent, message, observer) =>
@@ -81,13 +80,6 @@ function primitiveWriter(adapter: ChannelAdapter, logger: Logger): ChannelWriter
       }
     },
   };
-  return canEdit ? writer : withoutEdits(writer);
-}
-
-/** A writer whose channel cannot edit: no edit methods, so `isEditingChannel(writer)` is false. */
-function withoutEdits(writer: ChannelWriter): ChannelWriter {
-  const { editMessage: _edit, deleteMessages: _delete, ...rest } = writer;
-  return rest as ChannelWriter;
 }
 
 function options(observer: PostObserver | undefined) {

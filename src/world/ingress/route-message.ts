@@ -13,6 +13,7 @@ import {
   parseAddresses,
   routeMessage,
   turnLimitNotice,
+  turnLimitReached,
   unaddressedNotice,
   unknownAgentNotice,
 } from "../routing/index.js";
@@ -110,7 +111,7 @@ export async function routeStoredMessage(
     if (message.author.kind === "agent" || message.author.kind === "bot") {
       // Messages from agents and other bots do not reset the count: their chains stop at the limit.
       const current = await store.getChat(message.chatKey);
-      if ((current?.agentTurnsSinceHuman ?? 0) >= world.turnLimit) {
+      if (turnLimitReached(current?.agentTurnsSinceHuman ?? 0, world.turnLimit)) {
         const humans = await chainHumans(context, message, { preferHandles: true });
         const text = turnLimitNotice(humans, world.turnLimit);
         await postWorldNotice(context, outbox, { chat, id: `${message.id}:turn-limit`, text });

@@ -7,7 +7,7 @@
 import type { Outbox } from "../outbox.js";
 import type { MessageRecord } from "../records.js";
 import { parseChatKey } from "../chat-ref.js";
-import { parseAddresses, turnLimitNotice } from "../routing/index.js";
+import { parseAddresses, turnLimitNotice, turnLimitReached } from "../routing/index.js";
 import { chainHumans } from "../turn/index.js";
 import { postWorldNotice } from "../world-notice.js";
 import type { WorldContext } from "../world-context.js";
@@ -67,7 +67,7 @@ async function act(
       if (message.author.kind !== "human") {
         // A programmatic answer to an agent (or to another programmatic message) is an agent turn.
         const current = await context.store.getChat(message.chatKey);
-        if ((current?.agentTurnsSinceHuman ?? 0) >= world.turnLimit) {
+        if (turnLimitReached(current?.agentTurnsSinceHuman ?? 0, world.turnLimit)) {
           const humans = await chainHumans(context, message, { preferHandles: true });
           const text = turnLimitNotice(humans, world.turnLimit);
           await postWorldNotice(context, outbox, { chat, id: `${message.id}:turn-limit`, text });

@@ -8,7 +8,8 @@
 import type { ApprovalVote } from "../stores/approval-vote-store.js";
 import type { ApprovalCard } from "../approval-types.js";
 import { accessChannelFor } from "../access/access-channel.js";
-import { parseChatKey, type Platform } from "../chat-ref.js";
+import { publishCardRedraws } from "../approvals/route-card.js";
+import { type ChatRef, parseChatKey, type Platform } from "../chat-ref.js";
 import type { ApprovalClick, ClickResult } from "../inbound.js";
 import type { ApprovalRecord, ToolCallRecord } from "../records.js";
 import type { NoticeOutbox } from "../world-notice.js";
@@ -163,11 +164,11 @@ export async function publishCardRedraw(
   call: ToolCallRecord,
 ): Promise<void> {
   const { store } = context;
-  const chat = parseChatKey(approval.chatKey);
   const turn = await store.getTurn(approval.turnId);
   const trigger = turn ? await store.getMessage(turn.triggerMessageId) : undefined;
   const humans = trigger ? await chainHumans(context, trigger) : [];
-  const card: ApprovalCard = {
+  const extras = await cardExtras(context, world, approval, call);
+  const cardFor = (place: ChatRef): ApprovalCard => ({
     approvalId: approval.id,
     shortId: approval.shortId,
     agent: approval.agent,
@@ -176,9 +177,9 @@ export async function publishCardRedraw(
     argumentsPreview: context.previewCall(call.name, call.argumentsJson),
     reason: approval.reason,
     requestedFor: humans[0] ?? approval.requestedFor,
-    choices: choicesFor(world, accessChannelFor(context.channels, chat.platform)),
+    choices: choicesFor(world, accessChannelFor(context.channels, place.platform)),
     expiresAt: approval.expiresAt,
-    ...(await cardExtras(context, world, approval, call)),
-  };
-  await outbox.publish(approval.chatKey, { type: "approval-updated", chat, card });
+    ...extras,
+  });
+  await publishCardRedraws(context, outbox, approval, cardFor);
 }

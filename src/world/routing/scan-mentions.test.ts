@@ -1,7 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { findReferences } from "./find-references.js";
+import { scanMentions } from "./scan-mentions.js";
+import { uniqueNames } from "./unique-names.js";
 
-describe("findReferences", () => {
+/** Every name a message mentions anywhere: lowercased, first mention first, each once. */
+const mentionedNames = (text: string) => uniqueNames(scanMentions(text).mentions.map((mention) => mention.name));
+
+describe("scanMentions: every mention", () => {
   it.each([
     { case: "mid-sentence", text: "ask @bob later", expected: ["bob"] },
     {
@@ -25,6 +29,6 @@ describe("findReferences", () => {
     { case: "npm scope", text: "bump @types/node", expected: [] },
     { case: "names with - and _", text: "ping @release-bot and @qa_team.", expected: ["release-bot", "qa_team"] },
   ])("$case", ({ text, expected }) => {
-    expect(findReferences(text)).toEqual(expected);
+    expect(mentionedNames(text)).toEqual(expected);
   });
 });

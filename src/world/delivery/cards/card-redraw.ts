@@ -4,11 +4,13 @@
  * {@link CardRedrawChannel}; elsewhere the card stays as first drawn and the decision's
  * outcome still closes it.
  */
-import { RoundtableError } from "../../errors/roundtable-error.js";
-import type { ApprovalCard } from "../approval-types.js";
-import type { ChatRef } from "../chat-ref.js";
-import type { WorldEvent } from "../events.js";
-import type { WorldContext } from "../world-context.js";
+import { RoundtableError } from "../../../errors/roundtable-error.js";
+import type { ApprovalCard } from "../../approval-types.js";
+import { copyCardRef } from "../../approvals/card-copies.js";
+import { type ChatRef, chatKey } from "../../chat-ref.js";
+import { copyAwaitsItsCard } from "./card-copy.js";
+import type { WorldEvent } from "../../events.js";
+import type { WorldContext } from "../../world-context.js";
 
 /** Capability: edit a posted card to show `card`, buttons and all; `gone` when it cannot be edited. */
 export interface CardRedrawChannel {
@@ -32,9 +34,16 @@ export async function redrawPendingCard(
   const approvalId = event.card.approvalId;
   if ((await store.getApproval(approvalId))?.state !== "pending") return;
   if (!canRedrawCards(adapter)) return;
-  const posted = await store.getOutbound("approval", approvalId);
-  // Its card is not posted yet (its delivery is being retried): try again later.
-  if (!posted) throw new RoundtableError("internal", `approval ${approvalId} has no posted card yet`);
+  const posted = await store.getOutbound(
+    "approval",
+    event.copy ? copyCardRef(approvalId, chatKey(event.chat)) : approvalId,
+  );
+  if (!posted) {
+    // A copy never shown (its person could not be reached, or it is closed) takes none.
+    if (event.copy && !(await copyAwaitsItsCard(context, approvalId, chatKey(event.chat)))) return;
+    // Its card is not posted yet (its delivery is being retried): try again later.
+    throw new RoundtableError("internal", `approval ${approvalId} has no posted card yet`);
+  }
   const id = posted.platformMessageIds[0];
   if (id === undefined) return;
   if ((await adapter.redrawCard(event.chat, id, event.card)) === "gone")
