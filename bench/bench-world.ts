@@ -77,6 +77,8 @@ export class BenchWorld {
   /** The model streams open now (`--model-latency real`: answers in flight). */
   readonly streams = new OpenStreams();
   private latency: ModelLatency = "instant";
+  /** Connections the service opened to the Telegram fake (a keep-alive pool reuses them). */
+  platformConnections = 0;
 
   private constructor(
     readonly telegram: FakeTelegramApi,
@@ -99,6 +101,9 @@ export class BenchWorld {
     world.latency = latency;
     telegram.onArrival = (method) => world?.onArrival(method);
     telegram.onCall = (call) => world?.onTelegramCall(call);
+    telegram.onConnection = () => {
+      if (world) world.platformConnections++;
+    };
     return world;
   }
 

@@ -33,6 +33,8 @@ interface World {
   close(): Promise<void>;
   streams: BenchWorld["streams"];
   replyTimeoutMs: number;
+  /** Connections the service opened to the platform's fake, where the world counts them. */
+  platformConnections?: number;
 }
 
 /**
@@ -74,6 +76,8 @@ export async function runRealModel(settings: RealModelSettings): Promise<void> {
     connections?.start();
     const statementsBefore = await service.metric("roundtable_database_statements_total");
     const cpuBefore = treeCpuMilliseconds(service.pid);
+    const counted: World = world;
+    const connectionsBefore = counted.platformConnections;
     let rssMax = treeRssMebibytes(service.pid);
     const rssTimer = setInterval(() => {
       rssMax = Math.max(rssMax, treeRssMebibytes(service.pid));
@@ -118,6 +122,10 @@ export async function runRealModel(settings: RealModelSettings): Promise<void> {
         ? undefined
         : (statementsAfter - statementsBefore) / total;
     const loadAverage = loadavg()[0] ?? Number.NaN;
+    const platformConnections =
+      counted.platformConnections === undefined || connectionsBefore === undefined
+        ? undefined
+        : counted.platformConnections - connectionsBefore;
     const maxConnections = await connections?.stop();
     const repliesPerSecond = inWindow / seconds;
     const aim = (0.9 * settings.chats) / realAnswerSeconds;
@@ -159,6 +167,16 @@ export async function runRealModel(settings: RealModelSettings): Promise<void> {
               aim: "≤ the pool (10)",
             },
           ]),
+      ...(platformConnections === undefined
+        ? []
+        : [
+            {
+              key: "platformConnections",
+              name: `connections opened to ${settings.channel}'s fake under load`,
+              value: String(platformConnections),
+              aim: "",
+            },
+          ]),
       {
         key: "firstWordsMs",
         name: "message → first streamed words p50 / p99",
@@ -195,6 +213,7 @@ export async function runRealModel(settings: RealModelSettings): Promise<void> {
         statementsPerMessage: statementsPerMessage === undefined ? null : round(statementsPerMessage),
         rssMaxMiB: round(rssMax),
         postgresConnectionsMax: maxConnections ?? null,
+        platformConnections: platformConnections ?? null,
         firstWordsMs: { p50: round(quantile(firstWords, 0.5)), p99: round(quantile(firstWords, 0.99)) },
         finalEditMs: { p50: round(quantile(finalEdit, 0.5)), p99: round(quantile(finalEdit, 0.99)) },
         loadAverage: round(loadAverage),

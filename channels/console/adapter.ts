@@ -53,7 +53,6 @@ export class ConsoleAdapter implements ChannelAdapter, ChannelPrimitives<string>
   readonly id = "console";
   readonly platform = "console" as const;
   readonly capabilities: ChannelCapabilities = {
-    maxMessageLength: Number.POSITIVE_INFINITY,
     // A printed line stays as printed; a stream is written once, as it comes.
     canEdit: false,
     identifiesClickers: false,

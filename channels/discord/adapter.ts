@@ -7,7 +7,6 @@ import {
   type ChannelAdapter,
   type ChannelCapabilities,
   type ChannelPrimitives,
-  chatCommands,
   type ChatRef,
   type DirectChatChannel,
   type InboundSink,
@@ -25,24 +24,20 @@ import {
   systemClock,
 } from "../../src/world/channel-adapter.js";
 import { type DiscordApi, discordCodeOf, discordErrorCodes, toPlatformError } from "./api.js";
+import { DiscordApprovalCards } from "./approval-cards.js";
 import { ChatLocator, targetChannelOf } from "./chat-locator.js";
 import { ClickAnswerer } from "./click-answerer.js";
 import { type AgentBot, apiFor, type BotUser, identifyAgentBot, identifyBot, typingApi } from "./agent-bots.js";
+import { GuildCommands } from "./guild-commands.js";
 import { handleInteraction } from "./handle-interaction.js";
 import { handleMessage } from "./handle-message.js";
 import { type MentionDirectory, emptyMentionDirectory } from "./mentions.js";
 import { hasMessageContentIntent, messageContentAdvice } from "./message-content-intent.js";
 import type { DiscordAdapterOptions, DiscordAgentIdentity } from "./options.js";
 import { attachmentHostFor, type OwnIdentities, roleEntriesOf } from "./parse.js";
-import { BotPoster, type PostBody, type Poster, reuse, WebhookPoster } from "./poster.js";
+import { BotPoster, type PostBody, type Poster, WebhookPoster } from "./poster.js";
 import { sendDiscordFile } from "./send-file.js";
-import {
-  type DiscordPart,
-  renderApprovalCard,
-  renderApprovalOutcome,
-  renderText,
-  stopButtonComponents,
-} from "./render.js";
+import { type DiscordPart, renderText, stopButtonComponents } from "./render.js";
 import { renderMentions } from "./render-mentions.js";
 import { ThreadRoots } from "./thread-roots.js";
 import { WebhookDirectory } from "./webhooks.js";
@@ -67,7 +62,6 @@ export class DiscordAdapter
   readonly id = "discord";
   readonly platform = "discord" as const;
   readonly capabilities: ChannelCapabilities = {
-    maxMessageLength: 2000,
     canEdit: true,
     identifiesClickers: true,
     chatsNameTheirWorld: false,
@@ -80,6 +74,7 @@ export class DiscordAdapter
   private readonly agentBots = new Map<string, AgentBot>();
   private readonly webhooks: WebhookDirectory;
   private readonly threadRoots: ThreadRoots;
+  private readonly cards: DiscordApprovalCards;
   private client: Client | undefined;
   private locator: ChatLocator | undefined;
   private answerer: ClickAnswerer | undefined;
@@ -89,7 +84,7 @@ export class DiscordAdapter
   private sink: InboundSink | undefined;
   private inbox: Promise<void> = Promise.resolve();
   private warnedNoContent = false;
-  private readonly commandGuilds = new Set<string>();
+  private readonly commands: GuildCommands;
   private lockStop: AbortController | undefined;
   private holding: Promise<void> | undefined;
   private waitingForLock = false;
@@ -117,6 +112,8 @@ export class DiscordAdapter
     );
     this.own = { botUserIds: new Set(), applicationId: "", isOwnWebhook: (id) => this.webhooks.isOwn(id) };
     this.threadRoots = new ThreadRoots(this.api, this.logger);
+    this.cards = new DiscordApprovalCards(this.api, this.logger);
+    this.commands = new GuildCommands(this.api, () => this.applicationId, this.logger);
   }
 
   async start(sink: InboundSink): Promise<void> {
@@ -211,10 +208,10 @@ export class DiscordAdapter
       throw toPlatformError(error, "gateway login");
     }
     this.logger.info({ bot: me.username, guilds: client.guilds.cache.size }, "discord gateway connected");
-    await Promise.all([...client.guilds.cache.keys()].map((guildId) => this.registerCommands(guildId)));
+    await Promise.all([...client.guilds.cache.keys()].map((guildId) => this.commands.register(guildId)));
     client.on(Events.GuildCreate, (guild) => {
       // A guild the bot joins while running gets the commands too.
-      if (!this.commandGuilds.has(guild.id)) void this.registerCommands(guild.id);
+      if (!this.commands.has(guild.id)) void this.commands.register(guild.id);
     });
   }
 
@@ -327,37 +324,21 @@ export class DiscordAdapter
     return found && { id: found.id, shows: { content: found.content, userIds: [] } };
   }
 
-  /** From the bot itself (presses on its buttons reach the bot's gateway), long arguments attached. */
-  async sendCard(chat: ChatRef, card: ApprovalCard, key?: PartKey): Promise<{ id: string }> {
-    const poster = new BotPoster(this.api, targetChannelOf(chat), undefined, this.logger);
-    const body = renderApprovalCard(card);
-    const found = key?.mayExist ? await poster.find(body.content, key) : undefined;
-    return { id: found ? await reuse(poster, found, body) : await poster.send(body, key) };
+  /** Cards and their outcomes from the bot itself (`approval-cards.ts`). */
+  sendCard(chat: ChatRef, card: ApprovalCard, key?: PartKey): Promise<{ id: string }> {
+    return this.cards.send(chat, card, key);
   }
 
-  /** A pending card drawn again (a quorum's progress, an escalation), its buttons kept, its attachment untouched. */
-  async redrawCard(chat: ChatRef, id: string, card: ApprovalCard): Promise<"edited" | "gone"> {
-    try {
-      await this.api.edit(targetChannelOf(chat), id, { ...renderApprovalCard(card), files: [] });
-      return "edited";
-    } catch (error) {
-      if (discordCodeOf(error) !== discordErrorCodes.unknownMessage) throw error;
-      return "gone";
-    }
+  redrawCard(chat: ChatRef, id: string, card: ApprovalCard): Promise<"edited" | "gone"> {
+    return this.cards.redraw(chat, id, card);
   }
 
-  async editCard(chat: ChatRef, id: string, outcome: ApprovalOutcome): Promise<"edited" | "gone"> {
-    try {
-      await this.api.edit(targetChannelOf(chat), id, renderApprovalOutcome(outcome));
-      return "edited";
-    } catch (error) {
-      if (discordCodeOf(error) !== discordErrorCodes.unknownMessage) throw error;
-      return "gone";
-    }
+  editCard(chat: ChatRef, id: string, outcome: ApprovalOutcome): Promise<"edited" | "gone"> {
+    return this.cards.edit(chat, id, outcome);
   }
 
   async renderOutcome(_chat: ChatRef, outcome: ApprovalOutcome): Promise<DiscordPart> {
-    return { content: renderApprovalOutcome(outcome).content, userIds: [] };
+    return this.cards.renderOutcome(outcome);
   }
 
   /**
@@ -436,23 +417,6 @@ export class DiscordAdapter
     };
   }
 
-  /** The chat commands as application commands of a guild (guild commands show at once). */
-  private async registerCommands(guildId: string): Promise<void> {
-    this.commandGuilds.add(guildId);
-    const commands = chatCommands.map((command) => ({
-      name: command.name,
-      description: command.description,
-      type: 1,
-      ...(command.name === "rules" ? { options: [rulesRevokeOption] } : {}),
-    }));
-    try {
-      await this.api.registerGuildCommands(this.applicationId, guildId, commands);
-    } catch (error) {
-      this.commandGuilds.delete(guildId);
-      this.logger.warn({ err: error, guild: guildId }, "could not register the chat commands in a discord guild");
-    }
-  }
-
   private role(guildId: string | undefined, roleId: string) {
     return guildId === undefined ? undefined : this.client?.guilds.cache.get(guildId)?.roles.cache.get(roleId);
   }
@@ -468,15 +432,13 @@ export class DiscordAdapter
     return names;
   }
 
-  /** The bot's DM channel with a person (an approval card routed to approvers' DMs). */
-  async openDirectChat(userId: string): Promise<ChatRef> {
-    return { platform: "discord", channel: await this.api.directChannel(userId) };
+  openDirectChat(userId: string): Promise<ChatRef> {
+    return this.cards.openDirectChat(userId);
   }
 
   /** Discord will not let the bot write there: no such user or channel, DMs closed, no access. */
   cannotReach(error: unknown): boolean {
-    const code = discordCodeOf(error);
-    return code === 50007 || code === 10003 || code === 10013 || code === 50001;
+    return this.cards.cannotReach(error);
   }
 
   /** A private word to one person: a DM from the bot (Discord has no ephemeral messages outside interactions). */
@@ -527,11 +489,3 @@ export class DiscordAdapter
     }
   }
 }
-
-/** `/rules revoke:<id>`: the rule to revoke (without it `/rules` lists them). */
-const rulesRevokeOption = {
-  type: 3,
-  name: "revoke",
-  description: "The id of a stored rule to revoke",
-  required: false,
-};

@@ -32,6 +32,7 @@ import {
 } from "../../src/world/channel-adapter.js";
 import { type Block, SlackOutbound, slackErrorCode } from "./api.js";
 import { suggestedPrompts } from "./agent-view.js";
+import { SlackApprovalCards } from "./approval-cards.js";
 import { boltLogger } from "./bolt-logger.js";
 import { SlackHttpReceiver } from "./http-receiver.js";
 import { LastPeople, type SlashCommand } from "./inbound-handler.js";
@@ -40,7 +41,7 @@ import { SlackNativeStream } from "./native-stream.js";
 import type { SlackAdapterOptions } from "./options.js";
 import { PostIdentities } from "./post-identity.js";
 import { findEarlierPost, removeEarlierNativeStream } from "./post-once.js";
-import { renderApprovalCard, renderApprovalOutcome, renderText, type SlackPart, slackMessageLimit } from "./render.js";
+import { renderText, type SlackPart } from "./render.js";
 import { sendSlackFile } from "./send-file.js";
 import { SlackSocketReceiver } from "./socket-receiver.js";
 import { SlackTaskChunks } from "./task-chunks.js";
@@ -48,9 +49,6 @@ import { stopBlocks } from "./stop-button.js";
 import { SlackWorkspaceParts, type WorkspaceParts } from "./workspace-parts.js";
 import { SingleWorkspace, type SlackWorkspaces } from "./workspaces.js";
 import type { WebApiRetryOptions } from "./web-api-retries.js";
-
-/** Slack's refusals that say nothing about the chat: tried again, never taken as "cannot reach". */
-const passingSlackErrors = new Set(["internal_error", "fatal_error", "service_unavailable", "request_timeout"]);
 
 /**
  * Slack through Bolt. Socket Mode when an app token is set, else HTTP events and interactivity
@@ -86,6 +84,7 @@ export class SlackAdapter
   private readonly people = new LastPeople();
   private readonly identities: PostIdentities;
   private readonly tasks: SlackTaskChunks;
+  private readonly cards: SlackApprovalCards;
   private readonly inflight = new Set<Promise<unknown>>();
   /** Each workspace's names, groups and inbound handler; made at start. */
   private parts: SlackWorkspaceParts | undefined;
@@ -94,7 +93,6 @@ export class SlackAdapter
   constructor(private readonly options: SlackAdapterOptions) {
     this.logger = options.logger.child({ platform: "slack" });
     this.capabilities = {
-      maxMessageLength: slackMessageLimit,
       canEdit: true,
       identifiesClickers: true,
       chatsNameTheirWorld: false,
@@ -150,6 +148,7 @@ export class SlackAdapter
       logger: this.logger,
       recipientOf: (chat) => this.recipientOf(chat),
     });
+    this.cards = new SlackApprovalCards(this.outbound, this.logger);
     this.listen();
   }
 
@@ -235,14 +234,11 @@ export class SlackAdapter
 
   /** The app's DM with a person (an approval card routed to approvers' DMs). */
   async openDirectChat(userId: string): Promise<ChatRef> {
-    return this.resolveChat({ platform: "slack", channel: await this.outbound.openDirect(userId) });
+    return this.resolveChat({ platform: "slack", channel: await this.cards.openDirectChannel(userId) });
   }
 
-  /** Slack refused the post itself (no such user or channel, not allowed), not a passing fault. */
   cannotReach(error: unknown): boolean {
-    if (!(error instanceof PlatformApiError) || error.retryAfterMs !== undefined) return false;
-    const code = slackErrorCode(error.cause);
-    return code !== undefined && !passingSlackErrors.has(code);
+    return this.cards.cannotReach(error);
   }
 
   /** A chat named by its channel id alone (a schedule's, a trigger's) in this app's workspace. */
@@ -321,52 +317,21 @@ export class SlackAdapter
     return id === undefined ? undefined : { id };
   }
 
-  /** The card as the app, its key as metadata; an earlier run's card with that key is shown again instead. */
-  async sendCard(
-    chat: ChatRef,
-    card: ApprovalCard,
-    key?: PartKey,
-  ): Promise<{ id: string; attach?: () => Promise<void> }> {
-    const { text, blocks, attachment } = renderApprovalCard(card);
-    let id = key?.mayExist ? await findEarlierPost(this.outbound, this.logger, chat, key) : undefined;
-    if (id === undefined) id = await this.outbound.post(chat, text, {}, blocks, key?.key);
-    else await this.outbound.update(chat, id, text, blocks);
-    return { id, ...(attachment ? { attach: () => this.attachArguments(chat, card, attachment) } : {}) };
+  /** Cards and their outcomes as the app (`approval-cards.ts`). */
+  sendCard(chat: ChatRef, card: ApprovalCard, key?: PartKey): Promise<{ id: string; attach?: () => Promise<void> }> {
+    return this.cards.send(chat, card, key);
   }
 
-  /** A pending card drawn again (a quorum's progress, an escalation), its buttons kept. */
-  async redrawCard(chat: ChatRef, id: string, card: ApprovalCard): Promise<"edited" | "gone"> {
-    const { text, blocks } = renderApprovalCard(card);
-    return this.updateCard(chat, id, text, blocks, card.approvalId, "approval card could not be redrawn");
+  redrawCard(chat: ChatRef, id: string, card: ApprovalCard): Promise<"edited" | "gone"> {
+    return this.cards.redraw(chat, id, card);
   }
 
-  async editCard(chat: ChatRef, id: string, outcome: ApprovalOutcome): Promise<"edited" | "gone"> {
-    const { text, blocks } = renderApprovalOutcome(outcome);
-    return this.updateCard(chat, id, text, blocks, outcome.approvalId, "approval card could not be edited");
-  }
-
-  /** A card's message updated; "gone" when Slack says it no longer exists or cannot be edited. */
-  private async updateCard(
-    chat: ChatRef,
-    id: string,
-    text: string,
-    blocks: Parameters<SlackOutbound["update"]>[3],
-    approvalId: string,
-    gone: string,
-  ): Promise<"edited" | "gone"> {
-    try {
-      await this.outbound.update(chat, id, text, blocks);
-      return "edited";
-    } catch (error) {
-      const code = slackErrorCode(error instanceof Error ? error.cause : undefined);
-      if (code !== "message_not_found" && code !== "cant_update_message") throw error;
-      this.logger.warn({ err: error, approvalId }, gone);
-      return "gone";
-    }
+  editCard(chat: ChatRef, id: string, outcome: ApprovalOutcome): Promise<"edited" | "gone"> {
+    return this.cards.edit(chat, id, outcome);
   }
 
   async renderOutcome(_chat: ChatRef, outcome: ApprovalOutcome): Promise<SlackPart> {
-    return renderApprovalOutcome(outcome);
+    return this.cards.renderOutcome(outcome);
   }
 
   /** Slack's own streams in a thread when `stream: native`; else the world edits, one change per interval. */
@@ -411,25 +376,6 @@ export class SlackAdapter
   private blocksOf(author: Author, part: SlackPart, live = false): Block[] | undefined {
     const stop = live && author.kind === "agent" ? stopBlocks(part.text, author.name) : undefined;
     return stop ?? part.blocks;
-  }
-
-  /** The whole arguments as a snippet under the card; if files cannot be sent, as messages. */
-  private async attachArguments(
-    chat: ChatRef,
-    card: ApprovalCard,
-    file: { filename: string; content: string },
-  ): Promise<void> {
-    const comment = `Full arguments of approval ${card.shortId} (${card.agent} → ${card.tool})`;
-    try {
-      await this.outbound.uploadSnippet(chat, file.filename, file.content, comment);
-    } catch (error) {
-      this.logger.error(
-        { err: error, approvalId: card.approvalId },
-        "could not attach the arguments as a file (files:write?); posting them as messages",
-      );
-      for (const part of renderText(`${comment}:\n\`\`\`\n${file.content}\n\`\`\``))
-        await this.outbound.post(chat, part);
-    }
   }
 
   private listen(): void {

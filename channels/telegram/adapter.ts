@@ -1,5 +1,5 @@
 import { Bot } from "grammy";
-import type { InlineKeyboardMarkup, Update, UserFromGetMe } from "grammy/types";
+import type { InlineKeyboardMarkup, Update } from "grammy/types";
 import type { Logger } from "../../src/log/logger.js";
 import {
   type ApprovalCard,
@@ -15,9 +15,8 @@ import {
   type InboundSink,
   type MessageLinks,
   type OutboundText,
+  PaceTable,
   type SendPartOptions,
-  type SingletonLease,
-  type SingletonLock,
   type StreamMode,
   systemClock,
   type WebhookChannel,
@@ -25,17 +24,9 @@ import {
   type WorkingStatusChannel,
 } from "../../src/world/channel-adapter.js";
 import { AdminRoles } from "./admin-roles.js";
-import {
-  type BotHandle,
-  TelegramOutbound,
-  createApi,
-  isPrivateChat,
-  isRefusal,
-  isUnreachableChat,
-  toPlatformError,
-} from "./api.js";
+import { TelegramApprovalCards } from "./approval-cards.js";
+import { type BotHandle, TelegramOutbound, createApi, isPrivateChat, isRefusal, toPlatformError } from "./api.js";
 import { botApiFetch } from "./bot-api-fetch.js";
-import { EditThrottle } from "./edit-throttle.js";
 import { type MentionDirectory, emptyMentionDirectory } from "./mentions.js";
 import { telegramMessageLink } from "./message-link.js";
 import type { TelegramAdapterOptions } from "./options.js";
@@ -43,24 +34,11 @@ import { dispatchUpdate } from "./dispatch-update.js";
 import { InputPrompts } from "./input-prompts.js";
 import { draftSurface } from "./draft-surface.js";
 import { telegramAttachments } from "./file-attachments.js";
-import { UpdatePoller } from "./polling.js";
-import {
-  type TelegramPart,
-  cardArgumentsFile,
-  htmlToPlain,
-  renderApprovalCard,
-  renderApprovalOutcome,
-  renderText,
-  stopKeyboard,
-  telegramMessageLimit,
-} from "./render.js";
+import { type TelegramPart, renderText, stopKeyboard } from "./render.js";
 import { withTelegramMentions } from "./render-mentions.js";
 import { retryTransformer } from "./retry-transformer.js";
 import { sendTelegramFile } from "./send-file.js";
-import { webhookSecretFor } from "./verify.js";
-import { createWebhookRoute, telegramWebhookPath } from "./webhook-route.js";
-
-const allowedUpdates = ["message", "callback_query"] as const;
+import { UpdateReceiver } from "./update-receiver.js";
 
 /** The budget of changes one bot has in one chat. */
 function paceKeyOf(bot: BotHandle, chat: ChatRef): string {
@@ -69,7 +47,8 @@ function paceKeyOf(bot: BotHandle, chat: ChatRef): string {
 
 /**
  * Telegram through grammY. Long polling by default, a webhook on the service's port when
- * `webhookUrl` is set. Only the main bot's updates are read; agent bots only send.
+ * `webhookUrl` is set (`update-receiver.ts`). Only the main bot's updates are read; agent bots
+ * only send.
  */
 export class TelegramAdapter
   implements
@@ -83,7 +62,6 @@ export class TelegramAdapter
   readonly id = "telegram";
   readonly platform = "telegram" as const;
   readonly capabilities: ChannelCapabilities = {
-    maxMessageLength: telegramMessageLimit,
     canEdit: true,
     identifiesClickers: true,
     chatsNameTheirWorld: false,
@@ -94,21 +72,15 @@ export class TelegramAdapter
   private readonly logger: Logger;
   private readonly clock: ChannelClock;
   private readonly outbound: TelegramOutbound;
-  /** When each bot last changed something in each chat (`showWorking` waits for room). */
-  private readonly changes: EditThrottle;
+  /** When each bot last changed something in each chat, every send counted (`showWorking` waits for room). */
+  private readonly changes = new PaceTable();
   private readonly draftsUnsupported = new Set<string>();
-  private readonly webhookSecret: string;
   private readonly adminRoles: AdminRoles;
   private readonly prompts: InputPrompts;
+  private readonly cards: TelegramApprovalCards;
+  private readonly updates: UpdateReceiver;
   private directory: MentionDirectory = emptyMentionDirectory();
-  private poller: UpdatePoller | undefined;
-  private lockStop: AbortController | undefined;
-  private holding: Promise<void> | undefined;
-  /** Another process holds the polling lock: this one is ready and waits to take over. */
-  private waitingForLock = false;
   private sink: InboundSink | undefined;
-  private webhookConnected = false;
-  private route: WebhookRoute | undefined;
 
   constructor(private readonly options: TelegramAdapterOptions) {
     this.logger = options.logger.child({ platform: "telegram" });
@@ -134,19 +106,27 @@ export class TelegramAdapter
       });
     }
     this.outbound = new TelegramOutbound(this.logger, options.linkPreviews);
-    this.changes = new EditThrottle(this.clock);
-    this.webhookSecret = webhookSecretFor(options.token, options.webhookSecret);
+    this.updates = new UpdateReceiver({
+      bot: this.bot,
+      options,
+      clock: this.clock,
+      logger: this.logger,
+      isReady: () => this.sink !== undefined && this.bot.isInited(),
+    });
     this.adminRoles = new AdminRoles(this.bot.api, this.clock, this.logger);
     this.prompts = new InputPrompts(this.logger);
+    this.cards = new TelegramApprovalCards({
+      main: this.main,
+      outbound: this.outbound,
+      logger: this.logger,
+      noteChange: (bot, chat) => this.noteChange(bot, chat),
+    });
   }
 
   async start(sink: InboundSink): Promise<void> {
     this.sink = sink;
-    const webhook = this.options.webhookUrl !== undefined && this.options.webhookUrl !== "";
     // Long polling needs the webhook cleared; that is asked beside getMe, not after it.
-    const cleared = webhook ? undefined : this.clearWebhook();
-    // Awaited in receiveUpdates; a failure while getMe is pending is not an unhandled rejection.
-    cleared?.catch(() => undefined);
+    const cleared = this.updates.clearForPolling();
     const me = await this.identify(this.main, "main bot");
     this.bot.botInfo = me;
     this.main.key = String(me.id);
@@ -164,95 +144,23 @@ export class TelegramAdapter
     // one round trip to Telegram fewer before the first poll.
     const commands = this.registerCommands();
     try {
-      await this.receiveUpdates(me, cleared);
+      await this.updates.receive(me, cleared);
     } finally {
       await commands;
     }
   }
 
-  /** Webhook, or long polling (where the polling lock is held, when there is one). */
-  private async receiveUpdates(me: UserFromGetMe, cleared: Promise<void> | undefined): Promise<void> {
-    if (cleared === undefined) {
-      await this.setWebhook(this.options.webhookUrl ?? "");
-      return;
-    }
-    await cleared;
-    const lock = this.options.pollingLock;
-    if (lock) {
-      this.lockStop = new AbortController();
-      this.holding = this.pollWhileHolding(lock, `telegram:${me.id}`, me.username, this.lockStop.signal);
-      return;
-    }
-    this.startPoller(me.username);
-  }
-
-  private async clearWebhook(): Promise<void> {
-    try {
-      await this.bot.api.deleteWebhook({ drop_pending_updates: false });
-    } catch (error) {
-      throw toPlatformError(error, "deleteWebhook");
-    }
-  }
-
-  private startPoller(username: string): void {
-    this.poller = new UpdatePoller({
-      api: this.bot.api,
-      clock: this.clock,
-      logger: this.logger,
-      timeoutSeconds: this.options.pollingTimeoutSeconds ?? 30,
-      maxDeliveryAttempts: this.options.maxDeliveryAttempts ?? 5,
-      allowedUpdates,
-      handle: (update) => this.bot.handleUpdate(update),
-    });
-    this.poller.start();
-    this.logger.info({ bot: username }, "telegram long polling started");
-  }
-
-  /** Polls only while this process holds the bot's lock; waits (and is ready) while another does. */
-  private async pollWhileHolding(lock: SingletonLock, name: string, username: string, stop: AbortSignal) {
-    while (!stop.aborted) {
-      this.waitingForLock = true;
-      let lease: SingletonLease;
-      try {
-        lease = await lock.acquire(name, stop);
-      } catch {
-        return; // stopped while waiting
-      } finally {
-        this.waitingForLock = false;
-      }
-      this.startPoller(username);
-      const done = AbortSignal.any([lease.lost, stop]);
-      if (!done.aborted) await new Promise((resolve) => done.addEventListener("abort", resolve, { once: true }));
-      if (lease.lost.aborted && !stop.aborted)
-        this.logger.warn({ bot: username }, "telegram polling lock lost: polling paused");
-      await this.poller?.stop();
-      this.poller = undefined;
-      await lease.release();
-    }
-  }
-
   async stop(): Promise<void> {
-    this.lockStop?.abort();
-    await this.holding;
-    await this.poller?.stop();
-    this.poller = undefined;
-    this.webhookConnected = false;
+    await this.updates.stop();
     this.sink = undefined;
   }
 
   isConnected(): boolean {
-    return this.webhookConnected || this.waitingForLock || (this.poller?.isConnected() ?? false);
+    return this.updates.isConnected();
   }
 
   webhookRoutes(): WebhookRoute[] {
-    if (this.options.webhookUrl === undefined || this.options.webhookUrl === "") return [];
-    this.route ??= createWebhookRoute({
-      bot: this.bot,
-      secret: this.webhookSecret,
-      logger: this.logger,
-      isReady: () => this.sink !== undefined && this.bot.isInited(),
-    });
-    return [this.route];
+    return this.updates.webhookRoutes();
   }
 
   // The delivery primitives (docs/architecture.md, "Delivery"): one Telegram message each.
@@ -314,62 +222,21 @@ export class TelegramAdapter
     return sendTelegramFile(bot.api, chat, name === undefined ? { ...author, kind: "bot" } : author, file, options);
   };
 
-  /**
-   * Cards always come from the main bot: its updates are the ones read, presses included.
-   * Arguments too long for the card follow as a document replying to it (`attach`).
-   */
-  async sendCard(chat: ChatRef, card: ApprovalCard): Promise<{ id: string; attach?: () => Promise<void> }> {
-    const { html, keyboard } = renderApprovalCard(card);
-    this.noteChange(this.main, chat);
-    const id = String(await this.outbound.send(this.main, chat, { html, plain: htmlToPlain(html) }, { keyboard }));
-    const file = cardArgumentsFile(card);
-    if (!file) return { id };
-    const caption = `Arguments of ${card.tool}, id ${card.shortId}, in full`;
-    return { id, attach: () => this.outbound.sendDocument(this.main, chat, file, { replyTo: id, caption }) };
+  /** Cards and their outcomes (`approval-cards.ts`), always from the main bot. */
+  sendCard(chat: ChatRef, card: ApprovalCard): Promise<{ id: string; attach?: () => Promise<void> }> {
+    return this.cards.send(chat, card);
   }
 
-  /** A pending card drawn again (a quorum's progress, an escalation), its buttons kept. */
-  async redrawCard(chat: ChatRef, id: string, card: ApprovalCard): Promise<"edited" | "gone"> {
-    const { html, keyboard } = renderApprovalCard(card);
-    const messageId = Number(id);
-    try {
-      // Programming error: a card's stored id is the message id this adapter returned.
-      if (!Number.isInteger(messageId)) throw new Error(`no card message id in ${JSON.stringify(id)}`);
-      await this.outbound.edit(this.main, chat, messageId, { html, plain: htmlToPlain(html) }, keyboard);
-      return "edited";
-    } catch (error) {
-      const cause = error instanceof Error ? error.cause : undefined;
-      if (Number.isInteger(messageId) && !isRefusal(cause, /message to edit not found|message can't be edited/i)) {
-        throw error;
-      }
-      this.logger.warn({ err: error, approvalId: card.approvalId }, "approval card could not be redrawn");
-      return "gone";
-    }
+  redrawCard(chat: ChatRef, id: string, card: ApprovalCard): Promise<"edited" | "gone"> {
+    return this.cards.redraw(chat, id, card);
   }
 
-  async editCard(chat: ChatRef, id: string, outcome: ApprovalOutcome): Promise<"edited" | "gone"> {
-    const messageId = Number(id);
-    try {
-      // Programming error: a card's stored id is the message id this adapter returned.
-      if (!Number.isInteger(messageId)) throw new Error(`no card message id in ${JSON.stringify(id)}`);
-      await this.outbound.edit(this.main, chat, messageId, await this.renderOutcome(chat, outcome));
-      return "edited";
-    } catch (error) {
-      const cause = error instanceof Error ? error.cause : undefined;
-      if (Number.isInteger(messageId) && !isRefusal(cause, /message to edit not found|message can't be edited/i)) {
-        throw error;
-      }
-      this.logger.warn(
-        { err: error, approvalId: outcome.approvalId },
-        "approval card could not be edited; posting the outcome",
-      );
-      return "gone";
-    }
+  editCard(chat: ChatRef, id: string, outcome: ApprovalOutcome): Promise<"edited" | "gone"> {
+    return this.cards.edit(chat, id, outcome);
   }
 
   async renderOutcome(_chat: ChatRef, outcome: ApprovalOutcome): Promise<TelegramPart> {
-    const html = renderApprovalOutcome(outcome);
-    return { html, plain: htmlToPlain(html) };
+    return this.cards.renderOutcome(outcome);
   }
 
   /**
@@ -404,7 +271,7 @@ export class TelegramAdapter
 
   /** A change in the chat, for `showWorking` (which never spends the chat's budget itself). */
   private noteChange(bot: BotHandle, chat: ChatRef): void {
-    this.changes.record(paceKeyOf(bot, chat));
+    this.changes.mark(paceKeyOf(bot, chat), this.clock.now());
   }
 
   /** `['admin']` for the chat's administrators: `admins` in member and approver lists. */
@@ -422,7 +289,7 @@ export class TelegramAdapter
    */
   async showWorking(chat: ChatRef, author: Author): Promise<void> {
     const { bot } = this.identityFor(chat, author);
-    if (this.changes.waitMs(paceKeyOf(bot, chat), this.editIntervalMs(chat)) > 0) return;
+    if (this.changes.waitMs(paceKeyOf(bot, chat), this.editIntervalMs(chat), this.clock.now()) > 0) return;
     await this.outbound.typing(bot, chat);
   }
 
@@ -449,16 +316,15 @@ export class TelegramAdapter
     return { bot: this.main, name: author.displayName ?? author.name };
   }
 
-  /** Links to messages exist in supergroups (and their topics); elsewhere there are none. */
-  /** A person's private chat with the bot: its id is theirs (a post there is refused until they started the bot). */
   async openDirectChat(userId: string): Promise<ChatRef> {
-    return { platform: "telegram", channel: userId };
+    return this.cards.openDirectChat(userId);
   }
 
   cannotReach(error: unknown): boolean {
-    return isUnreachableChat(error);
+    return this.cards.cannotReach(error);
   }
 
+  /** Links to messages exist in supergroups (and their topics); elsewhere there are none. */
   messageLink(chat: ChatRef, platformMessageId: string): string | undefined {
     return telegramMessageLink(chat, platformMessageId);
   }
@@ -511,22 +377,6 @@ export class TelegramAdapter
       agentBotsById,
       agentNames,
     };
-  }
-
-  private async setWebhook(webhookUrl: string): Promise<void> {
-    const url = new URL(webhookUrl);
-    if (url.pathname === "/" || url.pathname === "") url.pathname = telegramWebhookPath;
-    try {
-      await this.bot.api.setWebhook(url.toString(), {
-        secret_token: this.webhookSecret,
-        allowed_updates: [...allowedUpdates],
-        drop_pending_updates: false,
-      });
-    } catch (error) {
-      throw toPlatformError(error, "setWebhook");
-    }
-    this.webhookConnected = true;
-    this.logger.info({ url: url.toString() }, "telegram webhook set");
   }
 
   /** One update, from polling or the webhook. Only a failure of the world itself is thrown. */

@@ -1,5 +1,5 @@
-import { request as httpRequest, type Agent as HttpAgent, type IncomingMessage } from "node:http";
-import { request as httpsRequest } from "node:https";
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
+import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import type { ApiClientOptions } from "grammy";
 
 /** What grammY passes to its `fetch` (node-fetch's options; only these are read here). */
@@ -11,27 +11,39 @@ interface GrammyFetchInit {
   signal?: { aborted: boolean; addEventListener(type: "abort", listener: () => void): void };
 }
 
+/**
+ * The keep-alive pools of this process's Bot API calls, in place of grammY's (Node's defaults),
+ * which keep no more than 256 idle connections: with hundreds of answers streaming at once (a
+ * draft or an edit a second each) the surplus was closed after every call and opened again for
+ * the next, a TCP handshake a call on both sides (docs/performance.md, "Real model speeds").
+ */
+const pools = {
+  http: new HttpAgent({ keepAlive: true, maxFreeSockets: 4096 }),
+  https: new HttpsAgent({ keepAlive: true, maxFreeSockets: 4096 }),
+};
+
 /** Longest piece of a body not in the Bot API's shape quoted in the error's description. */
 const quotedBodyChars = 200;
 
 /**
  * The HTTP transport grammY uses for every Bot API call (`client.fetch`), on `node:http` with
- * grammY's own keep-alive agent. grammY reads only `response.json()`; here an answer that is
- * not in the Bot API's shape (`{ ok: true, result }` or `{ ok: false, error_code, description }`)
- * is turned into a refusal in that shape carrying the HTTP status: a proxy's bare `502 Bad
- * Gateway` page, an empty body or `{"error": …}` becomes `error_code` 502 (or the status, when
- * it is an error status) with a description naming the status and quoting the body. So the
- * retry transformer retries a bare 5xx like any other, and logs say what came back instead of
- * `undefined undefined`.
+ * the keep-alive pools above (grammY's `agent` is not used). grammY reads only
+ * `response.json()`; here an answer that is not in the Bot API's shape (`{ ok: true, result }`
+ * or `{ ok: false, error_code, description }`) is turned into a refusal in that shape carrying
+ * the HTTP status: a proxy's bare `502 Bad Gateway` page, an empty body or `{"error": …}`
+ * becomes `error_code` 502 (or the status, when it is an error status) with a description
+ * naming the status and quoting the body. So the retry transformer retries a bare 5xx like any
+ * other, and logs say what came back instead of `undefined undefined`.
  */
 export function botApiFetch(): NonNullable<ApiClientOptions["fetch"]> {
   const fetchOnce = (url: string, init: GrammyFetchInit = {}): Promise<{ json(): Promise<unknown> }> =>
     new Promise((resolve, reject) => {
       const target = new URL(url);
-      const send = target.protocol === "https:" ? httpsRequest : httpRequest;
+      const https = target.protocol === "https:";
+      const send = https ? httpsRequest : httpRequest;
       const request = send(
         target,
-        { method: init.method ?? "GET", headers: init.headers ?? {}, ...(init.agent ? { agent: init.agent } : {}) },
+        { method: init.method ?? "GET", headers: init.headers ?? {}, agent: https ? pools.https : pools.http },
         (response) => {
           readBody(response).then((text) => {
             const answer = toBotApiShape(response.statusCode ?? 0, response.statusMessage ?? "", text);

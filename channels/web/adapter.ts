@@ -92,7 +92,6 @@ export class WebAdapter
   readonly id = "web";
   readonly platform = "web" as const;
   readonly capabilities: ChannelCapabilities = {
-    maxMessageLength: Number.POSITIVE_INFINITY,
     canEdit: true,
     identifiesClickers: true,
     // A browser chat is opened on one world's page: the world is part of the chat.

@@ -16,6 +16,7 @@ export * from "./channel-streaming.js";
 export * from "./chat-ref.js";
 export * from "./commands/chat-commands.js";
 export type * from "./delivery/primitives.js";
+export { PaceTable } from "./delivery/pace-table.js";
 export { earliestPostTime, type PartKey, partKeyOf, type PostKey } from "./delivery/post-key.js";
 export * from "./inbound.js";
 export * from "./outbound/invisible-characters.js";

@@ -68,4 +68,4 @@ async function startConsole(sink: ContractSink): Promise<ChannelFixture> {
   };
 }
 
-runChannelContract({ name: "console", start: startConsole });
+runChannelContract({ name: "console", maxMessageLength: Number.POSITIVE_INFINITY, start: startConsole });

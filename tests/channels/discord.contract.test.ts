@@ -1,5 +1,6 @@
 import { DiscordAdapter } from "../../channels/discord/adapter.js";
 import { encodeApprovalCustomId } from "../../channels/discord/custom-id.js";
+import { discordMessageLimit } from "../../channels/discord/split-message.js";
 import { capturingLogger, discordWorld, InstantClock, mainToken, waitFor } from "../discord/helpers.js";
 import type { StoredDiscordMessage } from "../fakes/discord-api.js";
 import { type ChannelFixture, runChannelContract, type ShownMessage } from "./channel-contract.js";
@@ -82,4 +83,4 @@ async function startDiscord(sink: ContractSink): Promise<ChannelFixture> {
   };
 }
 
-runChannelContract({ name: "discord", start: startDiscord });
+runChannelContract({ name: "discord", maxMessageLength: discordMessageLimit, start: startDiscord });

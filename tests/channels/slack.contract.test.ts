@@ -1,6 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { SlackAdapter } from "../../channels/slack/adapter.js";
+import { slackMessageLimit } from "../../channels/slack/render.js";
 import { FakeSlack, type SlackStoredMessage } from "../fakes/slack-api.js";
 import { ana, appToken, botToken, channel, signingSecret, teamId } from "../slack/world-slack.js";
 import { capturingLogger, InstantClock } from "../telegram/helpers.js";
@@ -137,5 +138,13 @@ function countButtons(message: SlackStoredMessage): number {
     .reduce((sum: number, block) => sum + ((block as { elements?: unknown[] }).elements?.length ?? 0), 0);
 }
 
-runChannelContract({ name: "slack (HTTP events)", start: (sink) => startSlack(sink, "http") });
-runChannelContract({ name: "slack (Socket Mode)", start: (sink) => startSlack(sink, "socket") });
+runChannelContract({
+  name: "slack (HTTP events)",
+  maxMessageLength: slackMessageLimit,
+  start: (sink) => startSlack(sink, "http"),
+});
+runChannelContract({
+  name: "slack (Socket Mode)",
+  maxMessageLength: slackMessageLimit,
+  start: (sink) => startSlack(sink, "socket"),
+});

@@ -2,6 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { TelegramAdapter } from "../../channels/telegram/adapter.js";
 import { encodeApprovalCallback } from "../../channels/telegram/callback-data.js";
+import { telegramMessageLimit } from "../../channels/telegram/render.js";
 import { FakeTelegramApi } from "../fakes/telegram-api.js";
 import { ana, capturingLogger, groupId, InstantClock, mainToken } from "../telegram/helpers.js";
 import { type ChannelFixture, runChannelContract, type ShownMessage } from "./channel-contract.js";
@@ -110,4 +111,4 @@ function countButtons(markup: unknown): number {
   return rows.reduce((sum, row) => sum + row.length, 0);
 }
 
-runChannelContract({ name: "telegram", start: startTelegram });
+runChannelContract({ name: "telegram", maxMessageLength: telegramMessageLimit, start: startTelegram });

@@ -44,7 +44,8 @@ export class ToyPlatform {
   }
 }
 
-const maxLength = 300;
+/** Longest text one toy message holds. */
+export const toyMessageLimit = 300;
 
 /** A part is the text of one platform message, the author's name in front. */
 export class ToyChannel implements ChannelAdapter, ChannelPrimitives<string> {
@@ -52,7 +53,6 @@ export class ToyChannel implements ChannelAdapter, ChannelPrimitives<string> {
   readonly platform = "console" as const;
   readonly chat: ChatRef = { platform: "console", workspace: "main", channel: "toy" };
   readonly capabilities: ChannelCapabilities = {
-    maxMessageLength: maxLength,
     canEdit: true,
     identifiesClickers: true,
     chatsNameTheirWorld: true,
@@ -93,8 +93,8 @@ export class ToyChannel implements ChannelAdapter, ChannelPrimitives<string> {
     const name = `${message.author.displayName ?? message.author.name}: `;
     const parts: string[] = [];
     let rest = message.text.trim();
-    while (name.length + rest.length > maxLength) {
-      const room = maxLength - name.length;
+    while (name.length + rest.length > toyMessageLimit) {
+      const room = toyMessageLimit - name.length;
       const cut = Math.max(rest.lastIndexOf(" ", room), 1);
       parts.push(name + rest.slice(0, cut));
       rest = rest.slice(cut).trimStart();

@@ -1,6 +1,6 @@
 import { type ChannelFixture, runChannelContract } from "./channel-contract.js";
 import type { ContractSink } from "./contract-sink.js";
-import { ToyChannel, ToyPlatform } from "./toy-channel.js";
+import { ToyChannel, ToyPlatform, toyMessageLimit } from "./toy-channel.js";
 
 /** The toy channel (tests/channels/toy-channel.ts) on its in-memory platform. */
 async function startToy(sink: ContractSink): Promise<ChannelFixture> {
@@ -41,4 +41,4 @@ async function startToy(sink: ContractSink): Promise<ChannelFixture> {
   };
 }
 
-runChannelContract({ name: "toy", start: startToy });
+runChannelContract({ name: "toy", maxMessageLength: toyMessageLimit, start: startToy });

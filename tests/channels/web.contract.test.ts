@@ -150,4 +150,4 @@ async function startWeb(sink: ContractSink): Promise<ChannelFixture> {
   };
 }
 
-runChannelContract({ name: "web", start: startWeb });
+runChannelContract({ name: "web", maxMessageLength: Number.POSITIVE_INFINITY, start: startWeb });

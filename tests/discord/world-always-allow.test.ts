@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { ApprovalsConfig } from "../../src/config/schema.js";
-import { ScriptedProvider } from "../fakes/scripted-provider.js";
 import type { StoredDiscordMessage } from "../fakes/discord-api.js";
+import { approvalsConfig, echoAgent, echoTheWord } from "../world/approval-world.js";
 import { type DiscordWorld, discordWorld } from "./helpers.js";
 import { type WorldDiscord, worldOnDiscord } from "./world-discord.js";
 
@@ -13,16 +12,6 @@ afterEach(async () => {
   await discord?.fake.close();
   discord = undefined;
 });
-
-/** A model that runs `echo <word>` for the word after "echo" in the person's message. */
-function echoWhatIsAsked() {
-  return new ScriptedProvider((request) => {
-    const last = request.messages.at(-1);
-    if (last?.role === "tool") return { text: `tool said: ${last.text.replace(/\s+/g, " ").trim()}` };
-    const word = /echo (\w+)/.exec(last?.text ?? "")?.[1] ?? "hello";
-    return { text: "On it.", toolCalls: [{ name: "shell_cmd", args: { command: "echo", args: [word] } }] };
-  });
-}
 
 interface Button {
   style: number;
@@ -47,13 +36,13 @@ function customId(card: StoredDiscordMessage, label: string): string {
 describe("Always allow from a Discord card", () => {
   it("the button is on the card; someone who qualifies by role and as requester but not by id is refused ephemerally; the listed approver's press runs the call, the same call then runs with no card, other arguments get one", async () => {
     discord = await discordWorld();
-    const alice = echoWhatIsAsked();
+    const alice = echoTheWord();
     t = await worldOnDiscord({
       discord,
-      agents: [{ name: "alice", provider: alice, tools: ["shell_cmd"] }],
+      agents: echoAgent(alice),
       world: {
         approvers: { discord: ["requester", "role:Dev", discord.olga.id] },
-        approvals: { allowAlways: true } as unknown as ApprovalsConfig,
+        approvals: approvalsConfig({ allowAlways: true }),
       },
       chats: (fake) => ({ [fake.general.id]: "main" }),
     });

@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { ApprovalsConfig } from "../../src/config/schema.js";
 import type { FakeDiscordUser, FakeInteraction, StoredDiscordMessage } from "../fakes/discord-api.js";
-import { ScriptedProvider } from "../fakes/scripted-provider.js";
+import { approvalsConfig, echoAgent, echoWhenAsked } from "../world/approval-world.js";
 import { type DiscordWorld, discordWorld } from "./helpers.js";
 import { type WorldDiscord, worldOnDiscord } from "./world-discord.js";
 
@@ -13,20 +12,6 @@ afterEach(async () => {
   await discord?.fake.close();
   discord = undefined;
 });
-
-/** A model that runs `echo <word>` when asked to, and says what every tool result told it. */
-function echoWhatIsAsked(toolTexts: string[]) {
-  return new ScriptedProvider((request) => {
-    const last = request.messages.at(-1);
-    if (last?.role === "tool") {
-      toolTexts.push(last.text);
-      return { text: `tool said: ${last.text.replace(/\s+/g, " ").trim()}` };
-    }
-    const word = /run echo (\w+)/.exec(last?.text ?? "")?.[1];
-    if (word === undefined) return { text: "noted." };
-    return { text: "On it.", toolCalls: [{ name: "shell_cmd", args: { command: "echo", args: [word] } }] };
-  });
-}
 
 interface Button {
   label: string;
@@ -68,10 +53,10 @@ async function world(toolTexts: string[], approvals: Record<string, unknown> = {
   discord = await discordWorld();
   return worldOnDiscord({
     discord,
-    agents: [{ name: "alice", provider: echoWhatIsAsked(toolTexts), tools: ["shell_cmd"] }],
+    agents: echoAgent(echoWhenAsked(toolTexts)),
     world: {
       approvers: { discord: [discord.olga.id] },
-      approvals: approvals as unknown as ApprovalsConfig,
+      approvals: approvalsConfig(approvals),
     },
     chats: (fake) => ({ [fake.general.id]: "main" }),
   });

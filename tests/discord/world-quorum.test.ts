@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { ApprovalsConfig } from "../../src/config/schema.js";
-import { ScriptedProvider } from "../fakes/scripted-provider.js";
 import type { StoredDiscordMessage } from "../fakes/discord-api.js";
+import { approvalsConfig, echoAgent, echoTheWord } from "../world/approval-world.js";
 import { type DiscordWorld, discordWorld } from "./helpers.js";
 import { type WorldDiscord, worldOnDiscord } from "./world-discord.js";
 
@@ -16,15 +15,6 @@ afterEach(async () => {
 
 /** The step's text with a fence and a broadcast in it, then `echo <word>`. */
 const reasoning = "Let me check ``` first @everyone";
-function echoWhatIsAsked() {
-  return new ScriptedProvider((request) => {
-    const last = request.messages.at(-1);
-    if (last?.role === "tool") return { text: `tool said: ${last.text.replace(/\s+/g, " ").trim()}` };
-    const word = /echo (\w+)/.exec(last?.text ?? "")?.[1] ?? "hello";
-    return { text: reasoning, toolCalls: [{ name: "shell_cmd", args: { command: "echo", args: [word] } }] };
-  });
-}
-
 function customId(card: StoredDiscordMessage, label: string): string {
   const buttons = (card.components as { components: { label: string; custom_id: string }[] }[]).flatMap(
     (row) => row.components,
@@ -39,10 +29,10 @@ describe("Quorum on a Discord card", () => {
     discord = await discordWorld();
     t = await worldOnDiscord({
       discord,
-      agents: [{ name: "alice", provider: echoWhatIsAsked(), tools: ["shell_cmd"] }],
+      agents: echoAgent(echoTheWord(reasoning)),
       world: {
         approvers: { discord: ["requester", discord.olga.id, discord.eve.id] },
-        approvals: { quorum: { shell_cmd: 2 } } as unknown as ApprovalsConfig,
+        approvals: approvalsConfig({ quorum: { shell_cmd: 2 } }),
       },
       chats: (fake) => ({ [fake.general.id]: "main" }),
     });

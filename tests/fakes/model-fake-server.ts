@@ -270,7 +270,9 @@ export async function startFakeModelServer(
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  // A deep accept queue: a bench opens hundreds of connections at once while this process is
+  // busy, and past Node's default of 511 the kernel drops them (the client sees ECONNRESET).
+  await new Promise<void>((resolve) => server.listen({ port: 0, host: "127.0.0.1", backlog: 4096 }, resolve));
   const { port } = server.address() as AddressInfo;
   const origin = `http://127.0.0.1:${port}`;
   return {

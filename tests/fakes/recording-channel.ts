@@ -45,7 +45,6 @@ export class RecordingChannel implements ChannelAdapter, ChannelPrimitives<Outbo
     readonly id: string = `recording-${platform}`,
   ) {
     this.capabilities = {
-      maxMessageLength: Number.POSITIVE_INFINITY,
       canEdit: false,
       // Like the console adapter: its clicks come from the one local user.
       identifiesClickers: platform !== "console",

@@ -69,7 +69,6 @@ export class SharedPlatform {
 export class SharedPlatformChannel implements ChannelAdapter, AgentIdentityChannel, ChannelPrimitives<string> {
   readonly id: string;
   readonly capabilities: ChannelCapabilities = {
-    maxMessageLength: 4096,
     canEdit: true,
     identifiesClickers: true,
     chatsNameTheirWorld: false,

@@ -73,7 +73,9 @@ export class FakeTelegramApi {
     const server = createServer((request, response) => {
       void fake?.handle(request, response);
     });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    // A deep accept queue: a bench opens hundreds of connections at once while this process is
+    // busy, and past Node's default of 511 the kernel drops them (the client sees ECONNRESET).
+    await new Promise<void>((resolve) => server.listen({ port: 0, host: "127.0.0.1", backlog: 4096 }, resolve));
     const { port } = server.address() as AddressInfo;
     fake = new FakeTelegramApi(server, `http://127.0.0.1:${port}`);
     server.on("connection", (socket) => {

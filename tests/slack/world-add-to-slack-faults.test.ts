@@ -1,6 +1,6 @@
-import { randomBytes } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { ScriptedProvider } from "../fakes/scripted-provider.js";
+import { alpha, beta, bothWorkspaces, oauth, openInstall, returnFromConsent } from "./add-to-slack.js";
 import { ana, type WorldSlack, worldOnSlack } from "./world-slack.js";
 
 // "Add to Slack" under Slack's refusals (docs/reliability.md, "A platform refuses"): an installed
@@ -14,23 +14,10 @@ afterEach(async () => {
   t = undefined;
 });
 
-const oauth = {
-  clientId: "1111.2222",
-  clientSecret: "client-secret-for-tests",
-  stateSecret: "state-secret-for-tests-0123456789",
-  secretKey: randomBytes(32).toString("base64"),
-};
-const alpha = { teamId: "T0ALPHA", channel: "C0ALPHA" };
-const beta = { teamId: "T0BETA", channel: "C0BETA" };
-
 async function install(world: WorldSlack, teamId: string): Promise<void> {
-  const response = await fetch(`${world.origin}/slack/install`, { redirect: "manual" });
-  const cookie = (response.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
-  const authorizeUrl = response.headers.get("location") ?? "";
+  const { cookie, location: authorizeUrl } = await openInstall(world);
   const { code, state } = world.fake.authorizeInstall({ authorizeUrl, teamId, user: ana });
-  const back = await fetch(`${world.origin}/slack/oauth_redirect?${new URLSearchParams({ code, state })}`, {
-    headers: { cookie },
-  });
+  const back = await returnFromConsent(world, { code, state }, cookie);
   expect(back.status).toBe(200);
 }
 
@@ -46,7 +33,7 @@ describe("Add to Slack: an installed workspace's calls follow the retry policy",
         },
       ],
       world: { defaultAgent: "alice" },
-      chats: { [`${alpha.teamId}/${alpha.channel}`]: "main", [`${beta.teamId}/${beta.channel}`]: "main" },
+      chats: bothWorkspaces,
     });
     await install(t, alpha.teamId);
     await install(t, beta.teamId);

@@ -1,8 +1,8 @@
-import { randomBytes } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { chatKey } from "../../src/world/chat-ref.js";
 import { ScriptedProvider } from "../fakes/scripted-provider.js";
 import type { SlackStoredMessage } from "../fakes/slack-api.js";
+import { alpha, beta, bothWorkspaces, oauth, openInstall, returnFromConsent } from "./add-to-slack.js";
 import { ana, olga, type WorldSlack, worldOnSlack } from "./world-slack.js";
 
 // "Add to Slack" (docs/slack.md): two workspaces install the app through the OAuth flow against
@@ -15,14 +15,6 @@ afterEach(async () => {
   t = undefined;
 });
 
-const oauth = {
-  clientId: "1111.2222",
-  clientSecret: "client-secret-for-tests",
-  stateSecret: "state-secret-for-tests-0123456789",
-  secretKey: randomBytes(32).toString("base64"),
-};
-const alpha = { teamId: "T0ALPHA", channel: "C0ALPHA" };
-const beta = { teamId: "T0BETA", channel: "C0BETA" };
 const bob = "U5BOB";
 
 /** A model that runs `echo hello` once, then says what the tool said. */
@@ -36,25 +28,17 @@ function echoOnce() {
 
 /** `/slack/install`: a redirect to the consent page, with the state also in a cookie. */
 async function startInstall(world: WorldSlack): Promise<{ location: URL; cookie: string }> {
-  const response = await fetch(`${world.origin}/slack/install`, { redirect: "manual" });
-  expect(response.status).toBe(302);
-  const cookie = (response.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+  const { status, cookie, location } = await openInstall(world);
+  expect(status).toBe(302);
   expect(cookie).toMatch(/^slack-app-oauth-state=.+/);
-  return { location: new URL(response.headers.get("location") ?? ""), cookie };
-}
-
-async function redirect(world: WorldSlack, query: Record<string, string>, cookie?: string) {
-  const response = await fetch(`${world.origin}/slack/oauth_redirect?${new URLSearchParams(query)}`, {
-    headers: cookie ? { cookie } : {},
-  });
-  return { status: response.status, text: await response.text() };
+  return { location: new URL(location), cookie };
 }
 
 /** A person in `teamId` goes through the whole install: consent, then back with the code and state. */
 async function install(world: WorldSlack, teamId: string, user: string): Promise<void> {
   const { location, cookie } = await startInstall(world);
   const { code, state } = world.fake.authorizeInstall({ authorizeUrl: location.href, teamId, user });
-  const answer = await redirect(world, { code, state }, cookie);
+  const answer = await returnFromConsent(world, { code, state }, cookie);
   expect(answer).toEqual({ status: 200, text: `Roundtable is installed in ${teamId}. You can close this page.` });
 }
 
@@ -88,10 +72,10 @@ describe("Add to Slack: many workspaces, each with its own token", () => {
     );
     const { code, state } = t.fake.authorizeInstall({ authorizeUrl: location.href, ...alpha, user: ana });
     // A state made up, and the right state from a browser that never started the install.
-    const forged = await redirect(t, { code, state: "forged-state" }, cookie);
-    const foreign = await redirect(t, { code, state });
+    const forged = await returnFromConsent(t, { code, state: "forged-state" }, cookie);
+    const foreign = await returnFromConsent(t, { code, state });
     const anotherBrowser = await startInstall(t);
-    const crossed = await redirect(t, { code, state }, anotherBrowser.cookie);
+    const crossed = await returnFromConsent(t, { code, state }, anotherBrowser.cookie);
     for (const answer of [forged, foreign, crossed]) expect(answer.status).toBe(400);
     expect(forged.text).toMatch(/^The install did not complete:/);
     expect(t.fake.callsTo("oauth.v2.access")).toEqual([]);
@@ -106,7 +90,7 @@ describe("Add to Slack: many workspaces, each with its own token", () => {
       oauth,
       agents: [{ name: "alice", provider: alice, tools: ["shell_cmd"] }],
       world: { defaultAgent: "alice", approvers: { slack: [olga] } },
-      chats: { [`${alpha.teamId}/${alpha.channel}`]: "main", [`${beta.teamId}/${beta.channel}`]: "main" },
+      chats: bothWorkspaces,
     });
     await install(t, alpha.teamId, ana);
     await install(t, beta.teamId, bob);

@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { ApprovalsConfig } from "../../src/config/schema.js";
-import { ScriptedProvider } from "../fakes/scripted-provider.js";
 import type { SlackStoredMessage } from "../fakes/slack-api.js";
+import { approvalsConfig, echoAgent, echoTheWord } from "../world/approval-world.js";
 import { ana, channel, olga, threadKey, type WorldSlack, worldOnSlack } from "./world-slack.js";
 
 let t: WorldSlack | undefined;
@@ -9,16 +8,6 @@ afterEach(async () => {
   await t?.close();
   t = undefined;
 });
-
-/** A model that runs `echo <word>` for the word after "echo" in the person's message. */
-function echoWhatIsAsked() {
-  return new ScriptedProvider((request) => {
-    const last = request.messages.at(-1);
-    if (last?.role === "tool") return { text: `tool said: ${last.text.replace(/\s+/g, " ").trim()}` };
-    const word = /echo (\w+)/.exec(last?.text ?? "")?.[1] ?? "hello";
-    return { text: "On it.", toolCalls: [{ name: "shell_cmd", args: { command: "echo", args: [word] } }] };
-  });
-}
 
 function buttonsOf(card: SlackStoredMessage): { text: { text: string }; value: string; confirm?: unknown }[] {
   const actions = (card.blocks ?? []).find((block) => (block as { type?: string }).type === "actions") as
@@ -29,14 +18,14 @@ function buttonsOf(card: SlackStoredMessage): { text: { text: string }; value: s
 
 describe("Always allow from a Slack card", () => {
   it("the button is on the card (confirmed); the requester not listed by id is refused privately; the approver's press runs the call and the same call in another thread runs with no card", async () => {
-    const alice = echoWhatIsAsked();
+    const alice = echoTheWord();
     t = await worldOnSlack({
       mode: "http",
-      agents: [{ name: "alice", provider: alice, tools: ["shell_cmd"] }],
+      agents: echoAgent(alice),
       world: {
         defaultAgent: "alice",
         approvers: { slack: ["requester", olga] },
-        approvals: { allowAlways: true } as unknown as ApprovalsConfig,
+        approvals: approvalsConfig({ allowAlways: true }),
       },
       chats: { [channel]: "main" },
     });

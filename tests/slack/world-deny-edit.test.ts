@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { ApprovalsConfig } from "../../src/config/schema.js";
-import { ScriptedProvider } from "../fakes/scripted-provider.js";
 import type { SlackStoredMessage } from "../fakes/slack-api.js";
+import { approvalsConfig, echoAgent, echoWhenAsked } from "../world/approval-world.js";
 import { ana, channel, eve, olga, threadKey, type WorldSlack, worldOnSlack } from "./world-slack.js";
 
 let t: WorldSlack | undefined;
@@ -9,20 +8,6 @@ afterEach(async () => {
   await t?.close();
   t = undefined;
 });
-
-/** A model that runs `echo <word>` when asked to, and says what every tool result told it. */
-function echoWhatIsAsked(toolTexts: string[]) {
-  return new ScriptedProvider((request) => {
-    const last = request.messages.at(-1);
-    if (last?.role === "tool") {
-      toolTexts.push(last.text);
-      return { text: `tool said: ${last.text.replace(/\s+/g, " ").trim()}` };
-    }
-    const word = /run echo (\w+)/.exec(last?.text ?? "")?.[1];
-    if (word === undefined) return { text: "noted." };
-    return { text: "On it.", toolCalls: [{ name: "shell_cmd", args: { command: "echo", args: [word] } }] };
-  });
-}
 
 function labelsOf(card: SlackStoredMessage): string[] {
   const actions = (card.blocks ?? []).find((block) => (block as { type?: string }).type === "actions") as
@@ -34,11 +19,11 @@ function labelsOf(card: SlackStoredMessage): string[] {
 async function world(toolTexts: string[], approvals: Record<string, unknown> = {}): Promise<WorldSlack> {
   return worldOnSlack({
     mode: "http",
-    agents: [{ name: "alice", provider: echoWhatIsAsked(toolTexts), tools: ["shell_cmd"] }],
+    agents: echoAgent(echoWhenAsked(toolTexts)),
     world: {
       defaultAgent: "alice",
       approvers: { slack: [olga] },
-      approvals: approvals as unknown as ApprovalsConfig,
+      approvals: approvalsConfig(approvals),
     },
     chats: { [channel]: "main" },
   });

@@ -1,6 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { ApprovalsConfig } from "../../src/config/schema.js";
-import { ScriptedProvider } from "../fakes/scripted-provider.js";
+import { approvalsConfig, echoAgent, echoTheWord } from "../world/approval-world.js";
 import { ana, channel, eve, olga, threadKey, type WorldSlack, worldOnSlack } from "./world-slack.js";
 
 let t: WorldSlack | undefined;
@@ -11,15 +10,6 @@ afterEach(async () => {
 
 /** The step's text, with what Slack would read as markup (a broadcast, a link), then `echo <word>`. */
 const reasoning = "Checking first: <!channel> *now* & <https://evil.example|click>";
-function echoWhatIsAsked() {
-  return new ScriptedProvider((request) => {
-    const last = request.messages.at(-1);
-    if (last?.role === "tool") return { text: `tool said: ${last.text.replace(/\s+/g, " ").trim()}` };
-    const word = /echo (\w+)/.exec(last?.text ?? "")?.[1] ?? "hello";
-    return { text: reasoning, toolCalls: [{ name: "shell_cmd", args: { command: "echo", args: [word] } }] };
-  });
-}
-
 function blocksText(blocks: unknown[] | undefined): string {
   return JSON.stringify(blocks ?? []);
 }
@@ -28,11 +18,11 @@ describe("Quorum on a Slack card", () => {
   it("reasoning escaped above the arguments; the requester's press does not count; 1 of 2 on the card, buttons kept; the second approver decides; a denial denies", async () => {
     t = await worldOnSlack({
       mode: "http",
-      agents: [{ name: "alice", provider: echoWhatIsAsked(), tools: ["shell_cmd"] }],
+      agents: echoAgent(echoTheWord(reasoning)),
       world: {
         defaultAgent: "alice",
         approvers: { slack: ["requester", olga, eve] },
-        approvals: { quorum: { shell_cmd: 2 } } as unknown as ApprovalsConfig,
+        approvals: approvalsConfig({ quorum: { shell_cmd: 2 } }),
       },
       chats: { [channel]: "main" },
     });
@@ -83,12 +73,12 @@ describe("Quorum on a Slack card", () => {
   it("reminds the approver once and escalates once in the card's thread, with real mentions; the escalated person may decide only then", async () => {
     t = await worldOnSlack({
       mode: "http",
-      agents: [{ name: "alice", provider: echoWhatIsAsked(), tools: ["shell_cmd"] }],
+      agents: echoAgent(echoTheWord(reasoning)),
       world: {
         defaultAgent: "alice",
         approvers: { slack: [olga] },
         approvalTimeout: "10m",
-        approvals: { remind: "1s", escalate: { after: "5s", to: { slack: [eve] } } } as unknown as ApprovalsConfig,
+        approvals: approvalsConfig({ remind: "1s", escalate: { after: "5s", to: { slack: [eve] } } }),
       },
       chats: { [channel]: "main" },
     });

@@ -1,20 +1,11 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Store } from "../../src/world/store.js";
-import type { StoreFixture } from "./store-contract-fixtures.js";
+import { describe, expect, it } from "vitest";
+import { type StoreFixture, storeOpenedFor } from "./store-contract-fixtures.js";
 
 /** The accounting part of the Store contract: usage per world, agent and day; message counts; the audit. */
 export function storeAccountingContract(name: string, open: () => Promise<StoreFixture>): void {
   describe(`Store contract: ${name}, usage, message rate and approvals audit`, () => {
-    let fixture: StoreFixture;
-    let store: Store;
-    beforeAll(async () => {
-      fixture = await open();
-      store = fixture.store;
-    });
-    afterAll(async () => {
-      await fixture?.close();
-    });
+    const store = storeOpenedFor(open);
     const unique = (prefix: string) => `${prefix}-${randomUUID().slice(0, 8)}`;
 
     it("adds usage per world, agent and day, concurrent additions included", async () => {

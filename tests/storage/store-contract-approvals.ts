@@ -1,6 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Store } from "../../src/world/store.js";
-import { contractBuilders, type StoreFixture } from "./store-contract-fixtures.js";
+import { describe, expect, it } from "vitest";
+import { contractBuilders, type StoreFixture, storeOpenedFor } from "./store-contract-fixtures.js";
 
 /**
  * The Store contract (tool calls, approvals and outbound messages). Every implementation (SQLite, PostgreSQL) must pass it. Tests
@@ -8,16 +7,7 @@ import { contractBuilders, type StoreFixture } from "./store-contract-fixtures.j
  */
 export function storeApprovalContract(name: string, open: () => Promise<StoreFixture>): void {
   describe(`Store contract: ${name}, tool calls, approvals and outbound messages`, () => {
-    let fixture: StoreFixture;
-    let store: Store;
-
-    beforeAll(async () => {
-      fixture = await open();
-      store = fixture.store;
-    });
-    afterAll(async () => {
-      await fixture?.close();
-    });
+    const store = storeOpenedFor(open);
 
     const { unique, chatKey, message, toolCall, storedCall, approval } = contractBuilders(() => store);
 

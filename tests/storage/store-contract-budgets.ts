@@ -1,21 +1,12 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Store } from "../../src/world/store.js";
+import { describe, expect, it } from "vitest";
 import type { BucketCap, BudgetCharge } from "../../src/world/stores/budget-store.js";
-import type { StoreFixture } from "./store-contract-fixtures.js";
+import { type StoreFixture, storeOpenedFor } from "./store-contract-fixtures.js";
 
 /** The budget part of the Store contract: buckets per scope and period, caps held at once, raises, alerts once. */
 export function storeBudgetContract(name: string, open: () => Promise<StoreFixture>): void {
   describe(`Store contract: ${name}, budgets`, () => {
-    let fixture: StoreFixture;
-    let store: Store;
-    beforeAll(async () => {
-      fixture = await open();
-      store = fixture.store;
-    });
-    afterAll(async () => {
-      await fixture?.close();
-    });
+    const store = storeOpenedFor(open);
     const unique = (prefix: string) => `${prefix}-${randomUUID().slice(0, 8)}`;
     const day = "2026-11-24";
     const month = "2026-11";

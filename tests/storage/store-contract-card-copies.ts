@@ -1,19 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Store } from "../../src/world/store.js";
-import { contractBuilders, type StoreFixture } from "./store-contract-fixtures.js";
+import { describe, expect, it } from "vitest";
+import { contractBuilders, type StoreFixture, storeOpenedFor } from "./store-contract-fixtures.js";
 
 /** An approval card's copies (DMs, the approvals chat): recorded once, listed in order, marked once. */
 export function storeCardCopyContract(name: string, open: () => Promise<StoreFixture>): void {
   describe(`Store contract: ${name}, approval card copies`, () => {
-    let fixture: StoreFixture;
-    let store: Store;
-    beforeAll(async () => {
-      fixture = await open();
-      store = fixture.store;
-    });
-    afterAll(async () => {
-      await fixture?.close();
-    });
+    const store = storeOpenedFor(open);
     const { unique } = contractBuilders(() => store);
 
     it("records copies once (a second record of the same approval and chat changes nothing) and lists them all", async () => {

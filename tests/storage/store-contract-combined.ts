@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { parseChatKey } from "../../src/world/chat-ref.js";
 import type { WorldEvent } from "../../src/world/events.js";
-import type { Store } from "../../src/world/store.js";
-import { contractBuilders, type StoreFixture } from "./store-contract-fixtures.js";
+import { contractBuilders, type StoreFixture, storeOpenedFor } from "./store-contract-fixtures.js";
 
 /**
  * The Store's writes that PostgreSQL makes one statement and SQLite several
@@ -10,16 +9,7 @@ import { contractBuilders, type StoreFixture } from "./store-contract-fixtures.j
  */
 export function storeCombinedContract(name: string, open: () => Promise<StoreFixture>): void {
   describe(`Store contract: ${name}, combined writes`, () => {
-    let fixture: StoreFixture;
-    let store: Store;
-
-    beforeAll(async () => {
-      fixture = await open();
-      store = fixture.store;
-    });
-    afterAll(async () => {
-      await fixture?.close();
-    });
+    const store = storeOpenedFor(open);
 
     const { unique, chatKey, message, toolCall } = contractBuilders(() => store);
     const endedAt = new Date("2030-01-01T00:01:00.000Z");

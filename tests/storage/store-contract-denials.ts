@@ -1,20 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { DeniedCallRecord } from "../../src/world/stores/denials-and-edits.js";
-import type { Store } from "../../src/world/store.js";
-import { contractBuilders, type StoreFixture } from "./store-contract-fixtures.js";
+import { contractBuilders, type StoreFixture, storeOpenedFor } from "./store-contract-fixtures.js";
 
 /** Denials that stick until /reset and edited arguments: stored with their decision, read back alike on both databases. */
 export function storeDenialContract(name: string, open: () => Promise<StoreFixture>): void {
   describe(`Store contract: ${name}, sticky denials and edits`, () => {
-    let fixture: StoreFixture;
-    let store: Store;
-    beforeAll(async () => {
-      fixture = await open();
-      store = fixture.store;
-    });
-    afterAll(async () => {
-      await fixture?.close();
-    });
+    const store = storeOpenedFor(open);
     const { unique, chatKey, storedCall, approval } = contractBuilders(() => store);
     const at = new Date("2030-01-01T00:00:00.000Z");
 

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll } from "vitest";
 import type { NewApproval, NewMessage, NewToolCall } from "../../src/world/records.js";
 import type { Store } from "../../src/world/store.js";
 
@@ -6,6 +7,32 @@ import type { Store } from "../../src/world/store.js";
 export interface StoreFixture {
   store: Store;
   close(): Promise<void>;
+}
+
+/**
+ * The store of one contract suite: opened before its tests, closed after them. Call it in the
+ * suite's `describe`; the store it returns stands for the one opened (it exists only once the
+ * suite's tests run).
+ */
+export function storeOpenedFor(open: () => Promise<StoreFixture>): Store {
+  let fixture: StoreFixture | undefined;
+  beforeAll(async () => {
+    fixture = await open();
+  });
+  afterAll(async () => {
+    await fixture?.close();
+  });
+  const opened = (): Store => {
+    if (!fixture) throw new Error("the contract suite's store is used before it is opened");
+    return fixture.store;
+  };
+  return new Proxy({} as Store, {
+    get(_target, property) {
+      const store = opened();
+      const value: unknown = Reflect.get(store, property);
+      return typeof value === "function" ? value.bind(store) : value;
+    },
+  });
 }
 
 /** Record builders for the contract suites; ids are unique so tests sharing a database keep apart. */

@@ -1,20 +1,11 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Store } from "../../src/world/store.js";
-import type { StoreFixture } from "./store-contract-fixtures.js";
+import { describe, expect, it } from "vitest";
+import { type StoreFixture, storeOpenedFor } from "./store-contract-fixtures.js";
 
 /** "Add to Slack" installations: one per workspace, replaced on reinstall, deleted for that workspace only. */
 export function storeInstallationContract(name: string, open: () => Promise<StoreFixture>): void {
   describe(`Store contract: ${name}, channel installations`, () => {
-    let fixture: StoreFixture;
-    let store: Store;
-    beforeAll(async () => {
-      fixture = await open();
-      store = fixture.store;
-    });
-    afterAll(async () => {
-      await fixture?.close();
-    });
+    const store = storeOpenedFor(open);
 
     it("keeps one installation per workspace, replaces it on reinstall and deletes only the one named", async () => {
       const a = `T${randomUUID().slice(0, 8)}`;

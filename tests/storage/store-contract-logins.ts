@@ -1,20 +1,11 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Store } from "../../src/world/store.js";
-import type { StoreFixture } from "./store-contract-fixtures.js";
+import { describe, expect, it } from "vitest";
+import { type StoreFixture, storeOpenedFor } from "./store-contract-fixtures.js";
 
 /** The web console's login sessions: kept in the database, found until they expire, ended by logout. */
 export function storeLoginContract(name: string, open: () => Promise<StoreFixture>): void {
   describe(`Store contract: ${name}, web console login sessions`, () => {
-    let fixture: StoreFixture;
-    let store: Store;
-    beforeAll(async () => {
-      fixture = await open();
-      store = fixture.store;
-    });
-    afterAll(async () => {
-      await fixture?.close();
-    });
+    const store = storeOpenedFor(open);
 
     it("finds a session until it expires, and ends it on logout", async () => {
       const createdAt = new Date("2026-11-01T00:00:00Z");

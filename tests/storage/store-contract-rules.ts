@@ -1,20 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { NewStoredRule } from "../../src/world/policy/stored-rules.js";
-import type { Store } from "../../src/world/store.js";
-import { contractBuilders, type StoreFixture } from "./store-contract-fixtures.js";
+import { contractBuilders, type StoreFixture, storeOpenedFor } from "./store-contract-fixtures.js";
 
 /** Stored *Always allow* rules: made with their decision, matched while active, each use counted once, revoked once. */
 export function storeRuleContract(name: string, open: () => Promise<StoreFixture>): void {
   describe(`Store contract: ${name}, stored Always allow rules`, () => {
-    let fixture: StoreFixture;
-    let store: Store;
-    beforeAll(async () => {
-      fixture = await open();
-      store = fixture.store;
-    });
-    afterAll(async () => {
-      await fixture?.close();
-    });
+    const store = storeOpenedFor(open);
     const { unique, chatKey, storedCall, approval } = contractBuilders(() => store);
     const createdAt = new Date("2030-01-01T00:00:00.000Z");
     const expiresAt = new Date("2030-01-31T00:00:00.000Z");

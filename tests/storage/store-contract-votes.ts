@@ -1,19 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Store } from "../../src/world/store.js";
-import { contractBuilders, type StoreFixture } from "./store-contract-fixtures.js";
+import { describe, expect, it } from "vitest";
+import { contractBuilders, type StoreFixture, storeOpenedFor } from "./store-contract-fixtures.js";
 
 /** Quorum votes: one per approver and approval, read back oldest first, kept apart per approval. */
 export function storeVoteContract(name: string, open: () => Promise<StoreFixture>): void {
   describe(`Store contract: ${name}, quorum votes`, () => {
-    let fixture: StoreFixture;
-    let store: Store;
-    beforeAll(async () => {
-      fixture = await open();
-      store = fixture.store;
-    });
-    afterAll(async () => {
-      await fixture?.close();
-    });
+    const store = storeOpenedFor(open);
     const { unique } = contractBuilders(() => store);
     const at = (seconds: number) => new Date(Date.UTC(2030, 0, 1, 0, 0, seconds));
 

@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Store } from "../../src/world/store.js";
+import { describe, expect, it } from "vitest";
 import type { WorldEvent } from "../../src/world/events.js";
-import { contractBuilders, type StoreFixture } from "./store-contract-fixtures.js";
+import { contractBuilders, type StoreFixture, storeOpenedFor } from "./store-contract-fixtures.js";
 
 export type { StoreFixture } from "./store-contract-fixtures.js";
 
@@ -11,16 +10,7 @@ export type { StoreFixture } from "./store-contract-fixtures.js";
  */
 export function storeContract(name: string, open: () => Promise<StoreFixture>): void {
   describe(`Store contract: ${name}, chats, messages, events and turns`, () => {
-    let fixture: StoreFixture;
-    let store: Store;
-
-    beforeAll(async () => {
-      fixture = await open();
-      store = fixture.store;
-    });
-    afterAll(async () => {
-      await fixture?.close();
-    });
+    const store = storeOpenedFor(open);
 
     const { unique, chatKey, message } = contractBuilders(() => store);
 

@@ -1,8 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { ApprovalsConfig } from "../../src/config/schema.js";
-import { ScriptedProvider } from "../fakes/scripted-provider.js";
 import type { FakeUser, StoredMessage } from "../fakes/telegram-api.js";
 import { temporaryDatabaseUrl } from "../world/harness.js";
+import { approvalsConfig, echoAgent, echoTheWord } from "../world/approval-world.js";
 import { ana, eve } from "./helpers.js";
 import { boss, groupKey, type WorldTelegram, type WorldTelegramOptions, worldOnTelegram } from "./world-telegram.js";
 
@@ -14,16 +13,6 @@ afterEach(async () => {
 
 interface Keyboard {
   inline_keyboard: { text: string; callback_data: string }[][];
-}
-
-/** A model that runs `echo <word>` for the word after "echo" in the person's message, then says what the tool said. */
-function echoWhatIsAsked() {
-  return new ScriptedProvider((request) => {
-    const last = request.messages.at(-1);
-    if (last?.role === "tool") return { text: `tool said: ${last.text.replace(/\s+/g, " ").trim()}` };
-    const word = /echo (\w+)/.exec(last?.text ?? "")?.[1] ?? "hello";
-    return { text: "On it.", toolCalls: [{ name: "shell_cmd", args: { command: "echo", args: [word] } }] };
-  });
 }
 
 /** Every card posted in the group (decided ones are edited, so counted by what was sent). */
@@ -58,10 +47,10 @@ const day = 24 * 3_600_000;
 
 function options(extra: Partial<WorldTelegramOptions> = {}): WorldTelegramOptions {
   return {
-    agents: [{ name: "alice", provider: echoWhatIsAsked(), tools: ["shell_cmd"] }],
+    agents: echoAgent(echoTheWord()),
     world: {
       approvers: { telegram: ["requester", String(boss.id)] },
-      approvals: { allowAlways: true, allowAlwaysFor: "2d" } as unknown as ApprovalsConfig,
+      approvals: approvalsConfig({ allowAlways: true, allowAlwaysFor: "2d" }),
     },
     ...extra,
   };
@@ -161,7 +150,7 @@ describe("Always allow from a Telegram card", () => {
       options({
         world: {
           approvers: { telegram: ["requester", "admins"] },
-          approvals: { allowAlways: true } as unknown as ApprovalsConfig,
+          approvals: approvalsConfig({ allowAlways: true }),
         },
       }),
     );

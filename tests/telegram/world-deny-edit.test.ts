@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { ApprovalsConfig } from "../../src/config/schema.js";
-import { ScriptedProvider } from "../fakes/scripted-provider.js";
 import type { StoredMessage } from "../fakes/telegram-api.js";
+import { approvalsConfig, echoAgent, echoWhenAsked } from "../world/approval-world.js";
 import { ana, eve } from "./helpers.js";
 import { boss, groupKey, type WorldTelegram, type WorldTelegramOptions, worldOnTelegram } from "./world-telegram.js";
 
@@ -13,20 +12,6 @@ afterEach(async () => {
 
 interface Keyboard {
   inline_keyboard: { text: string; callback_data: string }[][];
-}
-
-/** A model that runs `echo <word>` when asked to, and says what every tool result told it. */
-function echoWhatIsAsked(toolTexts: string[]) {
-  return new ScriptedProvider((request) => {
-    const last = request.messages.at(-1);
-    if (last?.role === "tool") {
-      toolTexts.push(last.text);
-      return { text: `tool said: ${last.text.replace(/\s+/g, " ").trim()}` };
-    }
-    const word = /run echo (\w+)/.exec(last?.text ?? "")?.[1];
-    if (word === undefined) return { text: "noted." };
-    return { text: "On it.", toolCalls: [{ name: "shell_cmd", args: { command: "echo", args: [word] } }] };
-  });
 }
 
 function cards(t: WorldTelegram): unknown[] {
@@ -63,10 +48,10 @@ function lastPrompt(t: WorldTelegram): StoredMessage {
 
 function options(toolTexts: string[], approvals: Record<string, unknown> = {}): WorldTelegramOptions {
   return {
-    agents: [{ name: "alice", provider: echoWhatIsAsked(toolTexts), tools: ["shell_cmd"] }],
+    agents: echoAgent(echoWhenAsked(toolTexts)),
     world: {
       approvers: { telegram: ["requester", String(boss.id)] },
-      approvals: approvals as unknown as ApprovalsConfig,
+      approvals: approvalsConfig(approvals),
     },
   };
 }

@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { ApprovalsConfig } from "../../src/config/schema.js";
-import { ScriptedProvider } from "../fakes/scripted-provider.js";
 import type { FakeUser, StoredMessage } from "../fakes/telegram-api.js";
+import { approvalsConfig, echoAgent, echoTheWord } from "../world/approval-world.js";
 import { ana, eve } from "./helpers.js";
 import { boss, groupKey, type WorldTelegram, worldOnTelegram } from "./world-telegram.js";
 
@@ -16,15 +15,6 @@ const dana: FakeUser = { id: 444, is_bot: false, first_name: "Dana" };
 
 /** The step's text, with what breaks naive HTML, then `echo <word>` for the word after "echo". */
 const reasoning = 'I will run <b>echo</b> & check "it" first.';
-function echoWhatIsAsked() {
-  return new ScriptedProvider((request) => {
-    const last = request.messages.at(-1);
-    if (last?.role === "tool") return { text: `tool said: ${last.text.replace(/\s+/g, " ").trim()}` };
-    const word = /echo (\w+)/.exec(last?.text ?? "")?.[1] ?? "hello";
-    return { text: reasoning, toolCalls: [{ name: "shell_cmd", args: { command: "echo", args: [word] } }] };
-  });
-}
-
 interface Keyboard {
   inline_keyboard: { text: string; callback_data: string }[][];
 }
@@ -52,17 +42,13 @@ function button(card: StoredMessage, label: RegExp): string {
   return found?.callback_data ?? "";
 }
 
-function approvals(extra: Record<string, unknown>): ApprovalsConfig {
-  return extra as unknown as ApprovalsConfig;
-}
-
 describe("Quorum on a Telegram card", () => {
   it("shows the step's reasoning above the arguments; needs two approvers besides the requester; shows 1 of 2; a denial denies", async () => {
     t = await worldOnTelegram({
-      agents: [{ name: "alice", provider: echoWhatIsAsked(), tools: ["shell_cmd"] }],
+      agents: echoAgent(echoTheWord(reasoning)),
       world: {
         approvers: { telegram: ["requester", String(boss.id), String(carl.id)] },
-        approvals: approvals({ quorum: { shell_cmd: 2 } }),
+        approvals: approvalsConfig({ quorum: { shell_cmd: 2 } }),
       },
     });
     await t.say(ana, "@alice run echo hello");
@@ -116,11 +102,11 @@ describe("Quorum on a Telegram card", () => {
 
   it("reminds the approvers once; escalates to the listed person, who may then decide; the card says so; each once", async () => {
     t = await worldOnTelegram({
-      agents: [{ name: "alice", provider: echoWhatIsAsked(), tools: ["shell_cmd"] }],
+      agents: echoAgent(echoTheWord(reasoning)),
       world: {
         approvers: { telegram: [String(boss.id)] },
         approvalTimeout: "10m",
-        approvals: approvals({ remind: "1s", escalate: { after: "5s", to: { telegram: [String(dana.id)] } } }),
+        approvals: approvalsConfig({ remind: "1s", escalate: { after: "5s", to: { telegram: [String(dana.id)] } } }),
       },
     });
     await t.say(ana, "@alice run echo hello");

@@ -7,6 +7,7 @@ import { convertResponsesRequest } from "./convert-responses-request.js";
 import { mapOpenAIError } from "./map-error.js";
 import { mapResponsesStream } from "./map-responses-stream.js";
 import { mapOpenAIStream } from "./map-stream.js";
+import { sseChunks } from "./sse-chunks.js";
 
 export { officialOpenAIBaseUrl } from "../official-base-urls.js";
 
@@ -65,8 +66,9 @@ export class OpenAIProvider implements ModelProvider {
       const body = convertOpenAIRequest(request, {
         maxTokensField: this.official ? "max_completion_tokens" : "max_tokens",
       });
-      const chunks = await this.client.chat.completions.create(body, options);
-      yield* mapOpenAIStream(chunks, this.name, signal, this.newCallId);
+      // The raw response, read by sseChunks (the SDK's stream reader costs several times as much a token).
+      const response = await this.client.chat.completions.create(body, options).asResponse();
+      yield* mapOpenAIStream(sseChunks(response, signal), this.name, signal, this.newCallId);
     } catch (error: unknown) {
       throw mapOpenAIError(error, this.name, signal, request.model);
     }

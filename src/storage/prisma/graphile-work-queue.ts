@@ -1,4 +1,4 @@
-import type { JobHelpers, WorkerPool } from "graphile-worker";
+import type { JobHelpers } from "graphile-worker";
 import type pg from "pg";
 import { z } from "zod";
 import { StorageError } from "../../errors/roundtable-error.js";
@@ -6,9 +6,9 @@ import type { Logger } from "../../log/logger.js";
 import type { JobHandler, QueueJob } from "../../world/work-queue.js";
 import type { StatementCount } from "./count-statements.js";
 import type { DatabaseClient } from "./database-client.js";
-import { GraphileJobTable, graphileTask, type HandedJob } from "./graphile-job-table.js";
+import { GraphileJobTable, type HandedJob } from "./graphile-job-table.js";
+import { GraphilePool, longestTimerMs, type QueuePhase } from "./graphile-pool.js";
 import { GraphileLiveness } from "./graphile-liveness.js";
-import { graphileLogFactory } from "./graphile-logger.js";
 import { type HandOver, runClaimedStep, type StepRunContext } from "./graphile-step-run.js";
 import { type JobStatus, JobTable } from "./job-table.js";
 import { createPostgresPool } from "./postgres-pool.js";
@@ -33,7 +33,6 @@ export interface GraphileWorkQueueOptions extends SqlWorkQueueOptions {
 const taskPayload = z.object({ key: z.string().min(1) });
 const idleRecheckMs = 100;
 const idleWakeMs = 250;
-const longestTimerMs = 2 ** 31 - 1;
 /** A chat's graphile-worker queue while a step of it runs in this process (the queue is locked by it). */
 interface HeldQueue {
   queueId: number;
@@ -42,9 +41,6 @@ interface HeldQueue {
   /** An add was answered since the last finish statement was sent (that finish may not have seen it). */
   addedSince: boolean;
 }
-
-/** How long graphile-worker gathers completions (no-ops for it: see `begin`) into one statement. */
-const completionBatchMs = 50;
 
 /**
  * PostgreSQL's WorkQueue: graphile-worker runs the jobs (named queue = chat key, so one job
@@ -73,10 +69,10 @@ export class GraphileWorkQueue implements StoredWorkQueue {
   private readonly concurrency: number;
   private readonly retentionMs: number;
 
-  private phase: "stopped" | "starting" | "started" | "stopping" = "stopped";
+  private phase: QueuePhase = "stopped";
   private starting: Promise<void> | undefined;
   private handler: JobHandler | undefined;
-  private pool: WorkerPool | undefined;
+  private readonly pool: GraphilePool;
   private pgPool: pg.Pool | undefined;
   /** The graphile-worker jobs this process is running, by job id. */
   private readonly running = new Map<string, Promise<void>>();
@@ -88,7 +84,6 @@ export class GraphileWorkQueue implements StoredWorkQueue {
   private claimCount = 0;
   private readonly changes = new QueueChanges();
   private sweepTimer: NodeJS.Timeout | undefined;
-  private restartTimer: NodeJS.Timeout | undefined;
   private dueTimer: NodeJS.Timeout | undefined;
   private dueAt: number | undefined;
   private readonly cleanups = new CleanupSchedule();
@@ -119,6 +114,17 @@ export class GraphileWorkQueue implements StoredWorkQueue {
       leaseMs: this.leaseMs,
       keepTrying: () => this.phase === "started",
     };
+    this.pool = new GraphilePool({
+      logger: this.logger,
+      liveness: this.liveness,
+      concurrency: this.concurrency,
+      pollIntervalMs: options.pollIntervalMs,
+      database: () => this.pgPool,
+      phase: () => this.phase,
+      task: (payload, helpers, workerId) => this.task(payload, helpers, workerId),
+      changed: () => this.changes.notify(),
+      restarted: () => void this.wake(),
+    });
   }
 
   async add(job: QueueJob): Promise<boolean> {
@@ -143,7 +149,7 @@ export class GraphileWorkQueue implements StoredWorkQueue {
     } finally {
       held.addsInFlight--;
       held.addedSince = true;
-      if (this.held.get(job.queue) !== held) this.nudge(1);
+      if (this.held.get(job.queue) !== held) this.pool.nudge(1);
     }
   }
 
@@ -196,7 +202,7 @@ export class GraphileWorkQueue implements StoredWorkQueue {
     if (this.phase !== "started") return;
     try {
       const moved = await this.graphile.rescheduleDue(this.clock());
-      if (moved > 0) this.nudge(moved);
+      if (moved > 0) this.pool.nudge(moved);
     } catch (error) {
       this.logger.warn({ err: error }, "work queue: looking for due jobs failed");
     }
@@ -218,7 +224,7 @@ export class GraphileWorkQueue implements StoredWorkQueue {
         max: Math.min(this.concurrency, 4) + 2,
         statements: this.options.statements,
       });
-    await this.startPool();
+    await this.pool.start();
     await this.recoverExpiredLeases(now);
     await this.sweep();
     if (this.phase !== "starting") return;
@@ -227,115 +233,9 @@ export class GraphileWorkQueue implements StoredWorkQueue {
     this.sweepTimer.unref();
   }
 
-  /**
-   * A graphile-worker pool, its liveness lock held. When it stops by itself (its completion
-   * batch failed while the database went away, say) a new one takes its place after a backoff
-   * ({@link restartPool}); the steps the old one was running finish on their own and keep its
-   * liveness lock, so no other process takes them over meanwhile.
-   */
-  private async startPool(): Promise<void> {
-    const graphileWorker = await import("graphile-worker");
-    const pgPool = this.pgPool;
-    if (!pgPool) throw new StorageError("internal", "the work queue has no database pool");
-    const owner: { id?: string } = {};
-    const pool = graphileWorker.runTaskList(
-      {
-        concurrency: this.concurrency,
-        pollInterval: this.options.pollIntervalMs ?? defaultPollInterval(this.concurrency),
-        noHandleSignals: true,
-        logger: new graphileWorker.Logger(graphileLogFactory(this.logger)),
-        // A step's own finish already deleted its graphile-worker job and unlocked its chat
-        // (`GraphileJobTable.finish`): graphile-worker's completion finds nothing to do, so
-        // it is batched (one statement for the completions of a while, not one per job).
-        // A step that throws (its claim could not be read while the database went away) is
-        // failed through a batch too: graphile-worker does not wait on an unbatched failure,
-        // whose rejection then goes unhandled and ends the process; a batch that cannot be
-        // written stops the pool instead, and a new one is started (`poolEnded`).
-        // A pool that stops never gives a running step's job back (another worker would run
-        // it a second time): it waits for the step, which always ends.
-        preset: {
-          worker: {
-            completeJobBatchDelay: completionBatchMs,
-            failJobBatchDelay: completionBatchMs,
-            gracefulShutdownAbortTimeout: longestTimerMs,
-          },
-        },
-      },
-      { [graphileTask]: (payload: unknown, helpers: JobHelpers) => this.task(payload, helpers, owner.id ?? pool.id) },
-      pgPool,
-    );
-    owner.id = pool.id;
-    this.catchShutdowns(pool);
-    this.pool = pool;
-    pool.promise.then(
-      () => this.poolEnded(pool),
-      (error: unknown) => this.poolEnded(pool, error),
-    );
-    try {
-      await this.liveness.connected();
-      await this.liveness.hold(pool.id);
-    } catch (error) {
-      // Without its lock the pool's jobs could be judged dead: it stops, and a new one comes.
-      if (this.pool === pool) this.pool = undefined;
-      void Promise.resolve(pool.gracefulShutdown("its liveness lock could not be taken")).catch(() => undefined);
-      throw error;
-    }
-  }
-
-  /**
-   * graphile-worker shuts a pool down by itself after a fatal error (its completion or failure
-   * batch could not be written) without waiting on the promise, which then rejects unhandled
-   * when the database is still away, and that ends the process: each call's promise is caught
-   * (the pool's end is seen through `pool.promise`).
-   */
-  private catchShutdowns(pool: WorkerPool): void {
-    const graceful = pool.gracefulShutdown.bind(pool);
-    const forceful = pool.forcefulShutdown.bind(pool);
-    const caught = <T>(outcome: T): T => {
-      Promise.resolve(outcome).catch((error: unknown) =>
-        this.logger.warn({ err: error }, "work queue: graphile-worker did not stop cleanly"),
-      );
-      return outcome;
-    };
-    pool.gracefulShutdown = (message?: string) => caught(graceful(message));
-    pool.forcefulShutdown = (message: string) => caught(forceful(message));
-  }
-
-  /** A pool ended: by our stop (nothing to do), or by itself (a new one is started). */
-  private poolEnded(pool: WorkerPool, error?: unknown): void {
-    if (this.pool !== pool) return;
-    this.pool = undefined;
-    if (this.phase !== "started" && this.phase !== "starting") return;
-    this.logger.error({ err: error }, "work queue: graphile-worker stopped; starting it again");
-    this.changes.notify();
-    this.restartPool();
-  }
-
-  /** Start a new pool, backing off (0.5 s doubling, at most 30 s) while the database cannot be reached. */
-  private restartPool(attempt = 1): void {
-    const wait = Math.min(500 * 2 ** (attempt - 1), 30_000);
-    const timer = setTimeout(() => {
-      this.restartTimer = undefined;
-      if (this.phase !== "started" || this.pool) return;
-      this.startPool().then(
-        () => {
-          this.logger.warn({ worker: this.pool?.id }, "work queue: graphile-worker runs again");
-          this.changes.notify();
-          void this.wake();
-        },
-        (error: unknown) => {
-          this.logger.warn({ err: error, attempt }, "work queue: graphile-worker could not start again; trying later");
-          this.restartPool(attempt + 1);
-        },
-      );
-    }, wait);
-    timer.unref();
-    this.restartTimer = timer;
-  }
-
   /** True while a graphile-worker pool of this process runs (for `/readyz`). */
   isRunning(): boolean {
-    return this.phase === "started" && this.pool !== undefined;
+    return this.phase === "started" && this.pool.running;
   }
 
   /** The graphile-worker task: one step, by our row's key, for the pool `workerId`. */
@@ -436,7 +336,7 @@ export class GraphileWorkQueue implements StoredWorkQueue {
   private release(queue: string, held: HeldQueue | undefined): void {
     if (!held) return;
     if (this.held.get(queue) === held) this.held.delete(queue);
-    if (held.addedSince) this.nudge(1);
+    if (held.addedSince) this.pool.nudge(1);
   }
 
   private newToken(workerId: string): string {
@@ -461,14 +361,14 @@ export class GraphileWorkQueue implements StoredWorkQueue {
     const recovered = await this.rows.recover({ now, maxAttempts: this.maxAttempts, lockedBefore });
     await this.graphile.forceUnlock(holders);
     this.logger.warn({ workers: holders, ...recovered }, "took back jobs whose worker stopped renewing their lease");
-    this.nudge(recovered.requeued);
+    this.pool.nudge(recovered.requeued);
   }
 
   private async sweep(): Promise<void> {
     try {
       const now = this.clock();
       const released = await this.liveness.sweep(this.maxAttempts, now);
-      if (released.workers.length > 0) this.nudge(this.concurrency);
+      if (released.workers.length > 0) this.pool.nudge(this.concurrency);
       // A pending row without a job (a worker's late finish deleted it after its lease was taken over).
       const missing = await this.graphile.addMissing(now);
       if (missing > 0)
@@ -480,7 +380,7 @@ export class GraphileWorkQueue implements StoredWorkQueue {
       );
       if (orphans > 0) {
         this.logger.warn({ jobs: orphans }, "work queue: released jobs of this process that no step runs");
-        this.nudge(orphans);
+        this.pool.nudge(orphans);
       }
       await this.cleanup(now);
     } catch (error) {
@@ -507,58 +407,28 @@ export class GraphileWorkQueue implements StoredWorkQueue {
       () => {
         this.dueTimer = undefined;
         this.dueAt = undefined;
-        this.nudge(1);
+        this.pool.nudge(1);
       },
       Math.min(inMs + 5, longestTimerMs),
     );
     this.dueTimer.unref();
   }
 
-  private nudge(count: number): void {
-    if (count <= 0 || (this.phase !== "started" && this.phase !== "starting") || !this.pool) return;
-    try {
-      this.pool.nudge(Math.min(count, this.concurrency));
-    } catch (error) {
-      // A pool that is stopping by itself refuses (its replacement polls and is nudged as it starts).
-      this.logger.debug({ err: error }, "work queue: a stopping graphile-worker pool was not nudged");
-    }
-  }
-
   private async shutDown(): Promise<void> {
     clearInterval(this.sweepTimer);
-    if (this.restartTimer) clearTimeout(this.restartTimer);
-    this.restartTimer = undefined;
+    this.pool.cancelRestart();
     if (this.dueTimer) clearTimeout(this.dueTimer);
     this.sweepTimer = undefined;
     this.dueTimer = undefined;
     this.dueAt = undefined;
-    const pool = this.pool;
-    if (pool) {
-      try {
-        await pool.gracefulShutdown("the work queue is stopping");
-      } catch (error) {
-        this.logger.warn({ err: error }, "work queue: graphile-worker did not stop cleanly");
-      }
-    }
+    await this.pool.stopPool();
     await Promise.allSettled([...this.running.values()]);
-    this.pool = undefined;
+    this.pool.forget();
     await this.liveness.stop();
     const pgPool = this.pgPool;
     this.pgPool = undefined;
     if (pgPool !== this.options.pool) await pgPool?.end().catch(() => undefined);
   }
-}
-
-/**
- * Each idle graphile-worker worker looks for work on its own timer; the pool as a whole looks
- * about once a second at most, whatever the concurrency (each look is the largest statement the
- * queue sends, and an idle process's main cost: docs/performance.md, "Idle CPU"). Polls are only
- * the fallback: adds wake every process (NOTIFY), a finished step hands its chat on at once, a
- * delayed step of this process has its own timer, and a sweep that takes back a dead process's
- * jobs wakes this process's workers.
- */
-function defaultPollInterval(concurrency: number): number {
-  return Math.max(2_000, concurrency * 1_000);
 }
 
 /** A pause that keeps the process alive (someone is waiting on it). */

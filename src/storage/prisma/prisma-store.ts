@@ -19,36 +19,12 @@ import type {
   TurnRecord,
   TurnState,
 } from "../../world/records.js";
-import type { DayCaps, UsageChange, UsageDayRecord } from "../../world/stores/accounting-store.js";
-import type {
-  BucketCap,
-  BucketRecord,
-  BucketUse,
-  BudgetAlertKey,
-  BudgetBucketKey,
-  BudgetCharge,
-  BudgetRaise,
-} from "../../world/stores/budget-store.js";
-import type { Platform } from "../../world/chat-ref.js";
-import type { ChannelInstallationRecord } from "../../world/stores/installation-store.js";
-import type { LoginSessionRecord } from "../../world/stores/login-session-store.js";
 import type { EventToDeliver, RoutedTurn, SettledEnd, Store } from "../../world/store.js";
-import { AccountingQueries } from "./accounting-queries.js";
-import { BudgetQueries } from "./budget-queries.js";
+import { PrismaSideStores } from "./prisma-side-stores.js";
 import { ApprovalQueries } from "./approval-queries.js";
 import { HotQueries } from "./hot-queries.js";
 import { CombinedStatements } from "./combined-statements.js";
-import { InstallationQueries } from "./installation-queries.js";
-import { LoginSessionQueries } from "./login-session-queries.js";
-import { AutonomousRunQueries } from "./autonomous-run-queries.js";
-import type { AutonomousRunRecord } from "../../world/autonomous/autonomous-run-store.js";
-import { HookOutcomeQueries } from "./hook-outcome-queries.js";
-import { StoredRuleQueries } from "./stored-rule-queries.js";
-import { ApprovalVoteQueries } from "./approval-vote-queries.js";
-import type { ApprovalVote } from "../../world/stores/approval-vote-store.js";
-import { CardCopyQueries } from "./card-copy-queries.js";
-import { DeniedCallQueries } from "./denied-call-queries.js";
-import type { HookEffects, HookOutcomeRecord, ReplayHistory } from "../../world/policy/event-policy.js";
+import type { HookEffects, HookOutcomeRecord } from "../../world/policy/event-policy.js";
 import { RecentMessages } from "./recent-messages.js";
 import { StepQueries } from "./step-queries.js";
 import { ToolResultQueries } from "./tool-result-queries.js";
@@ -67,19 +43,9 @@ import { toChatRecord, toMessageRecord, toStoredEvent, toToolCallRecord, toTurnR
  * for an approval, two deliveries of one inbound message) are settled by unique keys and
  * conditional updates in the database, not in memory.
  */
-export class PrismaStore implements Store {
-  private readonly accounting: AccountingQueries;
-  private readonly budgets: BudgetQueries;
+export class PrismaStore extends PrismaSideStores implements Store {
   private readonly approvals: ApprovalQueries;
   private readonly hot: HotQueries;
-  private readonly logins: LoginSessionQueries;
-  private readonly installations: InstallationQueries;
-  private readonly runs: AutonomousRunQueries;
-  private readonly hooks: HookOutcomeQueries;
-  private readonly rules: StoredRuleQueries;
-  private readonly votes: ApprovalVoteQueries;
-  private readonly copies: CardCopyQueries;
-  private readonly denials: DeniedCallQueries;
   /** The hot statements' way to the database (around Prisma's client on SQLite). */
   private readonly raw: RawSql;
   private readonly steps: StepQueries;
@@ -104,19 +70,11 @@ export class PrismaStore implements Store {
       outboundWriter?: OutboundWriter;
     } = {},
   ) {
+    const raw = rawSqlOf(db);
+    super(db, clock, raw, options.dialect);
     this.dialect = options.dialect ?? "sqlite";
-    this.accounting = new AccountingQueries(db, clock, options.dialect);
-    this.budgets = new BudgetQueries(db, clock, options.dialect);
     this.approvals = new ApprovalQueries(db, clock);
-    this.logins = new LoginSessionQueries(db);
-    this.installations = new InstallationQueries(db);
-    this.hooks = new HookOutcomeQueries(db, clock);
-    this.rules = new StoredRuleQueries(db);
-    this.votes = new ApprovalVoteQueries(db);
-    this.copies = new CardCopyQueries(db, clock);
-    this.denials = new DeniedCallQueries(db);
-    this.raw = rawSqlOf(db);
-    this.runs = new AutonomousRunQueries(this.raw, clock);
+    this.raw = raw;
     this.outboundWriter = options.outboundWriter;
     this.hot = new HotQueries(this.raw, clock, options.outboundWriter);
     this.steps = new StepQueries(this.raw, clock);
@@ -127,168 +85,13 @@ export class PrismaStore implements Store {
       : undefined;
   }
 
-  // quorum votes (docs/approvals.md, "Quorum")
-
-  addApprovalVote(vote: ApprovalVote) {
-    return this.votes.addApprovalVote(vote);
-  }
-
-  listApprovalVotes(approvalId: string) {
-    return this.votes.listApprovalVotes(approvalId);
-  }
-
-  // approval cards' copies (docs/approvals.md, "Where approval cards go")
-
-  addCardCopies(...args: Parameters<CardCopyQueries["addCardCopies"]>) {
-    return this.copies.addCardCopies(...args);
-  }
-
-  listCardCopies(approvalId: string) {
-    return this.copies.listCardCopies(approvalId);
-  }
-
-  getCardCopy(approvalId: string, chatKey: string) {
-    return this.copies.getCardCopy(approvalId, chatKey);
-  }
-
-  markCardCopy(...args: Parameters<CardCopyQueries["markCardCopy"]>) {
-    return this.copies.markCardCopy(...args);
-  }
-
-  // sticky denials (docs/approvals.md, "Deny with a reason")
-
-  findDeniedCall(...args: Parameters<DeniedCallQueries["findDeniedCall"]>) {
-    return this.denials.findDeniedCall(...args);
-  }
-
-  // stored Always allow rules (docs/approvals.md)
-
-  findActiveStoredRule(...args: Parameters<StoredRuleQueries["findActiveStoredRule"]>) {
-    return this.rules.findActiveStoredRule(...args);
-  }
-
-  useStoredRule(...args: Parameters<StoredRuleQueries["useStoredRule"]>) {
-    return this.rules.useStoredRule(...args);
-  }
-
-  storedRuleUseOf(toolCallId: string) {
-    return this.rules.storedRuleUseOf(toolCallId);
-  }
-
-  listStoredRuleUses(...args: Parameters<StoredRuleQueries["listStoredRuleUses"]>) {
-    return this.rules.listStoredRuleUses(...args);
-  }
-
-  getStoredRule(id: string) {
-    return this.rules.getStoredRule(id);
-  }
-
-  listStoredRules(...args: Parameters<StoredRuleQueries["listStoredRules"]>) {
-    return this.rules.listStoredRules(...args);
-  }
-
-  revokeStoredRule(...args: Parameters<StoredRuleQueries["revokeStoredRule"]>) {
-    return this.rules.revokeStoredRule(...args);
-  }
-
-  // runs of schedules and triggers
-
-  addAutonomousRun(run: Omit<AutonomousRunRecord, "createdAt">) {
-    return this.runs.addAutonomousRun(run);
-  }
-
-  getAutonomousRun(id: string) {
-    return this.runs.getAutonomousRun(id);
-  }
-
-  listAutonomousRuns(filter: Parameters<AutonomousRunQueries["listAutonomousRuns"]>[0]) {
-    return this.runs.listAutonomousRuns(filter);
-  }
-
-  // usage, message rate and the approvals audit
-
-  addUsage(change: UsageChange): Promise<void> {
-    return this.accounting.addUsage(change);
-  }
-
-  reserveUsage(change: UsageChange, caps: DayCaps): Promise<boolean> {
-    return this.accounting.reserveUsage(change, caps);
-  }
-
-  listUsage(filter: { world?: string; fromDay?: string }): Promise<UsageDayRecord[]> {
-    return this.accounting.listUsage(filter);
-  }
-
-  // budgets (docs/budgets.md)
-
-  chargeBudget(change: BudgetCharge, caps: readonly BucketCap[]): Promise<BucketUse[] | undefined> {
-    return this.budgets.chargeBudget(change, caps);
-  }
-
-  readBuckets(world: string, keys: readonly BudgetBucketKey[]): Promise<BucketRecord[]> {
-    return this.budgets.readBuckets(world, keys);
-  }
-
-  listBuckets(filter: Parameters<BudgetQueries["listBuckets"]>[0]): Promise<BucketRecord[]> {
-    return this.budgets.listBuckets(filter);
-  }
-
-  raiseBudget(raise: BudgetRaise): Promise<boolean> {
-    return this.budgets.raiseBudget(raise);
-  }
-
-  recordBudgetAlert(alert: BudgetAlertKey): Promise<boolean> {
-    return this.budgets.recordBudgetAlert(alert);
-  }
-
-  countPersonMessages(...range: Parameters<AccountingQueries["countPersonMessages"]>): Promise<number> {
-    return this.accounting.countPersonMessages(...range);
-  }
-
-  listApprovalsSince(since: Date, world?: string): Promise<ApprovalRecord[]> {
-    return this.accounting.listApprovalsSince(since, world);
-  }
-
-  // policy hooks' outcomes (a changed text means the chat's held messages are read afresh)
-
-  getHookOutcome(key: string): Promise<HookOutcomeRecord | undefined> {
-    return this.hooks.getHookOutcome(key);
-  }
+  // policy hooks' outcomes: a changed text means the chat's held messages are read afresh
+  // (the other side stores' methods are `prisma-side-stores.ts`)
 
   async recordHookOutcome(record: Omit<HookOutcomeRecord, "createdAt">, effects: HookEffects) {
     const stored = await this.hooks.recordHookOutcome(record, effects);
     if (effects.messageText) this.recent?.forget(record.chatKey);
     return stored;
-  }
-
-  replayHistory(since: Date): Promise<ReplayHistory> {
-    return this.hooks.replayHistory(since);
-  }
-
-  // web console logins
-
-  createLoginSession(session: LoginSessionRecord): Promise<void> {
-    return this.logins.createLoginSession(session);
-  }
-
-  findLoginSession(idHash: string, now: Date): Promise<LoginSessionRecord | undefined> {
-    return this.logins.findLoginSession(idHash, now);
-  }
-
-  deleteLoginSession(idHash: string): Promise<boolean> {
-    return this.logins.deleteLoginSession(idHash);
-  }
-
-  saveChannelInstallation(record: ChannelInstallationRecord): Promise<void> {
-    return this.installations.saveChannelInstallation(record);
-  }
-
-  findChannelInstallation(platform: Platform, workspace: string): Promise<ChannelInstallationRecord | undefined> {
-    return this.installations.findChannelInstallation(platform, workspace);
-  }
-
-  deleteChannelInstallation(platform: Platform, workspace: string): Promise<boolean> {
-    return this.installations.deleteChannelInstallation(platform, workspace);
   }
 
   // chats

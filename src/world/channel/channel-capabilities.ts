@@ -5,8 +5,6 @@
  * interface with a type guard besides this data.
  */
 export interface ChannelCapabilities {
-  /** Longest text one platform message holds (characters); longer texts are split by the adapter. */
-  maxMessageLength: number;
   /** Posted messages can be edited (streamed answers, card outcomes). */
   canEdit: boolean;
   /** Approval buttons are pressed by people the platform identifies (false: the local user decides). */

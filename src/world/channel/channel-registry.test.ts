@@ -5,7 +5,6 @@ import { ChannelRegistry } from "./channel-registry.js";
 import type { Platform } from "../chat-ref.js";
 
 const capabilities: ChannelCapabilities = {
-  maxMessageLength: 100,
   canEdit: true,
   identifiesClickers: true,
   chatsNameTheirWorld: false,

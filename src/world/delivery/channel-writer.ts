@@ -6,7 +6,8 @@ import type { MessageStream, StreamObserver } from "../channel-streaming.js";
 import type { ChatRef } from "../chat-ref.js";
 import type { Author } from "../message.js";
 import type { OutboundText, PostObserver, SentRef } from "../outbound-text.js";
-import { EditStream, PaceTable } from "./edit-stream.js";
+import { EditStream } from "./edit-stream.js";
+import { PaceTable } from "./pace-table.js";
 import { deleteParts, writeCard, writeOutcome, writeText } from "./part-writer.js";
 
 /**

@@ -121,9 +121,10 @@ async function retake(holder: Holder): Promise<void> {
  */
 export async function* slotFreeStream<T>(stream: AsyncIterable<T>): AsyncGenerator<T> {
   const iterator = stream[Symbol.asyncIterator]();
+  const read = () => iterator.next();
   try {
     for (;;) {
-      const next = await withoutSlot(() => iterator.next());
+      const next = await withoutSlot(read);
       if (next.done) return;
       yield next.value;
     }

@@ -180,7 +180,6 @@ export class MemoryAdapter extends MemoryChannel implements ChannelAdapter {
   constructor(maxPartLength = 20, canEdit = true) {
     super(maxPartLength);
     this.capabilities = {
-      maxMessageLength: maxPartLength,
       canEdit,
       identifiesClickers: true,
       chatsNameTheirWorld: true,
