@@ -318,4 +318,13 @@ describe("import rules (.dependency-cruiser.cjs)", () => {
     expect(result.code).not.toBe(0);
     expect(result.output).toMatch(/error no-circular: src\/tools\/a\.ts →\s+src\/tools\/b\.ts →\s+src\/tools\/a\.ts/);
   });
+
+  it("an import that resolves to nothing fails", async () => {
+    await writeProject({
+      "src/tools/a.ts": 'import { b } from "./missing.js";\nexport const a = () => b;\n',
+    });
+    const result = await cruise();
+    expect(result.code).not.toBe(0);
+    expect(result.output).toContain("error not-to-unresolvable: src/tools/a.ts → ./missing.js");
+  });
 });
