@@ -76,6 +76,7 @@ export async function runRealModel(settings: RealModelSettings): Promise<void> {
     connections?.start();
     const statementsBefore = await service.metric("roundtable_database_statements_total");
     const cpuBefore = treeCpuMilliseconds(service.pid);
+    const benchCpuBefore = process.cpuUsage();
     const counted: World = world;
     const connectionsBefore = counted.platformConnections;
     let rssMax = treeRssMebibytes(service.pid);
@@ -116,6 +117,8 @@ export async function runRealModel(settings: RealModelSettings): Promise<void> {
     const seconds = (windowEnd - windowStart) / 1_000;
     clearInterval(rssTimer);
     const cpuPerMessage = (treeCpuMilliseconds(service.pid) - cpuBefore) / total;
+    const benchCpu = process.cpuUsage(benchCpuBefore);
+    const benchCpuPerMessage = (benchCpu.user + benchCpu.system) / 1_000 / total;
     const statementsAfter = await service.metric("roundtable_database_statements_total");
     const statementsPerMessage =
       statementsBefore === undefined || statementsAfter === undefined
@@ -131,6 +134,12 @@ export async function runRealModel(settings: RealModelSettings): Promise<void> {
     const aim = (0.9 * settings.chats) / realAnswerSeconds;
     const firstWords = spans(exchanges, "firstWordsAt");
     const finalEdit = spans(exchanges, "replyAt");
+    // Where a message's time goes: before its model call, the call (the fake's), after it.
+    const phases = {
+      toModel: spans(exchanges, "modelRequestAt"),
+      model: spans(exchanges, "lastChunkAt", "modelRequestAt"),
+      afterModel: spans(exchanges, "replyAt", "lastChunkAt"),
+    };
     const rows: FigureRow[] = [
       {
         key: "repliesPerSecond",
@@ -145,6 +154,12 @@ export async function runRealModel(settings: RealModelSettings): Promise<void> {
         aim: `≈ ${settings.chats}`,
       },
       { key: "cpuPerMessageMs", name: "CPU per answered message", value: `${round(cpuPerMessage)} ms`, aim: "" },
+      {
+        key: "benchCpuPerMessageMs",
+        name: "the bench's own CPU per message (its fakes, on the same cores)",
+        value: `${round(benchCpuPerMessage)} ms`,
+        aim: "",
+      },
       {
         key: "statementsPerMessage",
         name: "SQL statements per answered message",
@@ -190,6 +205,12 @@ export async function runRealModel(settings: RealModelSettings): Promise<void> {
         aim: `≈ ${round(realAnswerSeconds * 1_000)} ms`,
       },
       {
+        key: "phasesMs",
+        name: "p50 / p99: message → model request; the model's stream; its last token → final edit",
+        value: `${pair(phases.toModel)}; ${pair(phases.model)}; ${pair(phases.afterModel)}`,
+        aim: "",
+      },
+      {
         key: "loadAverage",
         name: "machine load average (1 min) at the end",
         value: String(round(loadAverage)),
@@ -210,12 +231,19 @@ export async function runRealModel(settings: RealModelSettings): Promise<void> {
         repliesPerSecond: round(repliesPerSecond),
         answersInFlight: { mean: round(inFlight.mean), max: inFlight.max },
         cpuPerMessageMs: round(cpuPerMessage),
+        benchCpuPerMessageMs: round(benchCpuPerMessage),
         statementsPerMessage: statementsPerMessage === undefined ? null : round(statementsPerMessage),
         rssMaxMiB: round(rssMax),
         postgresConnectionsMax: maxConnections ?? null,
         platformConnections: platformConnections ?? null,
         firstWordsMs: { p50: round(quantile(firstWords, 0.5)), p99: round(quantile(firstWords, 0.99)) },
         finalEditMs: { p50: round(quantile(finalEdit, 0.5)), p99: round(quantile(finalEdit, 0.99)) },
+        phasesMs: Object.fromEntries(
+          Object.entries(phases).map(([name, values]) => [
+            name,
+            { p50: round(quantile(values, 0.5)), p99: round(quantile(values, 0.99)) },
+          ]),
+        ),
         loadAverage: round(loadAverage),
       },
       table: rows,
@@ -232,10 +260,14 @@ export async function runRealModel(settings: RealModelSettings): Promise<void> {
 
 const pair = (values: number[]) => `${round(quantile(values, 0.5))} / ${round(quantile(values, 0.99))} ms`;
 
-function spans(exchanges: Exchange[], to: "firstWordsAt" | "replyAt"): number[] {
+type Moment = "sentAt" | "modelRequestAt" | "firstWordsAt" | "lastChunkAt" | "replyAt";
+
+/** Milliseconds from `from` to `to` of each exchange that went through both. */
+function spans(exchanges: Exchange[], to: Moment, from: Moment = "sentAt"): number[] {
   return exchanges.flatMap((exchange) => {
+    const start = exchange[from];
     const end = exchange[to];
-    return typeof end === "number" ? [end - exchange.sentAt] : [];
+    return typeof start === "number" && typeof end === "number" ? [end - start] : [];
   });
 }
 

@@ -1,8 +1,10 @@
 /**
- * `npx tsx bench/stream-cost.ts [--streams N] [--layer sdk|provider|slots|answer]`: the CPU a
- * streamed answer costs this process per token, layer by layer, with the fake model in a child
- * process (its CPU not counted). N answers of 400 tokens stream at once, a token every 20 ms
- * each (as `--model-latency real`). `sdk`: the OpenAI SDK's stream alone; `provider`: the
+ * `npx tsx bench/stream-cost.ts [--streams N] [--layer http|fetch|chunks|mapped|openai|sdk|provider|slots|answer]`:
+ * the CPU a streamed answer costs this process per token, layer by layer, with the fake model in
+ * a child process (its CPU not counted). N answers of 400 tokens stream at once, a token every
+ * 20 ms each (as `--model-latency real`). `http`: `node:http` alone; `fetch`: the global `fetch`
+ * alone; `chunks`: `fetch` read by `sseChunks`; `mapped`: and `mapOpenAIStream`; `openai`: the
+ * OpenAI provider alone (the SDK over `nodeHttpFetch`); `sdk`: the OpenAI SDK's stream alone; `provider`: the
  * provider as the service builds it (retries, telemetry, chunk mapping); `slots`: read through
  * the step slots as a step reads it; `answer`: and each token handed to a Telegram edit stream
  * (drafts, 1 s interval, the real Markdown-to-HTML render; no HTTP to Telegram).
@@ -21,6 +23,9 @@ import { EditStream } from "../src/world/delivery/edit-stream.js";
 import { PaceTable } from "../src/world/delivery/pace-table.js";
 import type { ChannelPrimitives } from "../src/world/delivery/primitives.js";
 import { StepSlots, slotFreeStream } from "../src/world/queue/step-slots.js";
+import { sseChunks } from "../src/providers/openai/sse-chunks.js";
+import { mapOpenAIStream } from "../src/providers/openai/map-stream.js";
+import { OpenAIProvider } from "../src/providers/openai/openai-provider.js";
 import { repositoryRoot } from "./service-process.js";
 
 const { values } = parseArgs({
@@ -29,8 +34,8 @@ const { values } = parseArgs({
 const streams = Number(values.streams ?? "200");
 const rounds = Number(values.rounds ?? "2");
 const layer = values.layer ?? "answer";
-if (!["http", "fetch", "sdk", "provider", "slots", "answer"].includes(layer))
-  throw new Error("--layer is sdk, provider, slots or answer");
+if (!["http", "fetch", "chunks", "mapped", "openai", "sdk", "provider", "slots", "answer"].includes(layer))
+  throw new Error("--layer is http, fetch, chunks, mapped, openai, sdk, provider, slots or answer");
 
 const child = spawn(process.execPath, ["--import", "tsx", "bench/stream-cost-model.ts", "20"], {
   cwd: repositoryRoot,
@@ -45,6 +50,7 @@ const provider: ModelProvider = traceProvider(
   createProvider("openai", { apiKey: "sk-bench", baseUrl, timeout: 600_000, maxRetries: 3 } as never, logger),
   "openai",
 );
+const openaiProvider = new OpenAIProvider({ name: "openai", apiKey: "sk-bench", baseUrl });
 const sdk = new OpenAI({ apiKey: "sk-bench", baseURL: baseUrl, maxRetries: 0, logLevel: "off" });
 const request = {
   model: "gpt-4.1",
@@ -111,6 +117,24 @@ async function oneAnswer(index: number): Promise<void> {
       const text = decoder.decode(bytes as Uint8Array, { stream: true });
       for (let at = text.indexOf("\n\n"); at >= 0; at = text.indexOf("\n\n", at + 2)) tokens++;
     }
+    return;
+  }
+  if (layer === "chunks" || layer === "mapped") {
+    const response = await fetch(`${baseUrl}/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: "Bearer sk-bench" },
+      body: JSON.stringify({ model: "gpt-4.1", stream: true, messages: [{ role: "user", content: "m1x1 hello" }] }),
+    });
+    if (layer === "chunks") {
+      for await (const chunk of sseChunks(response, undefined)) if (chunk) tokens++;
+    } else {
+      for await (const part of mapOpenAIStream(sseChunks(response, undefined), "openai", undefined, () => "x"))
+        if (part.type === "text-delta") tokens++;
+    }
+    return;
+  }
+  if (layer === "openai") {
+    for await (const part of openaiProvider.stream(request as never)) if (part.type === "text-delta") tokens++;
     return;
   }
   if (layer === "sdk") {

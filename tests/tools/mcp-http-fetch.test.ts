@@ -3,7 +3,8 @@ import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { toolsConfigSchema } from "../../src/config/schema.js";
 import { McpServerSource } from "../../src/tools/mcp/mcp-server-source.js";
-import { nodeHttpFetch } from "../../src/tools/mcp/node-http-fetch.js";
+import { gzipSync } from "node:zlib";
+import { nodeHttpFetch, takeNodeBody } from "../../src/http/node-http-fetch.js";
 import { startHttpNotesServer } from "../fakes/mcp-http-notes-server.js";
 import { capturedLogger } from "./captured-logger.js";
 
@@ -135,6 +136,32 @@ describe("nodeHttpFetch", () => {
     expect(seen).toHaveLength(1);
   });
 
+  it("hands a redirect to the global fetch to follow unless asked for it as it is", async () => {
+    const { url, seen } = await serve((request, response, body) => {
+      if (request.url === "/start") {
+        response.writeHead(307, { location: "/end" });
+        response.end();
+      } else response.end(`followed with ${body}`);
+    });
+    const fetches = countGlobalFetch();
+    const response = await nodeHttpFetch(`${url}/start`, { method: "POST", body: "the call" });
+    expect(await response.text()).toBe("followed with the call");
+    expect(fetches.calls).toBe(1);
+    // The first request went over node:http, its redirect made the global fetch send it again.
+    expect(seen.map((request) => request.url)).toEqual(["/start", "/start", "/end"]);
+  });
+
+  it("decodes a gzip body, as fetch does", async () => {
+    const { url } = await serve((_, response) => {
+      response.writeHead(200, { "content-encoding": "gzip" });
+      response.end(gzipSync("data: zipped\n\n"));
+    });
+    expect(await (await nodeHttpFetch(url, manual)).text()).toBe("data: zipped\n\n");
+    const chunks = takeNodeBody(await nodeHttpFetch(url, manual));
+    expect(await chunks?.read()).toBe("data: zipped\n\n");
+    expect(await chunks?.read()).toBeUndefined();
+  });
+
   it("leaves what it does not do to the global fetch", async () => {
     const { url } = await serve((request, response) => {
       if (request.url === "/start") {
@@ -211,5 +238,83 @@ describe("nodeHttpFetch", () => {
     await expect(answer).rejects.toBe(reason);
     expect(await (await nodeHttpFetch(url, manual)).text()).toBe("ok");
     expect(seen.map((request) => request.method)).toEqual(["GET"]);
+  });
+});
+
+describe("takeNodeBody", () => {
+  it("reads a body's text chunk by chunk, a character split between writes kept whole, and keeps the connection", async () => {
+    const sockets = new Set<number | undefined>();
+    const euro = Buffer.from("€");
+    const { url } = await serve((request, response) => {
+      sockets.add(request.socket.remotePort);
+      response.writeHead(200, { "content-type": "text/event-stream" });
+      response.write(Buffer.concat([Buffer.from("data: 1"), euro.subarray(0, 1)]));
+      setTimeout(() => {
+        response.write(euro.subarray(1));
+        response.end("\n\n");
+      }, 20);
+    });
+    for (const round of [1, 2]) {
+      const chunks = takeNodeBody(await nodeHttpFetch(url, { method: "POST", body: "{}" }));
+      let text = "";
+      for (let chunk = await chunks?.read(); chunk !== undefined; chunk = await chunks?.read()) text += chunk;
+      expect(text, `round ${round}`).toBe("data: 1€\n\n");
+    }
+    expect(sockets.size).toBe(1);
+  });
+
+  it("is the body's only reader: not once its web stream has started, and its web stream not after it", async () => {
+    const { url } = await serve((_, response) => response.end("body"));
+    const read = await nodeHttpFetch(url, manual);
+    expect(await read.text()).toBe("body");
+    expect(takeNodeBody(read)).toBeUndefined();
+    expect(takeNodeBody(new Response("not ours"))).toBeUndefined();
+
+    const taken = await nodeHttpFetch(url, manual);
+    const chunks = takeNodeBody(taken);
+    expect(takeNodeBody(taken)).toBeUndefined();
+    await expect(taken.text()).rejects.toBeInstanceOf(TypeError);
+    expect(await chunks?.read()).toBe("body");
+  });
+
+  it("fails with 'terminated' when the connection drops, with the signal's reason when aborted", async () => {
+    const { url } = await serve((request, response) => {
+      response.writeHead(200, { "content-type": "text/event-stream" });
+      response.write("data: one\n\n");
+      if (request.url === "/drop") setTimeout(() => response.socket?.destroy(), 20);
+    });
+    const dropped = takeNodeBody(await nodeHttpFetch(`${url}/drop`, manual));
+    expect(await dropped?.read()).toBe("data: one\n\n");
+    const failure = await dropped?.read().catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(TypeError);
+    expect((failure as TypeError).message).toBe("terminated");
+
+    const controller = new AbortController();
+    const aborted = takeNodeBody(await nodeHttpFetch(url, { ...manual, signal: controller.signal }));
+    expect(await aborted?.read()).toBe("data: one\n\n");
+    const next = aborted?.read();
+    const reason = new Error("stop");
+    controller.abort(reason);
+    await expect(next).rejects.toBe(reason);
+  });
+
+  it("drops what follows a cancel and keeps the connection; a body that goes on is cut", async () => {
+    const closed: string[] = [];
+    const { url } = await serve((request, response) => {
+      request.socket.once("close", () => closed.push(request.url ?? ""));
+      response.writeHead(200, { "content-type": "text/event-stream" });
+      response.write("data: [DONE]\n\n");
+      if (request.url === "/endless") {
+        const timer = setInterval(() => response.write(": more\n\n"), 50);
+        response.once("close", () => clearInterval(timer));
+      } else setTimeout(() => response.end(), 20);
+    });
+    const ending = takeNodeBody(await nodeHttpFetch(`${url}/ends`, manual));
+    expect(await ending?.read()).toBe("data: [DONE]\n\n");
+    ending?.cancel();
+    const endless = takeNodeBody(await nodeHttpFetch(`${url}/endless`, { ...manual, method: "POST", body: "{}" }));
+    expect(await endless?.read()).toBe("data: [DONE]\n\n");
+    endless?.cancel();
+    await expect.poll(() => closed, { timeout: 10_000 }).toEqual(["/endless"]);
   });
 });

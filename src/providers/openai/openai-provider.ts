@@ -8,6 +8,7 @@ import { mapOpenAIError } from "./map-error.js";
 import { mapResponsesStream } from "./map-responses-stream.js";
 import { mapOpenAIStream } from "./map-stream.js";
 import { sseChunks } from "./sse-chunks.js";
+import { nodeHttpFetch } from "../../http/node-http-fetch.js";
 
 export { officialOpenAIBaseUrl } from "../official-base-urls.js";
 
@@ -49,6 +50,8 @@ export class OpenAIProvider implements ModelProvider {
             baseURL: options.baseUrl,
             maxRetries: 0, // retries live in withRetries, one layer only
             logLevel: "off",
+            // Over node:http: sseChunks then reads the stream from the socket (nodeHttpFetch).
+            fetch: nodeHttpFetch,
             ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
           });
   }

@@ -1,4 +1,7 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
+import { nodeHttpFetch } from "../../http/node-http-fetch.js";
 import { SseDecoder, sseChunks } from "./sse-chunks.js";
 
 function decodeAll(pieces: string[]): { event: string | null; data: string }[] {
@@ -49,6 +52,30 @@ describe("sseChunks", () => {
   it("parses each event's JSON and stops at [DONE]", async () => {
     const response = responseOf(['data: {"n":1}\n\ndata: {"n"', ':2}\n\ndata: [DONE]\n\ndata: {"n":3}\n\n']);
     expect(await collect(response)).toEqual([{ n: 1 }, { n: 2 }]);
+  });
+
+  it("reads a nodeHttpFetch response from its socket, as it arrives", async () => {
+    const pieces = ['data: {"n":1}\n', '\ndata: {"n"', ":2}\n\n", "data: [DONE]\n\n"];
+    const server = createServer((_, response) => {
+      response.writeHead(200, { "content-type": "text/event-stream" });
+      const next = () => {
+        const piece = pieces.shift();
+        if (piece === undefined) return response.end();
+        response.write(piece);
+        setTimeout(next, 5);
+      };
+      next();
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const response = await nodeHttpFetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`, {});
+      expect(await collect(response)).toEqual([{ n: 1 }, { n: 2 }]);
+      // Its web stream was never read (the body was read from the socket).
+      await expect(response.text()).rejects.toBeInstanceOf(TypeError);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
   });
 
   it("throws an error payload or event as the SDK does, and unparsable JSON as a SyntaxError", async () => {

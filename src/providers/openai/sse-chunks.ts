@@ -1,28 +1,27 @@
 import { APIError, OpenAIError } from "openai";
+import { takeNodeBody, type TextChunks } from "../../http/node-http-fetch.js";
 
 /**
  * The JSON events of a Chat Completions stream, read from the raw response (the SDK's
  * `asResponse()`), one network read at a time. The SDK's own reader takes five async layers and
  * a `Promise.race` per event; at 50 tokens a second an answer, per token that was a third of
  * what reading a model's stream cost the service (docs/performance.md, "Real model speeds").
+ * A response of `nodeHttpFetch` (the provider's `fetch`) is read from its socket's text
+ * directly, any other through its web stream.
  * What it yields and throws is the SDK's (its `Stream.fromSSEResponse`, openai 7.x): events up
  * to `data: [DONE]`, an `error` event or an `{ error }` payload as an `APIError`, unparsable
  * JSON as a `SyntaxError`, and an abort as the end of the stream (the caller checks its signal).
  */
 export async function* sseChunks(response: Response, signal: AbortSignal | undefined): AsyncGenerator<unknown> {
-  if (!response.body) throw new OpenAIError("Attempted to iterate over a response with no body");
-  const reader = response.body.getReader();
-  const decoder = new TextDecoder();
+  const chunks = takeNodeBody(response) ?? webChunks(response);
   const events = new SseDecoder();
   let finished = false;
   try {
     for (;;) {
-      const read = await reader.read();
+      const text = await chunks.read();
       if (signal?.aborted) return;
-      if (read.done) {
-        finished = true;
-        events.push(decoder.decode(), true);
-      } else events.push(decoder.decode(read.value, { stream: true }), false);
+      if (text === undefined) finished = true;
+      events.push(text ?? "", finished);
       for (let event = events.next(); event !== undefined; event = events.next()) {
         if (event.data === "[DONE]") return;
         yield dataOf(event, response.headers);
@@ -34,9 +33,33 @@ export async function* sseChunks(response: Response, signal: AbortSignal | undef
     const transportAbort = !(error instanceof APIError) && isAbortError(error);
     if (!transportAbort && !(signal?.aborted === true && error === signal.reason)) throw error;
   } finally {
-    if (!finished) await reader.cancel().catch(() => undefined);
-    reader.releaseLock();
+    if (!finished) await chunks.cancel();
   }
+}
+
+/** A web stream body's text, chunk by chunk (a character split between chunks kept whole). */
+function webChunks(response: Response): TextChunks & { cancel(): Promise<void> } {
+  if (!response.body) throw new OpenAIError("Attempted to iterate over a response with no body");
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let over = false;
+  return {
+    async read() {
+      if (over) return undefined;
+      const read = await reader.read();
+      if (!read.done) return decoder.decode(read.value, { stream: true });
+      over = true;
+      reader.releaseLock();
+      const rest = decoder.decode();
+      return rest === "" ? undefined : rest;
+    },
+    async cancel() {
+      if (over) return;
+      over = true;
+      await reader.cancel().catch(() => undefined);
+      reader.releaseLock();
+    },
+  };
 }
 
 function dataOf(event: ServerSentEvent, headers: Headers): unknown {

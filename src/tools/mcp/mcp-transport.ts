@@ -3,7 +3,7 @@ import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotoc
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { McpServerConfig } from "../../config/schema.js";
-import { nodeHttpFetch } from "./node-http-fetch.js";
+import { nodeHttpFetch } from "../../http/node-http-fetch.js";
 
 export type McpTransportKind = "stdio" | "http";
 
