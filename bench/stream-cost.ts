@@ -165,7 +165,7 @@ async function oneAnswer(index: number): Promise<void> {
           })
         : undefined;
     let streamed = "";
-    for await (const part of slotFreeStream(provider.stream(request as never))) {
+    for await (const part of slotFreeStream(provider.stream(request as never), (part) => part.type === "restart")) {
       if (part.type !== "text-delta") continue;
       tokens++;
       streamed += part.text;

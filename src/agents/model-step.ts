@@ -82,8 +82,10 @@ export async function runModelStep(runtime: AgentRuntime, input: ModelStepInput)
   // call where the answer is posted whole).
   const working = showWorking(runtime.world, chat, agent.name, { kind: "thinking" });
   try {
-    // Each part is awaited without the step's slot: a turn waiting for its model holds none.
-    for await (const part of slotFreeStream(entry.provider.stream(fitted.request, signal))) {
+    // Read without the step's slot (a turn waiting for its model holds none): only a `restart`
+    // part (its charge) takes it back; the text is shown without it.
+    const parts = slotFreeStream(entry.provider.stream(fitted.request, signal), (part) => part.type === "restart");
+    for await (const part of parts) {
       if (part.type === "text-delta") {
         if (answer.streaming) working.stop();
         streamed += part.text;

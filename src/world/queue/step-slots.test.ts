@@ -107,6 +107,42 @@ describe("StepSlots", () => {
     expect(slots.usage()).toEqual({ steps: 0, waiting: 0, busy: 0 });
   });
 
+  it("keeps the slot given back between parts, and takes it for a part that needs it and once the stream is over", async () => {
+    const slots = new StepSlots(1);
+    const busy: string[] = [];
+    async function* parts() {
+      yield "text";
+      yield "text";
+      yield "charge";
+      yield "text";
+    }
+    await slots.run(async () => {
+      for await (const part of slotFreeStream(parts(), (next) => next === "charge")) {
+        busy.push(`${part}:${slots.usage().busy}`);
+      }
+      busy.push(`after:${slots.usage().busy}`);
+    });
+    expect(busy).toEqual(["text:0", "text:0", "charge:1", "text:0", "after:1"]);
+    expect(slots.usage()).toEqual({ steps: 0, waiting: 0, busy: 0 });
+  });
+
+  it("a stream that fails takes the slot again before the step sees the failure", async () => {
+    const slots = new StepSlots(1);
+    async function* parts() {
+      yield "text";
+      throw new Error("cut");
+    }
+    const seen: string[] = [];
+    await slots.run(async () => {
+      try {
+        for await (const part of slotFreeStream(parts(), () => false)) seen.push(`${part}:${slots.usage().busy}`);
+      } catch (error) {
+        seen.push(`${(error as Error).message}:${slots.usage().busy}`);
+      }
+    });
+    expect(seen).toEqual(["text:0", "cut:1"]);
+  });
+
   it("the queue runs queue.inFlight steps, never fewer than the slots", () => {
     expect(inFlightOf({ concurrency: 32, inFlight: 1000 })).toBe(1000);
     expect(inFlightOf({ concurrency: 64, inFlight: 8 })).toBe(64);

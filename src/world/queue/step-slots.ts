@@ -84,27 +84,30 @@ const slotStorage = new AsyncLocalStorage<Holder>();
 export async function withoutSlot<T>(wait: () => Promise<T>): Promise<T> {
   const holder = slotStorage.getStore();
   if (!holder || holder.done) return wait();
-  holder.waits++;
-  if (holder.waits === 1) {
-    holder.slots.noteWaiting(1);
-    if (holder.held) {
-      holder.held = false;
-      holder.slots.give();
-    }
-  }
+  beginWait(holder);
   try {
     return await slotStorage.exit(wait);
   } finally {
-    holder.waits--;
-    if (holder.waits === 0) {
-      holder.slots.noteWaiting(-1);
-      await retake(holder);
-    }
+    await endWait(holder);
   }
 }
 
-/** The step takes its slot again (one take however many waits end together). */
-async function retake(holder: Holder): Promise<void> {
+/** A wait of the step begins: the first gives the slot back. */
+function beginWait(holder: Holder): void {
+  holder.waits++;
+  if (holder.waits > 1) return;
+  holder.slots.noteWaiting(1);
+  if (holder.held) {
+    holder.held = false;
+    holder.slots.give();
+  }
+}
+
+/** A wait of the step ends: the last takes the slot again (one take however many end together). */
+async function endWait(holder: Holder): Promise<void> {
+  holder.waits--;
+  if (holder.waits > 0) return;
+  holder.slots.noteWaiting(-1);
   if (holder.done || holder.held) return;
   holder.retaking ??= holder.slots.take().then(() => {
     holder.retaking = undefined;
@@ -116,20 +119,43 @@ async function retake(holder: Holder): Promise<void> {
 }
 
 /**
- * A model's stream read without a slot between its parts: each part is awaited through
- * {@link withoutSlot}, and what the step does with a part runs in the step as before.
+ * A model's stream read without the step's slot: the slot is given back when reading begins and
+ * taken again when the stream is over, or before a part for which `needsSlot` says the step
+ * will use the database (then given back again when reading goes on). What the step does with
+ * the other parts (show a piece of text) runs without it: per part, a hand-over of the slot cost
+ * more than the part (docs/performance.md, "Real model speeds").
  */
-export async function* slotFreeStream<T>(stream: AsyncIterable<T>): AsyncGenerator<T> {
+export async function* slotFreeStream<T>(
+  stream: AsyncIterable<T>,
+  needsSlot: (part: T) => boolean = () => true,
+): AsyncGenerator<T> {
+  const holder = slotStorage.getStore();
+  if (!holder || holder.done) {
+    yield* stream;
+    return;
+  }
   const iterator = stream[Symbol.asyncIterator]();
-  const read = () => iterator.next();
+  let waiting = false;
   try {
     for (;;) {
-      const next = await withoutSlot(read);
+      if (!waiting) {
+        beginWait(holder);
+        waiting = true;
+      }
+      const next = await iterator.next();
       if (next.done) return;
+      if (needsSlot(next.value)) {
+        waiting = false;
+        await endWait(holder);
+      }
       yield next.value;
     }
   } finally {
-    await iterator.return?.();
+    try {
+      await iterator.return?.();
+    } finally {
+      if (waiting) await endWait(holder);
+    }
   }
 }
 
