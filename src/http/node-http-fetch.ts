@@ -1,6 +1,7 @@
 import { Agent as HttpAgent, type ClientRequest, type IncomingMessage, request as httpRequest } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import type { Readable } from "node:stream";
+import { StringDecoder } from "node:string_decoder";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 
 /** What this `fetch` takes and returns: the global `fetch`'s shape (the SDKs' `fetch` option). */
@@ -210,20 +211,22 @@ export function takeNodeBody(response: Response): TextChunks | undefined {
 /** A body's text as it arrives: the next chunk, or undefined once it has ended. */
 export interface TextChunks {
   read(): Promise<string | undefined>;
-  /** Stops reading and closes the connection (a body not read to its end). */
+  /** Stops reading: what is left is dropped (a body not read to its end). */
   cancel(): void;
 }
 
 /**
  * A response's body, read either as a web stream (`response.body`, what the SDKs read) or
- * through {@link takeNodeBody}, whichever comes first; the other then fails. It reads from the
- * socket only as fast as it is read.
+ * through {@link takeNodeBody}, whichever comes first; the other then fails. Both read the same
+ * queue of the socket's chunks, which reads from the socket only as fast as it is read.
  */
 class NodeBody implements TextChunks {
   private state: "idle" | "web" | "taken" | "over" = "idle";
-  private readonly chunks: string[] = [];
+  private readonly chunks: Buffer[] = [];
+  private ended = false;
   private failure: unknown;
-  private waiting: { resolve: (text: string | undefined) => void; reject: (error: unknown) => void } | undefined;
+  private waiting: { resolve: (chunk: Buffer | undefined) => void; reject: (error: unknown) => void } | undefined;
+  private readonly text = new StringDecoder("utf8");
 
   constructor(
     private readonly message: IncomingMessage,
@@ -234,44 +237,16 @@ class NodeBody implements TextChunks {
 
   /** The web stream: it starts reading at its first read (a high-water mark of 0). */
   webStream(): ReadableStream<Uint8Array> {
-    const { message, source, signal } = this;
-    let done = false;
     return new ReadableStream<Uint8Array>(
       {
-        pull: (controller) => {
-          if (this.state === "idle") {
-            this.state = "web";
-            const fail = (error: unknown) => {
-              if (done) return;
-              done = true;
-              this.release();
-              controller.error(signal?.aborted ? signal.reason : new TypeError("terminated", { cause: error }));
-            };
-            source.on("data", (chunk: Buffer) => {
-              if (done) return;
-              controller.enqueue(chunk);
-              if ((controller.desiredSize ?? 0) <= 0) source.pause();
-            });
-            source.on("end", () => {
-              if (done) return;
-              done = true;
-              this.release();
-              controller.close();
-            });
-            source.on("error", fail);
-            source.on("close", () => fail(new Error("the connection closed before the body ended")));
-            if (source !== message) message.on("error", fail);
-          } else if (this.state !== "web") {
-            done = true;
-            controller.error(new TypeError("the body was read another way"));
-            return;
-          }
-          source.resume();
+        pull: async (controller) => {
+          if (this.state === "idle") this.start("web");
+          else if (this.state !== "web") throw new TypeError("the body was read another way");
+          const chunk = await this.next();
+          if (chunk === undefined) controller.close();
+          else controller.enqueue(chunk);
         },
-        cancel: () => {
-          done = true;
-          this.close();
-        },
+        cancel: () => this.close(),
       },
       { highWaterMark: 0 },
     );
@@ -280,39 +255,22 @@ class NodeBody implements TextChunks {
   /** The body as text chunks, or undefined when its web stream has started. */
   take(): TextChunks | undefined {
     if (this.state !== "idle") return undefined;
-    this.state = "taken";
-    const { source, message } = this;
-    source.setEncoding("utf8");
-    source.on("data", (text: string) => {
-      if (this.state !== "taken") return;
-      const waiting = this.waiting;
-      if (waiting) {
-        this.waiting = undefined;
-        waiting.resolve(text);
-      } else {
-        this.chunks.push(text);
-        // A reader that lags: the socket waits for it (TCP's flow control) instead of memory.
-        if (this.chunks.length >= 16) source.pause();
-      }
-    });
-    source.on("end", () => this.end(undefined));
-    source.on("error", (error) => this.end(error));
-    source.on("close", () => this.end(new Error("the connection closed before the body ended")));
-    if (source !== message) message.on("error", (error) => this.end(error));
+    this.start("taken");
     return this;
   }
 
-  read(): Promise<string | undefined> {
-    const text = this.chunks.shift();
-    if (text !== undefined) {
-      if (this.chunks.length === 0 && this.state === "taken") this.source.resume();
-      return Promise.resolve(text);
+  async read(): Promise<string | undefined> {
+    if (this.state !== "taken") return undefined;
+    for (;;) {
+      const chunk = await this.next();
+      if (chunk === undefined) {
+        const rest = this.text.end();
+        return rest === "" ? undefined : rest;
+      }
+      // A chunk that ends inside a character gives only what is whole (possibly nothing yet).
+      const text = this.text.write(chunk);
+      if (text !== "") return text;
     }
-    if (this.state === "over")
-      return this.failure === undefined ? Promise.resolve(undefined) : Promise.reject(this.failure);
-    return new Promise((resolve, reject) => {
-      this.waiting = { resolve, reject };
-    });
   }
 
   /**
@@ -333,10 +291,45 @@ class NodeBody implements TextChunks {
     source.resume();
   }
 
-  /** The body ended (`error` undefined) or failed: what is buffered is still read first. */
+  /** Starts reading the socket into the queue, for one reader. */
+  private start(reader: "web" | "taken"): void {
+    this.state = reader;
+    const { source, message } = this;
+    source.on("data", (chunk: Buffer) => {
+      if (this.state === "over") return;
+      const waiting = this.waiting;
+      if (waiting) {
+        this.waiting = undefined;
+        waiting.resolve(chunk);
+        return;
+      }
+      this.chunks.push(chunk);
+      // A reader that lags: the socket waits for it (TCP's flow control) instead of memory.
+      if (this.chunks.length >= 16) source.pause();
+    });
+    source.on("end", () => this.end(undefined));
+    source.on("error", (error) => this.end(error));
+    source.on("close", () => this.end(new Error("the connection closed before the body ended")));
+    if (source !== message) message.on("error", (error) => this.end(error));
+  }
+
+  /** The next chunk as it came, or undefined at the end; what is queued is read first. */
+  private next(): Promise<Buffer | undefined> {
+    const chunk = this.chunks.shift();
+    if (chunk !== undefined) {
+      if (this.chunks.length === 0 && !this.ended) this.source.resume();
+      return Promise.resolve(chunk);
+    }
+    if (this.ended) return this.failure === undefined ? Promise.resolve(undefined) : Promise.reject(this.failure);
+    return new Promise((resolve, reject) => {
+      this.waiting = { resolve, reject };
+    });
+  }
+
+  /** The body ended (`error` undefined) or failed, as `fetch` says: `terminated`, or the abort's reason. */
   private end(error: unknown): void {
-    if (this.state !== "taken") return;
-    this.state = "over";
+    if (this.ended) return;
+    this.ended = true;
     this.release();
     if (error !== undefined) {
       this.failure = this.signal?.aborted ? this.signal.reason : new TypeError("terminated", { cause: error });
@@ -349,6 +342,7 @@ class NodeBody implements TextChunks {
   }
 
   private close(): void {
+    this.state = "over";
     this.release();
     this.message.destroy();
     if (this.source !== this.message) this.source.destroy();
