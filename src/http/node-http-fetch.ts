@@ -222,10 +222,13 @@ export interface TextChunks {
  */
 class NodeBody implements TextChunks {
   private state: "idle" | "web" | "taken" | "over" = "idle";
-  private readonly chunks: Buffer[] = [];
+  /** Bytes for the web stream, text for the other reader (decoded as it comes: one promise a read). */
+  private readonly chunks: (Buffer | string)[] = [];
   private ended = false;
   private failure: unknown;
-  private waiting: { resolve: (chunk: Buffer | undefined) => void; reject: (error: unknown) => void } | undefined;
+  private waiting:
+    | { resolve: (chunk: Buffer | string | undefined) => void; reject: (error: unknown) => void }
+    | undefined;
   private readonly text = new StringDecoder("utf8");
 
   constructor(
@@ -244,7 +247,7 @@ class NodeBody implements TextChunks {
           else if (this.state !== "web") throw new TypeError("the body was read another way");
           const chunk = await this.next();
           if (chunk === undefined) controller.close();
-          else controller.enqueue(chunk);
+          else controller.enqueue(chunk as Buffer);
         },
         cancel: () => this.close(),
       },
@@ -259,18 +262,9 @@ class NodeBody implements TextChunks {
     return this;
   }
 
-  async read(): Promise<string | undefined> {
-    if (this.state !== "taken") return undefined;
-    for (;;) {
-      const chunk = await this.next();
-      if (chunk === undefined) {
-        const rest = this.text.end();
-        return rest === "" ? undefined : rest;
-      }
-      // A chunk that ends inside a character gives only what is whole (possibly nothing yet).
-      const text = this.text.write(chunk);
-      if (text !== "") return text;
-    }
+  read(): Promise<string | undefined> {
+    if (this.state !== "taken") return Promise.resolve(undefined);
+    return this.next() as Promise<string | undefined>;
   }
 
   /**
@@ -295,8 +289,11 @@ class NodeBody implements TextChunks {
   private start(reader: "web" | "taken"): void {
     this.state = reader;
     const { source, message } = this;
-    source.on("data", (chunk: Buffer) => {
+    source.on("data", (bytes: Buffer) => {
       if (this.state === "over") return;
+      // A chunk that ends inside a character gives only what is whole (possibly nothing yet).
+      const chunk = this.state === "taken" ? this.text.write(bytes) : bytes;
+      if (chunk.length === 0) return;
       const waiting = this.waiting;
       if (waiting) {
         this.waiting = undefined;
@@ -314,7 +311,7 @@ class NodeBody implements TextChunks {
   }
 
   /** The next chunk as it came, or undefined at the end; what is queued is read first. */
-  private next(): Promise<Buffer | undefined> {
+  private next(): Promise<Buffer | string | undefined> {
     const chunk = this.chunks.shift();
     if (chunk !== undefined) {
       if (this.chunks.length === 0 && !this.ended) this.source.resume();
@@ -329,6 +326,10 @@ class NodeBody implements TextChunks {
   /** The body ended (`error` undefined) or failed, as `fetch` says: `terminated`, or the abort's reason. */
   private end(error: unknown): void {
     if (this.ended) return;
+    if (error === undefined && this.state === "taken") {
+      const rest = this.text.end();
+      if (rest !== "") this.chunks.push(rest);
+    }
     this.ended = true;
     this.release();
     if (error !== undefined) {
@@ -337,7 +338,10 @@ class NodeBody implements TextChunks {
     const waiting = this.waiting;
     this.waiting = undefined;
     if (!waiting) return;
-    if (this.failure === undefined) waiting.resolve(undefined);
+    // A reader waits only on an empty queue: what it may hold now is the text's last character.
+    const last = this.chunks.shift();
+    if (last !== undefined) waiting.resolve(last);
+    else if (this.failure === undefined) waiting.resolve(undefined);
     else waiting.reject(this.failure);
   }
 
