@@ -26,9 +26,10 @@ const defaultMinPollGapMs = 1000;
 /**
  * Long polling with offsets confirmed only for handled updates. grammY's `bot.start()` confirms
  * an update when its handling begins, so an update in hand at shutdown would be lost; here the
- * offset moves past an update only after the world has it, and `stop()` waits for the update in
+ * offset moves past an update only after the world has it, and `stop()` waits for the updates in
  * hand, then confirms. A crash before that means a second delivery, which the world's ingress
- * drops as a duplicate (same chat and message id).
+ * drops as a duplicate (same chat and message id). A poll's updates are handed in chat by chat,
+ * side by side, each chat's in order ({@link UpdatePoller.deliverBatch}).
  *
  * Connected (the channel's part of `/readyz`) from `start()`, which runs once `getMe` has
  * succeeded: a long poll that waits for updates is polling, not a failure. A failed poll makes
@@ -106,11 +107,8 @@ export class UpdatePoller {
         if (!(await this.pause(backoffMs(failures)))) break;
         continue;
       }
-      for (const update of updates) {
-        if (!this.running) break; // left unconfirmed: delivered again after a restart
-        if (!(await this.deliver(update))) break;
-        this.offset = update.update_id + 1;
-      }
+      const next = await this.deliverBatch(updates);
+      if (next !== undefined) this.offset = next;
       if (updates.length === 0 && timeout > 0) {
         // The server did not wait for updates: keep a gap, not a thousand polls a second. The
         // time the call took is the process's monotonic time; the wait goes through the clock.
@@ -118,6 +116,36 @@ export class UpdatePoller {
         if (gapMs > 0 && !(await this.pause(Math.ceil(gapMs)))) break;
       }
     }
+  }
+
+  /**
+   * A poll's updates, each chat's in order and the chats side by side: one slow chat (or a
+   * database whose commits wait for the disk) no longer holds up every other chat's messages
+   * behind it. The offset that follows is the first update not done with (one in a chat whose
+   * lane stopped), or past the last: an update after it that some other chat's lane did handle
+   * comes again after a restart, and the world's ingress drops it as a duplicate.
+   */
+  private async deliverBatch(updates: readonly Update[]): Promise<number | undefined> {
+    const lanes = new Map<string, Update[]>();
+    for (const update of updates) {
+      const lane = laneOf(update);
+      const queued = lanes.get(lane);
+      if (queued) queued.push(update);
+      else lanes.set(lane, [update]);
+    }
+    const undone = await Promise.all(
+      [...lanes.values()].map(async (lane) => {
+        for (const update of lane) {
+          // Left unconfirmed: delivered again after a restart.
+          if (!this.running || !(await this.deliver(update))) return update.update_id;
+        }
+        return undefined;
+      }),
+    );
+    const first = Math.min(...undone.filter((id) => id !== undefined));
+    if (Number.isFinite(first)) return first;
+    const last = updates.at(-1);
+    return last === undefined ? undefined : last.update_id + 1;
   }
 
   /**
@@ -169,4 +197,16 @@ export class UpdatePoller {
 
 function backoffMs(failures: number): number {
   return Math.min(maxBackoffMs, 500 * 2 ** Math.min(failures, 10));
+}
+
+/**
+ * The chat an update belongs to (its order is kept within it); one lane for anything else. Read
+ * before the update is checked: a malformed one may lack what its type promises.
+ */
+function laneOf(update: Update): string {
+  const loose = update as { message?: { chat?: { id?: number } }; callback_query?: Update["callback_query"] };
+  const chat = loose.message?.chat?.id ?? loose.callback_query?.message?.chat?.id;
+  if (chat !== undefined) return `chat:${chat}`;
+  const from = loose.callback_query?.from?.id;
+  return from === undefined ? "other" : `user:${from}`;
 }

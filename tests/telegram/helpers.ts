@@ -35,9 +35,13 @@ export class RecordingSink implements InboundSink {
   /** While set, `message` waits for it (the world being slow). */
   gate: Promise<void> | undefined;
 
+  /** While it returns a promise for a message, that message waits for it (one chat being slow). */
+  gateOf: (message: InboundMessage) => Promise<void> | undefined = () => undefined;
+
   async message(message: InboundMessage): Promise<IngressResult> {
     this.messages.push(message);
     await this.gate;
+    await this.gateOf(message);
     if (this.failNextMessages > 0) {
       this.failNextMessages -= 1;
       throw this.failWith();

@@ -116,6 +116,58 @@ describe("telegram long polling (real grammY against the fake Bot API)", () => {
     expect(h.fake.confirmedOffset(mainToken)).toBe((update.update_id as number) + 1);
   });
 
+  it("hands a poll's chats in side by side, each chat's updates in order", async () => {
+    h = await harness();
+    let release: () => void = () => {};
+    const slow = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    h.sink.gateOf = (message) => (message.text === "first in the group" ? slow : undefined);
+    // Queued before the poller starts, so one poll brings all three.
+    h.fake.userMessage(mainToken, { chatId: groupId, from: ana, text: "first in the group" });
+    h.fake.userMessage(mainToken, { chatId: groupId, from: ana, text: "second in the group" });
+    h.fake.userMessage(mainToken, { chatId: forumId, from: ana, text: "in the other chat" });
+    await h.adapter.start(h.sink);
+    // The other chat does not wait for the group's slow first message; the group's second does.
+    await vi.waitFor(() => expect(h.sink.accepted.map((message) => message.text)).toEqual(["in the other chat"]));
+    expect(h.sink.messages.map((message) => message.text)).not.toContain("second in the group");
+    release();
+    await vi.waitFor(() =>
+      expect(h.sink.accepted.map((message) => message.text)).toEqual([
+        "in the other chat",
+        "first in the group",
+        "second in the group",
+      ]),
+    );
+  });
+
+  it("on stop mid-poll, confirms up to the first update not handed in; the later ones come again and are duplicates", async () => {
+    h = await harness();
+    let release: () => void = () => {};
+    const slow = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    h.sink.gateOf = (message) => (message.text === "slow" ? slow : undefined);
+    h.fake.userMessage(mainToken, { chatId: groupId, from: ana, text: "slow" });
+    const left = h.fake.userMessage(mainToken, { chatId: groupId, from: ana, text: "left for later" });
+    h.fake.userMessage(mainToken, { chatId: forumId, from: ana, text: "handled" });
+    await h.adapter.start(h.sink);
+    await vi.waitFor(() => expect(h.sink.accepted.map((message) => message.text)).toEqual(["handled"]));
+    const stopping = h.adapter.stop();
+    release();
+    await stopping;
+    expect(h.sink.accepted.map((message) => message.text)).toEqual(["handled", "slow"]);
+    expect(h.fake.confirmedOffset(mainToken)).toBe(left.update.update_id as number);
+
+    const restarted = h.makeAdapter();
+    await restarted.start(h.sink);
+    await vi.waitFor(() =>
+      expect(h.sink.accepted.map((message) => message.text)).toEqual(["handled", "slow", "left for later"]),
+    );
+    await vi.waitFor(() => expect(h.sink.messages.filter((message) => message.text === "handled")).toHaveLength(2));
+    await restarted.stop();
+  });
+
   it("hands an update in again when the world fails to take it, and only then moves on", async () => {
     h = await harness();
     h.sink.failNextMessages = 2;
