@@ -60,8 +60,16 @@ export function jobKey(payload: JobPayload): string {
  * shown before a later turn streams (docs/architecture.md, "Per-chat order").
  */
 export function jobPriority(payload: JobPayload): number {
-  // A run of a schedule or trigger starts a turn as routing does: it waits as routing waits.
-  return payload.kind === "route" || payload.kind === "autonomous-run" ? 1 : 0;
+  return startsNewWork(payload.kind) ? 1 : 0;
+}
+
+/**
+ * Whether a job of this kind starts new work (routing a message starts turns; a run of a
+ * schedule or trigger starts one as routing does, and waits as routing waits) rather than going
+ * on with work under way. Read off a payload not yet checked too (`kind` may be anything).
+ */
+export function startsNewWork(kind: unknown): boolean {
+  return kind === "route" || kind === "autonomous-run";
 }
 
 /** The stored job of `payload` in chat `chatKey`'s queue: its key and its priority. */

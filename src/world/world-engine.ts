@@ -4,9 +4,10 @@ import { requeueRecentRuns, startAutonomousRun } from "./autonomous/autonomous-r
 import { Delivery } from "./delivery/deliver.js";
 import { AnswerDrafts } from "./delivery/drafts.js";
 import { Ingress } from "./ingress/ingress.js";
-import { jobPayloadSchema } from "./jobs.js";
+import { jobPayloadSchema, startsNewWork } from "./jobs.js";
 import { Outbox } from "./outbox.js";
 import { recoverLostSteps } from "./queue/recover-lost-steps.js";
+import type { SlotRank } from "./queue/step-slots.js";
 import { routeStoredMessage } from "./ingress/route-message.js";
 import { runApprovalTimer, TurnInterrupts } from "./turn/index.js";
 import { TurnLoop } from "./turn/turn-loop.js";
@@ -49,7 +50,9 @@ export class WorldEngine {
     await recoverLostSteps(this.context);
     await requeueRecentRuns(this.context);
     const slots = this.context.stepSlots;
-    await this.context.queue.start(slots ? (job) => slots.run(() => this.handle(job)) : (job) => this.handle(job));
+    await this.context.queue.start(
+      slots ? (job) => slots.run(() => this.handle(job), slotRankOf(job)) : (job) => this.handle(job),
+    );
   }
 
   async stop(): Promise<void> {
@@ -97,4 +100,14 @@ export class WorldEngine {
         return assertNever(payload, "job");
     }
   }
+}
+
+/**
+ * A job that starts new work (the queue's later priority: `jobPriority`) waits for a slot behind
+ * the work under way (src/world/queue/step-slots.ts).
+ */
+function slotRankOf(job: ClaimedJob): SlotRank {
+  const payload: unknown = job.payload;
+  const kind = typeof payload === "object" && payload !== null ? (payload as { kind?: unknown }).kind : undefined;
+  return startsNewWork(kind) ? "start" : "next";
 }

@@ -143,6 +143,30 @@ describe("StepSlots", () => {
     expect(seen).toEqual(["text:0", "cut:1"]);
   });
 
+  it("a freed slot goes to a step going on after its wait, then to finishing work, then to new work", async () => {
+    const slots = new StepSlots(1);
+    const busy = gate();
+    const model = gate();
+    const order: string[] = [];
+    // A step that streams: it gives its slot back while its model answers.
+    const streaming = slots.run(async () => {
+      await withoutSlot(() => model.promise);
+      order.push("the stream's end");
+    });
+    await turn();
+    // The slot is taken by a long step; behind it, in this order: new work, finishing work, the stream's end.
+    const holding = slots.run(() => busy.promise, "next");
+    await turn();
+    const routes = [1, 2].map((n) => slots.run(async () => void order.push(`route ${n}`), "start"));
+    const delivery = slots.run(async () => void order.push("delivery"), "next");
+    model.open();
+    await turn();
+    busy.open();
+    await Promise.all([streaming, holding, ...routes, delivery]);
+    expect(order).toEqual(["the stream's end", "delivery", "route 1", "route 2"]);
+    expect(slots.usage()).toEqual({ steps: 0, waiting: 0, busy: 0 });
+  });
+
   it("the queue runs queue.inFlight steps, never fewer than the slots", () => {
     expect(inFlightOf({ concurrency: 32, inFlight: 1000 })).toBe(1000);
     expect(inFlightOf({ concurrency: 64, inFlight: 8 })).toBe(64);

@@ -8,10 +8,19 @@ import { AsyncLocalStorage } from "node:async_hooks";
  * slot; it takes a slot again before it goes on. The queue itself runs up to `queue.inFlight`
  * steps at once (each still holding its chat's queue: per-chat order and crash recovery are the
  * queue's, unchanged).
+ *
+ * A freed slot goes first to a step going on after a wait (a stream's end: the answer is
+ * written, its turn nearly done), then to a step of work under way ({@link SlotRank} `"next"`:
+ * a delivery, a turn's next step, a tool's run), then to a step that starts new work
+ * (`"start"`: routing a message, a schedule's run), each in the order they came. So under load
+ * the answers under way are finished before more are begun, as the queue itself orders a chat's
+ * jobs (src/world/jobs.ts, `jobPriority`); new work still starts whenever no slot is wanted to
+ * finish, and every wait ahead of it is a step nearer its end.
  */
 export class StepSlots {
   private free: number;
-  private readonly waiters: (() => void)[] = [];
+  /** Who waits for a slot, by rank: going on after a wait, "next", "start". */
+  private readonly waiters: [(() => void)[], (() => void)[], (() => void)[]] = [[], [], []];
   /** Steps under way (holding a slot or waiting without one), for the metrics and tests. */
   private steps = 0;
   private waitingSteps = 0;
@@ -21,8 +30,8 @@ export class StepSlots {
   }
 
   /** Runs `step` holding a slot (taken first, when one is free); waits inside give it back. */
-  async run<T>(step: () => Promise<T>): Promise<T> {
-    await this.take();
+  async run<T>(step: () => Promise<T>, rank: SlotRank = "next"): Promise<T> {
+    await this.take(rank === "next" ? 1 : 2);
     const holder: Holder = { slots: this, held: true, waits: 0, done: false, retaking: undefined };
     this.steps++;
     try {
@@ -42,18 +51,18 @@ export class StepSlots {
     return { steps: this.steps, waiting: this.waitingSteps, busy: this.size - this.free };
   }
 
-  /** @internal */
-  take(): Promise<void> {
+  /** @internal `rank`: 0 for a step going on after a wait, 1 for "next", 2 for "start". */
+  take(rank: 0 | 1 | 2): Promise<void> {
     if (this.free > 0) {
       this.free--;
       return Promise.resolve();
     }
-    return new Promise((resolve) => this.waiters.push(resolve));
+    return new Promise((resolve) => this.waiters[rank].push(resolve));
   }
 
   /** @internal */
   give(): void {
-    const next = this.waiters.shift();
+    const next = this.waiters.find((waiting) => waiting.length > 0)?.shift();
     if (next) next();
     else this.free++;
   }
@@ -63,6 +72,13 @@ export class StepSlots {
     this.waitingSteps += delta;
   }
 }
+
+/**
+ * What a step begins, for the order slots are handed out in: `"next"`, work under way (a
+ * delivery, a turn's next step, a tool's run, a decided approval); `"start"`, new work (routing a
+ * message, which starts turns; a schedule's or trigger's run).
+ */
+export type SlotRank = "next" | "start";
 
 interface Holder {
   slots: StepSlots;
@@ -109,7 +125,7 @@ async function endWait(holder: Holder): Promise<void> {
   if (holder.waits > 0) return;
   holder.slots.noteWaiting(-1);
   if (holder.done || holder.held) return;
-  holder.retaking ??= holder.slots.take().then(() => {
+  holder.retaking ??= holder.slots.take(0).then(() => {
     holder.retaking = undefined;
     // A step that ended meanwhile, or began another wait, has no use for it.
     if (holder.done || holder.waits > 0) holder.slots.give();
