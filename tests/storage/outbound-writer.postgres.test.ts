@@ -1,10 +1,11 @@
 import pg from "pg";
 import { expect, it } from "vitest";
 import { openStore } from "../../src/storage/open-store.js";
+import { sharedPoolSize } from "../../src/storage/prisma/postgres-pool.js";
 import { capturingLogger } from "../telegram/helpers.js";
 import { createPostgresDatabase, describePostgres, quietLogger } from "./test-databases.js";
 
-/** More than the store's shared pool holds (node-postgres' default, which Prisma's adapter keeps: 10). */
+/** More than the store's shared pool holds (`sharedPoolSize`). */
 const blockedWrites = 16;
 
 describePostgres("PostgreSQL: the write after a platform post", (serverUrl) => {
@@ -27,7 +28,7 @@ describePostgres("PostgreSQL: the write after a platform post", (serverUrl) => {
           updatesDone += 1;
         }),
       );
-      await waitFor(async () => (await lockWaiters(blocker)) >= 10);
+      await waitFor(async () => (await lockWaiters(blocker)) >= sharedPoolSize);
 
       await withinSeconds(
         10,

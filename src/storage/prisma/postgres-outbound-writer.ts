@@ -2,7 +2,7 @@ import type pg from "pg";
 import type { Logger } from "../../log/logger.js";
 import type { OutboundRecord } from "../../world/records.js";
 import type { StatementCount } from "./count-statements.js";
-import { keepBrokenClientsQuiet } from "./postgres-pool.js";
+import { keepBrokenClientsQuiet, outboundWriterConnections } from "./postgres-pool.js";
 
 /** Where the platform ids of a post are written (see {@link PostgresOutboundWriter}). */
 export interface OutboundWriter {
@@ -47,8 +47,8 @@ export class PostgresOutboundWriter implements OutboundWriter {
   /** Opens the pool and one connection of it, so that the first post does not wait for a connect. */
   static async open(connectionString: string, logger: Logger, statements?: StatementCount) {
     const { Pool } = (await import("pg")).default;
-    // Two: a post of one chat does not wait behind another's write; idle ones stay open.
-    const pool = new Pool({ connectionString, max: 2, idleTimeoutMillis: 0, keepAlive: true });
+    // A post of one chat does not wait behind another's write; idle ones stay open.
+    const pool = new Pool({ connectionString, max: outboundWriterConnections, idleTimeoutMillis: 0, keepAlive: true });
     pool.on("error", (error) =>
       logger.warn({ err: error }, "the connection that records posts broke (idle); replaced"),
     );

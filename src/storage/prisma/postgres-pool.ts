@@ -3,12 +3,25 @@ import type { Logger } from "../../log/logger.js";
 import type { StatementCount } from "./count-statements.js";
 
 /**
+ * A process's PostgreSQL connections in all, whatever its load and however many bots it runs
+ * (docs/performance.md, "Real model speeds": connections ≤ the pool). The shared pool gets what
+ * the connections of their own leave.
+ */
+export const processConnections = 10;
+
+/** The write after each platform post (`PostgresOutboundWriter`): a post does not wait behind another's write. */
+export const outboundWriterConnections = 2;
+
+/** One each: the queue's liveness lock (`GraphileLiveness`) and the singleton locks (`PostgresSingletonLock`). */
+const sessionConnections = 2;
+
+/**
  * Connections of one process's shared pool: Prisma's client, the hot statements
  * (`PostgresRawSql`) and graphile-worker (one held for its LISTEN, the rest shared by its job
  * fetches and completions) all take theirs from it. Statements are short, so a few serve many
  * concurrent steps; more would only add server processes.
  */
-export const sharedPoolSize = 10;
+export const sharedPoolSize = processConnections - outboundWriterConnections - sessionConnections;
 
 /**
  * A `pg` pool whose clients count every statement they send (for `/metrics` and the bench), so

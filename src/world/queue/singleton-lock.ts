@@ -1,7 +1,7 @@
 /**
  * A lock that one process of many holds at a time, for connections a platform allows only once
  * per bot (Telegram long polling, Discord's gateway). With PostgreSQL it is a session advisory
- * lock on a connection of its own: when the holder dies, its connection closes, the lock is free,
+ * lock on the process's locks connection: when the holder dies, its connection closes, the lock is free,
  * and a waiting process takes it within about a second. With SQLite (one process per database
  * file) it is granted at once.
  *
