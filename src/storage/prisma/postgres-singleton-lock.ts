@@ -138,7 +138,8 @@ export class PostgresSingletonLock implements SingletonLock {
     const lost = new AbortController();
     const session: Session = { client, lost };
     client.on("error", (error) => {
-      if (this.held.size > 0) this.logger.warn({ err: error }, "the connection holding the singleton locks broke");
+      const locks = [...this.held].flatMap(([name, holder]) => (holder === session ? [name] : []));
+      if (locks.length > 0) this.logger.warn({ err: error, locks }, "the connection holding singleton locks broke");
       lost.abort(error);
     });
     client.on("end", () => lost.abort(new Error("connection ended")));

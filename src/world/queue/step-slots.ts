@@ -19,8 +19,8 @@ import { AsyncLocalStorage } from "node:async_hooks";
  */
 export class StepSlots {
   private free: number;
-  /** Who waits for a slot, by rank: going on after a wait, "next", "start". */
-  private readonly waiters: [(() => void)[], (() => void)[], (() => void)[]] = [[], [], []];
+  /** Who waits for a slot, first served first: going on after a wait, then "next", then "start". */
+  private readonly waiters: Record<WaitRank, (() => void)[]> = { resume: [], next: [], start: [] };
   /** Steps under way (holding a slot or waiting without one), for the metrics and tests. */
   private steps = 0;
   private waitingSteps = 0;
@@ -31,7 +31,7 @@ export class StepSlots {
 
   /** Runs `step` holding a slot (taken first, when one is free); waits inside give it back. */
   async run<T>(step: () => Promise<T>, rank: SlotRank = "next"): Promise<T> {
-    await this.take(rank === "next" ? 1 : 2);
+    await this.take(rank);
     const holder: Holder = { slots: this, held: true, waits: 0, done: false, retaking: undefined };
     this.steps++;
     try {
@@ -51,8 +51,8 @@ export class StepSlots {
     return { steps: this.steps, waiting: this.waitingSteps, busy: this.size - this.free };
   }
 
-  /** @internal `rank`: 0 for a step going on after a wait, 1 for "next", 2 for "start". */
-  take(rank: 0 | 1 | 2): Promise<void> {
+  /** @internal */
+  take(rank: WaitRank): Promise<void> {
     if (this.free > 0) {
       this.free--;
       return Promise.resolve();
@@ -62,7 +62,8 @@ export class StepSlots {
 
   /** @internal */
   give(): void {
-    const next = this.waiters.find((waiting) => waiting.length > 0)?.shift();
+    const { resume, next: going, start } = this.waiters;
+    const next = resume.shift() ?? going.shift() ?? start.shift();
     if (next) next();
     else this.free++;
   }
@@ -79,6 +80,9 @@ export class StepSlots {
  * message, which starts turns; a schedule's or trigger's run).
  */
 export type SlotRank = "next" | "start";
+
+/** A slot's waiters: a step going on after a wait (`"resume"`) comes before both ranks. */
+type WaitRank = "resume" | SlotRank;
 
 interface Holder {
   slots: StepSlots;
@@ -125,7 +129,7 @@ async function endWait(holder: Holder): Promise<void> {
   if (holder.waits > 0) return;
   holder.slots.noteWaiting(-1);
   if (holder.done || holder.held) return;
-  holder.retaking ??= holder.slots.take(0).then(() => {
+  holder.retaking ??= holder.slots.take("resume").then(() => {
     holder.retaking = undefined;
     // A step that ended meanwhile, or began another wait, has no use for it.
     if (holder.done || holder.waits > 0) holder.slots.give();
