@@ -1,4 +1,4 @@
-import { App, type ViewResponseAction } from "@slack/bolt";
+import { App, type ViewResponseAction, webApi } from "@slack/bolt";
 import { ConfigError, PlatformApiError } from "../../src/errors/roundtable-error.js";
 import type { Logger } from "../../src/log/logger.js";
 import {
@@ -140,7 +140,13 @@ export class SlackAdapter
       this.app = new App({ ...common, receiver: this.receiver });
     }
     this.workspaces =
-      installed?.workspaces ?? new SingleWorkspace(this.app.client, options.botToken ?? "", this.logger, this.retries);
+      installed?.workspaces ?? new SingleWorkspace(
+        this.app.client,
+        new webApi.WebClient(options.botToken, clientOptions),
+        options.botToken ?? "",
+        this.logger,
+        this.retries,
+      );
     this.outbound = new SlackOutbound(this.workspaces, options.linkPreviews ?? (() => false), this.retries);
     this.identities = new PostIdentities(this.workspaces, options.agents ?? [], this.logger);
     this.tasks = new SlackTaskChunks({

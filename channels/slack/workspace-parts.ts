@@ -58,7 +58,8 @@ export class SlackWorkspaceParts {
   private async make(teamId: string | undefined): Promise<WorkspaceParts> {
     const { setup } = this;
     const auth = await setup.workspaces.auth(teamId);
-    const client = await setup.workspaces.clientOf(teamId);
+    // The look-ups an event waits for go through a queue of their own, not behind the posts.
+    const client = await setup.workspaces.lookupClientOf(teamId);
     const now = () => setup.clock.now();
     const names = new UserNames(client, setup.logger, now);
     const groups = new ApproverGroups(client, setup.approverGroups, setup.logger, now);

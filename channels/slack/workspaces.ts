@@ -18,6 +18,14 @@ export interface SlackWorkspaces {
   auth(teamId: string | undefined): Promise<WorkspaceAuth>;
   /** A Web API client carrying that workspace's token. */
   clientOf(teamId: string | undefined): Promise<WebClient>;
+  /**
+   * Another client with the same token and a request queue of its own, for the look-ups an
+   * inbound event waits for before it is stored and acked (`users.info`, `conversations.replies`,
+   * user groups): a client's queue runs 100 calls at a time, and with hundreds of answers
+   * streaming their edits through `clientOf`'s, an event's look-up waited behind them past
+   * Slack's 3 s.
+   */
+  lookupClientOf(teamId: string | undefined): Promise<WebClient>;
   /** The workspace's token is gone (uninstalled, revoked): forget it; returns whether one was known. */
   forget(teamId: string): Promise<boolean>;
 }
@@ -31,6 +39,8 @@ export class SingleWorkspace implements SlackWorkspaces {
 
   constructor(
     private readonly client: WebClient,
+    /** Same token as `client`, its own request queue (see {@link SlackWorkspaces.lookupClientOf}). */
+    private readonly lookups: WebClient,
     private readonly botToken: string,
     private readonly logger: Logger,
     /** `auth.test` is a read: tried again after a 5xx or a cut connection (the client's own retries are off). */
@@ -55,6 +65,10 @@ export class SingleWorkspace implements SlackWorkspaces {
     return this.client;
   }
 
+  async lookupClientOf(): Promise<WebClient> {
+    return this.lookups;
+  }
+
   async forget(teamId: string): Promise<boolean> {
     this.logger.warn(
       { team: teamId },
@@ -70,7 +84,7 @@ const rememberMs = 60_000;
 /** Workspaces installed through "Add to Slack": each one's token from the store (sealed there). */
 export class InstalledWorkspaces implements SlackWorkspaces {
   readonly kind = "installed";
-  private readonly known = new Map<string, { auth: WorkspaceAuth; client: WebClient; at: number }>();
+  private readonly known = new Map<string, { auth: WorkspaceAuth; client: WebClient; lookups: WebClient; at: number }>();
 
   constructor(
     private readonly installations: SlackInstallations,
@@ -86,6 +100,10 @@ export class InstalledWorkspaces implements SlackWorkspaces {
 
   async clientOf(teamId: string | undefined): Promise<WebClient> {
     return (await this.entry(teamId)).client;
+  }
+
+  async lookupClientOf(teamId: string | undefined): Promise<WebClient> {
+    return (await this.entry(teamId)).lookups;
   }
 
   async forget(teamId: string): Promise<boolean> {
@@ -109,7 +127,12 @@ export class InstalledWorkspaces implements SlackWorkspaces {
         method: "workspace lookup",
       });
     }
-    const entry = { auth, client: new webApi.WebClient(auth.botToken, this.clientOptions), at: this.now() };
+    const entry = {
+      auth,
+      client: new webApi.WebClient(auth.botToken, this.clientOptions),
+      lookups: new webApi.WebClient(auth.botToken, this.clientOptions),
+      at: this.now(),
+    };
     this.known.set(teamId, entry);
     return entry;
   }

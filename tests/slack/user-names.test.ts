@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { UserNames, userNameLookupsPerMessage } from "../../channels/slack/user-names.js";
 import { FakeSlack } from "../fakes/slack-api.js";
 import { ScriptedProvider } from "../fakes/scripted-provider.js";
-import { ana, botToken, signingSecret, type WorldSlack, worldOnSlack } from "./world-slack.js";
+import { ana, botToken, eve, signingSecret, type WorldSlack, worldOnSlack } from "./world-slack.js";
 
 let t: WorldSlack | undefined;
 let fake: FakeSlack | undefined;
@@ -63,5 +63,46 @@ describe("Slack user names", () => {
     const batch = await names.namesOf(strangers(20, 100));
     expect(batch.size).toBe(3);
     expect(fake.callsTo("users.info").length).toBe(calls + 4);
+  });
+
+  it("an event is stored and acked while its sender's users.info hangs: the id stands in, and the name, once answered, labels the next message", async () => {
+    const alice = new ScriptedProvider(() => ({ text: "ok" }));
+    t = await worldOnSlack({
+      mode: "http",
+      agents: [{ name: "alice", provider: alice }],
+      world: { defaultAgent: "alice" },
+    });
+    const held = t.fake.holdNext("users.info");
+    // Before: the event waited for the look-up, was refused at 2.5 s (503) and sent again, and
+    // again, while the look-up (Slack busy, or queued behind hundreds of streamed edits) hung.
+    await t.say(eve, "hi");
+    await held.reached;
+    const seen = (index: number) => {
+      const last = alice.requests[index]?.messages.at(-1);
+      return last?.role === "user" ? last.text : "";
+    };
+    expect(seen(0)).toMatch(new RegExp(`^${eve}: hi`));
+    held.release();
+    await t.say(eve, "again");
+    expect(seen(1)).toMatch(/^Eve: again/);
+    // One look-up for both messages: the second found the first's answer.
+    expect(t.fake.callsTo("users.info").filter((call) => call.params.user === eve)).toHaveLength(1);
+    expect(t.lines.some((line) => line.msg === "slack user names: look-up slow; ids stand in for this message")).toBe(
+      true,
+    );
+  });
+
+  it("messages waiting for the same person's look-up share one users.info call", async () => {
+    fake = await FakeSlack.start({
+      botToken,
+      signingSecret,
+      teamId: "T0FAKE",
+      users: [{ id: "U1ANA", name: "ana", displayName: "Ana" }],
+    });
+    const client = new webApi.WebClient(botToken, { slackApiUrl: fake.apiUrl, retryConfig: { retries: 0 } });
+    const names = new UserNames(client, pino({ level: "silent" }));
+    const all = await Promise.all(Array.from({ length: 5 }, () => names.namesOf(["U1ANA"])));
+    expect(all.map((found) => found.get("U1ANA"))).toEqual(["Ana", "Ana", "Ana", "Ana", "Ana"]);
+    expect(fake.callsTo("users.info")).toHaveLength(1);
   });
 });
