@@ -140,7 +140,8 @@ export class SlackAdapter
       this.app = new App({ ...common, receiver: this.receiver });
     }
     this.workspaces =
-      installed?.workspaces ?? new SingleWorkspace(
+      installed?.workspaces ??
+      new SingleWorkspace(
         this.app.client,
         new webApi.WebClient(options.botToken, clientOptions),
         options.botToken ?? "",

@@ -84,7 +84,10 @@ const rememberMs = 60_000;
 /** Workspaces installed through "Add to Slack": each one's token from the store (sealed there). */
 export class InstalledWorkspaces implements SlackWorkspaces {
   readonly kind = "installed";
-  private readonly known = new Map<string, { auth: WorkspaceAuth; client: WebClient; lookups: WebClient; at: number }>();
+  private readonly known = new Map<
+    string,
+    { auth: WorkspaceAuth; client: WebClient; lookups: WebClient; at: number }
+  >();
 
   constructor(
     private readonly installations: SlackInstallations,
