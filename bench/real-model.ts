@@ -24,6 +24,8 @@ export interface RealModelSettings {
   concurrency: number;
   directory: string;
   profileDirectory: string | undefined;
+  /** Where a heap snapshot of the service is written at the ramp's end (the most answers in flight). */
+  heapSnapshotDirectory: string | undefined;
   log: (text: string) => void;
 }
 
@@ -58,9 +60,7 @@ export async function runRealModel(settings: RealModelSettings): Promise<void> {
     DATABASE_URL: databaseUrl,
     ROUNDTABLE_CONFIG: configFile,
     ROUNDTABLE_DATA_DIR: settings.directory,
-    ...(settings.profileDirectory
-      ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${path.resolve(settings.profileDirectory)}` }
-      : {}),
+    ...nodeOptionsOf(settings),
   });
   const exited = new Promise<never>((_, reject) =>
     service.child.once("exit", (code) => reject(new Error(`the service exited (${code}): ${service.stderr()}`))),
@@ -97,6 +97,9 @@ export async function runRealModel(settings: RealModelSettings): Promise<void> {
             if (!sampling) {
               sampling = true;
               setTimeout(() => world.streams.sample(), rampMs).unref();
+              // The snapshot pauses the service for seconds: the figures of such a run mean little.
+              if (settings.heapSnapshotDirectory)
+                setTimeout(() => process.kill(service.pid, "SIGUSR1"), rampMs + 2_000).unref();
             }
             const done: Exchange[] = [];
             for (let count = 0; count < settings.perChat; count++) done.push(await world.send(10_000 + index));
@@ -286,4 +289,15 @@ async function waitReady(port: number): Promise<void> {
     await sleep(100);
   }
   throw new Error("the service did not get ready within 30 s");
+}
+
+/** The service's `node` options for `--profile` and `--heap-snapshot`. */
+function nodeOptionsOf(settings: RealModelSettings): { NODE_OPTIONS?: string } {
+  const options = [
+    ...(settings.profileDirectory ? [`--cpu-prof --cpu-prof-dir=${path.resolve(settings.profileDirectory)}`] : []),
+    ...(settings.heapSnapshotDirectory
+      ? [`--heapsnapshot-signal=SIGUSR1 --diagnostic-dir=${path.resolve(settings.heapSnapshotDirectory)}`]
+      : []),
+  ];
+  return options.length > 0 ? { NODE_OPTIONS: options.join(" ") } : {};
 }

@@ -18,6 +18,8 @@
  *   npm run bench -- --profile DIR     the service writes a V8 CPU profile into DIR
  *   npm run bench -- --hooks FILE      with a policy module (`hooks.module`; bench/trivial-hook.mjs keeps every event)
  *   npm run bench -- --heap-sample FILE  what the load allocates, garbage included (bench/heap-sample.ts)
+ *   npm run bench -- --model-latency real --heap-snapshot DIR
+ *                                      a heap snapshot of the service with the most answers in flight (the ramp's end)
  *   npm run bench -- --model-latency real [--chats N] [--channel slack] [--db postgres [--durable]]
  *                                      the fake model as slow as a real one (800 ms to the first token,
  *                                      50 tokens/s, 400 tokens): answers in flight (bench/real-model.ts)
@@ -57,6 +59,8 @@ interface Settings {
   hooks: string | undefined;
   /** `--heap-sample FILE`: what the service allocates during the load (bench/heap-sample.ts). */
   heapSample: string | undefined;
+  /** `--heap-snapshot DIR`: a heap snapshot of the service at the ramp's end (`--model-latency real`). */
+  heapSnapshotDirectory: string | undefined;
   /** `--statement-log FILE`: every statement of the load, counted by text (bench/statement-log.ts). */
   statementLog: string | undefined;
   postgresUrl: string | undefined;
@@ -102,6 +106,7 @@ function readSettings(): Settings {
       concurrency: { type: "string" },
       "statement-log": { type: "string" },
       "heap-sample": { type: "string" },
+      "heap-snapshot": { type: "string" },
     },
     allowPositionals: true,
   });
@@ -138,8 +143,11 @@ function readSettings(): Settings {
   const chats = values.chats === undefined ? undefined : Number.parseInt(values.chats, 10);
   if (chats !== undefined && !(Number.isInteger(chats) && chats >= 1 && chats <= 1_000))
     throw new BenchUsageError("--chats is a number of chats (1 to 1000)");
+  if (values["heap-snapshot"] !== undefined && modelLatency !== "real")
+    throw new BenchUsageError("--heap-snapshot is for --model-latency real");
   return {
     profileDirectory: values.profile,
+    heapSnapshotDirectory: values["heap-snapshot"],
     hooks: values.hooks === undefined ? undefined : path.resolve(values.hooks),
     statementLog: values["statement-log"],
     heapSample: values["heap-sample"],
@@ -226,6 +234,7 @@ async function runBench(settings: Settings, directory: string): Promise<void> {
       concurrency: settings.concurrency,
       directory,
       profileDirectory: settings.profileDirectory,
+      heapSnapshotDirectory: settings.heapSnapshotDirectory,
       log,
     });
     return;

@@ -1,3 +1,4 @@
+import { GrowingText } from "./growing-text.js";
 import type { FinishReason, LLMResponse, ModelToolCall, Usage } from "./model-provider.js";
 
 /** Usage with every count at zero, for streams that never reported any. */
@@ -10,12 +11,12 @@ function emptyUsage(): Usage {
  * three providers build it the same way.
  */
 export class ResponseBuilder {
-  private text = "";
+  private readonly text = new GrowingText();
   private readonly toolCalls: ModelToolCall[] = [];
   private usage: Usage | undefined;
 
   addText(text: string): void {
-    this.text += text;
+    this.text.append(text);
   }
 
   addToolCall(call: ModelToolCall): void {
@@ -36,7 +37,7 @@ export class ResponseBuilder {
 
   /** True when the model produced neither text nor a tool call. */
   get isEmpty(): boolean {
-    return this.text === "" && this.toolCalls.length === 0;
+    return this.text.isEmpty && this.toolCalls.length === 0;
   }
 
   get toolCallCount(): number {
@@ -47,7 +48,7 @@ export class ResponseBuilder {
   build(finishReason: FinishReason, providerFields?: Record<string, unknown>): LLMResponse {
     const reason = finishReason === "stop" && this.toolCalls.length > 0 ? "tool-calls" : finishReason;
     return {
-      text: this.text,
+      text: this.text.text,
       toolCalls: [...this.toolCalls],
       usage: this.currentUsage,
       finishReason: reason,
