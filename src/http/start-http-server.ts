@@ -1,11 +1,11 @@
 import { timingSafeEqual } from "node:crypto";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { errorMessage, RoundtableError } from "../errors/roundtable-error.js";
 import type { Logger } from "../log/logger.js";
 import { type Metrics, prometheusContentType } from "../metrics/metrics.js";
 import type { WebhookRoute } from "../world/channel-adapter.js";
 import { BodyRefusedError, defaultMaxBodyBytes, limitRequestBody } from "./limit-request-body.js";
+import { listenAcceptors } from "./listen-acceptors.js";
 import type { ReadinessProbe } from "./readiness.js";
 import { triggerPathPrefix } from "./trigger-routes.js";
 
@@ -133,11 +133,13 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     }
   };
 
-  const server = createServer((request, response) => {
-    void handle(request, response);
-  });
-  await listen(server, options.port, options.host);
-  const port = (server.address() as AddressInfo).port;
+  const { servers, port } = await listenAcceptors(
+    (request, response) => {
+      void handle(request, response);
+    },
+    options.port,
+    options.host,
+  );
   logger.info(
     { host: options.host ?? "0.0.0.0", port, routes: [...builtInPaths, ...routes.keys()] },
     "HTTP server listening",
@@ -145,7 +147,9 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
 
   return {
     port,
-    close: () => closeServer(server, options.closeGraceMs ?? 5000),
+    close: async () => {
+      await Promise.all(servers.map((server) => closeServer(server, options.closeGraceMs ?? 5000)));
+    },
   };
 }
 
@@ -179,19 +183,6 @@ function sendText(response: ServerResponse, status: number, body: string, conten
   response.setHeader("content-length", Buffer.byteLength(body));
   response.setHeader("cache-control", "no-store");
   response.end(body);
-}
-
-function listen(server: Server, port: number, host: string | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const onError = (error: Error): void => {
-      reject(new RoundtableError("internal", `cannot listen on port ${port}: ${error.message}`, { cause: error }));
-    };
-    server.once("error", onError);
-    server.listen(host === undefined ? { port } : { port, host }, () => {
-      server.off("error", onError);
-      resolve();
-    });
-  });
 }
 
 function closeServer(server: Server, graceMs: number): Promise<void> {
