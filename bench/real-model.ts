@@ -37,6 +37,8 @@ interface World {
   replyTimeoutMs: number;
   /** Connections the service opened to the platform's fake, where the world counts them. */
   platformConnections?: number;
+  /** Slack: event deliveries refused or not answered within 3 s, and sent again. */
+  retries?: number;
 }
 
 /**
@@ -79,6 +81,7 @@ export async function runRealModel(settings: RealModelSettings): Promise<void> {
     const benchCpuBefore = process.cpuUsage();
     const counted: World = world;
     const connectionsBefore = counted.platformConnections;
+    const retriesBefore = counted.retries;
     let rssMax = treeRssMebibytes(service.pid);
     const rssTimer = setInterval(() => {
       rssMax = Math.max(rssMax, treeRssMebibytes(service.pid));
@@ -133,6 +136,8 @@ export async function runRealModel(settings: RealModelSettings): Promise<void> {
         ? undefined
         : counted.platformConnections - connectionsBefore;
     const maxConnections = await connections?.stop();
+    const retries =
+      counted.retries === undefined || retriesBefore === undefined ? undefined : counted.retries - retriesBefore;
     const repliesPerSecond = inWindow / seconds;
     const aim = (0.9 * settings.chats) / realAnswerSeconds;
     const firstWords = spans(exchanges, "firstWordsAt");
@@ -183,6 +188,16 @@ export async function runRealModel(settings: RealModelSettings): Promise<void> {
               name: "PostgreSQL connections, largest",
               value: String(maxConnections),
               aim: "≤ the pool (10)",
+            },
+          ]),
+      ...(retries === undefined
+        ? []
+        : [
+            {
+              key: "eventsSentAgain",
+              name: "events sent again (refused, or not answered within Slack's 3 s)",
+              value: String(retries),
+              aim: "0",
             },
           ]),
       ...(platformConnections === undefined
@@ -242,6 +257,7 @@ export async function runRealModel(settings: RealModelSettings): Promise<void> {
         rssMaxMiB: round(rssMax),
         postgresConnectionsMax: maxConnections ?? null,
         platformConnections: platformConnections ?? null,
+        eventsSentAgain: retries ?? null,
         firstWordsMs: { p50: round(quantile(firstWords, 0.5)), p99: round(quantile(firstWords, 0.99)) },
         finalEditMs: { p50: round(quantile(finalEdit, 0.5)), p99: round(quantile(finalEdit, 0.99)) },
         phasesMs: Object.fromEntries(
