@@ -1,7 +1,7 @@
 import { webApi } from "@slack/bolt";
 import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
-import { UserNames, userNameLookupsPerMessage } from "../../channels/slack/user-names.js";
+import { type UserNameLimits, UserNames, userNameLookupsPerMessage } from "../../channels/slack/user-names.js";
 import { FakeSlack } from "../fakes/slack-api.js";
 import { ScriptedProvider } from "../fakes/scripted-provider.js";
 import { ana, botToken, eve, signingSecret, type WorldSlack, worldOnSlack } from "./world-slack.js";
@@ -14,6 +14,18 @@ afterEach(async () => {
   await fake?.close();
   fake = undefined;
 });
+
+/** A fake workspace with Ana in it, and `UserNames` asking it. */
+async function namesOnFake(limits: Partial<UserNameLimits> = {}): Promise<{ names: UserNames; slack: FakeSlack }> {
+  const slack = await FakeSlack.start({
+    botToken,
+    signingSecret,
+    teamId: "T0FAKE",
+    users: [{ id: "U1ANA", name: "ana", displayName: "Ana" }],
+  });
+  const client = new webApi.WebClient(botToken, { slackApiUrl: slack.apiUrl, retryConfig: { retries: 0 } });
+  return { names: new UserNames(client, pino({ level: "silent" }), Date.now, limits), slack };
+}
 
 const strangers = (count: number, from = 0) =>
   Array.from({ length: count }, (_, index) => `U9${String(from + index).padStart(6, "0")}`);
@@ -42,14 +54,8 @@ describe("Slack user names", () => {
   });
 
   it("keeps at most its cache size of names, dropping the least recently used", async () => {
-    fake = await FakeSlack.start({
-      botToken,
-      signingSecret,
-      teamId: "T0FAKE",
-      users: [{ id: "U1ANA", name: "ana", displayName: "Ana" }],
-    });
-    const client = new webApi.WebClient(botToken, { slackApiUrl: fake.apiUrl, retryConfig: { retries: 0 } });
-    const names = new UserNames(client, pino({ level: "silent" }), Date.now, { cacheSize: 5, lookupsPerMessage: 3 });
+    const { names, slack } = await namesOnFake({ cacheSize: 5, lookupsPerMessage: 3 });
+    fake = slack;
     expect(await names.nameOf("U1ANA")).toBe("Ana");
     for (const id of strangers(10)) await names.nameOf(id);
     expect(names.size).toBe(5);
@@ -93,14 +99,8 @@ describe("Slack user names", () => {
   });
 
   it("messages waiting for the same person's look-up share one users.info call", async () => {
-    fake = await FakeSlack.start({
-      botToken,
-      signingSecret,
-      teamId: "T0FAKE",
-      users: [{ id: "U1ANA", name: "ana", displayName: "Ana" }],
-    });
-    const client = new webApi.WebClient(botToken, { slackApiUrl: fake.apiUrl, retryConfig: { retries: 0 } });
-    const names = new UserNames(client, pino({ level: "silent" }));
+    const { names, slack } = await namesOnFake();
+    fake = slack;
     const all = await Promise.all(Array.from({ length: 5 }, () => names.namesOf(["U1ANA"])));
     expect(all.map((found) => found.get("U1ANA"))).toEqual(["Ana", "Ana", "Ana", "Ana", "Ana"]);
     expect(fake.callsTo("users.info")).toHaveLength(1);
