@@ -33,11 +33,11 @@ describe("the service's listening sockets", () => {
       expect(acceptors.servers).toHaveLength(linuxAcceptors);
       expect(listeningSockets(acceptors.port)).toBe(linuxAcceptors);
       const accepted = acceptors.servers.map(() => 0);
-      acceptors.servers.forEach((server, index) =>
+      for (const [index, server] of acceptors.servers.entries()) {
         server.on("connection", () => {
           accepted[index] = (accepted[index] ?? 0) + 1;
-        }),
-      );
+        });
+      }
       const port = acceptors.port;
       const sockets = await Promise.all(
         Array.from(
