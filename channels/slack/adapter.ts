@@ -103,7 +103,13 @@ export class SlackAdapter
     // Every workspace's calls are tried again by SlackOutbound (web-api-retries.ts), per chat:
     // the client's own retries paused every chat for one chat's 429 and sent posts twice. The
     // same options make the installed workspaces' clients (ours, Bolt's authorize, @slack/oauth).
-    const clientOptions = { ...apiUrl, retryConfig: { retries: 0 }, rejectRateLimitedCalls: true, logger };
+    const clientOptions = {
+      ...apiUrl,
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+      retryConfig: { retries: 0 },
+      rejectRateLimitedCalls: true,
+      logger,
+    };
     this.retries = { clock: this.clock, logger: this.logger, retries: options.retries ?? 5 };
     const installed = options.oauth ? installedWorkspaces(options.oauth, clientOptions, this.logger) : undefined;
     this.oauthRoutes = installed?.routes ?? [];
@@ -119,6 +125,7 @@ export class SlackAdapter
         // Opening the socket (apps.connections.open) posts nothing: the client may retry it.
         clientOptions: {
           ...apiUrl,
+          ...(options.fetch ? { fetch: options.fetch } : {}),
           retryConfig: { retries: options.retries ?? 5, factor: 2, minTimeout: 500, maxTimeout: 30_000 },
         },
         track: (work) => this.track(work),

@@ -1,6 +1,7 @@
 import type { SlackAdapter } from "../../channels/slack/adapter.js";
 import type { Config } from "../config/schema.js";
 import { ConfigError } from "../errors/roundtable-error.js";
+import { nodeHttpFetch } from "../http/node-http-fetch.js";
 import type { Logger } from "../log/logger.js";
 import type { ChannelAdapter } from "../world/channel-adapter.js";
 import type { ChatRef } from "../world/chat-ref.js";
@@ -107,6 +108,7 @@ async function createSlackAdapter(
     ...(slack?.signingSecret ? { signingSecret: slack.signingSecret } : {}),
     ...(slack?.appToken ? { appToken: slack.appToken } : {}),
     ...(slack?.apiUrl ? { apiUrl: slack.apiUrl } : {}),
+    fetch: nodeHttpFetch,
     replyIn: slack?.replyIn ?? "thread",
     stream: slack?.stream ?? "edit",
     agentView: slack?.agentView ?? false,

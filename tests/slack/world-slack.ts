@@ -2,6 +2,7 @@ import { SlackAdapter } from "../../channels/slack/adapter.js";
 import type { SlackAdapterOptions } from "../../channels/slack/options.js";
 import { createMetrics } from "../../src/metrics/metrics.js";
 import { type RunningHttpServer, startHttpServer } from "../../src/http/start-http-server.js";
+import { nodeHttpFetch } from "../../src/http/node-http-fetch.js";
 import type { StreamObserver } from "../../src/world/channel-adapter.js";
 import { type ChatRef, chatKey } from "../../src/world/chat-ref.js";
 import { writerFor } from "../../src/world/delivery/channel-writer.js";
@@ -126,7 +127,8 @@ export async function worldOnSlack(options: WorldSlackOptions): Promise<WorldSla
     signingSecret,
     ...(options.mode === "socket" ? { appToken } : {}),
     apiUrl: fake.apiUrl,
-    // As src/app/create-channels.ts does: each agent's identity from its config.
+    // As src/app/create-channels.ts does: Web API calls over node:http, each agent's identity from its config.
+    fetch: nodeHttpFetch,
     agents: options.agents.map((agent) => {
       const identity = options.agentConfig?.[agent.name] ?? {};
       return {
