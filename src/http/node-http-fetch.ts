@@ -37,7 +37,7 @@ const pools = {
 
 /**
  * The `fetch` given to the SDKs that call HTTP servers of their own: the MCP SDK's Streamable
- * HTTP transport and the OpenAI SDK. Their requests go over `node:http` and `node:https` instead
+ * HTTP transport, the OpenAI SDK and Slack's Web API client. Their requests go over `node:http` and `node:https` instead
  * of the global `fetch`, for two reasons (docs/performance.md). The first request through the
  * global `fetch` loads undici's HTTP client and compiles its WebAssembly HTTP parser: about
  * 12 MiB of resident memory for good, where nothing else uses `fetch` ("Idle memory"). And a
