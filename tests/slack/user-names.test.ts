@@ -27,30 +27,42 @@ async function namesOnFake(limits: Partial<UserNameLimits> = {}): Promise<{ name
   return { names: new UserNames(client, pino({ level: "silent" }), Date.now, limits), slack };
 }
 
+/** A Slack world whose one agent, alice, answers "ok" (closed after the test, as `t`). */
+async function aliceOnSlack(): Promise<{ alice: ScriptedProvider; world: WorldSlack }> {
+  const alice = new ScriptedProvider(() => ({ text: "ok" }));
+  const world = await worldOnSlack({
+    mode: "http",
+    agents: [{ name: "alice", provider: alice }],
+    world: { defaultAgent: "alice" },
+  });
+  t = world;
+  return { alice, world };
+}
+
+/** The text of the last message in alice's `index`th model request ("" if not a person's). */
+function lastTextSeen(alice: ScriptedProvider, index: number): string {
+  const last = alice.requests[index]?.messages.at(-1);
+  return last?.role === "user" ? last.text : "";
+}
+
 const strangers = (count: number, from = 0) =>
   Array.from({ length: count }, (_, index) => `U9${String(from + index).padStart(6, "0")}`);
 
 describe("Slack user names", () => {
   it("a message mentioning 200 unknown people costs at most the per-message cap of users.info calls; the rest keep their raw id", async () => {
-    const alice = new ScriptedProvider(() => ({ text: "ok" }));
-    t = await worldOnSlack({
-      mode: "http",
-      agents: [{ name: "alice", provider: alice }],
-      world: { defaultAgent: "alice" },
-    });
-    const before = t.fake.callsTo("users.info").length;
+    const { alice, world } = await aliceOnSlack();
+    const before = world.fake.callsTo("users.info").length;
     const ids = strangers(200);
-    await t.say(ana, `hi ${ids.map((id) => `<@${id}>`).join(" ")}`);
+    await world.say(ana, `hi ${ids.map((id) => `<@${id}>`).join(" ")}`);
     // Ana's message: her name and the first mentions (the bot's own echoed post is a message of its own).
-    const calls = t.fake
+    const calls = world.fake
       .callsTo("users.info")
       .slice(before)
       .filter((call) => call.params.user === ana || ids.includes(String(call.params.user)));
     expect(calls.length).toBe(userNameLookupsPerMessage);
     // Ana (the sender) is named; the text the agent saw keeps the ids of those not looked up.
-    const seen = alice.requests[0]?.messages.at(-1);
-    expect(seen?.role === "user" ? seen.text : "").toMatch(/^Ana: hi /);
-    expect(seen?.role === "user" ? seen.text : "").toContain(`@${ids[199]}`);
+    expect(lastTextSeen(alice, 0)).toMatch(/^Ana: hi /);
+    expect(lastTextSeen(alice, 0)).toContain(`@${ids[199]}`);
   });
 
   it("keeps at most its cache size of names, dropping the least recently used", async () => {
@@ -72,30 +84,22 @@ describe("Slack user names", () => {
   });
 
   it("an event is stored and acked while its sender's users.info hangs: the id stands in, and the name, once answered, labels the next message", async () => {
-    const alice = new ScriptedProvider(() => ({ text: "ok" }));
-    t = await worldOnSlack({
-      mode: "http",
-      agents: [{ name: "alice", provider: alice }],
-      world: { defaultAgent: "alice" },
-    });
-    const held = t.fake.holdNext("users.info");
+    const { alice, world } = await aliceOnSlack();
+    const held = world.fake.holdNext("users.info");
     // Before: the event waited for the look-up, was refused at 2.5 s (503) and sent again, and
     // again, while the look-up (Slack busy, or queued behind hundreds of streamed edits) hung.
-    await t.say(eve, "hi");
+    await world.say(eve, "hi");
     await held.reached;
-    const seen = (index: number) => {
-      const last = alice.requests[index]?.messages.at(-1);
-      return last?.role === "user" ? last.text : "";
-    };
+    const seen = (index: number) => lastTextSeen(alice, index);
     expect(seen(0)).toMatch(new RegExp(`^${eve}: hi`));
     held.release();
-    await t.say(eve, "again");
+    await world.say(eve, "again");
     expect(seen(1)).toMatch(/^Eve: again/);
     // One look-up for both messages: the second found the first's answer.
-    expect(t.fake.callsTo("users.info").filter((call) => call.params.user === eve)).toHaveLength(1);
-    expect(t.lines.some((line) => line.msg === "slack user names: look-up slow; ids stand in for this message")).toBe(
-      true,
-    );
+    expect(world.fake.callsTo("users.info").filter((call) => call.params.user === eve)).toHaveLength(1);
+    expect(
+      world.lines.some((line) => line.msg === "slack user names: look-up slow; ids stand in for this message"),
+    ).toBe(true);
   });
 
   it("messages waiting for the same person's look-up share one users.info call", async () => {
