@@ -2,6 +2,7 @@ import { Agent as HttpAgent, type ClientRequest, type IncomingMessage, request a
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import type { Readable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
+import type { ReadPacer } from "./read-pacer.js";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 
 /** What this `fetch` takes and returns: the global `fetch`'s shape (the SDKs' `fetch` option). */
@@ -192,6 +193,9 @@ function decoded(message: IncomingMessage): Readable {
   return message.pipe(decoder);
 }
 
+/** Paced, the first events of a body are read as they come (a model's first words, a short body). */
+const unpacedEvents = 8;
+
 /** The bodies of this fetch's responses not yet read, by their response. */
 const nodeBodies = new WeakMap<Response, NodeBody>();
 
@@ -199,13 +203,14 @@ const nodeBodies = new WeakMap<Response, NodeBody>();
  * The body of `response`, one of this fetch's, as the socket's text chunk by chunk, when
  * nothing has read it yet (its web stream is then never used); else undefined. A reader of a
  * long stream of small events (a model's answer, a token a read) spares undici's web stream
- * and its promises per read that way.
+ * and its promises per read that way. With `pacer`, after its first few chunks the socket is
+ * read in bursts ({@link ReadPacer}), and a read hands on all that came as one piece of text.
  */
-export function takeNodeBody(response: Response): TextChunks | undefined {
+export function takeNodeBody(response: Response, pacer?: ReadPacer): TextChunks | undefined {
   const body = nodeBodies.get(response);
   if (!body) return undefined;
   nodeBodies.delete(response);
-  return body.take();
+  return body.take(pacer);
 }
 
 /** A body's text as it arrives: the next chunk, or undefined once it has ended. */
@@ -230,6 +235,9 @@ class NodeBody implements TextChunks {
     | { resolve: (chunk: Buffer | string | undefined) => void; reject: (error: unknown) => void }
     | undefined;
   private readonly text = new StringDecoder("utf8");
+  private pacer: ReadPacer | undefined;
+  private dataEvents = 0;
+  private handing = false;
 
   constructor(
     private readonly message: IncomingMessage,
@@ -256,8 +264,11 @@ class NodeBody implements TextChunks {
   }
 
   /** The body as text chunks, or undefined when its web stream has started. */
-  take(): TextChunks | undefined {
+  take(pacer?: ReadPacer): TextChunks | undefined {
     if (this.state !== "idle") return undefined;
+    this.pacer = pacer;
+    const { socket } = this.message;
+    if (pacer && socket) this.message.once("end", () => pacer.letGo(socket));
     this.start("taken");
     return this;
   }
@@ -276,6 +287,9 @@ class NodeBody implements TextChunks {
     this.state = "over";
     this.chunks.length = 0;
     this.release();
+    // Drained at full speed: the connection goes back to its pool as soon as it can.
+    const { socket } = this.message;
+    if (this.pacer && socket) this.pacer.letGo(socket);
     const { source } = this;
     if (source.readableEnded || source.destroyed) return;
     const cut = setTimeout(() => this.close(), drainMs);
@@ -293,14 +307,19 @@ class NodeBody implements TextChunks {
       if (this.state === "over") return;
       // A chunk that ends inside a character gives only what is whole (possibly nothing yet).
       const chunk = this.state === "taken" ? this.text.write(bytes) : bytes;
+      if (this.pacer && message.socket && ++this.dataEvents > unpacedEvents) this.pacer.hold(message.socket);
       if (chunk.length === 0) return;
       const waiting = this.waiting;
-      if (waiting) {
+      if (waiting && !this.pacer) {
         this.waiting = undefined;
         waiting.resolve(chunk);
         return;
       }
       this.chunks.push(chunk);
+      if (waiting && !this.handing) {
+        this.handing = true;
+        setImmediate(() => this.handOn());
+      }
       // A reader that lags: the socket waits for it (TCP's flow control) instead of memory.
       if (this.chunks.length >= 16) source.pause();
     });
@@ -310,9 +329,24 @@ class NodeBody implements TextChunks {
     if (source !== message) message.on("error", (error) => this.end(error));
   }
 
+  /**
+   * Paced, what a read brought is handed on once the event loop has read all of it (TLS gives
+   * each record a call of its own, and the reader would wake for each).
+   */
+  private handOn(): void {
+    this.handing = false;
+    const waiting = this.waiting;
+    if (!waiting || this.chunks.length === 0) return;
+    this.waiting = undefined;
+    this.next().then(waiting.resolve, waiting.reject);
+  }
+
   /** The next chunk as it came, or undefined at the end; what is queued is read first. */
   private next(): Promise<Buffer | string | undefined> {
-    const chunk = this.chunks.shift();
+    let chunk = this.chunks.shift();
+    // Text is read as one: what came in one read (or while the reader was busy) in one wake-up.
+    if (this.state === "taken")
+      while (this.chunks.length > 0) chunk = (chunk as string) + (this.chunks.shift() as string);
     if (chunk !== undefined) {
       if (this.chunks.length === 0 && !this.ended) this.source.resume();
       return Promise.resolve(chunk);

@@ -4,8 +4,9 @@ import type { StreamPart } from "../model-provider.js";
 import { convertOpenAIRequest } from "./convert-request.js";
 import { mapOpenAIStream } from "./map-stream.js";
 
+/** Each chunk as a batch of its own (as if each came in a network read of its own). */
 async function* from(chunks: unknown[]) {
-  for (const chunk of chunks) yield chunk;
+  for (const chunk of chunks) yield [chunk];
 }
 
 async function parts(chunks: unknown[]): Promise<StreamPart[]> {
@@ -77,6 +78,30 @@ describe("mapOpenAIStream with what OpenAI-compatible servers send", () => {
 
   it("calls a chunk of the wrong shape malformed", async () => {
     const error = await parts([{ choices: "nope" }]).catch((caught: unknown) => caught);
+    expect((error as ProviderError).code).toBe("provider.malformed");
+  });
+
+  it("gives the text pieces of one batch (one network read) as one part, the text before a failing chunk first", async () => {
+    const seen: StreamPart[] = [];
+    async function* batches() {
+      yield [delta({ content: "Hel" }), delta({ content: "lo" }), delta({ content: ", " })];
+      yield [delta({ content: "wor" }), delta({ content: "ld" }), delta({}, "stop")];
+    }
+    for await (const part of mapOpenAIStream(batches(), "compat", undefined, () => "generated")) seen.push(part);
+    expect(seen.filter((part) => part.type === "text-delta")).toEqual([
+      { type: "text-delta", text: "Hello, " },
+      { type: "text-delta", text: "world" },
+    ]);
+    expect(seen.at(-1)).toMatchObject({ type: "finish", response: { text: "Hello, world", finishReason: "stop" } });
+
+    const before: StreamPart[] = [];
+    async function* failing() {
+      yield [delta({ content: "partial " }), delta({ content: "text" }), { choices: "nope" }];
+    }
+    const error = await (async () => {
+      for await (const part of mapOpenAIStream(failing(), "compat", undefined, () => "generated")) before.push(part);
+    })().catch((caught: unknown) => caught);
+    expect(before).toEqual([{ type: "text-delta", text: "partial text" }]);
     expect((error as ProviderError).code).toBe("provider.malformed");
   });
 });

@@ -53,7 +53,7 @@ const knownCallKeys = new Set(["index", "id", "type", "function"]);
  * yielded whole once the stream is finished. A stream without a `finish_reason` was cut.
  */
 export async function* mapOpenAIStream(
-  chunks: AsyncIterable<unknown>,
+  batches: AsyncIterable<readonly unknown[]>,
   provider: string,
   signal: AbortSignal | undefined,
   newCallId: () => string,
@@ -62,45 +62,53 @@ export async function* mapOpenAIStream(
   const calls = new Map<string | number, PendingCall>();
   let finish: string | undefined;
   let refusal = "";
-  for await (const raw of chunks) {
-    // Nearly every chunk is a piece of text: checked by hand (what the schema would accept), the
-    // rest by the schema (a zod parse per token was a tenth of reading a stream).
-    const text = textPieceOf(raw);
-    if (text !== undefined) {
+  for await (const batch of batches) {
+    // The text pieces of one batch (one network read) go on as one part.
+    let text = "";
+    for (const raw of batch) {
+      // Nearly every chunk is a piece of text: checked by hand (what the schema would accept), the
+      // rest by the schema (a zod parse per token was a tenth of reading a stream).
+      const piece = textPieceOf(raw);
+      if (piece !== undefined) {
+        text += piece;
+        continue;
+      }
+      // Anything else may fail the stream: the text before it goes on first, as it came.
       if (text !== "") {
         builder.addText(text);
         yield { type: "text-delta", text };
+        text = "";
       }
-      continue;
-    }
-    const parsed = chunkSchema.safeParse(raw);
-    if (!parsed.success) throw malformedError(provider, `unexpected chunk: ${parsed.error.message}`);
-    const chunk = parsed.data;
-    if (chunk.usage) builder.setUsage(usageOf(chunk.usage));
-    const choice = chunk.choices?.find((candidate) => (candidate.index ?? 0) === 0);
-    if (!choice) continue;
-    const delta = choice.delta;
-    if (delta?.content) {
-      builder.addText(delta.content);
-      yield { type: "text-delta", text: delta.content };
-    }
-    if (delta?.refusal) refusal += delta.refusal;
-    for (const [position, piece] of (delta?.tool_calls ?? []).entries()) {
-      const key = piece.index ?? piece.id ?? `position-${position}`;
-      let call = calls.get(key);
-      if (!call) {
-        call = { id: piece.id ?? "", name: "", argumentsJson: "", extra: {} };
-        calls.set(key, call);
+      const parsed = chunkSchema.safeParse(raw);
+      if (!parsed.success) throw malformedError(provider, `unexpected chunk: ${parsed.error.message}`);
+      const chunk = parsed.data;
+      if (chunk.usage) builder.setUsage(usageOf(chunk.usage));
+      const choice = chunk.choices?.find((candidate) => (candidate.index ?? 0) === 0);
+      if (!choice) continue;
+      const delta = choice.delta;
+      if (delta?.content) text += delta.content;
+      if (delta?.refusal) refusal += delta.refusal;
+      for (const [position, piece] of (delta?.tool_calls ?? []).entries()) {
+        const key = piece.index ?? piece.id ?? `position-${position}`;
+        let call = calls.get(key);
+        if (!call) {
+          call = { id: piece.id ?? "", name: "", argumentsJson: "", extra: {} };
+          calls.set(key, call);
+        }
+        if (piece.id && call.id === "") call.id = piece.id;
+        // The name comes whole in the first piece; some servers repeat it in later ones.
+        if (piece.function?.name && call.name === "") call.name = piece.function.name;
+        if (piece.function?.arguments) call.argumentsJson += piece.function.arguments;
+        for (const [name, value] of Object.entries(piece)) {
+          if (!knownCallKeys.has(name)) call.extra[name] = value;
+        }
       }
-      if (piece.id && call.id === "") call.id = piece.id;
-      // The name comes whole in the first piece; some servers repeat it in later ones.
-      if (piece.function?.name && call.name === "") call.name = piece.function.name;
-      if (piece.function?.arguments) call.argumentsJson += piece.function.arguments;
-      for (const [name, value] of Object.entries(piece)) {
-        if (!knownCallKeys.has(name)) call.extra[name] = value;
-      }
+      if (choice.finish_reason) finish = choice.finish_reason;
     }
-    if (choice.finish_reason) finish = choice.finish_reason;
+    if (text !== "") {
+      builder.addText(text);
+      yield { type: "text-delta", text };
+    }
   }
   if (signal?.aborted) throw abortedError(provider);
   if (finish === undefined) throw streamEndedEarlyError(provider, "the model finished (no finish_reason)");

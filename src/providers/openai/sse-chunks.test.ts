@@ -27,7 +27,7 @@ function responseOf(pieces: string[]): Response {
 
 async function collect(response: Response): Promise<unknown[]> {
   const out: unknown[] = [];
-  for await (const item of sseChunks(response, undefined)) out.push(item);
+  for await (const batch of sseChunks(response, undefined)) out.push(...batch);
   return out;
 }
 
@@ -76,6 +76,19 @@ describe("sseChunks", () => {
       server.closeAllConnections();
       server.close();
     }
+  });
+
+  it("gives the events of one read as one batch, those before an error event first", async () => {
+    const batches: unknown[][] = [];
+    const read = (async () => {
+      const response = responseOf([
+        'data: {"n":1}\n\ndata: {"n":2}\n\n',
+        'data: {"n":3}\n\nevent: error\ndata: {"message":"bad"}\n\n',
+      ]);
+      for await (const batch of sseChunks(response, undefined)) batches.push(batch);
+    })();
+    await expect(read).rejects.toMatchObject({ error: { message: "bad" } });
+    expect(batches).toEqual([[{ n: 1 }, { n: 2 }], [{ n: 3 }]]);
   });
 
   it("throws an error payload or event as the SDK does, and unparsable JSON as a SyntaxError", async () => {

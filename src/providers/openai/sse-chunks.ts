@@ -1,19 +1,29 @@
 import { APIError, OpenAIError } from "openai";
+import { ReadPacer } from "../../http/read-pacer.js";
 import { takeNodeBody, type TextChunks } from "../../http/node-http-fetch.js";
 
 /**
+ * Model streams are read at most every 50 to 100 ms after their first few events (a token each):
+ * what comes meanwhile is read, parsed and handed on at once (docs/performance.md, "Reading a
+ * model's stream in bursts"). Chats see streamed words once a second at the most, so this costs
+ * them nothing; the first words are read as they come.
+ */
+const modelStreamPacer = new ReadPacer(50);
+
+/**
  * The JSON events of a Chat Completions stream, read from the raw response (the SDK's
- * `asResponse()`), one network read at a time. The SDK's own reader takes five async layers and
- * a `Promise.race` per event; at 50 tokens a second an answer, per token that was a third of
- * what reading a model's stream cost the service (docs/performance.md, "Real model speeds").
- * A response of `nodeHttpFetch` (the provider's `fetch`) is read from its socket's text
- * directly, any other through its web stream.
+ * `asResponse()`), in batches: the events of one network read together. The SDK's own reader
+ * takes five async layers and a `Promise.race` per event; at 50 tokens a second an answer, per
+ * token that was a third of what reading a model's stream cost the service
+ * (docs/performance.md, "Real model speeds"). A response of `nodeHttpFetch` (the provider's
+ * `fetch`) is read from its socket's text directly, in bursts ({@link modelStreamPacer}), any
+ * other through its web stream.
  * What it yields and throws is the SDK's (its `Stream.fromSSEResponse`, openai 7.x): events up
  * to `data: [DONE]`, an `error` event or an `{ error }` payload as an `APIError`, unparsable
  * JSON as a `SyntaxError`, and an abort as the end of the stream (the caller checks its signal).
  */
-export async function* sseChunks(response: Response, signal: AbortSignal | undefined): AsyncGenerator<unknown> {
-  const chunks = takeNodeBody(response) ?? webChunks(response);
+export async function* sseChunks(response: Response, signal: AbortSignal | undefined): AsyncGenerator<unknown[]> {
+  const chunks = takeNodeBody(response, modelStreamPacer) ?? webChunks(response);
   const events = new SseDecoder();
   let finished = false;
   try {
@@ -22,11 +32,25 @@ export async function* sseChunks(response: Response, signal: AbortSignal | undef
       if (signal?.aborted) return;
       if (text === undefined) finished = true;
       events.push(text ?? "", finished);
+      // The events of one read, as one batch: those before a failing one still go on first.
+      const batch: unknown[] = [];
+      let done = false;
+      let failed: { error: unknown } | undefined;
       for (let event = events.next(); event !== undefined; event = events.next()) {
-        if (event.data === "[DONE]") return;
-        yield dataOf(event, response.headers);
+        if (event.data === "[DONE]") {
+          done = true;
+          break;
+        }
+        try {
+          batch.push(dataOf(event, response.headers));
+        } catch (error) {
+          failed = { error };
+          break;
+        }
       }
-      if (finished) return;
+      if (batch.length > 0) yield batch;
+      if (failed) throw failed.error;
+      if (done || finished) return;
     }
   } catch (error) {
     // As the SDK: the transport's abort ends the stream (the caller tells a cut from a stop).
