@@ -4,12 +4,14 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import { BenchWorld, type Exchange } from "./bench-world.js";
+import { heapSampleEnv } from "./heap-sample.js";
 import { realAnswerSeconds, realModel } from "./model-latency.js";
 import { dropPostgresDatabase, freshPostgresDatabase } from "./postgres-database.js";
 import { treeCpuMilliseconds, treeRssMebibytes } from "./process-stats.js";
 import { type FigureRow, renderTable, writeResults } from "./report.js";
 import { repositoryRoot, startServiceProcess } from "./service-process.js";
 import { SlackBenchWorld } from "./slack-bench-world.js";
+import { markStatements } from "./statement-log.js";
 import { quantile, round } from "./statistics.js";
 import { ConnectionSampler, postgresDurability } from "./throwaway-postgres.js";
 
@@ -26,6 +28,8 @@ export interface RealModelSettings {
   profileDirectory: string | undefined;
   /** Where a heap snapshot of the service is written at the ramp's end (the most answers in flight). */
   heapSnapshotDirectory: string | undefined;
+  /** Where what the service allocates during the load is written (bench/heap-sample.ts). */
+  heapSample: string | undefined;
   log: (text: string) => void;
 }
 
@@ -76,6 +80,7 @@ export async function runRealModel(settings: RealModelSettings): Promise<void> {
     log(`load: ${settings.chats} chats in a closed loop, ${total} messages of ~${realAnswerSeconds} s each`);
     const connections = settings.postgresUrl ? await ConnectionSampler.connect(databaseUrl) : undefined;
     connections?.start();
+    if (settings.heapSample) markStatements(service.pid);
     const statementsBefore = await service.metric("roundtable_database_statements_total");
     const cpuBefore = treeCpuMilliseconds(service.pid);
     const benchCpuBefore = process.cpuUsage();
@@ -114,6 +119,7 @@ export async function runRealModel(settings: RealModelSettings): Promise<void> {
       ])
     ).flat();
     const inFlight = world.streams.stop();
+    if (settings.heapSample) markStatements(service.pid);
     // The steady state: from the end of the ramp until the first chat is done (the load thins after it).
     const windowStart = started + rampMs;
     const windowEnd = Math.max(firstDoneAt ?? performance.now(), windowStart + 1);
@@ -307,13 +313,14 @@ async function waitReady(port: number): Promise<void> {
   throw new Error("the service did not get ready within 30 s");
 }
 
-/** The service's `node` options for `--profile` and `--heap-snapshot`. */
-function nodeOptionsOf(settings: RealModelSettings): { NODE_OPTIONS?: string } {
+/** The service's `node` options (and environment) for `--profile`, `--heap-snapshot` and `--heap-sample`. */
+function nodeOptionsOf(settings: RealModelSettings): Record<string, string> {
   const options = [
     ...(settings.profileDirectory ? [`--cpu-prof --cpu-prof-dir=${path.resolve(settings.profileDirectory)}`] : []),
     ...(settings.heapSnapshotDirectory
       ? [`--heapsnapshot-signal=SIGUSR1 --diagnostic-dir=${path.resolve(settings.heapSnapshotDirectory)}`]
       : []),
   ];
+  if (settings.heapSample) return heapSampleEnv(settings.heapSample, options.join(" "));
   return options.length > 0 ? { NODE_OPTIONS: options.join(" ") } : {};
 }

@@ -235,6 +235,7 @@ async function runBench(settings: Settings, directory: string): Promise<void> {
       directory,
       profileDirectory: settings.profileDirectory,
       heapSnapshotDirectory: settings.heapSnapshotDirectory,
+      heapSample: settings.heapSample,
       log,
     });
     return;
