@@ -41,6 +41,14 @@ describe("SseDecoder", () => {
     ]);
   });
 
+  it("reads a field without a colon as empty, and only `data` and `event` exactly", () => {
+    expect(decodeAll(["data\n\nevent\ndata:x\n\ndatax: y\neven: z\n\ndata:  two spaces\r\n\r\n", ""])).toEqual([
+      { event: null, data: "" },
+      { event: "", data: "x" },
+      { event: null, data: " two spaces" },
+    ]);
+  });
+
   it("joins data lines, keeps the event name, skips comments and other fields", () => {
     expect(decodeAll([': ping\n\nevent: error\nid: 7\ndata: {"a":\ndata:  1}\nretry: 5\n\n', ""])).toEqual([
       { event: "error", data: '{"a":\n 1}' },

@@ -118,7 +118,8 @@ interface ServerSentEvent {
 export class SseDecoder {
   private buffer = "";
   private event: string | null = null;
-  private data: string[] = [];
+  /** The event's data lines so far, joined by `\n`; null before its first. */
+  private data: string | null = null;
   private readonly ready: ServerSentEvent[] = [];
   private readAt = 0;
 
@@ -126,20 +127,24 @@ export class SseDecoder {
   push(text: string, end: boolean): void {
     const buffer = this.buffer + text;
     let start = 0;
+    // The next `\r` at or after `start` (-1: none in the rest; searched again only once passed).
+    let cr = -2;
     for (;;) {
-      const at = lineEnd(buffer, start);
+      const newline = buffer.indexOf("\n", start);
+      if (cr !== -1 && cr < start) cr = buffer.indexOf("\r", start);
+      const at = cr < 0 ? newline : newline < 0 ? cr : Math.min(newline, cr);
       if (at < 0) break;
-      const cr = buffer.charCodeAt(at) === 13;
+      const isCr = at === cr;
       // A `\r` last in the text may be the first half of `\r\n`: wait for what follows.
-      if (cr && at === buffer.length - 1 && !end) break;
-      this.line(buffer.slice(start, at));
-      start = at + (cr && buffer.charCodeAt(at + 1) === 10 ? 2 : 1);
+      if (isCr && at === buffer.length - 1 && !end) break;
+      this.line(buffer, start, at);
+      start = at + (isCr && buffer.charCodeAt(at + 1) === 10 ? 2 : 1);
     }
     this.buffer = start === 0 ? buffer : buffer.slice(start);
     if (end) {
-      if (this.buffer !== "") this.line(this.buffer);
+      if (this.buffer !== "") this.line(this.buffer, 0, this.buffer.length);
       this.buffer = "";
-      this.line("");
+      this.line("", 0, 0);
     }
   }
 
@@ -153,30 +158,24 @@ export class SseDecoder {
     return this.ready[this.readAt++];
   }
 
-  private line(line: string): void {
-    if (line === "") {
-      if (!this.event && this.data.length === 0) return;
-      this.ready.push({ event: this.event, data: this.data.join("\n") });
+  /** The line `text[from, to)`, read where it lies (one string made a line: its value). */
+  private line(text: string, from: number, to: number): void {
+    if (from === to) {
+      if (!this.event && this.data === null) return;
+      this.ready.push({ event: this.event, data: this.data ?? "" });
       this.event = null;
-      this.data = [];
+      this.data = null;
       return;
     }
-    if (line.charCodeAt(0) === 58) return; // `:` a comment
-    const colon = line.indexOf(":");
-    const field = colon < 0 ? line : line.slice(0, colon);
-    if (field !== "event" && field !== "data") return;
-    let value = colon < 0 ? "" : line.slice(colon + 1);
-    if (value.charCodeAt(0) === 32) value = value.slice(1);
-    if (field === "event") this.event = value;
-    else this.data.push(value);
+    if (text.charCodeAt(from) === 58) return; // `:` a comment
+    const colon = text.indexOf(":", from);
+    const nameEnd = colon < 0 || colon > to ? to : colon;
+    const isData = nameEnd - from === 4 && text.startsWith("data", from);
+    if (!isData && !(nameEnd - from === 5 && text.startsWith("event", from))) return;
+    let valueStart = nameEnd === to ? to : nameEnd + 1;
+    if (valueStart < to && text.charCodeAt(valueStart) === 32) valueStart++;
+    const value = text.slice(valueStart, to);
+    if (!isData) this.event = value;
+    else this.data = this.data === null ? value : `${this.data}\n${value}`;
   }
-}
-
-/** The index of the next `\n` or `\r` from `from`, or -1. */
-function lineEnd(text: string, from: number): number {
-  const newline = text.indexOf("\n", from);
-  const cr = text.indexOf("\r", from);
-  if (cr < 0) return newline;
-  if (newline < 0) return cr;
-  return Math.min(newline, cr);
 }
