@@ -2,7 +2,7 @@ import { Agent as HttpAgent, type ClientRequest, type IncomingMessage, request a
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import type { Readable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
-import type { ReadPacer } from "./read-pacer.js";
+import { modelStreamPacer, type ReadPacer } from "./read-pacer.js";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 
 /** What this `fetch` takes and returns: the global `fetch`'s shape (the SDKs' `fetch` option). */
@@ -38,7 +38,8 @@ const pools = {
 
 /**
  * The `fetch` given to the SDKs that call HTTP servers of their own: the MCP SDK's Streamable
- * HTTP transport, the OpenAI SDK and Slack's Web API client. Their requests go over `node:http` and `node:https` instead
+ * HTTP transport and Slack's Web API client; the OpenAI and Anthropic SDKs get
+ * {@link modelStreamFetch}. Their requests go over `node:http` and `node:https` instead
  * of the global `fetch`, for two reasons (docs/performance.md). The first request through the
  * global `fetch` loads undici's HTTP client and compiles its WebAssembly HTTP parser: about
  * 12 MiB of resident memory for good, where nothing else uses `fetch` ("Idle memory"). And a
@@ -58,7 +59,16 @@ const pools = {
  * with a redirect, so it did not act on the request). Anything else they might ask (a `Request`,
  * a form or stream body, another protocol) goes to the global `fetch` too.
  */
-export const nodeHttpFetch: FetchLike = (input, init = {}) => {
+export const nodeHttpFetch: FetchLike = (input, init = {}) => send(input, init, undefined);
+
+/**
+ * {@link nodeHttpFetch} for the model SDKs: a stream of server-sent events is read in bursts
+ * after its first few chunks ({@link modelStreamPacer}), and each read hands on all that came as
+ * one chunk (docs/performance.md, "Reading a model's stream in bursts").
+ */
+export const modelStreamFetch: FetchLike = (input, init = {}) => send(input, init, modelStreamPacer);
+
+function send(input: string | URL | Request, init: RequestInit, pacer: ReadPacer | undefined): Promise<Response> {
   const url = typeof input === "string" ? parseUrl(input) : input instanceof URL ? input : undefined;
   const body = init.body;
   if (
@@ -113,7 +123,7 @@ export const nodeHttpFetch: FetchLike = (input, init = {}) => {
           return;
         }
         try {
-          resolve(toResponse(message, method === "HEAD", signal, release));
+          resolve(toResponse(message, method === "HEAD", signal, release, pacer));
         } catch (error) {
           release();
           message.destroy();
@@ -128,7 +138,7 @@ export const nodeHttpFetch: FetchLike = (input, init = {}) => {
     // undici sees it, reading every idle connection. A POST needs that: it is never sent again.
     setImmediate(() => setImmediate(() => attempt(true)));
   });
-};
+}
 
 function parseUrl(text: string): URL | undefined {
   try {
@@ -156,6 +166,7 @@ function toResponse(
   head: boolean,
   signal: AbortSignal | undefined,
   release: () => void,
+  pacer: ReadPacer | undefined,
 ): Response {
   const headers = new Headers();
   for (let index = 0; index + 1 < message.rawHeaders.length; index += 2) {
@@ -168,7 +179,9 @@ function toResponse(
     message.once("close", release);
     return new Response(null, init);
   }
-  const body = new NodeBody(message, decoded(message), signal, release);
+  // Only a stream of events trickles in; any other body is read as it comes.
+  const events = message.headers["content-type"]?.toLowerCase().startsWith("text/event-stream") === true;
+  const body = new NodeBody(message, decoded(message), signal, release, events ? pacer : undefined);
   const response = new Response(body.webStream(), init);
   nodeBodies.set(response, body);
   return response;
@@ -203,14 +216,13 @@ const nodeBodies = new WeakMap<Response, NodeBody>();
  * The body of `response`, one of this fetch's, as the socket's text chunk by chunk, when
  * nothing has read it yet (its web stream is then never used); else undefined. A reader of a
  * long stream of small events (a model's answer, a token a read) spares undici's web stream
- * and its promises per read that way. With `pacer`, after its first few chunks the socket is
- * read in bursts ({@link ReadPacer}), and a read hands on all that came as one piece of text.
+ * and its promises per read that way. A body of {@link modelStreamFetch} is read in bursts.
  */
-export function takeNodeBody(response: Response, pacer?: ReadPacer): TextChunks | undefined {
+export function takeNodeBody(response: Response): TextChunks | undefined {
   const body = nodeBodies.get(response);
   if (!body) return undefined;
   nodeBodies.delete(response);
-  return body.take(pacer);
+  return body.take();
 }
 
 /** A body's text as it arrives: the next chunk, or undefined once it has ended. */
@@ -235,7 +247,6 @@ class NodeBody implements TextChunks {
     | { resolve: (chunk: Buffer | string | undefined) => void; reject: (error: unknown) => void }
     | undefined;
   private readonly text = new StringDecoder("utf8");
-  private pacer: ReadPacer | undefined;
   private dataEvents = 0;
   private handing = false;
 
@@ -244,6 +255,7 @@ class NodeBody implements TextChunks {
     private readonly source: Readable,
     private readonly signal: AbortSignal | undefined,
     private readonly release: () => void,
+    private readonly pacer: ReadPacer | undefined,
   ) {}
 
   /** The web stream: it starts reading at its first read (a high-water mark of 0). */
@@ -264,11 +276,8 @@ class NodeBody implements TextChunks {
   }
 
   /** The body as text chunks, or undefined when its web stream has started. */
-  take(pacer?: ReadPacer): TextChunks | undefined {
+  take(): TextChunks | undefined {
     if (this.state !== "idle") return undefined;
-    this.pacer = pacer;
-    const { socket } = this.message;
-    if (pacer && socket) this.message.once("end", () => pacer.letGo(socket));
     this.start("taken");
     return this;
   }
@@ -302,15 +311,20 @@ class NodeBody implements TextChunks {
   /** Starts reading the socket into the queue, for one reader. */
   private start(reader: "web" | "taken"): void {
     this.state = reader;
-    const { source, message } = this;
+    const { source, message, pacer } = this;
+    const { socket } = message;
+    // Its body over, the connection goes back to its pool reading (a close must be seen there).
+    if (pacer && socket) message.once("end", () => pacer.letGo(socket));
     source.on("data", (bytes: Buffer) => {
       if (this.state === "over") return;
       // A chunk that ends inside a character gives only what is whole (possibly nothing yet).
       const chunk = this.state === "taken" ? this.text.write(bytes) : bytes;
-      if (this.pacer && message.socket && ++this.dataEvents > unpacedEvents) this.pacer.hold(message.socket);
+      // Paced past its first chunks: the socket waits, and what the read brought is handed on as one.
+      const paced = this.pacer !== undefined && ++this.dataEvents > unpacedEvents;
+      if (paced && message.socket) this.pacer?.hold(message.socket);
       if (chunk.length === 0) return;
       const waiting = this.waiting;
-      if (waiting && !this.pacer) {
+      if (waiting && !paced) {
         this.waiting = undefined;
         waiting.resolve(chunk);
         return;
@@ -343,10 +357,8 @@ class NodeBody implements TextChunks {
 
   /** The next chunk as it came, or undefined at the end; what is queued is read first. */
   private next(): Promise<Buffer | string | undefined> {
-    let chunk = this.chunks.shift();
-    // Text is read as one: what came in one read (or while the reader was busy) in one wake-up.
-    if (this.state === "taken")
-      while (this.chunks.length > 0) chunk = (chunk as string) + (this.chunks.shift() as string);
+    // What came in one read (or while the reader was busy) is read as one chunk: one wake-up.
+    const chunk = this.chunks.length > 1 ? this.joined() : this.chunks.shift();
     if (chunk !== undefined) {
       if (this.chunks.length === 0 && !this.ended) this.source.resume();
       return Promise.resolve(chunk);
@@ -355,6 +367,12 @@ class NodeBody implements TextChunks {
     return new Promise((resolve, reject) => {
       this.waiting = { resolve, reject };
     });
+  }
+
+  /** The queue as one chunk, emptied. */
+  private joined(): Buffer | string {
+    const chunks = this.chunks.splice(0);
+    return this.state === "taken" ? chunks.join("") : Buffer.concat(chunks as Buffer[]);
   }
 
   /** The body ended (`error` undefined) or failed, as `fetch` says: `terminated`, or the abort's reason. */

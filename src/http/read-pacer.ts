@@ -74,3 +74,9 @@ function readAgain(socket: Socket): void {
   const handle = handleOf(socket);
   if (handle?.reading && handle.readStart() !== 0) socket.destroy(new Error("could not read the socket again"));
 }
+
+/**
+ * The pacer of model streams ({@link modelStreamFetch} in node-http-fetch.ts): held 50 to 100 ms.
+ * Chats see streamed words once a second at the most, so this costs them nothing.
+ */
+export const modelStreamPacer = new ReadPacer(50);

@@ -4,7 +4,7 @@ import { createServer as createTlsServer } from "node:https";
 import { type AddressInfo, createServer as createNetServer, type Socket } from "node:net";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { nodeHttpFetch, type TextChunks, takeNodeBody } from "../../src/http/node-http-fetch.js";
+import { modelStreamFetch, nodeHttpFetch, type TextChunks, takeNodeBody } from "../../src/http/node-http-fetch.js";
 import { ReadPacer } from "../../src/http/read-pacer.js";
 
 /** A self-signed certificate for 127.0.0.1, for tests only (tests/fakes/tls/README.md). */
@@ -83,8 +83,9 @@ function trustAnyCertificate(): void {
   });
 }
 
-async function pacedBody(url: string, pacer: ReadPacer, init: RequestInit = {}): Promise<TextChunks> {
-  const chunks = takeNodeBody(await nodeHttpFetch(url, init), pacer);
+/** A body of `modelStreamFetch` (read in bursts), as text chunks. */
+async function pacedBody(url: string, init: RequestInit = {}): Promise<TextChunks> {
+  const chunks = takeNodeBody(await modelStreamFetch(url, init));
   if (!chunks) throw new Error("not a nodeHttpFetch body");
   return chunks;
 }
@@ -98,12 +99,23 @@ describe("reading a model's stream in bursts (ReadPacer)", () => {
       const { url } = await serve(events(count, 5), secure);
       // nodeHttpFetch takes no CA of its own: the test certificate is trusted by turning checks off.
       if (secure) trustAnyCertificate();
-      const reads = await readAll(await pacedBody(url, new ReadPacer(50)));
+      const reads = await readAll(await pacedBody(url));
       expect(numbersIn(reads.join(""))).toEqual(sequence);
       // One read an event without the pacer (90); after the first 8, held 50 to 100 ms: 10 to 20 a read.
       expect(reads.length).toBeLessThanOrEqual(count / 3);
     });
   }
+
+  it("reads a body through its web stream (what the Anthropic and Gemini SDKs read) in bursts too", async () => {
+    const { url } = await serve(events(count, 5));
+    const response = await modelStreamFetch(url);
+    const decoder = new TextDecoder();
+    const reads: string[] = [];
+    for await (const bytes of response.body as ReadableStream<Uint8Array>)
+      reads.push(decoder.decode(bytes, { stream: true }));
+    expect(numbersIn(reads.join(""))).toEqual(sequence);
+    expect(reads.length).toBeLessThanOrEqual(count / 3);
+  });
 
   it("reads the connection again once the body has ended: a close by the server is seen before the next request", async () => {
     // Raw HTTP, so that the last events, the body's end and the close come at once. A POST sent
@@ -136,7 +148,7 @@ describe("reading a model's stream in bursts (ReadPacer)", () => {
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
-    const reads = await readAll(await pacedBody(url, new ReadPacer(100)));
+    const reads = await readAll(await pacedBody(url));
     expect(numbersIn(reads.join(""))).toEqual(Array.from({ length: 12 }, (_, index) => index));
     const answer = await nodeHttpFetch(url, { method: "POST", body: "{}" });
     expect(await answer.text()).toBe("posted");
@@ -145,7 +157,7 @@ describe("reading a model's stream in bursts (ReadPacer)", () => {
 
   it("fails a body cut while its socket is held with 'terminated', as fetch does", async () => {
     const { url } = await serve(events(20, 2, (r, last) => r.write(last, () => r.socket?.destroy())));
-    const chunks = await pacedBody(url, new ReadPacer(50));
+    const chunks = await pacedBody(url);
     await expect(readAll(chunks)).rejects.toThrow("terminated");
   });
 

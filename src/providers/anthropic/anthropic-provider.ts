@@ -5,6 +5,7 @@ import { abortedError, missingKeyError } from "../provider-error-map.js";
 import { convertAnthropicRequest } from "./convert-request.js";
 import { mapAnthropicError } from "./map-error.js";
 import { mapAnthropicStream } from "./map-stream.js";
+import { modelStreamFetch } from "../../http/node-http-fetch.js";
 
 export { officialAnthropicBaseUrl } from "../official-base-urls.js";
 
@@ -33,6 +34,8 @@ export class AnthropicProvider implements ModelProvider {
             baseURL: options.baseUrl,
             maxRetries: 0, // retries live in withRetries, one layer only
             logLevel: "off",
+            // Over node:http, the stream read in bursts (docs/performance.md).
+            fetch: modelStreamFetch,
             ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
           });
   }

@@ -8,7 +8,7 @@ import { mapOpenAIError } from "./map-error.js";
 import { mapResponsesStream } from "./map-responses-stream.js";
 import { mapOpenAIStream } from "./map-stream.js";
 import { sseChunks } from "./sse-chunks.js";
-import { nodeHttpFetch } from "../../http/node-http-fetch.js";
+import { modelStreamFetch } from "../../http/node-http-fetch.js";
 
 export { officialOpenAIBaseUrl } from "../official-base-urls.js";
 
@@ -50,8 +50,8 @@ export class OpenAIProvider implements ModelProvider {
             baseURL: options.baseUrl,
             maxRetries: 0, // retries live in withRetries, one layer only
             logLevel: "off",
-            // Over node:http: sseChunks then reads the stream from the socket (nodeHttpFetch).
-            fetch: nodeHttpFetch,
+            // Over node:http: sseChunks then reads the stream from the socket, in bursts.
+            fetch: modelStreamFetch,
             ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
           });
   }

@@ -1,29 +1,19 @@
 import { APIError, OpenAIError } from "openai";
-import { ReadPacer } from "../../http/read-pacer.js";
 import { takeNodeBody, type TextChunks } from "../../http/node-http-fetch.js";
-
-/**
- * Model streams are read at most every 50 to 100 ms after their first few events (a token each):
- * what comes meanwhile is read, parsed and handed on at once (docs/performance.md, "Reading a
- * model's stream in bursts"). Chats see streamed words once a second at the most, so this costs
- * them nothing; the first words are read as they come.
- */
-const modelStreamPacer = new ReadPacer(50);
 
 /**
  * The JSON events of a Chat Completions stream, read from the raw response (the SDK's
  * `asResponse()`), in batches: the events of one network read together. The SDK's own reader
  * takes five async layers and a `Promise.race` per event; at 50 tokens a second an answer, per
  * token that was a third of what reading a model's stream cost the service
- * (docs/performance.md, "Real model speeds"). A response of `nodeHttpFetch` (the provider's
- * `fetch`) is read from its socket's text directly, in bursts ({@link modelStreamPacer}), any
- * other through its web stream.
+ * (docs/performance.md, "Real model speeds"). A response of `modelStreamFetch` (the provider's
+ * `fetch`) is read from its socket's text directly, in bursts, any other through its web stream.
  * What it yields and throws is the SDK's (its `Stream.fromSSEResponse`, openai 7.x): events up
  * to `data: [DONE]`, an `error` event or an `{ error }` payload as an `APIError`, unparsable
  * JSON as a `SyntaxError`, and an abort as the end of the stream (the caller checks its signal).
  */
 export async function* sseChunks(response: Response, signal: AbortSignal | undefined): AsyncGenerator<unknown[]> {
-  const chunks = takeNodeBody(response, modelStreamPacer) ?? webChunks(response);
+  const chunks = takeNodeBody(response) ?? webChunks(response);
   const events = new SseDecoder();
   let finished = false;
   try {
