@@ -2,7 +2,7 @@ import type { QueueJob } from "../../world/work-queue.js";
 import type { DatabaseClient } from "./database-client.js";
 import { isUniqueViolation } from "./prisma-errors.js";
 import { rawSqlOf } from "./prisma-raw-sql.js";
-import { concatStatements, type RawSql, sql } from "./raw-sql.js";
+import { concatStatements, type RawSql, type SqlStatement, sql } from "./raw-sql.js";
 
 export type JobState = "pending" | "running" | "done" | "failed";
 
@@ -24,6 +24,38 @@ export interface ClaimedRow {
   payload: unknown;
   attempts: number;
   runAt: Date;
+}
+
+/**
+ * The queues with a due job and no running job nor a job waiting for its retry, the one whose
+ * due job is oldest first. Each subquery looks up its queue's rows by the queue's index
+ * ("Job_queue_state_runAt_idx", migration 0022), whatever else is pending.
+ */
+export function dueQueuesStatement(now: Date, limit: number): SqlStatement {
+  return sql`
+      SELECT j."queue" AS queue FROM "Job" AS j
+      WHERE j."state" = 'pending' AND j."runAt" <= ${now}
+        AND NOT EXISTS (SELECT 1 FROM "Job" AS busy WHERE busy."queue" = j."queue" AND busy."state" = 'running')
+        AND NOT EXISTS (SELECT 1 FROM "Job" AS waiting WHERE waiting."queue" = j."queue" AND waiting."state" = 'pending'
+          AND waiting."attempts" > 0 AND waiting."runAt" > ${now})
+      GROUP BY j."queue" ORDER BY MIN(j."seq") LIMIT ${limit}`;
+}
+
+/**
+ * The claim of `queue`'s next due job (see {@link JobTable.claimNextOf}): its three lookups read
+ * that queue's rows only, by "Job_queue_state_runAt_idx" (migration 0022).
+ */
+export function claimStatement(queue: string, token: string, now: Date): SqlStatement {
+  return sql`
+          UPDATE "Job" SET "state" = 'running', "lockedBy" = ${token}, "lockedAt" = ${now}, "attempts" = "attempts" + 1
+          WHERE "seq" = (SELECT next."seq" FROM "Job" AS next
+              WHERE next."queue" = ${queue} AND next."state" = 'pending' AND next."runAt" <= ${now}
+              ORDER BY next."priority", next."seq" LIMIT 1)
+            AND "state" = 'pending'
+            AND NOT EXISTS (SELECT 1 FROM "Job" AS busy WHERE busy."queue" = ${queue} AND busy."state" = 'running')
+            AND NOT EXISTS (SELECT 1 FROM "Job" AS waiting WHERE waiting."queue" = ${queue} AND waiting."state" = 'pending'
+              AND waiting."attempts" > 0 AND waiting."runAt" > ${now})
+          RETURNING "seq", "key", "queue", "payload", "attempts", "runAt"`;
 }
 
 /**
@@ -61,13 +93,7 @@ export class JobTable {
    * whose due job is oldest first.
    */
   async dueQueues(now: Date, limit: number): Promise<string[]> {
-    const rows = await this.raw.rows<{ queue: string }>(sql`
-      SELECT j."queue" AS queue FROM "Job" AS j
-      WHERE j."state" = 'pending' AND j."runAt" <= ${now}
-        AND NOT EXISTS (SELECT 1 FROM "Job" AS busy WHERE busy."queue" = j."queue" AND busy."state" = 'running')
-        AND NOT EXISTS (SELECT 1 FROM "Job" AS waiting WHERE waiting."queue" = j."queue" AND waiting."state" = 'pending'
-          AND waiting."attempts" > 0 AND waiting."runAt" > ${now})
-      GROUP BY j."queue" ORDER BY MIN(j."seq") LIMIT ${limit}`);
+    const rows = await this.raw.rows<{ queue: string }>(dueQueuesStatement(now, limit));
     return rows.map((row) => row.queue);
   }
 
@@ -80,18 +106,7 @@ export class JobTable {
    */
   async claimNextOf(queue: string, token: string, now: Date): Promise<ClaimedRow | undefined> {
     try {
-      return toClaimedRow(
-        await this.raw.rows<RawClaimedRow>(sql`
-          UPDATE "Job" SET "state" = 'running', "lockedBy" = ${token}, "lockedAt" = ${now}, "attempts" = "attempts" + 1
-          WHERE "seq" = (SELECT next."seq" FROM "Job" AS next
-              WHERE next."queue" = ${queue} AND next."state" = 'pending' AND next."runAt" <= ${now}
-              ORDER BY next."priority", next."seq" LIMIT 1)
-            AND "state" = 'pending'
-            AND NOT EXISTS (SELECT 1 FROM "Job" AS busy WHERE busy."queue" = ${queue} AND busy."state" = 'running')
-            AND NOT EXISTS (SELECT 1 FROM "Job" AS waiting WHERE waiting."queue" = ${queue} AND waiting."state" = 'pending'
-              AND waiting."attempts" > 0 AND waiting."runAt" > ${now})
-          RETURNING "seq", "key", "queue", "payload", "attempts", "runAt"`),
-      );
+      return toClaimedRow(await this.raw.rows<RawClaimedRow>(claimStatement(queue, token, now)));
     } catch (error) {
       if (isUniqueViolation(error)) return undefined;
       throw error;
