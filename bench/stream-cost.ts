@@ -8,6 +8,7 @@
  * provider as the service builds it (retries, telemetry, chunk mapping); `slots`: read through
  * the step slots as a step reads it; `answer`: and each token handed to a Telegram edit stream
  * (drafts, 1 s interval, the real Markdown-to-HTML render; no HTTP to Telegram).
+ * `--provider anthropic|google` (with `--layer provider`): that provider against its own fake.
  */
 import { spawn } from "node:child_process";
 import { Agent, request as httpRequest } from "node:http";
@@ -17,7 +18,7 @@ import OpenAI from "openai";
 import { renderText, type TelegramPart } from "../channels/telegram/render.js";
 import { createLogger } from "../src/log/logger.js";
 import { createProvider } from "../src/providers/create-provider.js";
-import type { ModelProvider } from "../src/providers/model-provider.js";
+import type { ModelProvider, ModelRequest } from "../src/providers/model-provider.js";
 import { traceProvider } from "../src/telemetry/traced-provider.js";
 import { EditStream } from "../src/world/delivery/edit-stream.js";
 import { PaceTable } from "../src/world/delivery/pace-table.js";
@@ -26,18 +27,28 @@ import { StepSlots, slotFreeStream } from "../src/world/queue/step-slots.js";
 import { sseChunks } from "../src/providers/openai/sse-chunks.js";
 import { mapOpenAIStream } from "../src/providers/openai/map-stream.js";
 import { OpenAIProvider } from "../src/providers/openai/openai-provider.js";
+import { realModel } from "./model-latency.js";
 import { repositoryRoot } from "./service-process.js";
 
 const { values } = parseArgs({
-  options: { streams: { type: "string" }, layer: { type: "string" }, rounds: { type: "string" } },
+  options: {
+    streams: { type: "string" },
+    layer: { type: "string" },
+    rounds: { type: "string" },
+    provider: { type: "string" },
+  },
 });
 const streams = Number(values.streams ?? "200");
 const rounds = Number(values.rounds ?? "2");
 const layer = values.layer ?? "answer";
 if (!["http", "fetch", "chunks", "mapped", "openai", "sdk", "provider", "slots", "answer"].includes(layer))
   throw new Error("--layer is http, fetch, chunks, mapped, openai, sdk, provider, slots or answer");
+const providerType = values.provider ?? "openai";
+if (!["openai", "anthropic", "google"].includes(providerType))
+  throw new Error("--provider is openai, anthropic or google");
+if (providerType !== "openai" && layer !== "provider") throw new Error("--provider needs --layer provider");
 
-const child = spawn(process.execPath, ["--import", "tsx", "bench/stream-cost-model.ts", "20"], {
+const child = spawn(process.execPath, ["--import", "tsx", "bench/stream-cost-model.ts", "20", providerType], {
   cwd: repositoryRoot,
   stdio: ["ignore", "pipe", "inherit"],
 });
@@ -47,15 +58,15 @@ const baseUrl = await new Promise<string>((resolve) =>
 
 const logger = createLogger({ level: "warn" });
 const provider: ModelProvider = traceProvider(
-  createProvider("openai", { apiKey: "sk-bench", baseUrl, timeout: 600_000, maxRetries: 3 } as never, logger),
-  "openai",
+  createProvider(providerType, { apiKey: "sk-bench", baseUrl, timeout: 600_000, maxRetries: 3 } as never, logger),
+  providerType,
 );
 const openaiProvider = new OpenAIProvider({ name: "openai", apiKey: "sk-bench", baseUrl });
 const sdk = new OpenAI({ apiKey: "sk-bench", baseURL: baseUrl, maxRetries: 0, logLevel: "off" });
-const request = {
+const request: ModelRequest = {
   model: "gpt-4.1",
   system: "You are a benchmark.",
-  messages: [{ role: "user" as const, content: [{ type: "text" as const, text: "m1x1 hello" }] }],
+  messages: [{ role: "user", text: "m1x1 hello" }],
   tools: [],
 };
 const slots = new StepSlots(32);
@@ -134,7 +145,7 @@ async function oneAnswer(index: number): Promise<void> {
     return;
   }
   if (layer === "openai") {
-    for await (const part of openaiProvider.stream(request as never)) if (part.type === "text-delta") tokens++;
+    for await (const part of openaiProvider.stream(request)) if (part.type === "text-delta") tokens++;
     return;
   }
   if (layer === "sdk") {
@@ -147,7 +158,7 @@ async function oneAnswer(index: number): Promise<void> {
     return;
   }
   if (layer === "provider") {
-    for await (const part of provider.stream(request as never)) if (part.type === "text-delta") tokens++;
+    for await (const part of provider.stream(request)) if (part.type === "text-delta") tokens++;
     return;
   }
   await slots.run(async () => {
@@ -165,7 +176,7 @@ async function oneAnswer(index: number): Promise<void> {
           })
         : undefined;
     let streamed = "";
-    for await (const part of slotFreeStream(provider.stream(request as never), (part) => part.type === "restart")) {
+    for await (const part of slotFreeStream(provider.stream(request), (part) => part.type === "restart")) {
       if (part.type !== "text-delta") continue;
       tokens++;
       streamed += part.text;
@@ -190,7 +201,7 @@ try {
     const used = process.cpuUsage(cpu);
     const cpuMs = (used.user + used.system) / 1_000;
     process.stdout.write(
-      `${layer}, ${streams} answers at once: ${tokens} tokens, ${Math.round(performance.now() - started)} ms, CPU ${Math.round(cpuMs)} ms = ${((cpuMs * 1_000) / tokens).toFixed(1)} µs a token, ${(cpuMs / streams).toFixed(1)} ms an answer (GC ${Math.round(gcMs)} ms)${round === 0 ? " (warm-up)" : ""}\n`,
+      `${layer}${layer === "provider" ? ` (${providerType})` : ""}, ${streams} answers at once: ${tokens} parts read, ${Math.round(performance.now() - started)} ms, CPU ${Math.round(cpuMs)} ms = ${((cpuMs * 1_000) / (streams * realModel.answerTokens)).toFixed(1)} µs a token (${realModel.answerTokens} an answer), ${(cpuMs / streams).toFixed(1)} ms an answer (GC ${Math.round(gcMs)} ms)${round === 0 ? " (warm-up)" : ""}\n`,
     );
   }
 } finally {

@@ -1,15 +1,21 @@
 /**
  * Model faults under load in several chats at once (docs/model-errors.md): four Telegram chats,
- * each sent a burst of questions, every third model call a fault (a stream cut after text, a
- * 529/503 with `retry-after`, an overload or rate limit inside the open stream, a cut with a
- * clean end). The real SDK of each provider against its fake. Every question answered once, in
- * its chat's order, with the exact text; each fault cost exactly one more request.
+ * each sent a burst of questions, every second model call of each chat a fault (a stream cut
+ * after text, a 529/503 with `retry-after`, an overload or rate limit inside the open stream, a
+ * cut with a clean end). The real SDK of each provider against its fake. Every question answered
+ * once, in its chat's order, with the exact text; each fault cost exactly one more request.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { providerConfigSchema } from "../../src/config/schema.js";
 import { silentLogger } from "../../src/log/logger.js";
 import { createProvider } from "../../src/providers/create-provider.js";
-import { everyNthCall, type FakeModelServer, type FakeStep, type RecordedRequest } from "../fakes/model-fake-server.js";
+import type {
+  FakeFault,
+  FakeModelServer,
+  FakeServerOptions,
+  FakeStep,
+  RecordedRequest,
+} from "../fakes/model-fake-server.js";
 import { apiKey, providerCases } from "../providers/provider-harness.js";
 import { ana, mainToken } from "../telegram/helpers.js";
 import { leadingMention, type WorldTelegram, worldOnTelegram } from "../telegram/world-telegram.js";
@@ -59,6 +65,26 @@ function answerEarliestOpen(request: RecordedRequest): FakeStep {
   return { type: "reply", text: ["re ", open[0] ?? "nothing open"] };
 }
 
+/**
+ * The `every`-th model call of each chat (told by its questions, `say c<chat>q<n>`) a fault, the
+ * faults played in turn across chats. Counted per chat, a fault's retry (the chat's next call)
+ * is never one: with one count for all chats, how the chats' calls interleave decided whether a
+ * retry met the next fault, and two in a row end a turn with the provider's error.
+ */
+function everyNthCallOfItsChat(every: number, faults: readonly FakeFault[]): NonNullable<FakeServerOptions["fault"]> {
+  const calls = new Map<string, number>();
+  let played = 0;
+  return (request) => {
+    const chat = /say (c\d+)q/.exec(conversation(request).find((message) => message.role === "user")?.text ?? "")?.[1];
+    const call = (calls.get(chat ?? "") ?? 0) + 1;
+    calls.set(chat ?? "", call);
+    if (call % every !== 0) return undefined;
+    const fault = faults[played % faults.length];
+    played += 1;
+    return fault;
+  };
+}
+
 const chats = [-1001, -1002, -1003, -1004];
 const questions = 4;
 
@@ -71,7 +97,7 @@ describe.each(providerCases.filter((testCase) => testCase.label !== "openai-resp
       model = await testCase.start({
         apiKey,
         respond: answerEarliestOpen,
-        fault: everyNthCall(3, [
+        fault: everyNthCallOfItsChat(2, [
           { type: "cut-reply", afterFrames },
           { type: "error", kind: "overloaded", retryAfter: "1" },
           { type: "stream-error", kind: "overloaded", text: ["re "] },
@@ -114,11 +140,12 @@ describe.each(providerCases.filter((testCase) => testCase.label !== "openai-resp
           .map((message) => message.text);
         expect(shown).toEqual(Array.from({ length: questions }, (_, at) => `alice: re c${index + 1}q${at + 1}`));
       }
-      // 16 answers and a fault in every third request, each costing one more: 7 of 23.
-      expect(model.requests).toHaveLength(23);
-      // What was sent is charged: the 16 answers and the 5 attempts cut after text, not the two 529s.
+      // 16 answers; each chat's second, fourth and sixth call a fault, each costing one more: 12 of 28.
+      expect(model.requests).toHaveLength(28);
+      // What was sent is charged: the 16 answers and the 9 attempts cut after text, not the three
+      // 529s (the 2nd, 7th and 12th fault played).
       const usage = await world.world.store.listUsage({ world: "main" });
-      expect(usage.reduce((sum, row) => sum + row.calls, 0)).toBe(21);
+      expect(usage.reduce((sum, row) => sum + row.calls, 0)).toBe(25);
     });
   },
 );
