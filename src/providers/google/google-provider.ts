@@ -1,8 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { GoogleGenAI } from "@google/genai";
+import { modelStreamFetch } from "../../http/node-http-fetch.js";
 import type { ModelProvider, ModelRequest, StreamPart } from "../model-provider.js";
 import { abortedError, missingKeyError } from "../provider-error-map.js";
 import { convertGoogleRequest, generatedIdPrefix } from "./convert-request.js";
+import { geminiChunks } from "./gemini-chunks.js";
 import { mapGoogleError, type ResponseHeadersSeen } from "./map-error.js";
 import { mapGoogleStream } from "./map-stream.js";
 
@@ -55,6 +57,8 @@ export class GoogleProvider implements ModelProvider {
     // The SDK's ApiError drops the response headers; keep them to read `Retry-After`.
     const seen: ResponseHeadersSeen = { model: request.model };
     const timeoutMs = this.timeoutMs;
+    // A stream's body is read by `geminiChunks`; the SDK is handed an empty one in its place.
+    let streamed: Response | undefined;
     const fetchKeepingHeaders: typeof fetch = async (input, init) => {
       const controller = new AbortController();
       const outer = init?.signal;
@@ -68,9 +72,15 @@ export class GoogleProvider implements ModelProvider {
               timeoutMs,
             );
       try {
-        const response = await fetch(input, { ...init, signal: controller.signal });
+        const response = await modelStreamFetch(input, { ...init, signal: controller.signal });
         seen.headers = response.headers;
-        return response;
+        if (!response.ok || !response.body || !isEventStream(response.headers)) return response;
+        streamed = response;
+        return new Response("", {
+          status: response.status,
+          statusText: response.statusText,
+          headers: response.headers,
+        });
       } finally {
         clearTimeout(timer);
       }
@@ -84,9 +94,13 @@ export class GoogleProvider implements ModelProvider {
           ...(signal === undefined ? {} : { abortSignal: signal }),
         },
       });
-      yield* mapGoogleStream(chunks, this.name, signal, this.newCallId);
+      yield* mapGoogleStream(streamed ? geminiChunks(streamed, signal) : chunks, this.name, signal, this.newCallId);
     } catch (error: unknown) {
       throw mapGoogleError(error, this.name, signal, seen);
     }
   }
+}
+
+function isEventStream(headers: Headers): boolean {
+  return headers.get("content-type")?.toLowerCase().startsWith("text/event-stream") === true;
 }

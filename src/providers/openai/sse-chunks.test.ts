@@ -2,7 +2,8 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import { nodeHttpFetch } from "../../http/node-http-fetch.js";
-import { SseDecoder, sseChunks } from "./sse-chunks.js";
+import { SseDecoder } from "../server-sent-events.js";
+import { sseChunks } from "./sse-chunks.js";
 
 function decodeAll(pieces: string[]): { event: string | null; data: string }[] {
   const decoder = new SseDecoder();
