@@ -113,3 +113,8 @@ export class SseDecoder {
     else this.data = this.data === null ? value : `${this.data}\n${value}`;
   }
 }
+
+/** The SDKs' test (`isAbortError`): a spec fetch's abort. */
+export function isAbortError(error: unknown): boolean {
+  return typeof error === "object" && error !== null && "name" in error && error.name === "AbortError";
+}

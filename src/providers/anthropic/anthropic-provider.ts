@@ -2,6 +2,7 @@ import Anthropic from "@anthropic-ai/sdk";
 import type { ModelProvider, ModelRequest, StreamPart } from "../model-provider.js";
 import { modelLimits } from "../model-limits.js";
 import { abortedError, missingKeyError } from "../provider-error-map.js";
+import { anthropicEvents } from "./anthropic-events.js";
 import { convertAnthropicRequest } from "./convert-request.js";
 import { mapAnthropicError } from "./map-error.js";
 import { mapAnthropicStream } from "./map-stream.js";
@@ -47,8 +48,9 @@ export class AnthropicProvider implements ModelProvider {
     const maxTokens = request.maxOutputTokens ?? modelLimits(request.model).maxOutputTokens;
     const body = convertAnthropicRequest(request, maxTokens);
     try {
-      const events = await this.client.messages.create(body, signal === undefined ? {} : { signal });
-      yield* mapAnthropicStream(events, this.name, signal);
+      // The raw response, its events read by anthropicEvents (not the SDK's Stream): docs/performance.md.
+      const response = await this.client.messages.create(body, signal === undefined ? {} : { signal }).asResponse();
+      yield* mapAnthropicStream(anthropicEvents(response, signal), this.name, signal);
     } catch (error: unknown) {
       throw mapAnthropicError(error, this.name, signal, request.model);
     }

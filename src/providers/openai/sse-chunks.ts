@@ -1,5 +1,5 @@
 import { APIError, OpenAIError } from "openai";
-import { bodyText, SseDecoder, type ServerSentEvent } from "../server-sent-events.js";
+import { bodyText, isAbortError, SseDecoder, type ServerSentEvent } from "../server-sent-events.js";
 
 /**
  * The JSON events of a Chat Completions stream, read from the raw response (the SDK's
@@ -63,9 +63,4 @@ function dataOf(event: ServerSentEvent, headers: Headers): unknown {
   if (event.event === "error") throw new APIError(undefined, (body?.error ?? body) as object, undefined, headers);
   if (body?.error) throw new APIError(undefined, body.error, undefined, headers);
   return data;
-}
-
-/** The SDK's test (`isAbortError`): a spec fetch's abort. */
-function isAbortError(error: unknown): boolean {
-  return typeof error === "object" && error !== null && "name" in error && error.name === "AbortError";
 }
